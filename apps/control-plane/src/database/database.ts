@@ -1,0 +1,52 @@
+import { PgCluster } from '@corral/pg-cluster';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import type { Config } from '../config/config.js';
+import { createDataSource, type DatabaseLocation } from './data-source.js';
+import { migrate } from './migrate.js';
+
+export interface Database {
+  readonly dataSource: DataSource;
+  /** Closes the connections, then stops the embedded server if there is one. */
+  close(): Promise<void>;
+}
+
+const EMBEDDED_DATABASE = 'corral';
+
+/** Connects to DATABASE_URL, or starts the embedded PostgreSQL in `<data dir>/pg`; then migrates. */
+export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
+  if (config.databaseUrl !== null) return connect({ url: config.databaseUrl }, null, logger);
+  const cluster = await PgCluster.start({
+    dir: join(config.dataDir, 'pg'),
+    logFile: join(config.dataDir, 'postgres.log'),
+    log: (line) => logger.info(line),
+  });
+  try {
+    await cluster.ensureDatabase(EMBEDDED_DATABASE);
+    const { host, port, user } = cluster.connection;
+    return await connect({ host, port, username: user, database: EMBEDDED_DATABASE }, cluster, logger);
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+}
+
+async function connect(location: DatabaseLocation, cluster: PgCluster | null, logger: Logger): Promise<Database> {
+  const dataSource = createDataSource(location);
+  await dataSource.initialize();
+  try {
+    const applied = await migrate(dataSource);
+    logger.info({ database: cluster ? `embedded in ${cluster.connection.host}` : 'DATABASE_URL', applied }, 'database ready');
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  return {
+    dataSource,
+    close: async () => {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await cluster?.stop();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { ErrorCode } from './error-status.js';
+
+/** One bad parameter of a 400: spec 7's error item, with the `param` member PVE clients key on. */
+export interface ParamProblem {
+  readonly param: string;
+  readonly message: string;
+}
+
+/**
+ * The one error type services and the HTTP layer throw. Its code decides the status
+ * (error-status.ts); the filter turns it into the spec's envelope.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: { readonly problems?: readonly ParamProblem[]; readonly headers?: Readonly<Record<string, string>> } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  static invalidParams(problems: readonly [ParamProblem, ...ParamProblem[]]): ApiError {
+    return new ApiError('INVALID_PARAMETERS', problems[0].message, { problems });
+  }
+}

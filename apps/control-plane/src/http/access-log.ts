@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+
+/**
+ * One access-log line per request (spec 6 mentions the proxy access log): time, client address,
+ * user once known, method, path, status, bytes, duration. The query string is left out: it may
+ * carry a token (spec 5.1).
+ */
+export function registerAccessLog(fastify: FastifyInstance, accessLog: Logger): void {
+  fastify.addHook('onResponse', (request, reply, done) => {
+    accessLog.info({
+      reqId: request.id,
+      client: request.ip,
+      user: null,
+      method: request.method,
+      path: request.url.split('?', 1)[0],
+      status: reply.statusCode,
+      bytes: Number(reply.getHeader('content-length') ?? 0),
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+    });
+    done();
+  });
+}
+
+/** Request ids unique across restarts: a random prefix per process, then a counter. */
+export function requestIds(): () => string {
+  const prefix = randomBytes(4).toString('hex');
+  let next = 0;
+  return () => `${prefix}-${(next++).toString(36)}`;
+}

@@ -1,0 +1,52 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import { CONFIG, type Config } from '../config/config.js';
+import { LOGGER } from '../logging/loggers.js';
+import { BUILD_INFO, type BuildInfo } from '../version/build-info.js';
+import { EndpointGuard } from './endpoint.guard.js';
+import { EndpointRegistry } from './endpoint-registry.js';
+import { EnvelopeInterceptor } from './envelope.interceptor.js';
+import { ErrorEnvelopeFilter } from './error-envelope.filter.js';
+
+/** What main() has set up before Nest starts. */
+export interface Runtime {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly dataSource: DataSource;
+  readonly build: BuildInfo;
+}
+
+/** The machinery every API area relies on: settings, logger, database, the endpoint registry, guard, envelope and error filter. */
+@Global()
+@Module({})
+export class CoreModule {
+  static register(runtime: Runtime): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        DiscoveryModule,
+        TypeOrmModule.forRootAsync({
+          useFactory: () => runtime.dataSource.options,
+          dataSourceFactory: () => Promise.resolve(runtime.dataSource),
+        }),
+      ],
+      providers: [
+        { provide: CONFIG, useValue: runtime.config },
+        { provide: LOGGER, useValue: runtime.logger },
+        { provide: BUILD_INFO, useValue: runtime.build },
+        EndpointRegistry,
+        { provide: APP_GUARD, useClass: EndpointGuard },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        {
+          provide: APP_FILTER,
+          inject: [EndpointRegistry, LOGGER],
+          useFactory: (registry: EndpointRegistry, logger: Logger) => new ErrorEnvelopeFilter(registry, logger),
+        },
+      ],
+      exports: [CONFIG, LOGGER, BUILD_INFO, EndpointRegistry],
+    };
+  }
+}

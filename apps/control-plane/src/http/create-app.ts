@@ -1,0 +1,42 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DynamicModule } from '@nestjs/common';
+import type { Logger } from 'pino';
+import type { TlsMaterial } from '../tls/certificate.js';
+import { nestLogger } from '../logging/loggers.js';
+import { registerAccessLog, requestIds } from './access-log.js';
+import { API_PREFIX } from './endpoint-registry.js';
+
+// PVE's limit since pve-http-server 5.2.1 (facts.md 0).
+export const BODY_LIMIT = 512 * 1024;
+
+export interface HttpSetup {
+  readonly tls: Pick<TlsMaterial, 'key' | 'cert'>;
+  readonly logger: Logger;
+  readonly accessLog: Logger;
+}
+
+/** The Nest application on Fastify over HTTPS (HTTP/1.1: reason phrases carry error text), not yet listening. */
+export async function createApp(root: DynamicModule, setup: HttpSetup): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    https: { key: setup.tls.key, cert: setup.tls.cert },
+    bodyLimit: BODY_LIMIT,
+    genReqId: requestIds(),
+    // In-flight requests finish during shutdown; idle keep-alive connections are closed at once.
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 1000 },
+  });
+  const fastify = adapter.getInstance();
+  fastify.decorateRequest('corralParams', null);
+  // Bodies are JSON or forms (Nest registers both); anything else is a 415.
+  fastify.removeContentTypeParser('text/plain');
+  registerAccessLog(fastify, setup.accessLog);
+  const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
+    logger: nestLogger(setup.logger),
+    abortOnError: false,
+  });
+  app.setGlobalPrefix(API_PREFIX.slice(1));
+  await app.init();
+  return app;
+}

@@ -1,0 +1,68 @@
+import { applyDecorators, HttpCode, RequestMapping, RequestMethod, SetMetadata } from '@nestjs/common';
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * Who may call an endpoint (PVE's `permissions` in its schema, facts.md 2.6):
+ * - `public`: no credentials at all (spec 4.8: `/version`);
+ * - `authenticated`: any authenticated caller, the service filters what it returns (PVE `user: all`);
+ * - `privileges`: the caller needs these privileges (all of them, or `any` one) on the ACL path,
+ *   whose `{placeholders}` are filled from the validated parameters.
+ */
+export type Permission =
+  | { readonly kind: 'public' }
+  | { readonly kind: 'authenticated' }
+  | { readonly kind: 'privileges'; readonly path: string; readonly privileges: readonly [string, ...string[]]; readonly any?: boolean };
+
+/**
+ * One endpoint, declared once. Request validation, the permission check, the OpenAPI document and
+ * the route table all read this declaration; a route without one stops the app from starting.
+ */
+export interface EndpointDeclaration<P extends z.ZodObject = z.ZodObject, R extends z.ZodType = z.ZodType> {
+  readonly method: HttpMethod;
+  /** Relative to `/api2/json`, with `{placeholders}` as in the spec. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  /** Path, query and body parameters in one strict object: an unknown parameter is a 400. */
+  readonly parameters: P;
+  readonly returns: R;
+  readonly permission: Permission;
+  /** `false` only for documents served as they are (the OpenAPI document); every API result is `{ "data": ... }`. */
+  readonly envelope?: false;
+}
+
+export type ParamsOf<E extends EndpointDeclaration> = z.output<E['parameters']>;
+export type ResultOf<E extends EndpointDeclaration> = z.output<E['returns']>;
+
+export const ENDPOINT = Symbol('corral:endpoint');
+
+/** Declares an endpoint; its parameter object is made strict, so an unknown parameter is a 400. */
+export function endpoint<P extends z.ZodObject, R extends z.ZodType>(declaration: EndpointDeclaration<P, R>): EndpointDeclaration<P, R> {
+  return Object.freeze({ ...declaration, parameters: declaration.parameters.strict() as unknown as P });
+}
+
+const NEST_METHOD: Record<HttpMethod, RequestMethod> = {
+  GET: RequestMethod.GET,
+  POST: RequestMethod.POST,
+  PUT: RequestMethod.PUT,
+  DELETE: RequestMethod.DELETE,
+};
+
+/** `{node}` → `:node`: the router's placeholder syntax. */
+export function routerPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+type Handler<E extends EndpointDeclaration> = (...args: never[]) => ResultOf<E> | Promise<ResultOf<E>>;
+
+/** Mounts a controller method as the declared endpoint; its return type must match `returns`. */
+export function Endpoint<E extends EndpointDeclaration>(declaration: E) {
+  return applyDecorators(
+    RequestMapping({ path: routerPath(declaration.path), method: NEST_METHOD[declaration.method] }),
+    // PVE answers every success with 200 (Nest's default for POST is 201).
+    HttpCode(200),
+    SetMetadata(ENDPOINT, declaration),
+  ) as <H extends Handler<E>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H>) => void;
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/**
+ * Parameter schemas that decode what real clients send (COMPAT.md): form values arrive as strings,
+ * booleans as 0/1 (JSON true/false too), integers as text, and a repeated key as a list.
+ * Path, query and body parameters share one namespace, as in PVE.
+ */
+
+const INTEGER_TEXT = /^-?\d+$/;
+
+function show(value: unknown): string {
+  return Array.isArray(value) ? 'a list (the key was given more than once)' : `'${String(value)}'`;
+}
+
+export function stringParam(options: { description: string; minLength?: number; maxLength?: number; pattern?: RegExp; patternHint?: string }) {
+  let schema = z.string({ error: (issue) => `expected a string, got ${show(issue.input)}` });
+  if (options.minLength !== undefined) schema = schema.min(options.minLength, `must be at least ${options.minLength} characters`);
+  if (options.maxLength !== undefined) schema = schema.max(options.maxLength, `must be at most ${options.maxLength} characters`);
+  if (options.pattern) schema = schema.regex(options.pattern, options.patternHint ?? `must match ${options.pattern.source}`);
+  return schema.meta({ description: options.description });
+}
+
+export function integerParam(options: { description: string; min?: number; max?: number }) {
+  let schema = z.number({ error: (issue) => `expected an integer, got ${show(issue.input)}` }).int(`expected an integer`);
+  if (options.min !== undefined) schema = schema.min(options.min, `must be at least ${options.min}`);
+  if (options.max !== undefined) schema = schema.max(options.max, `must be at most ${options.max}`);
+  return z
+    .preprocess((value) => (typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value), schema)
+    .meta({ description: options.description, type: 'integer', ...bounds(options) });
+}
+
+export function booleanParam(options: { description: string }) {
+  return z
+    .preprocess(
+      (value) => (value === 1 || value === '1' ? true : value === 0 || value === '0' ? false : value),
+      z.boolean({ error: (issue) => `expected a boolean (0 or 1), got ${show(issue.input)}` }),
+    )
+    .meta({ description: options.description, oneOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }] });
+}
+
+/** A list: repeated keys in a form or query, a JSON array, or a single value. */
+export function listParam<T extends z.ZodType>(item: T, options: { description: string }) {
+  return z.preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), z.array(item)).meta({ description: options.description });
+}
+
+function bounds(options: { min?: number; max?: number }): { minimum?: number; maximum?: number } {
+  return {
+    ...(options.min !== undefined ? { minimum: options.min } : {}),
+    ...(options.max !== undefined ? { maximum: options.max } : {}),
+  };
+}

@@ -1,0 +1,60 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { ApiError, type ParamProblem } from '../errors/api-error.js';
+import type { EndpointDeclaration } from './endpoint.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The endpoint's parameters, decoded and validated by the endpoint guard. */
+    corralParams: Record<string, unknown> | null;
+  }
+}
+
+// ExtJS's cache buster, which PVE ignores.
+const IGNORED = new Set(['_dc']);
+
+type RequestParts = Pick<FastifyRequest, 'params' | 'query' | 'body'>;
+
+/**
+ * Merges path, query and body parameters into one namespace as PVE does (the query overrides the
+ * body; a path value may be repeated but not contradicted), then validates them against the
+ * declaration. Every bad parameter becomes one problem naming it.
+ */
+export function decodeParams(declaration: EndpointDeclaration, request: RequestParts): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...bodyObject(request.body), ...(request.query as Record<string, unknown> | undefined) };
+  for (const key of IGNORED) delete merged[key];
+
+  const problems: ParamProblem[] = [];
+  for (const [name, value] of Object.entries((request.params as Record<string, string> | undefined) ?? {})) {
+    if (name in merged && String(merged[name]) !== value) {
+      problems.push({ param: name, message: `parameter '${name}' conflicts with the value given in the path` });
+    }
+    merged[name] = value;
+  }
+  const parsed = declaration.parameters.safeParse(merged);
+  if (!parsed.success) problems.push(...parsed.error.issues.flatMap((issue) => describe(issue, merged)));
+  const [first, ...rest] = problems;
+  if (first) throw ApiError.invalidParams([first, ...rest]);
+  return (parsed.data ?? {}) as Record<string, unknown>;
+}
+
+function bodyObject(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (typeof body === 'object' && !Array.isArray(body) && !Buffer.isBuffer(body)) return body as Record<string, unknown>;
+  throw new ApiError('MALFORMED_BODY', 'the request body must be a JSON object or a form');
+}
+
+function describe(issue: z.core.$ZodIssue, input: Record<string, unknown>): ParamProblem[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({ param: key, message: `unknown parameter '${key}'` }));
+  }
+  const param = String(issue.path[0] ?? '');
+  if (input[param] === undefined) return [{ param, message: `parameter '${param}' is missing` }];
+  return [{ param, message: `parameter '${param}': ${issue.message}` }];
+}
+
+/** The validated parameters of the current request, typed by the handler as `ParamsOf<typeof decl>`. */
+export const Params = createParamDecorator((_data: unknown, context: ExecutionContext) => {
+  return context.switchToHttp().getRequest<FastifyRequest>().corralParams;
+});

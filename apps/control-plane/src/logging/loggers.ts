@@ -1,0 +1,38 @@
+import type { LoggerService } from '@nestjs/common';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import type { Config } from '../config/config.js';
+
+export const LOGGER = Symbol('LOGGER');
+
+export interface Loggers {
+  /** Structured application log, JSON lines on stdout. */
+  readonly logger: Logger;
+  /** One line per request, on stdout and in `<data dir>/access.log`. */
+  readonly accessLog: Logger;
+}
+
+// Nothing logs request headers or bodies; these paths are a second line of defence.
+const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'password', 'ticket', 'token', 'secret'];
+
+export function createLoggers(config: Config): Loggers {
+  const stdout = pino.destination({ dest: 1, sync: false });
+  const logger = pino({ level: config.logLevel, redact: REDACT, base: { pid: process.pid } }, stdout);
+  mkdirSync(config.dataDir, { recursive: true });
+  const accessFile = pino.destination({ dest: join(config.dataDir, 'access.log'), sync: false, mkdir: true });
+  const accessLog = pino({ level: 'info', base: { log: 'access' }, redact: REDACT }, pino.multistream([{ stream: stdout }, { stream: accessFile }]));
+  return { logger, accessLog };
+}
+
+/** Nest's own messages (module wiring, route mapping) go to the structured log; its chatter at debug. */
+export function nestLogger(logger: Logger): LoggerService {
+  const child = logger.child({ component: 'nest' });
+  return {
+    log: (message: unknown, context?: string) => child.debug({ context }, String(message)),
+    error: (message: unknown, trace?: string, context?: string) => child.error({ context, trace }, String(message)),
+    warn: (message: unknown, context?: string) => child.warn({ context }, String(message)),
+    debug: (message: unknown, context?: string) => child.debug({ context }, String(message)),
+    verbose: (message: unknown, context?: string) => child.trace({ context }, String(message)),
+  };
+}

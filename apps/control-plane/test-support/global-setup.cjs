@@ -1,0 +1,2 @@
+require('../../../tools/jest/native-resolution.cjs');
+module.exports = require('./global-setup.ts').default;

@@ -1,0 +1,17 @@
+import { createDatabase, databaseUrl, TestPostgres } from '@corral/testing';
+import { createDataSource } from '../src/database/data-source.js';
+import { migrate } from '../src/database/migrate.js';
+import { TEMPLATE_HANDOVER } from './test-database.js';
+
+/** Starts the run's PostgreSQL and migrates the template every test file clones its database from. */
+export default async function globalSetup(): Promise<void> {
+  const postgres = await TestPostgres.start();
+  postgres.handOver();
+  const template = await createDatabase(postgres.admin, { name: `corral_template_${process.pid}` });
+  const dataSource = createDataSource({ url: databaseUrl(postgres.admin, template) });
+  await dataSource.initialize();
+  await migrate(dataSource);
+  await dataSource.destroy();
+  process.env[TEMPLATE_HANDOVER] = template;
+  (globalThis as { corralTestPostgres?: TestPostgres }).corralTestPostgres = postgres;
+}

@@ -1,0 +1,49 @@
+import { HttpsClient } from '@corral/testing';
+import type { Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config/config.js';
+import { CoreModule } from '../src/http/core.module.js';
+import { createApp } from '../src/http/create-app.js';
+import { loadTlsMaterial } from '../src/tls/certificate.js';
+import { testDataSource } from './test-database.js';
+
+export interface TestApp {
+  readonly app: NestFastifyApplication;
+  readonly api: HttpsClient;
+  close(): Promise<void>;
+}
+
+/**
+ * The real HTTP stack (adapter, guard, envelope, filter) with the given controllers, on its own
+ * database, listening on a free port of 127.0.0.1 over HTTPS with a generated certificate.
+ */
+export async function startTestApp(options: { controllers?: Type[]; imports?: Type[] }): Promise<TestApp> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'corral-int-'));
+  const config = loadConfig({ CORRAL_DATA_DIR: dataDir, CORRAL_PORT: '0', CORRAL_BIND: '127.0.0.1' }, dataDir);
+  const tls = await loadTlsMaterial(config);
+  const database = await testDataSource();
+  const logger = pino({ level: 'silent' });
+  const root = {
+    module: class TestRootModule {},
+    imports: [CoreModule.register({ config, logger, dataSource: database.dataSource, build: { version: '0.0.0-test', commit: null } }), ...(options.imports ?? [])],
+    controllers: options.controllers ?? [],
+  };
+  const app = await createApp(root, { tls, logger, accessLog: logger });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  const api = new HttpsClient(`https://127.0.0.1:${port}/api2/json`, tls.cert);
+  return {
+    app,
+    api,
+    close: async () => {
+      api.close();
+      await app.close();
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import tseslint from 'typescript-eslint';
+import { moduleBoundaries } from './tools/eslint/module-boundaries.mjs';
+
+// The architecture as dependency rules (STYLE.md): contracts and pure logic import no framework,
+// the agent imports no Nest and no TypeORM, and only tests may use the testing library.
+const depConstraints = [
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:infra'] },
+  { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [], bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'ws', 'fastify'] },
+  { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contract'], bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'ws', 'fastify'] },
+  { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:contract'], bannedExternalImports: ['@nestjs/*', 'typeorm', 'fastify'] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contract', 'type:infra'], bannedExternalImports: ['@nestjs/*'] },
+  { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing'], bannedExternalImports: ['@nestjs/*', 'typeorm'] },
+  { sourceTag: 'scope:agent', onlyDependOnLibsWithTags: ['scope:shared'], bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg'] },
+];
+const testConstraints = depConstraints.map((c) =>
+  c.sourceTag === 'type:app' ? { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:testing'] } : c,
+);
+const TESTS = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test-support/**/*.ts'];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'var/**', 'coverage/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.mjs', '**/*.cjs'],
+    plugins: { corral: { rules: { 'module-boundaries': moduleBoundaries } } },
+    rules: {
+      'corral/module-boundaries': ['error', { depConstraints }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      'no-console': 'error',
+      eqeqeq: 'error',
+    },
+  },
+  { files: TESTS, rules: { 'corral/module-boundaries': ['error', { depConstraints: testConstraints }] } },
+  { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' }, languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } } },
+);

@@ -1,0 +1,1 @@
+export { PgCluster, type PgClusterOptions, type PgConnection } from './pg-cluster.js';

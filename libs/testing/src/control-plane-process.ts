@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { HttpsClient } from './https-client.js';
+import { waitFor } from './wait-for.js';
+
+export interface ControlPlaneOptions {
+  /** Reused across restarts to test persistence; a new temporary one by default. */
+  readonly dataDir?: string;
+  /** Extra environment, e.g. DATABASE_URL; CORRAL_PORT defaults to 0 (a free port). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly startTimeoutMs?: number;
+}
+
+/** The built control plane (`apps/control-plane/dist/main.js`) running as a child process. */
+export class ControlPlaneProcess {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly dataDir: string,
+    readonly port: number,
+    readonly fingerprint: string,
+    readonly api: HttpsClient,
+    private readonly logs: string[],
+    readonly exited: Promise<number | null>,
+  ) {}
+
+  static async start(options: ControlPlaneOptions = {}): Promise<ControlPlaneProcess> {
+    const entry = resolve('apps/control-plane/dist/main.js');
+    if (!existsSync(entry)) throw new Error(`${entry} is missing: build first (npx nx run control-plane:build)`);
+    const dataDir = options.dataDir ?? (await temporaryDataDir());
+    const child = spawn(process.execPath, [entry], {
+      env: { PATH: process.env['PATH'] ?? '', CORRAL_PORT: '0', CORRAL_DATA_DIR: dataDir, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const logs: string[] = [];
+    const collect = (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    let listening: { port: number; fingerprint: string } | undefined;
+    await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`the control plane exited with ${child.exitCode}:\n${logs.join('\n')}`);
+        listening = logs.map(parseLine).find((line) => typeof line?.['port'] === 'number' && typeof line['fingerprint'] === 'string') as
+          | { port: number; fingerprint: string }
+          | undefined;
+        return listening !== undefined;
+      },
+      { timeoutMs: options.startTimeoutMs ?? 60_000, what: `the control plane to listen (${dataDir})` },
+    );
+    const { port, fingerprint } = listening as { port: number; fingerprint: string };
+    const certificate = await readFile(join(dataDir, 'tls/corral.crt'), 'utf8');
+    const api = new HttpsClient(`https://127.0.0.1:${port}/api2/json`, certificate);
+    return new ControlPlaneProcess(child, dataDir, port, fingerprint, api, logs, exited);
+  }
+
+  /** Every line it printed so far, parsed where it is JSON. */
+  get output(): readonly string[] {
+    return this.logs;
+  }
+
+  /** Sends the signal and waits for the exit code. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    this.api.close();
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+async function temporaryDataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'corral-e2e-'));
+  // mkdtemp makes it 0700; the embedded PostgreSQL's own user must be able to traverse it.
+  await chmod(dir, 0o755);
+  return dir;
+}
+
+function parseLine(line: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,4 @@
+export { ControlPlaneProcess, type ControlPlaneOptions } from './control-plane-process.js';
+export { HttpsClient, type ApiRequest, type ApiResponse } from './https-client.js';
+export { createDatabase, databaseUrl, dropDatabase, testPostgres, TestPostgres, type AdminConnection } from './test-postgres.js';
+export { waitFor } from './wait-for.js';

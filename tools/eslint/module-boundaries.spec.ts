@@ -1,0 +1,36 @@
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+// Runs the real ESLint with the workspace config on a snippet placed at `file`.
+function lint(file: string, code: string): string[] {
+  const eslint = resolve('node_modules/eslint/bin/eslint.js');
+  const run = spawnSync(process.execPath, [eslint, '--stdin', '--stdin-filename', file, '--format', 'json'], { input: code, encoding: 'utf8' });
+  const [report] = JSON.parse(run.stdout) as [{ messages: { ruleId: string; message: string }[] }];
+  return report.messages.filter((m) => m.ruleId === 'corral/module-boundaries').map((m) => m.message);
+}
+
+describe('the module boundaries lint rule', () => {
+  it('fails a framework import in an infrastructure library', () => {
+    expect(lint('libs/pg-cluster/src/x.ts', "import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n")).toEqual([
+      "a project tagged 'type:infra' must not import '@nestjs/common' (banned: '@nestjs/*')",
+    ]);
+  });
+
+  it('fails a relative import that reaches into another project', () => {
+    expect(lint('libs/pg-cluster/src/x.ts', "export * from '../../testing/src/index.js';\n")).toEqual([
+      "'../../testing/src/index.js' reaches into project 'testing': import a library by its package name",
+    ]);
+  });
+
+  it('keeps the testing library out of production code but lets tests use it', () => {
+    const code = "import { waitFor } from '@corral/testing';\nexport const w = waitFor;\n";
+    expect(lint('apps/control-plane/src/x.ts', code)).toEqual([
+      "a project tagged 'type:app' may only depend on libraries tagged 'type:contract', 'type:domain', 'type:infra': '@corral/testing' is tagged type:testing, scope:shared",
+    ]);
+    expect(lint('apps/control-plane/src/x.int-spec.ts', code)).toEqual([]);
+  });
+
+  it('accepts an allowed dependency', () => {
+    expect(lint('apps/control-plane/src/x.ts', "import { PgCluster } from '@corral/pg-cluster';\nexport const c = PgCluster;\n")).toEqual([]);
+  });
+});
