@@ -21,7 +21,8 @@ export function stringParam(options: { description: string; minLength?: number; 
 }
 
 export function integerParam(options: { description: string; min?: number; max?: number }) {
-  let schema = z.number({ error: (issue) => `expected an integer, got ${show(issue.input)}` }).int(`expected an integer`);
+  const notInteger = (issue: { input?: unknown }) => `expected an integer, got ${show(issue.input)}`;
+  let schema = z.number({ error: notInteger }).int({ error: notInteger });
   if (options.min !== undefined) schema = schema.min(options.min, `must be at least ${options.min}`);
   if (options.max !== undefined) schema = schema.max(options.max, `must be at most ${options.max}`);
   return z
@@ -35,7 +36,7 @@ export function booleanParam(options: { description: string }) {
       (value) => (value === 1 || value === '1' ? true : value === 0 || value === '0' ? false : value),
       z.boolean({ error: (issue) => `expected a boolean (0 or 1), got ${show(issue.input)}` }),
     )
-    .meta({ description: options.description, oneOf: [{ type: 'boolean' }, { type: 'integer', enum: [0, 1] }] });
+    .meta({ description: options.description, type: ['boolean', 'integer'], enum: [true, false, 0, 1] });
 }
 
 /** A list: repeated keys in a form or query, a JSON array, or a single value. */

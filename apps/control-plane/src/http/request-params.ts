@@ -14,7 +14,12 @@ declare module 'fastify' {
 // ExtJS's cache buster, which PVE ignores.
 const IGNORED = new Set(['_dc']);
 
-type RequestParts = Pick<FastifyRequest, 'params' | 'query' | 'body'>;
+/** What the router and body parsers made of a request: path placeholders, query string, body. */
+export interface RequestParts {
+  readonly params?: unknown;
+  readonly query?: unknown;
+  readonly body?: unknown;
+}
 
 /**
  * Merges path, query and body parameters into one namespace as PVE does (the query overrides the

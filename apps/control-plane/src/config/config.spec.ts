@@ -1,0 +1,39 @@
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('defaults to port 8006, every interface, ./var and the embedded database', () => {
+    expect(loadConfig({}, '/srv/corral')).toEqual({
+      port: 8006,
+      bind: null,
+      dataDir: '/srv/corral/var',
+      tls: null,
+      databaseUrl: null,
+      logLevel: 'info',
+    });
+  });
+
+  it('resolves relative paths against the working directory and keeps absolute ones', () => {
+    const config = loadConfig({ CORRAL_DATA_DIR: 'data', CORRAL_TLS_CERT: '/etc/corral/c.pem', CORRAL_TLS_KEY: 'k.pem' }, '/srv');
+    expect(config.dataDir).toBe('/srv/data');
+    expect(config.tls).toEqual({ certFile: '/etc/corral/c.pem', keyFile: '/srv/k.pem' });
+  });
+
+  it('returns a frozen object', () => {
+    expect(Object.isFrozen(loadConfig({}, '/'))).toBe(true);
+  });
+
+  it.each([
+    [{ CORRAL_PORT: 'http' }, 'CORRAL_PORT: must be a port number from 0 to 65535'],
+    [{ CORRAL_PORT: '70000' }, 'CORRAL_PORT: must be a port number from 0 to 65535'],
+    [{ CORRAL_TLS_CERT: '/c.pem' }, 'CORRAL_TLS_CERT: CORRAL_TLS_CERT and CORRAL_TLS_KEY must be set together'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL: must be a postgres:// or postgresql:// URL'],
+    [{ CORRAL_LOG_LEVEL: 'loud' }, 'CORRAL_LOG_LEVEL'],
+  ])('rejects %j naming the variable', (env, message) => {
+    expect(() => loadConfig(env, '/')).toThrow(ConfigError);
+    expect(() => loadConfig(env, '/')).toThrow(message);
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ CORRAL_BIND: '', DATABASE_URL: ' ' }, '/')).toEqual(expect.objectContaining({ bind: null, databaseUrl: null }));
+  });
+});

@@ -1,0 +1,168 @@
+// Throughput of the control plane's GET /api2/json/version against a bare Fastify HTTPS server
+// answering GET /hello, both with the control plane's certificate (docs/benchmarks.md).
+// Usage: node tools/bench/version-bench.mjs [--duration <s>] [--connections <n>]
+// (or BENCH_DURATION / BENCH_CONNECTIONS). Exits 1 when any request failed or was not 2xx.
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const MAIN = fileURLToPath(new URL('../../apps/control-plane/dist/main.js', import.meta.url));
+const WARMUP_S = 2;
+const START_TIMEOUT_MS = 60_000;
+
+const { values: flags } = parseArgs({ options: { duration: { type: 'string' }, connections: { type: 'string' } } });
+const duration = positiveInt('duration', flags.duration ?? process.env.BENCH_DURATION ?? '10');
+const connections = positiveInt('connections', flags.connections ?? process.env.BENCH_CONNECTIONS ?? '50');
+
+if (!existsSync(MAIN)) fail(`${MAIN} is missing: run npx nx run control-plane:build first`);
+
+const dataDir = await mkdtemp(join(os.tmpdir(), 'corral-bench-'));
+let controlPlane = null;
+let bare = null;
+let failed = false;
+try {
+  // mkdtemp makes the directory 0700; the embedded PostgreSQL runs as user postgres and must traverse it.
+  await chmod(dataDir, 0o755);
+  controlPlane = await startControlPlane(dataDir);
+  const tls = {
+    cert: await readFile(join(dataDir, 'tls/corral.crt')),
+    key: await readFile(join(dataDir, 'tls/corral.key')),
+  };
+  bare = Fastify({ https: tls });
+  bare.get('/hello', async () => ({ hello: 'world' }));
+  await bare.listen({ host: '127.0.0.1', port: 0 });
+
+  const targets = [
+    { name: 'bare Fastify GET /hello', url: `https://127.0.0.1:${bare.server.address().port}/hello` },
+    { name: 'control plane GET /api2/json/version', url: `https://127.0.0.1:${controlPlane.port}/api2/json/version` },
+  ];
+  const results = [];
+  for (const target of targets) {
+    progress(`${target.name}: warming up ${WARMUP_S} s, then measuring ${duration} s with ${connections} connections`);
+    await load(target.url, WARMUP_S);
+    results.push({ ...target, result: await load(target.url, duration) });
+  }
+  report(results);
+  failed = results.some(({ result }) => result.non2xx > 0 || result.errors > 0);
+  if (failed) progress('FAILED: some requests errored or were not 2xx; the figures above are not a result');
+} finally {
+  if (controlPlane) await controlPlane.stop();
+  if (bare) await bare.close();
+  await rm(dataDir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
+
+/** Starts the built control plane on a free port and resolves once its "listening" log line names the port. */
+async function startControlPlane(dir) {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, CORRAL_PORT: '0', CORRAL_DATA_DIR: dir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the control plane did not start listening in time')), START_TIMEOUT_MS);
+    let pending = '';
+    let found = false;
+    child.stdout.setEncoding('utf8');
+    // Stays attached after the port is known so that the access log (one line per request) never fills the pipe.
+    child.stdout.on('data', (chunk) => {
+      if (found) return;
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop();
+      for (const line of lines) {
+        const entry = parseJson(line);
+        if (typeof entry?.port === 'number' && entry.fingerprint) {
+          found = true;
+          clearTimeout(timer);
+          resolve(entry.port);
+          return;
+        }
+      }
+    });
+    exited.then(([code, signal]) => {
+      clearTimeout(timer);
+      reject(new Error(`the control plane exited before listening (code ${code}, signal ${signal})`));
+    });
+  }).catch(async (error) => {
+    child.kill('SIGTERM');
+    await exited;
+    throw error;
+  });
+  return {
+    port,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const [code, signal] = await exited;
+      if (code !== 0) progress(`warning: the control plane exited with code ${code}, signal ${signal}`);
+    },
+  };
+}
+
+/** autocannon never verifies the server certificate (it forces rejectUnauthorized: false), so no CA is passed. */
+function load(url, seconds) {
+  return autocannon({ url, duration: seconds, connections, pipelining: 1 });
+}
+
+function report(results) {
+  const rows = [
+    ['target', 'req/s (avg)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
+    ...results.map(({ name, result }) => [
+      name,
+      result.requests.average.toFixed(0),
+      String(result.latency.p50),
+      String(result.latency.p99),
+      String(result.non2xx),
+      String(result.errors),
+    ]),
+  ];
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  const lines = rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '));
+  const [bareRps, versionRps] = results.map(({ result }) => result.requests.average);
+  const ratio = (versionRps / bareRps).toFixed(2);
+  const cpus = os.cpus();
+  const machine = `${cpus[0].model.trim()}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
+  const date = new Date().toISOString().slice(0, 10);
+  process.stdout.write(
+    [
+      '',
+      ...lines,
+      '',
+      `ratio control plane /version ÷ bare Fastify: ${ratio}`,
+      '',
+      'markdown row for docs/benchmarks.md:',
+      `| ${date} | ${machine} | ${bareRps.toFixed(0)} | ${versionRps.toFixed(0)} | ${ratio} |`,
+      '',
+    ].join('\n'),
+  );
+}
+
+function parseJson(line) {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return null;
+  }
+}
+
+function positiveInt(name, text) {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) fail(`--${name} must be a positive integer, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function progress(message) {
+  process.stderr.write(`${message}\n`);
+}
+
+function fail(message) {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
