@@ -8,7 +8,7 @@ for (const [, counts] of log.matchAll(/^(?:[\w:-]+: )?Tests:\s+(.*)$/gm)) {
   for (const [, n, kind] of counts.matchAll(/(\d+) (passed|failed|skipped)/g)) totals[kind] += Number(n);
 }
 if (totals.passed + totals.failed === 0) {
-  console.error('no Jest summary found in the log');
+  process.stderr.write('no Jest summary found in the log\n');
   process.exit(1);
 }
-console.log(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+process.stdout.write(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}\n`);

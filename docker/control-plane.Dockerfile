@@ -1,0 +1,26 @@
+# The control plane against an external PostgreSQL (DATABASE_URL); see compose.yml.
+# Not built by CI: the machines CI runs on have no Docker engine.
+FROM node:20-bookworm-slim AS build
+WORKDIR /corral
+COPY package.json package-lock.json nx.json tsconfig.base.json ./
+COPY libs/pg-cluster/package.json libs/pg-cluster/
+COPY libs/testing/package.json libs/testing/
+RUN npm install --ignore-scripts
+COPY apps/control-plane apps/control-plane
+COPY libs libs
+COPY tools/build-info.mjs tools/
+RUN npx nx run control-plane:build --outputStyle=static && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /corral
+COPY --from=build /corral/package.json ./
+COPY --from=build /corral/node_modules node_modules
+COPY --from=build /corral/libs/pg-cluster/package.json libs/pg-cluster/
+COPY --from=build /corral/libs/pg-cluster/dist libs/pg-cluster/dist
+COPY --from=build /corral/apps/control-plane/dist apps/control-plane/dist
+ENV CORRAL_DATA_DIR=/var/lib/corral
+RUN mkdir -p /var/lib/corral && chown node:node /var/lib/corral
+VOLUME /var/lib/corral
+EXPOSE 8006
+USER node
+CMD ["node", "apps/control-plane/dist/main.js"]
