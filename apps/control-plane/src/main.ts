@@ -64,16 +64,16 @@ function stopOnSignal(logger: Logger, stop: () => Promise<void>): void {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // The log is written asynchronously: exit once its last lines are out.
+    const exit = (code: number) => logger.flush(() => process.exit(code));
     stop().then(
       () => {
         logger.info('stopped');
-        logger.flush();
-        process.exit(0);
+        exit(0);
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
-        logger.flush();
-        process.exit(1);
+        exit(1);
       },
     );
   };

@@ -69,7 +69,13 @@ export class PgCluster {
     await logHandle.close();
     const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
     const connection = { host: dir, port: PORT, user: SUPERUSER };
-    await waitUntilReady(connection, exited, options.startTimeoutMs ?? 60_000, options.logFile);
+    try {
+      await waitUntilReady(connection, exited, options.startTimeoutMs ?? 60_000, options.logFile);
+    } catch (error) {
+      // Never leave a half-started server behind.
+      if (server.pid !== undefined && server.exitCode === null) await stopPostmaster(server.pid);
+      throw error;
+    }
     return new PgCluster(connection, server, exited);
   }
 
