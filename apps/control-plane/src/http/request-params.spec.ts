@@ -65,6 +65,14 @@ describe('decodeParams', () => {
     ]);
   });
 
+  it('reports only the first problem of a parameter that breaks several rules', () => {
+    // 'N!' both contradicts the body and breaks the node-name pattern.
+    expect(problems({ params: { node: 'N!' }, body: { node: 'b', vmid: '1' } })).toEqual([
+      { param: 'node', message: "parameter 'node' conflicts with the value given in the path" },
+      { param: 'vmid', message: "parameter 'vmid': must be at least 100" },
+    ]);
+  });
+
   it('reports a missing parameter and a contradicted path value', () => {
     expect(problems({ params: { node: 'a' }, body: { node: 'b' } })).toEqual([
       { param: 'node', message: "parameter 'node' conflicts with the value given in the path" },

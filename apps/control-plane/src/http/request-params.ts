@@ -39,7 +39,8 @@ export function decodeParams(declaration: EndpointDeclaration, request: RequestP
   }
   const parsed = declaration.parameters.safeParse(merged);
   if (!parsed.success) problems.push(...parsed.error.issues.flatMap((issue) => describe(issue, merged)));
-  const [first, ...rest] = problems;
+  // One item per bad parameter: the first thing wrong with it.
+  const [first, ...rest] = problems.filter((problem, i) => problems.findIndex((p) => p.param === problem.param) === i);
   if (first) throw ApiError.invalidParams([first, ...rest]);
   return (parsed.data ?? {}) as Record<string, unknown>;
 }
