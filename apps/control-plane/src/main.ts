@@ -1,12 +1,11 @@
 import 'reflect-metadata';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { openDatabase } from './database/database.js';
 import { createApp } from './http/create-app.js';
-import { createLoggers } from './logging/loggers.js';
+import { createLoggers, type Loggers } from './logging/loggers.js';
 import { loadTlsMaterial } from './tls/certificate.js';
 import { readBuildInfo } from './version/build-info.js';
 
@@ -15,7 +14,8 @@ const DRAIN_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, process.cwd());
-  const { logger, accessLog } = createLoggers(config);
+  const loggers = createLoggers(config);
+  const { logger, accessLog } = loggers;
   try {
     const build = await readBuildInfo(fileURLToPath(new URL('./build-info.json', import.meta.url)));
     const tls = await loadTlsMaterial(config);
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
       { port, bind: config.bind, dataDir: config.dataDir, fingerprint: tls.fingerprint, certificate: tls.origin, version: build.version },
       `Corral listening on https://${config.bind ?? 'localhost'}:${port}/api2/json (certificate SHA-256 fingerprint ${tls.fingerprint})`,
     );
-    stopOnSignal(logger, async () => {
+    stopOnSignal(loggers, async () => {
       const cut = setTimeout(() => app.getHttpServer().closeAllConnections(), DRAIN_MS);
       await app.close();
       clearTimeout(cut);
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     });
   } catch (error) {
     logger.fatal({ err: error }, `Corral could not start: ${error instanceof Error ? error.message : String(error)}`);
-    logger.flush();
+    await loggers.flush();
     process.exitCode = 1;
   }
 }
@@ -58,14 +58,14 @@ async function listen(app: NestFastifyApplication, config: Config): Promise<void
 }
 
 /** SIGTERM or SIGINT: stop accepting, drain, stop the database, exit 0. A second signal exits at once. */
-function stopOnSignal(logger: Logger, stop: () => Promise<void>): void {
+function stopOnSignal({ logger, flush }: Loggers, stop: () => Promise<void>): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    // The log is written asynchronously: exit once its last lines are out.
-    const exit = (code: number) => logger.flush(() => process.exit(code));
+    // The log is written in batches: exit once its last lines are out.
+    const exit = (code: number) => void flush().finally(() => process.exit(code));
     stop().then(
       () => {
         logger.info('stopped');

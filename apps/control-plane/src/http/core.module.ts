@@ -1,5 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
@@ -8,7 +8,6 @@ import { LOGGER } from '../logging/loggers.js';
 import { BUILD_INFO, type BuildInfo } from '../version/build-info.js';
 import { EndpointGuard } from './endpoint.guard.js';
 import { EndpointRegistry } from './endpoint-registry.js';
-import { EnvelopeInterceptor } from './envelope.interceptor.js';
 import { ErrorEnvelopeFilter } from './error-envelope.filter.js';
 
 /** What main() has set up before Nest starts. */
@@ -19,7 +18,7 @@ export interface Runtime {
   readonly build: BuildInfo;
 }
 
-/** The machinery every API area relies on: settings, logger, database, the endpoint registry, guard, envelope and error filter. */
+/** The machinery every API area relies on: settings, logger, database, the endpoint registry, guard and error filter. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -39,7 +38,6 @@ export class CoreModule {
         { provide: BUILD_INFO, useValue: runtime.build },
         EndpointRegistry,
         { provide: APP_GUARD, useClass: EndpointGuard },
-        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         {
           provide: APP_FILTER,
           inject: [EndpointRegistry, LOGGER],

@@ -1,5 +1,6 @@
-import { applyDecorators, HttpCode, RequestMapping, RequestMethod, SetMetadata } from '@nestjs/common';
+import { applyDecorators, Header, HttpCode, RequestMapping, RequestMethod, SetMetadata } from '@nestjs/common';
 import type { z } from 'zod';
+import { JSON_CONTENT_TYPE } from './json-content-type.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -56,13 +57,35 @@ export function routerPath(path: string): string {
 }
 
 type Handler<E extends EndpointDeclaration> = (...args: never[]) => ResultOf<E> | Promise<ResultOf<E>>;
+type Method<E extends EndpointDeclaration> = <H extends Handler<E>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H>) => void;
 
-/** Mounts a controller method as the declared endpoint; its return type must match `returns`. */
-export function Endpoint<E extends EndpointDeclaration>(declaration: E) {
-  return applyDecorators(
+/**
+ * Mounts a controller method as the declared endpoint (its return type must match `returns`) and
+ * wraps its result in spec 1's envelope `{ "data": ... }`: the one place a success body is built.
+ * Done here rather than in a Nest interceptor, whose per-request observable chain cost a quarter
+ * of the throughput of GET /version (docs/benchmarks.md).
+ */
+export function Endpoint<E extends EndpointDeclaration>(declaration: E): Method<E> {
+  const mount = applyDecorators(
     RequestMapping({ path: routerPath(declaration.path), method: NEST_METHOD[declaration.method] }),
     // PVE answers every success with 200 (Nest's default for POST is 201).
     HttpCode(200),
+    Header('Content-Type', JSON_CONTENT_TYPE),
     SetMetadata(ENDPOINT, declaration),
-  ) as <H extends Handler<E>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H>) => void;
+  );
+  return (target, key, descriptor) => {
+    if (declaration.envelope !== false && descriptor.value) descriptor.value = enveloped(descriptor.value);
+    mount(target, key, descriptor);
+  };
+}
+
+function enveloped<H extends (...args: never[]) => unknown>(handler: H): H {
+  const wrap = (data: unknown) => ({ data: data ?? null });
+  const wrapper = function (this: unknown, ...args: Parameters<H>) {
+    const result = handler.apply(this, args);
+    return result instanceof Promise ? result.then(wrap) : wrap(result);
+  };
+  // Metadata that decorators below this one put on the original handler stays visible.
+  for (const key of Reflect.getMetadataKeys(handler)) Reflect.defineMetadata(key, Reflect.getMetadata(key, handler), wrapper);
+  return Object.defineProperty(wrapper, 'name', { value: handler.name }) as unknown as H;
 }

@@ -11,18 +11,26 @@ export interface Loggers {
   readonly logger: Logger;
   /** One line per request, on stdout and in `<data dir>/access.log`. */
   readonly accessLog: Logger;
+  /** Writes out what is still buffered; called before exit. */
+  flush(): Promise<void>;
 }
 
 // Nothing logs request headers or bodies; these paths are a second line of defence.
 const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'password', 'ticket', 'token', 'secret'];
+// A line per request adds up: lines are written in batches, and at least every half second.
+const BATCH_BYTES = 4096;
+const FLUSH_EVERY_MS = 500;
 
 export function createLoggers(config: Config): Loggers {
-  const stdout = pino.destination({ dest: 1, sync: false });
+  const stdout = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
   const logger = pino({ level: config.logLevel, redact: REDACT, base: { pid: process.pid } }, stdout);
   mkdirSync(config.dataDir, { recursive: true });
-  const accessFile = pino.destination({ dest: join(config.dataDir, 'access.log'), sync: false, mkdir: true });
+  const accessFile = pino.destination({ dest: join(config.dataDir, 'access.log'), sync: false, mkdir: true, minLength: BATCH_BYTES });
   const accessLog = pino({ level: 'info', base: { log: 'access' }, redact: REDACT }, pino.multistream([{ stream: stdout }, { stream: accessFile }]));
-  return { logger, accessLog };
+  const destinations = [stdout, accessFile];
+  setInterval(() => destinations.forEach((destination) => destination.flush()), FLUSH_EVERY_MS).unref();
+  const flush = () => Promise.all(destinations.map((d) => new Promise<void>((done) => d.flush(() => done())))).then(() => undefined);
+  return { logger, accessLog, flush };
 }
 
 /** Nest's own messages (module wiring, route mapping) go to the structured log; its chatter at debug. */
