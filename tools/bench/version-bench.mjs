@@ -1,7 +1,9 @@
 // Throughput of the control plane's GET /api2/json/version against a bare Fastify HTTPS server
 // answering GET /hello, both with the control plane's certificate (docs/benchmarks.md).
-// Usage: node tools/bench/version-bench.mjs [--duration <s>] [--connections <n>]
-// (or BENCH_DURATION / BENCH_CONNECTIONS). Exits 1 when any request failed or was not 2xx.
+// Usage: node tools/bench/version-bench.mjs [--duration <s>] [--connections <n>] [--rounds <n>]
+// (or BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS). Exits 1 when any request failed or was not 2xx.
+// The two targets are measured alternately, round after round, and the medians are reported: on a
+// shared machine the speed drifts by a quarter within minutes, and alternating spreads that drift.
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { spawn } from 'node:child_process';
@@ -17,9 +19,10 @@ const MAIN = fileURLToPath(new URL('../../apps/control-plane/dist/main.js', impo
 const WARMUP_S = 2;
 const START_TIMEOUT_MS = 60_000;
 
-const { values: flags } = parseArgs({ options: { duration: { type: 'string' }, connections: { type: 'string' } } });
+const { values: flags } = parseArgs({ options: { duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' } } });
 const duration = positiveInt('duration', flags.duration ?? process.env.BENCH_DURATION ?? '10');
 const connections = positiveInt('connections', flags.connections ?? process.env.BENCH_CONNECTIONS ?? '50');
+const rounds = positiveInt('rounds', flags.rounds ?? process.env.BENCH_ROUNDS ?? '3');
 
 if (!existsSync(MAIN)) fail(`${MAIN} is missing: run npx nx run control-plane:build first`);
 
@@ -43,14 +46,17 @@ try {
     { name: 'bare Fastify GET /hello', url: `https://127.0.0.1:${bare.server.address().port}/hello` },
     { name: 'control plane GET /api2/json/version', url: `https://127.0.0.1:${controlPlane.port}/api2/json/version` },
   ];
-  const results = [];
-  for (const target of targets) {
-    progress(`${target.name}: warming up ${WARMUP_S} s, then measuring ${duration} s with ${connections} connections`);
-    await load(target.url, WARMUP_S);
-    results.push({ ...target, result: await load(target.url, duration) });
+  const runs = [];
+  for (let round = 1; round <= rounds; round++) {
+    for (const target of targets) {
+      progress(`round ${round}/${rounds}, ${target.name}: warming up ${WARMUP_S} s, then measuring ${duration} s with ${connections} connections`);
+      await load(target.url, WARMUP_S);
+      runs.push({ round, ...target, result: await load(target.url, duration) });
+    }
   }
+  report(targets, runs);
   report(results);
-  failed = results.some(({ result }) => result.requests.total === 0 || result.non2xx > 0 || result.errors > 0);
+  failed = runs.some(({ result }) => result.requests.total === 0 || result.non2xx > 0 || result.errors > 0);
   if (failed) progress('FAILED: some requests errored or were not 2xx (or none completed); the figures above are not a result');
 } finally {
   if (controlPlane) await controlPlane.stop();
@@ -114,10 +120,11 @@ function load(url, seconds) {
   return autocannon({ url, duration: seconds, connections, pipelining: 1, workers: 1 });
 }
 
-function report(results) {
+function report(targets, runs) {
   const rows = [
-    ['target', 'req/s (avg)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
-    ...results.map(({ name, result }) => [
+    ['round', 'target', 'req/s (avg)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
+    ...runs.map(({ round, name, result }) => [
+      String(round),
       name,
       result.requests.average.toFixed(0),
       String(result.latency.p50),
@@ -127,9 +134,11 @@ function report(results) {
     ]),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  const lines = rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '));
-  const [bareRps, versionRps] = results.map(({ result }) => result.requests.average);
-  const ratio = (versionRps / bareRps).toFixed(2);
+  const lines = rows.map((row) => row.map((cell, column) => (column === 1 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '));
+  const rates = (target) => runs.filter((run) => run.name === target.name).map((run) => run.result.requests.average);
+  const [bareRates, versionRates] = targets.map(rates);
+  const ratios = versionRates.map((rate, i) => rate / bareRates[i]);
+  const [bareRps, versionRps, ratio] = [median(bareRates), median(versionRates), median(ratios).toFixed(2)];
   const cpus = os.cpus();
   const machine = `${cpus[0].model.trim()}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
   const date = new Date().toISOString().slice(0, 10);
@@ -138,13 +147,19 @@ function report(results) {
       '',
       ...lines,
       '',
-      `ratio control plane /version ÷ bare Fastify: ${ratio}`,
+      `ratio control plane /version ÷ bare Fastify, per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${ratio}`,
       '',
-      'markdown row for docs/benchmarks.md:',
-      `| ${date} | ${machine} | ${bareRps.toFixed(0)} | ${versionRps.toFixed(0)} | ${ratio} |`,
+      'markdown row for docs/benchmarks.md (median req/s of each target, median of the rounds\' ratios):',
+      `| ${date} | ${machine} | ${rounds} × ${duration} s | ${bareRps.toFixed(0)} | ${versionRps.toFixed(0)} | ${ratio} |`,
       '',
     ].join('\n'),
   );
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 function parseJson(line) {

@@ -32,7 +32,7 @@ export async function startTestApp(options: { controllers?: Type[]; imports?: Ty
     imports: [CoreModule.register({ config, logger, dataSource: database.dataSource, build: { version: '0.0.0-test', commit: null } }), ...(options.imports ?? [])],
     controllers: options.controllers ?? [],
   };
-  const app = await createApp(root, { tls, logger, accessLog: logger });
+  const app = await createApp(root, { tls, logger, accessLog: { write: () => true } });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const api = new HttpsClient(`https://127.0.0.1:${port}/api2/json`, tls.cert);

@@ -3,7 +3,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { DynamicModule } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { TlsMaterial } from '../tls/certificate.js';
-import { nestLogger } from '../logging/loggers.js';
+import { nestLogger, type AccessLogDestination } from '../logging/loggers.js';
 import { registerAccessLog, requestIds } from './access-log.js';
 import { API_PREFIX } from './endpoint-registry.js';
 
@@ -13,7 +13,7 @@ export const BODY_LIMIT = 512 * 1024;
 export interface HttpSetup {
   readonly tls: Pick<TlsMaterial, 'key' | 'cert'>;
   readonly logger: Logger;
-  readonly accessLog: Logger;
+  readonly accessLog: AccessLogDestination;
 }
 
 /** The Nest application on Fastify over HTTPS (HTTP/1.1: reason phrases carry error text), not yet listening. */

@@ -12,7 +12,7 @@ declare module 'fastify' {
 }
 
 // ExtJS's cache buster, which PVE ignores.
-const IGNORED = new Set(['_dc']);
+const CACHE_BUSTER = '_dc';
 
 /** What the router and body parsers made of a request: path placeholders, query string, body. */
 export interface RequestParts {
@@ -28,7 +28,8 @@ export interface RequestParts {
  */
 export function decodeParams(declaration: EndpointDeclaration, request: RequestParts): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...bodyObject(request.body), ...(request.query as Record<string, unknown> | undefined) };
-  for (const key of IGNORED) delete merged[key];
+  // Deleting only when present: a `delete` turns the object into a slow dictionary for the validation.
+  if (CACHE_BUSTER in merged) delete merged[CACHE_BUSTER];
 
   const problems: ParamProblem[] = [];
   for (const [name, value] of Object.entries((request.params as Record<string, string> | undefined) ?? {})) {

@@ -6,11 +6,13 @@ import type { Config } from '../config/config.js';
 
 export const LOGGER = Symbol('LOGGER');
 
+export type AccessLogDestination = Pick<ReturnType<typeof pino.destination>, 'write'>;
+
 export interface Loggers {
   /** Structured application log, JSON lines on stdout. */
   readonly logger: Logger;
-  /** One line per request, on stdout and in `<data dir>/access.log`. */
-  readonly accessLog: Logger;
+  /** Where the access log goes: `<data dir>/access.log` (as PVE's pveproxy), not stdout, which it would flood. */
+  readonly accessLog: AccessLogDestination;
   /** Writes out what is still buffered; called before exit. */
   flush(): Promise<void>;
 }
@@ -26,11 +28,10 @@ export function createLoggers(config: Config): Loggers {
   const logger = pino({ level: config.logLevel, redact: REDACT, base: { pid: process.pid } }, stdout);
   mkdirSync(config.dataDir, { recursive: true });
   const accessFile = pino.destination({ dest: join(config.dataDir, 'access.log'), sync: false, mkdir: true, minLength: BATCH_BYTES });
-  const accessLog = pino({ level: 'info', base: { log: 'access' }, redact: REDACT }, pino.multistream([{ stream: stdout }, { stream: accessFile }]));
   const destinations = [stdout, accessFile];
   setInterval(() => destinations.forEach((destination) => destination.flush()), FLUSH_EVERY_MS).unref();
   const flush = () => Promise.all(destinations.map((d) => new Promise<void>((done) => d.flush(() => done())))).then(() => undefined);
-  return { logger, accessLog, flush };
+  return { logger, accessLog: accessFile, flush };
 }
 
 /** Nest's own messages (module wiring, route mapping) go to the structured log; its chatter at debug. */
