@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { AppModule } from './app.module.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { openDatabase } from './database/database.js';
+import { closeGracefully } from './http/close-gracefully.js';
 import { createApp } from './http/create-app.js';
 import { createLoggers, type Loggers } from './logging/loggers.js';
 import { loadTlsMaterial } from './tls/certificate.js';
@@ -34,9 +35,7 @@ async function main(): Promise<void> {
       `Corral listening on https://${config.bind ?? 'localhost'}:${port}/api2/json (certificate SHA-256 fingerprint ${tls.fingerprint})`,
     );
     stopOnSignal(loggers, async () => {
-      const cut = setTimeout(() => app.getHttpServer().closeAllConnections(), DRAIN_MS);
-      await app.close();
-      clearTimeout(cut);
+      await closeGracefully(app, DRAIN_MS);
       await database.close();
     });
   } catch (error) {

@@ -4,7 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig } from '../src/config/config.js';
 import { CoreModule } from '../src/http/core.module.js';
 import { createApp } from '../src/http/create-app.js';
@@ -21,12 +21,12 @@ export interface TestApp {
  * The real HTTP stack (adapter, guard, envelope, filter) with the given controllers, on its own
  * database, listening on a free port of 127.0.0.1 over HTTPS with a generated certificate.
  */
-export async function startTestApp(options: { controllers?: Type[]; imports?: Type[] }): Promise<TestApp> {
+export async function startTestApp(options: { controllers?: Type[]; imports?: Type[]; logger?: Logger }): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'corral-int-'));
   const config = loadConfig({ CORRAL_DATA_DIR: dataDir, CORRAL_PORT: '0', CORRAL_BIND: '127.0.0.1' }, dataDir);
   const tls = await loadTlsMaterial(config);
   const database = await testDataSource();
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   const root = {
     module: class TestRootModule {},
     imports: [CoreModule.register({ config, logger, dataSource: database.dataSource, build: { version: '0.0.0-test', commit: null } }), ...(options.imports ?? [])],

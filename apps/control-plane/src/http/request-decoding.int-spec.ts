@@ -1,5 +1,6 @@
 import type { ApiResponse } from '@corral/testing';
 import { Controller } from '@nestjs/common';
+import { pino } from 'pino';
 import { z } from 'zod';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { Endpoint, endpoint, type ParamsOf } from './endpoint.js';
@@ -70,8 +71,10 @@ function expectError(res: ApiResponse, status: number, message: string | RegExp,
 
 describe('request decoding and the error envelope over HTTPS', () => {
   let t: TestApp;
+  const logged: Record<string, unknown>[] = [];
   beforeAll(async () => {
-    t = await startTestApp({ controllers: [FixtureController] });
+    const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
+    t = await startTestApp({ controllers: [FixtureController], logger });
   });
   afterAll(() => t.close());
 
@@ -162,10 +165,14 @@ describe('request decoding and the error envelope over HTTPS', () => {
     expect(res.headers['allow']).toBe('POST, GET, HEAD');
   });
 
-  it('answers an unexpected exception with 500, a request id and nothing of the error itself', async () => {
+  it('answers an unexpected exception with 500 and a request id, and logs the error under that id', async () => {
     const res = await t.api.get('/fixture-failure');
     expectError(res, 500, /^internal error \(request id [0-9a-f]{8}-[0-9a-z]+\)$/);
     expect(res.text).not.toContain('hunter2');
+    const reqId = /request id ([^)]+)\)/.exec(res.reason)?.[1];
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 50, msg: 'unexpected error', reqId, method: 'GET', path: '/api2/json/fixture-failure', err: expect.objectContaining({ stack: expect.stringContaining('hunter2') }) }),
+    );
   });
 
   it('refuses an endpoint that needs credentials while none can be verified (fails closed)', async () => {
