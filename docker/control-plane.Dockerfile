@@ -3,11 +3,9 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /corral
 COPY package.json package-lock.json nx.json tsconfig.base.json ./
-COPY libs/pg-cluster/package.json libs/pg-cluster/
-COPY libs/testing/package.json libs/testing/
+COPY libs libs
 RUN npm install --ignore-scripts
 COPY apps/control-plane apps/control-plane
-COPY libs libs
 COPY tools/build-info.mjs tools/
 RUN npx nx run control-plane:build --outputStyle=static && npm prune --omit=dev
 

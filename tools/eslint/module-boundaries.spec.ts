@@ -16,6 +16,14 @@ describe('the module boundaries lint rule', () => {
     ]);
   });
 
+  it('keeps frameworks and the database out of pure domain logic', () => {
+    const code = "import { Injectable } from '@nestjs/common';\nimport { DataSource } from 'typeorm';\nexport const x = [Injectable, DataSource];\n";
+    expect(lint('libs/acl/src/x.ts', code)).toEqual([
+      "a project tagged 'type:domain' must not import '@nestjs/common' (banned: '@nestjs/*')",
+      "a project tagged 'type:domain' must not import 'typeorm' (banned: 'typeorm')",
+    ]);
+  });
+
   it('fails a relative import that reaches into another project', () => {
     expect(lint('libs/pg-cluster/src/x.ts', "export * from '../../testing/src/index.js';\n")).toEqual([
       "'../../testing/src/index.js' reaches into project 'testing': import a library by its package name",
