@@ -1,4 +1,5 @@
 import { applyDecorators, Header, HttpCode, RequestMapping, RequestMethod, SetMetadata } from '@nestjs/common';
+import type { Privilege } from '@corral/acl';
 import type { z } from 'zod';
 import { JSON_CONTENT_TYPE } from './json-content-type.js';
 
@@ -14,7 +15,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Permission =
   | { readonly kind: 'public' }
   | { readonly kind: 'authenticated' }
-  | { readonly kind: 'privileges'; readonly path: string; readonly privileges: readonly [string, ...string[]]; readonly any?: boolean };
+  | { readonly kind: 'privileges'; readonly path: string; readonly privileges: readonly [Privilege, ...Privilege[]]; readonly any?: boolean };
 
 /**
  * One endpoint, declared once. Request validation, the permission check, the OpenAPI document and
