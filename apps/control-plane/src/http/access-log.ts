@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AccessLogDestination } from '../logging/loggers.js';
+import { pathOf } from './request-path.js';
 
 /**
  * One access-log line per request (spec 6 mentions the proxy access log): time, client address,
@@ -16,7 +17,7 @@ export function registerAccessLog(fastify: FastifyInstance, accessLog: AccessLog
       client: request.ip,
       user: null,
       method: request.method,
-      path: request.url.split('?', 1)[0],
+      path: pathOf(request.url),
       status: reply.statusCode,
       bytes: Number(reply.getHeader('content-length') ?? 0),
       ms: Math.round(reply.elapsedTime * 100) / 100,

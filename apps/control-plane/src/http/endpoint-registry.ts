@@ -3,6 +3,7 @@ import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { ApiError } from '../errors/api-error.js';
 import { ENDPOINT, type EndpointDeclaration, type HttpMethod } from './endpoint.js';
+import { pathOf } from './request-path.js';
 
 export const API_PREFIX = '/api2/json';
 
@@ -55,7 +56,7 @@ export class EndpointRegistry implements OnModuleInit {
 
   /** What a request that matched no route gets: 405 with `Allow` when the path exists, else 404. */
   miss(method: string, url: string): ApiError {
-    const rawPath = url.split('?', 1)[0] ?? url;
+    const rawPath = pathOf(url);
     const path = rawPath.startsWith(`${API_PREFIX}/`) ? rawPath.slice(API_PREFIX.length) : null;
     const allowed = path === null ? [] : this.routes.filter((route) => route.pattern.test(path)).map((route) => route.declaration.method);
     if (allowed.length === 0) return new ApiError('NO_SUCH_PATH', `no such path '${rawPath}'`);

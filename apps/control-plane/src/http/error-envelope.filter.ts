@@ -6,6 +6,7 @@ import { ERROR_STATUS } from '../errors/error-status.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 import { JSON_CONTENT_TYPE } from './json-content-type.js';
 import { reasonPhrase } from './reason-phrase.js';
+import { pathOf } from './request-path.js';
 
 /**
  * Turns every failure (ours, the router's, the body parser's, or an unexpected exception) into
@@ -39,7 +40,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (exception instanceof NotFoundException) return this.registry.miss(request.method, request.url);
     const framework = fromFramework(exception, request);
     if (framework) return framework;
-    this.logger.error({ reqId: request.id, method: request.method, path: request.url.split('?', 1)[0], err: exception }, 'unexpected error');
+    this.logger.error({ reqId: request.id, method: request.method, path: pathOf(request.url), err: exception }, 'unexpected error');
     return new ApiError('INTERNAL', `internal error (request id ${request.id})`);
   }
 }
