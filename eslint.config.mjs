@@ -2,7 +2,8 @@ import tseslint from 'typescript-eslint';
 import { moduleBoundaries } from './tools/eslint/module-boundaries.mjs';
 
 // The architecture as dependency rules (STYLE.md): contracts and pure logic import no framework,
-// the agent imports no Nest and no TypeORM, and only tests may use the testing library.
+// the agent and the command-line client import no Nest, TypeORM or pg, and only tests may use the
+// testing library.
 const depConstraints = [
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:infra'] },
   { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [], bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'ws', 'fastify'] },
@@ -11,6 +12,7 @@ const depConstraints = [
   { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contract', 'type:infra'], bannedExternalImports: ['@nestjs/*'] },
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing'], bannedExternalImports: ['@nestjs/*', 'typeorm'] },
   { sourceTag: 'scope:agent', onlyDependOnLibsWithTags: ['scope:shared'], bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg'] },
+  { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared'], bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'fastify'] },
 ];
 const testConstraints = depConstraints.map((c) =>
   c.sourceTag === 'type:app' ? { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:testing'] } : c,

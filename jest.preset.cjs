@@ -13,7 +13,7 @@ const swc = {
   sourceMaps: 'inline',
 };
 
-const esmOnly = ['@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
+const esmOnly = ['@nestjs', 'jose', 'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
 
 module.exports = {
   testEnvironment: 'node',

@@ -42,23 +42,26 @@ describe('errors of the running control plane, in the spec envelope', () => {
     expect(res.status).toBe(200);
     const doc = res.json<{ openapi: string; paths: Record<string, Record<string, { security?: unknown[]; 'x-corral-permission': unknown }>> }>();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/openapi.json', '/version']);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/openapi.json', '/version', '/access/ticket', '/access/users/{userid}/token/{tokenid}']));
     expect(doc.paths['/version']?.['get']?.security).toEqual([]);
+    expect(doc.paths['/access/users']?.['get']?.security).toBeUndefined();
   });
 
   it('writes one access-log line per request to <data dir>/access.log, without the query string', async () => {
-    await cp.api.get('/version', 'token=sekrit-value');
+    await cp.api.get('/access/users', `token=${encodeURIComponent('PVEAPIToken=root@pam!x=sekrit-value')}`);
     const logFile = join(cp.dataDir, 'access.log');
     let lines: Record<string, unknown>[] = [];
     // pino writes asynchronously.
     await waitFor(
       async () => {
         lines = (await readFile(logFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-        return lines.some((l) => l['status'] === 400);
+        return lines.some((l) => l['status'] === 401);
       },
       { timeoutMs: 5000, what: 'the access-log line' },
     );
-    expect(lines).toContainEqual(expect.objectContaining({ method: 'GET', path: '/api2/json/version', status: 400, client: expect.any(String), ms: expect.any(Number), bytes: expect.any(Number) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ method: 'GET', path: '/api2/json/access/users', status: 401, user: null, client: expect.any(String), ms: expect.any(Number), bytes: expect.any(Number) }),
+    );
     expect(JSON.stringify(lines)).not.toContain('sekrit');
     expect(cp.output.join('\n')).not.toContain('sekrit');
   });

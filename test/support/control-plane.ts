@@ -1,8 +1,13 @@
 import { ControlPlaneProcess, createDatabase, databaseUrl, testPostgres, type ControlPlaneOptions } from '@corral/testing';
 
-/** A control plane on a database of its own on the run's test PostgreSQL (fast: no embedded server). */
-export async function startOnTestDatabase(options: ControlPlaneOptions = {}): Promise<ControlPlaneProcess> {
+/** A new database of its own on the run's test PostgreSQL (fast: no embedded server). */
+export async function testDatabaseUrl(): Promise<string> {
   const admin = testPostgres();
-  const database = await createDatabase(admin);
-  return ControlPlaneProcess.start({ ...options, env: { DATABASE_URL: databaseUrl(admin, database), ...options.env } });
+  return databaseUrl(admin, await createDatabase(admin));
+}
+
+/** A control plane on a database of its own, or on `databaseUrl` (replicas share one). */
+export async function startOnTestDatabase(options: ControlPlaneOptions & { databaseUrl?: string } = {}): Promise<ControlPlaneProcess> {
+  const url = options.databaseUrl ?? (await testDatabaseUrl());
+  return ControlPlaneProcess.start({ ...options, env: { DATABASE_URL: url, ...options.env } });
 }

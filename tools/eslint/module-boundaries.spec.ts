@@ -24,6 +24,15 @@ describe('the module boundaries lint rule', () => {
     ]);
   });
 
+  it('keeps Nest, TypeORM and pg out of the command-line client', () => {
+    const code = "import { Injectable } from '@nestjs/common';\nimport { DataSource } from 'typeorm';\nimport pg from 'pg';\nexport const x = [Injectable, DataSource, pg];\n";
+    expect(lint('apps/cli/src/x.ts', code)).toEqual([
+      "a project tagged 'scope:cli' must not import '@nestjs/common' (banned: '@nestjs/*')",
+      "a project tagged 'scope:cli' must not import 'typeorm' (banned: 'typeorm')",
+      "a project tagged 'scope:cli' must not import 'pg' (banned: 'pg')",
+    ]);
+  });
+
   it('fails a relative import that reaches into another project', () => {
     expect(lint('libs/pg-cluster/src/x.ts', "export * from '../../testing/src/index.js';\n")).toEqual([
       "'../../testing/src/index.js' reaches into project 'testing': import a library by its package name",

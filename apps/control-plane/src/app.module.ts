@@ -1,11 +1,15 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { AccessModule } from './access/access.module.js';
 import { CoreModule, type Runtime } from './http/core.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { VersionModule } from './version/version.module.js';
 
+/** Every API area: the app serves these, and the permission matrix test walks their endpoints. */
+export const API_MODULES = [VersionModule, OpenApiModule, AccessModule];
+
 @Module({})
 export class AppModule {
   static register(runtime: Runtime): DynamicModule {
-    return { module: AppModule, imports: [CoreModule.register(runtime), VersionModule, OpenApiModule] };
+    return { module: AppModule, imports: [CoreModule.register(runtime), ...API_MODULES] };
   }
 }

@@ -5,15 +5,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
+import type { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { CoreModule } from '../src/http/core.module.js';
 import { createApp } from '../src/http/create-app.js';
 import { loadTlsMaterial } from '../src/tls/certificate.js';
 import { testDataSource } from './test-database.js';
 
+/** root@pam's password in every test app. */
+export const TEST_ROOT_PASSWORD = 'test-root-password';
+
 export interface TestApp {
   readonly app: NestFastifyApplication;
   readonly api: HttpsClient;
+  readonly dataSource: DataSource;
   close(): Promise<void>;
 }
 
@@ -21,9 +26,9 @@ export interface TestApp {
  * The real HTTP stack (adapter, guard, envelope, filter) with the given controllers, on its own
  * database, listening on a free port of 127.0.0.1 over HTTPS with a generated certificate.
  */
-export async function startTestApp(options: { controllers?: Type[]; imports?: Type[]; logger?: Logger }): Promise<TestApp> {
+export async function startTestApp(options: { controllers?: Type[]; imports?: Type[]; logger?: Logger; env?: Record<string, string> }): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'corral-int-'));
-  const config = loadConfig({ CORRAL_DATA_DIR: dataDir, CORRAL_PORT: '0', CORRAL_BIND: '127.0.0.1' }, dataDir);
+  const config = loadConfig({ CORRAL_DATA_DIR: dataDir, CORRAL_PORT: '0', CORRAL_BIND: '127.0.0.1', CORRAL_ROOT_PASSWORD: TEST_ROOT_PASSWORD, ...options.env }, dataDir);
   const tls = await loadTlsMaterial(config);
   const database = await testDataSource();
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -39,6 +44,7 @@ export async function startTestApp(options: { controllers?: Type[]; imports?: Ty
   return {
     app,
     api,
+    dataSource: database.dataSource,
     close: async () => {
       api.close();
       await app.close();

@@ -96,10 +96,13 @@ function privilegesOf(config: AccessConfig, who: { holders: HolderClasses; useri
 
 /** Role id → propagate, after walking the path. */
 function rolesOn(config: AccessConfig, holders: HolderClasses, target: string): Map<string, boolean> {
+  const chain = pathChain(target);
+  // Each entry's path normalised once, not once per level.
+  const onChain = config.acl.map((entry) => ({ entry, level: normalizeAclPath(entry.path) })).filter(({ level }) => chain.includes(level));
   let roles = new Map<string, boolean>();
-  for (const level of pathChain(target)) {
+  for (const level of chain) {
     const atTarget = level === target;
-    const here = config.acl.filter((entry) => normalizeAclPath(entry.path) === level && (atTarget || entry.propagate));
+    const here = onChain.filter((e) => e.level === level && (atTarget || e.entry.propagate)).map((e) => e.entry);
     for (const holderClass of holders) {
       const entries = here.filter((entry) => holderClass.some((h) => h.type === entry.type && h.ugid === entry.ugid));
       if (entries.length === 0) continue;

@@ -9,7 +9,15 @@ describe('loadConfig', () => {
       tls: null,
       databaseUrl: null,
       logLevel: 'info',
+      rootPassword: null,
+      clusterName: 'corral',
+      oidc: null,
     });
+  });
+
+  it('reads the OAuth issuer with its defaults', () => {
+    const config = loadConfig({ CORRAL_OIDC_ISSUER: 'https://id.example.com/', CORRAL_OIDC_AUDIENCE: 'corral' }, '/');
+    expect(config.oidc).toEqual({ issuer: 'https://id.example.com/', audience: 'corral', jwksUrl: null, realm: 'oidc', userClaim: 'sub', autocreate: false });
   });
 
   it('resolves relative paths against the working directory and keeps absolute ones', () => {
@@ -28,6 +36,9 @@ describe('loadConfig', () => {
     [{ CORRAL_TLS_CERT: '/c.pem' }, 'CORRAL_TLS_CERT: CORRAL_TLS_CERT and CORRAL_TLS_KEY must be set together'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL: must be a postgres:// or postgresql:// URL'],
     [{ CORRAL_LOG_LEVEL: 'loud' }, 'CORRAL_LOG_LEVEL'],
+    [{ CORRAL_ROOT_PASSWORD: 'short' }, 'CORRAL_ROOT_PASSWORD: must be at least 8 characters'],
+    [{ CORRAL_OIDC_ISSUER: 'https://id.example.com' }, 'CORRAL_OIDC_ISSUER: CORRAL_OIDC_ISSUER and CORRAL_OIDC_AUDIENCE must be set together'],
+    [{ CORRAL_OIDC_ISSUER: 'ftp://x', CORRAL_OIDC_AUDIENCE: 'a' }, 'CORRAL_OIDC_ISSUER: must be an http(s) URL'],
   ])('rejects %j naming the variable', (env, message) => {
     expect(() => loadConfig(env, '/')).toThrow(ConfigError);
     expect(() => loadConfig(env, '/')).toThrow(message);

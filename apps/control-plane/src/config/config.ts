@@ -13,6 +13,25 @@ export interface Config {
   /** An external PostgreSQL, or `null` for the embedded one in `<dataDir>/pg`. */
   readonly databaseUrl: string | null;
   readonly logLevel: LogLevel;
+  /** root@pam's password on first start; generated (and written to `<dataDir>/root-password`) when null. */
+  readonly rootPassword: string | null;
+  /** The cluster's name, as `/access/ticket` and `/cluster/status` report it. */
+  readonly clusterName: string;
+  /** The OAuth 2.0 issuer whose bearer tokens are accepted (spec 5.4), or null: bearer tokens are refused. */
+  readonly oidc: OidcConfig | null;
+}
+
+export interface OidcConfig {
+  readonly issuer: string;
+  readonly audience: string;
+  /** Where the issuer's keys are; null: found through `<issuer>/.well-known/openid-configuration`. */
+  readonly jwksUrl: string | null;
+  /** The `oidc` realm the token's users belong to. */
+  readonly realm: string;
+  /** The claim that holds the user name. */
+  readonly userClaim: string;
+  /** Create a user of the realm the first time a valid token names one. */
+  readonly autocreate: boolean;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
@@ -39,6 +58,14 @@ const Env = z
     CORRAL_TLS_CERT: optionalText,
     CORRAL_TLS_KEY: optionalText,
     CORRAL_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    CORRAL_ROOT_PASSWORD: z.string().min(8, 'must be at least 8 characters').max(64, 'must be at most 64 characters').optional(),
+    CORRAL_CLUSTER_NAME: optionalText.pipe(z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,14}$/, 'must be a letter and up to 14 letters, digits or dashes').optional()),
+    CORRAL_OIDC_ISSUER: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+    CORRAL_OIDC_AUDIENCE: optionalText,
+    CORRAL_OIDC_JWKS_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+    CORRAL_OIDC_REALM: optionalText.pipe(z.string().regex(/^[A-Za-z][A-Za-z0-9._-]+$/, 'must be a realm name').optional()),
+    CORRAL_OIDC_USER_CLAIM: optionalText,
+    CORRAL_OIDC_AUTOCREATE: z.enum(['0', '1']).optional(),
     DATABASE_URL: optionalText.pipe(
       z
         .string()
@@ -49,6 +76,10 @@ const Env = z
   .refine((env) => (env.CORRAL_TLS_CERT === undefined) === (env.CORRAL_TLS_KEY === undefined), {
     message: 'CORRAL_TLS_CERT and CORRAL_TLS_KEY must be set together',
     path: ['CORRAL_TLS_CERT'],
+  })
+  .refine((env) => (env.CORRAL_OIDC_ISSUER === undefined) === (env.CORRAL_OIDC_AUDIENCE === undefined), {
+    message: 'CORRAL_OIDC_ISSUER and CORRAL_OIDC_AUDIENCE must be set together',
+    path: ['CORRAL_OIDC_ISSUER'],
   });
 
 export class ConfigError extends Error {}
@@ -72,5 +103,18 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
         : null,
     databaseUrl: e.DATABASE_URL ?? null,
     logLevel: e.CORRAL_LOG_LEVEL,
+    rootPassword: e.CORRAL_ROOT_PASSWORD ?? null,
+    clusterName: e.CORRAL_CLUSTER_NAME ?? 'corral',
+    oidc:
+      e.CORRAL_OIDC_ISSUER && e.CORRAL_OIDC_AUDIENCE
+        ? Object.freeze({
+            issuer: e.CORRAL_OIDC_ISSUER,
+            audience: e.CORRAL_OIDC_AUDIENCE,
+            jwksUrl: e.CORRAL_OIDC_JWKS_URL ?? null,
+            realm: e.CORRAL_OIDC_REALM ?? 'oidc',
+            userClaim: e.CORRAL_OIDC_USER_CLAIM ?? 'sub',
+            autocreate: e.CORRAL_OIDC_AUTOCREATE === '1',
+          })
+        : null,
   });
 }

@@ -1,2 +1,11 @@
+import { AclEntryRow } from '../access/entities/acl-entry.entity.js';
+import { ApiTokenRow } from '../access/entities/api-token.entity.js';
+import { GroupMemberRow } from '../access/entities/group-member.entity.js';
+import { GroupRow } from '../access/entities/group.entity.js';
+import { RealmRow } from '../access/entities/realm.entity.js';
+import { RoleRow } from '../access/entities/role.entity.js';
+import { TicketKeyRow } from '../access/entities/ticket-key.entity.js';
+import { UserRow } from '../access/entities/user.entity.js';
+
 /** Every entity, listed explicitly (no globs: they break once the app is bundled). */
-export const ENTITIES: readonly (new () => object)[] = [];
+export const ENTITIES: readonly (new () => object)[] = [RealmRow, UserRow, GroupRow, GroupMemberRow, RoleRow, AclEntryRow, ApiTokenRow, TicketKeyRow];

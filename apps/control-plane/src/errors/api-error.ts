@@ -14,7 +14,12 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: { readonly problems?: readonly ParamProblem[]; readonly headers?: Readonly<Record<string, string>> } = {},
+    readonly details: {
+      readonly problems?: readonly ParamProblem[];
+      readonly headers?: Readonly<Record<string, string>>;
+      /** The HTTP reason phrase when it says more than the message (PVE clients read it): `permission denied - invalid PVE ticket`. */
+      readonly reason?: string;
+    } = {},
   ) {
     super(message);
     this.name = 'ApiError';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import '../access/auth/principal.js';
 import type { AccessLogDestination } from '../logging/loggers.js';
 import { pathOf } from './request-path.js';
 
@@ -15,7 +16,8 @@ export function registerAccessLog(fastify: FastifyInstance, accessLog: AccessLog
       time: new Date().toISOString(),
       reqId: request.id,
       client: request.ip,
-      user: null,
+      // The token id when a token called (`user@realm!tokenid`), as PVE logs it.
+      user: request.corralPrincipal ? (request.corralPrincipal.tokenid ?? request.corralPrincipal.userid) : null,
       method: request.method,
       path: pathOf(request.url),
       status: reply.statusCode,

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
+import { AuthModule } from '../access/auth/auth.module.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { LOGGER } from '../logging/loggers.js';
 import { BUILD_INFO, type BuildInfo } from '../version/build-info.js';
@@ -18,7 +19,7 @@ export interface Runtime {
   readonly build: BuildInfo;
 }
 
-/** The machinery every API area relies on: settings, logger, database, the endpoint registry, guard and error filter. */
+/** The machinery every API area relies on: settings, logger, database, authentication, the endpoint registry, guard and error filter. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -31,6 +32,7 @@ export class CoreModule {
           useFactory: () => runtime.dataSource.options,
           dataSourceFactory: () => Promise.resolve(runtime.dataSource),
         }),
+        AuthModule,
       ],
       providers: [
         { provide: CONFIG, useValue: runtime.config },

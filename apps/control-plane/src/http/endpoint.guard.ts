@@ -1,38 +1,75 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import { Authenticator } from '../access/auth/authenticator.js';
+import { denial, permissionDenied } from '../access/auth/authorizer.js';
+import { readCredentials, TOKEN_QUERY_PARAM } from '../access/auth/credentials.js';
+import { AccessState } from '../access/state/access-state.js';
 import { ApiError } from '../errors/api-error.js';
-import { ENDPOINT, type EndpointDeclaration, type Permission } from './endpoint.js';
+import { ENDPOINT, type EndpointDeclaration } from './endpoint.js';
 import { decodeParams } from './request-params.js';
 
 /**
  * The one guard every route passes, in PVE's order: credentials (401), parameters (400),
- * privileges (403). It fails closed: a route without a declaration is refused.
+ * privileges (403). It fails closed: a route without a declaration is refused, and every
+ * endpoint that is not public needs a caller who passes its declared check.
  */
 @Injectable()
 export class EndpointGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: Authenticator,
+    private readonly access: AccessState,
+  ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const declaration = this.reflector.get<EndpointDeclaration | undefined>(ENDPOINT, context.getHandler());
     if (!declaration) throw new ApiError('INTERNAL', 'route without an endpoint declaration');
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (request.method === 'GET' && hasBody(request)) {
       throw new ApiError('UNEXPECTED_BODY', `unexpected request body for method 'GET': send parameters in the query string`);
     }
-    authenticate(declaration.permission);
-    request.corralParams = decodeParams(declaration, request);
+    // Public endpoints stay synchronous: GET /version is the benchmark's route.
+    if (declaration.permission.kind === 'public') {
+      request.corralParams = decodeParams(declaration, request);
+      return true;
+    }
+    return this.authorize(declaration, request);
+  }
+
+  private async authorize(declaration: EndpointDeclaration, request: FastifyRequest): Promise<boolean> {
+    const principal = await this.authenticator.authenticate({
+      credentials: readCredentials({
+        authorization: request.headers.authorization,
+        cookie: request.headers.cookie,
+        tokenQuery: (request.query as Record<string, unknown> | undefined)?.[TOKEN_QUERY_PARAM],
+      }),
+      method: request.method,
+      address: request.ip,
+      csrfToken: header(request, 'csrfpreventiontoken'),
+    });
+    if (declaration.allowToken === false && principal.tokenid !== null) {
+      throw new ApiError('PERMISSION_DENIED', 'permission denied', { reason: `permission denied - ${declaration.path} is not available with an API token, log in with a password` });
+    }
+    const params = decodeParams(declaration, request);
+    const permission = declaration.permission;
+    if (permission.kind !== 'authenticated' && permission.kind !== 'public') {
+      const denied = denial(permission, { access: await this.access.current(), principal, params });
+      if (denied) throw permissionDenied(denied);
+    }
+    request.corralParams = params;
+    request.corralPrincipal = principal;
     return true;
   }
+}
+
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
-}
-
-// Credentials are not verified yet (access control is its own issue), so every endpoint that
-// needs them answers 401: closed, never open.
-function authenticate(permission: Permission): void {
-  if (permission.kind !== 'public') throw new ApiError('AUTHENTICATION_FAILED', 'authentication failed');
 }

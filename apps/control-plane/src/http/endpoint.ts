@@ -6,16 +6,31 @@ import { JSON_CONTENT_TYPE } from './json-content-type.js';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
- * Who may call an endpoint (PVE's `permissions` in its schema, facts.md 2.6):
- * - `public`: no credentials at all (spec 4.8: `/version`);
- * - `authenticated`: any authenticated caller, the service filters what it returns (PVE `user: all`);
- * - `privileges`: the caller needs these privileges (all of them, or `any` one) on the ACL path,
- *   whose `{placeholders}` are filled from the validated parameters.
+ * A permission check, in the shape of PVE's `check` forms (facts.md 2.6):
+ * - `privileges`: all of them (or `any` one) on an ACL path whose `{placeholders}` are filled from
+ *   the validated parameters (`{realm}` also from a `userid` parameter's realm);
+ * - `self`: the parameter `param` names the caller's own user (PVE `userid-param self`);
+ * - `groups`: the privileges on `/access/groups`, or on `/access/groups/<g>` for a group `g` of the
+ *   user named by `param` (PVE `userid-group`), or, when `param` is a list of group ids, on each of
+ *   them (on `/access/groups` when it is empty or absent);
+ * - `permModify`: may change the ACL on `path` (PVE `perm-modify`): Permissions.Modify there, or the
+ *   allocate privilege of its kind (`/vms` VM.Allocate, `/storage` Datastore.Allocate, `/pool` Pool.Allocate);
+ * - `anyOf`, `allOf`: combinations.
  */
-export type Permission =
-  | { readonly kind: 'public' }
-  | { readonly kind: 'authenticated' }
-  | { readonly kind: 'privileges'; readonly path: string; readonly privileges: readonly [Privilege, ...Privilege[]]; readonly any?: boolean };
+export type Check =
+  | { readonly kind: 'privileges'; readonly path: string; readonly privileges: readonly [Privilege, ...Privilege[]]; readonly any?: boolean }
+  | { readonly kind: 'self'; readonly param: string }
+  | { readonly kind: 'groups'; readonly param: string; readonly privileges: readonly [Privilege, ...Privilege[]]; readonly any?: boolean }
+  | { readonly kind: 'permModify'; readonly path: string }
+  | { readonly kind: 'anyOf' | 'allOf'; readonly checks: readonly [Check, ...Check[]] };
+
+/**
+ * Who may call an endpoint (PVE's `permissions` in its schema, facts.md 2.6):
+ * - `public`: no credentials at all (spec 4.8: `/version`; `POST /access/ticket`);
+ * - `authenticated`: any authenticated caller, the service filters what it returns (PVE `user: all`);
+ * - a check on the caller's privileges, evaluated after the parameters are valid.
+ */
+export type Permission = { readonly kind: 'public' } | { readonly kind: 'authenticated' } | Check;
 
 /**
  * One endpoint, declared once. Request validation, the permission check, the OpenAPI document and
@@ -31,6 +46,8 @@ export interface EndpointDeclaration<P extends z.ZodObject = z.ZodObject, R exte
   readonly parameters: P;
   readonly returns: R;
   readonly permission: Permission;
+  /** `false` where PVE refuses API tokens (`allowtoken: 0`): changing a password, and tickets. */
+  readonly allowToken?: false;
   /** `false` only for documents served as they are (the OpenAPI document); every API result is `{ "data": ... }`. */
   readonly envelope?: false;
 }

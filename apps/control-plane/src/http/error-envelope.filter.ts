@@ -27,7 +27,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const status = ERROR_STATUS[error.code];
     const errors = (error.details.problems ?? [{ message: error.message }]).map((item) => ({ code: status, ...item }));
     const reply = http.getResponse<FastifyReply>();
-    reply.raw.statusMessage = reasonPhrase(error.message);
+    reply.raw.statusMessage = reasonPhrase(error.details.reason ?? error.message);
     reply
       .status(status)
       .headers({ ...error.details.headers, 'content-type': JSON_CONTENT_TYPE })

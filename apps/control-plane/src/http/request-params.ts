@@ -1,6 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { TOKEN_QUERY_PARAM } from '../access/auth/credentials.js';
 import { ApiError, type ParamProblem } from '../errors/api-error.js';
 import type { EndpointDeclaration } from './endpoint.js';
 
@@ -30,6 +31,8 @@ export function decodeParams(declaration: EndpointDeclaration, request: RequestP
   const merged: Record<string, unknown> = { ...bodyObject(request.body), ...(request.query as Record<string, unknown> | undefined) };
   // Deleting only when present: a `delete` turns the object into a slow dictionary for the validation.
   if (CACHE_BUSTER in merged) delete merged[CACHE_BUSTER];
+  // Credentials (spec 5.1), read by the endpoint guard: never a parameter.
+  if (request.query && TOKEN_QUERY_PARAM in (request.query as object)) delete merged[TOKEN_QUERY_PARAM];
 
   const problems: ParamProblem[] = [];
   for (const [name, value] of Object.entries((request.params as Record<string, string> | undefined) ?? {})) {

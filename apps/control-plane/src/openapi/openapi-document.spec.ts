@@ -61,6 +61,12 @@ describe('buildOpenApiDocument', () => {
     expect(op['security']).toBeUndefined();
   });
 
+  it('names every way to authenticate, and none for public endpoints', () => {
+    const schemes = (doc as unknown as { components: { securitySchemes: Record<string, unknown> } }).components.securitySchemes;
+    expect(Object.keys(schemes).sort()).toEqual(['apiToken', 'basic', 'bearer', 'ticket']);
+    expect((doc as unknown as { security: unknown[] }).security).toHaveLength(4);
+  });
+
   it('wraps results in the data envelope and refers errors to the spec envelope', () => {
     const responses = doc.paths['/nodes/{node}/qemu']?.['get']?.['responses'] as Record<string, { content: Record<string, { schema: unknown }> }>;
     expect(responses['200']?.content['application/json;charset=UTF-8']?.schema).toEqual({

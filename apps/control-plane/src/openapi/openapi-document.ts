@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EndpointDeclaration, Permission } from '../http/endpoint.js';
+import type { Check, EndpointDeclaration, Permission } from '../http/endpoint.js';
 import { API_PREFIX, placeholders } from '../http/endpoint-registry.js';
 import { JSON_CONTENT_TYPE } from '../http/json-content-type.js';
 
@@ -27,6 +27,14 @@ const ERROR_ENVELOPE: JsonSchema = {
   },
 };
 
+// spec 5 and COMPAT.md: every way a caller authenticates (docs/access-control.md).
+const SECURITY_SCHEMES: JsonSchema = {
+  ticket: { type: 'apiKey', in: 'cookie', name: 'PVEAuthCookie', description: 'A ticket from POST /access/ticket; requests other than GET also need the CSRFPreventionToken header.' },
+  apiToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`PVEAPIToken=<user>@<realm>!<tokenid>=<secret>` (or `SVCAPIToken=`, or the spec\'s `<user>@<realm>=<secret>`).' },
+  basic: { type: 'http', scheme: 'basic', description: '`<user>@<realm>` and its password.' },
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A JWT from the configured OAuth 2.0 issuer." },
+};
+
 /** The OpenAPI 3.1 document of every declared endpoint, derived from the declarations alone. */
 export function buildOpenApiDocument(declarations: readonly EndpointDeclaration[], version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
@@ -41,8 +49,9 @@ export function buildOpenApiDocument(declarations: readonly EndpointDeclaration[
       description: 'Wire-compatible with the Proxmox VE API: form or JSON bodies, 0/1 booleans, `{ "data": ... }` envelope.',
     },
     servers: [{ url: API_PREFIX }],
+    security: Object.keys(SECURITY_SCHEMES).map((scheme) => ({ [scheme]: [] })),
     paths,
-    components: { schemas: { ErrorEnvelope: ERROR_ENVELOPE } },
+    components: { schemas: { ErrorEnvelope: ERROR_ENVELOPE }, securitySchemes: SECURITY_SCHEMES },
   };
 }
 
@@ -104,11 +113,25 @@ function describePermission(permission: Permission): JsonSchema {
     case 'authenticated':
       return { description: 'Any authenticated caller; results are filtered by privilege.' };
     case 'privileges':
-      return {
-        description: `${permission.any ? 'Any' : 'All'} of ${permission.privileges.join(', ')} on ${permission.path}.`,
-        path: permission.path,
-        privileges: permission.privileges,
-        any: permission.any ?? false,
-      };
+      return { description: `${describeCheck(permission)}.`, path: permission.path, privileges: permission.privileges, any: permission.any ?? false };
+    default:
+      return { description: `${describeCheck(permission)}.` };
+  }
+}
+
+function describeCheck(check: Check): string {
+  const privileges = (c: { privileges: readonly string[]; any?: boolean }) => `${c.any ? 'any' : 'all'} of ${c.privileges.join(', ')}`;
+  switch (check.kind) {
+    case 'privileges':
+      return `${privileges(check)} on ${check.path}`;
+    case 'self':
+      return `'${check.param}' is the caller's own user`;
+    case 'groups':
+      return `${privileges(check)} on /access/groups or on the groups of '${check.param}'`;
+    case 'permModify':
+      return `may modify permissions on ${check.path}`;
+    case 'anyOf':
+    case 'allOf':
+      return `${check.kind === 'anyOf' ? 'one' : 'each'} of: ${check.checks.map((c) => `(${describeCheck(c)})`).join(', ')}`;
   }
 }

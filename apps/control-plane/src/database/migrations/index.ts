@@ -1,7 +1,8 @@
 import type { MigrationInterface } from 'typeorm';
+import { AccessControl1763709000000 } from './1763709000000-access-control.js';
 
 /**
  * Every migration, in order: one per schema change, committed with the entity change and never
  * edited after it lands. `<timestamp>-<kebab-description>.ts`, class `<Pascal><timestamp>`.
  */
-export const MIGRATIONS: readonly (new () => MigrationInterface)[] = [];
+export const MIGRATIONS: readonly (new () => MigrationInterface)[] = [AccessControl1763709000000];

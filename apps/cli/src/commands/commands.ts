@@ -1,0 +1,7 @@
+import type { Command } from '../command-line/command.js';
+import { ACL_COMMANDS } from './acl-commands.js';
+import { GET_COMMAND } from './get-command.js';
+import { TOKEN_COMMANDS } from './token-commands.js';
+
+/** Every `corral` command, in the order the help lists them. */
+export const COMMANDS: readonly Command[] = [...TOKEN_COMMANDS, ...ACL_COMMANDS, GET_COMMAND];

@@ -1,0 +1,8 @@
+/** One request to the API, as a command stands for it; parameters left undefined are not sent. */
+export interface ApiCall {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Relative to /api2/json, path segments already percent-encoded. */
+  readonly path: string;
+  /** A list is sent as the key repeated (PVE's request decoding, facts.md 0). */
+  readonly params: Readonly<Record<string, string | readonly string[] | undefined>>;
+}

@@ -1,0 +1,23 @@
+import { ApiFailure } from './api-failure.js';
+
+describe('an API error as the command reports it (spec 7)', () => {
+  it("takes every message of the envelope, adding the parameter where the message doesn't name it", () => {
+    const body = JSON.stringify({
+      data: null,
+      errors: [
+        { code: 400, param: 'expire', message: "parameter 'expire': must be an integer" },
+        { code: 400, param: 'tokens', message: 'At least one of users, groups or tokens is needed' },
+      ],
+    });
+    expect(ApiFailure.fromResponse(400, 'Parameter verification failed.', body).messages).toEqual([
+      "parameter 'expire': must be an integer",
+      'tokens: At least one of users, groups or tokens is needed',
+    ]);
+  });
+
+  it('falls back to the reason phrase when the body has no envelope', () => {
+    expect(ApiFailure.fromResponse(401, 'No ticket', '')).toEqual(expect.objectContaining({ status: 401, messages: ['No ticket'] }));
+    expect(ApiFailure.fromResponse(502, 'Bad Gateway', '<html>').messages).toEqual(['Bad Gateway']);
+    expect(ApiFailure.fromResponse(500, '', '{"data":null}').messages).toEqual(['no reason given']);
+  });
+});

@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+import { run } from './run.js';
+
+process.exitCode = await run(process.argv.slice(2), process.env, {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+});

@@ -1,0 +1,45 @@
+import { parseCommandLine } from './command-line/parse-command-line.js';
+import { UsageError } from './command-line/usage-error.js';
+import { COMMANDS } from './commands/commands.js';
+import { readEnvironment } from './environment/environment.js';
+import { ApiClient } from './http/api-client.js';
+import { ApiFailure, ConnectionFailure } from './http/api-failure.js';
+import { credentialHeaders, openSession } from './http/authentication.js';
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** One `corral` invocation; resolves to its exit code: 0, 1 when the API refuses or cannot be reached, 2 on a usage error. */
+export async function run(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, output: Output): Promise<number> {
+  try {
+    const invocation = parseCommandLine(argv, COMMANDS);
+    if (invocation.kind === 'help') {
+      output.out(`${invocation.text}\n`);
+      return 0;
+    }
+    const settings = readEnvironment(env);
+    const client = new ApiClient(settings.url, settings.fingerprint);
+    const session = await openSession(client, settings.auth);
+    const data = await client.send(invocation.call, credentialHeaders(session, invocation.call.method));
+    // As pvesh: a call that answers null (a change) prints nothing.
+    if (data !== null) output.out(`${JSON.stringify(data, null, 2)}\n`);
+    if (invocation.command.notice !== undefined) output.err(`corral: ${invocation.command.notice}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      output.err(`corral: ${error.message}\n${error.hint}\n`);
+      return 2;
+    }
+    if (error instanceof ApiFailure) {
+      output.err(error.messages.map((message) => `corral: ${error.status} ${message}\n`).join(''));
+      return 1;
+    }
+    if (error instanceof ConnectionFailure) {
+      output.err(`corral: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

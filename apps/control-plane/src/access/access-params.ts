@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { ApiError } from '../errors/api-error.js';
+import { integerParam, listParam, stringParam } from '../http/params.js';
+
+/** Parameters and errors shared by the access API (facts.md 1.4, 1.5; PVE's formats). */
+
+const NAME = '[A-Za-z][A-Za-z0-9._-]+';
+export const REALM_PATTERN = new RegExp(`^${NAME}$`);
+export const USERID_PATTERN = new RegExp(`^[^\\s:/@!=]{1,60}@${NAME}$`);
+export const TOKENID_PATTERN = REALM_PATTERN;
+export const GROUPID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+export const ROLEID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The realm of a user id `<name>@<realm>`. */
+export function realmOf(userid: string): string {
+  return userid.slice(userid.lastIndexOf('@') + 1);
+}
+
+export const useridParam = (description = 'The user, `<name>@<realm>`.') =>
+  stringParam({ description, maxLength: 64, pattern: USERID_PATTERN, patternHint: "must be '<name>@<realm>'" });
+
+export const tokenidParam = (description = 'The token name: a letter, then letters, digits, `.`, `_` or `-`.') =>
+  stringParam({ description, maxLength: 64, pattern: TOKENID_PATTERN, patternHint: 'must be a letter followed by letters, digits, ., _ or -' });
+
+export const groupidParam = (description = 'The group.') =>
+  stringParam({ description, pattern: GROUPID_PATTERN, patternHint: 'must be 1 to 64 letters, digits, ., _ or -' });
+
+export const roleidParam = (description = 'The role.') =>
+  stringParam({ description, pattern: ROLEID_PATTERN, patternHint: 'must be 1 to 64 letters, digits, ., _ or -' });
+
+export const commentParam = () => stringParam({ description: 'A free-form comment.', maxLength: 4096 });
+
+/** Epoch seconds; 0 = never (PVE's `expire`). */
+export const expireParam = (description = 'Expiry as epoch seconds; 0 means never.') => integerParam({ description, min: 0 });
+
+/** A list given as a comma (or space, semicolon) separated string, repeated keys, or a JSON array: PVE's `-list` formats. */
+export function commaListParam<T extends z.ZodType<string>>(item: T, description: string) {
+  return z
+    .preprocess(
+      (value) => (Array.isArray(value) ? value.flatMap(split) : typeof value === 'string' ? split(value) : value),
+      listParam(item, { description }),
+    )
+    .meta({ description });
+}
+
+function split(value: unknown): unknown[] {
+  return typeof value === 'string' ? value.split(/[,;\s]+/).filter(Boolean) : [value];
+}
+
+export function notFound(what: string): ApiError {
+  return new ApiError('NOT_FOUND', `${what} does not exist`);
+}
+
+export function alreadyExists(what: string): ApiError {
+  return new ApiError('ALREADY_EXISTS', `${what} already exists`);
+}
+
+/** A 400 naming one parameter. */
+export function badParam(param: string, message: string): ApiError {
+  return ApiError.invalidParams([{ param, message }]);
+}
+
+/** PostgreSQL's unique_violation: a concurrent create of the same id lost the race. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code === '23505' || (error as { code?: unknown }).code === '23505';
+}

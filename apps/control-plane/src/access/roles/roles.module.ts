@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { RolesController } from './roles.controller.js';
+import { RolesService } from './roles.service.js';
+
+/** `/access/roles` (facts.md 2.2, 2.7). */
+@Module({ controllers: [RolesController], providers: [RolesService] })
+export class RolesModule {}

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { API_MODULES } from '../app.module.js';
+import { addGroup, addRole, addToken, addUser, apiToken, basic, call, grant, ROOT, type Form, type Headers } from '../../test-support/access-fixture.js';
+import { startTestApp, TEST_ROOT_PASSWORD, type TestApp } from '../../test-support/test-app.js';
+import { EndpointRegistry } from './endpoint-registry.js';
+
+/**
+ * Every declared endpoint, called by six kinds of caller, with the status each must get: the
+ * permission declarations checked end to end (issue 3's ACL matrix). An endpoint without a row
+ * fails the test, so a new endpoint cannot go unchecked.
+ */
+
+const CALLERS = ['none', 'root', 'auditor', 'vmuser', 'bareToken', 'scopedToken'] as const;
+type Caller = (typeof CALLERS)[number];
+
+const PASSWORD = 'matrix-password';
+const BARE_SECRET = '0b6a4f0e-6a43-4b49-9d8f-111111111111';
+const SCOPED_SECRET = '0b6a4f0e-6a43-4b49-9d8f-222222222222';
+const CREDENTIALS: Record<Caller, Headers> = {
+  none: {},
+  root: ROOT,
+  // PVEAuditor on `/`
+  auditor: basic('auditor@pve', PASSWORD),
+  // PVEVMUser on `/vms/100` only
+  vmuser: basic('vmuser@pve', PASSWORD),
+  // root@pam's privilege-separated tokens: one without ACL entries, one with PVEAuditor on `/`
+  bareToken: apiToken('root@pam!bare', BARE_SECRET),
+  scopedToken: apiToken('root@pam!scoped', SCOPED_SECRET),
+};
+
+/** The caller's own user, for endpoints that let users manage themselves. */
+const OWN_USER: Record<Caller, string> = {
+  none: 'target@pve',
+  root: 'root@pam',
+  auditor: 'auditor@pve',
+  vmuser: 'vmuser@pve',
+  bareToken: 'root@pam',
+  scopedToken: 'root@pam',
+};
+
+interface Row {
+  /** The declaration's method and path. */
+  readonly endpoint: string;
+  readonly request: (c: Caller) => { path: string; form?: Form; query?: string };
+  /** Run as root before the caller's request: what the request consumes. */
+  readonly setup?: (t: TestApp, c: Caller) => Promise<void>;
+  /** Statuses for none, root, auditor, vmuser, bareToken, scopedToken. */
+  readonly expect: string;
+}
+
+const PUBLIC = '200 200 200 200 200 200';
+const ANY_CALLER = '401 200 200 200 200 200';
+const ROOT_ONLY = '401 200 403 403 403 403';
+const AUDITORS = '401 200 200 403 403 200';
+// `self` for users; a token is never its own user (PVE), and these tokens lack User.Modify.
+const SELF = '401 200 200 200 403 403';
+
+const aclChange = { path: '/vms/100', roles: 'PVEAuditor', users: 'target@pve' };
+const aclQuery = new URLSearchParams(aclChange).toString();
+
+const ROWS: readonly Row[] = [
+  { endpoint: 'GET /version', request: () => ({ path: '/version' }), expect: PUBLIC },
+  { endpoint: 'GET /openapi.json', request: () => ({ path: '/openapi.json' }), expect: PUBLIC },
+  { endpoint: 'GET /access', request: () => ({ path: '/access' }), expect: ANY_CALLER },
+  { endpoint: 'GET /access/domains', request: () => ({ path: '/access/domains' }), expect: PUBLIC },
+  { endpoint: 'GET /access/ticket', request: () => ({ path: '/access/ticket' }), expect: PUBLIC },
+  { endpoint: 'POST /access/ticket', request: () => ({ path: '/access/ticket', form: { username: 'root@pam', password: TEST_ROOT_PASSWORD } }), expect: PUBLIC },
+
+  { endpoint: 'GET /access/users', request: () => ({ path: '/access/users' }), expect: ANY_CALLER },
+  { endpoint: 'POST /access/users', request: (c) => ({ path: '/access/users', form: { userid: `new-${c}@pve` } }), expect: ROOT_ONLY },
+  { endpoint: 'GET /access/users/{userid}', request: () => ({ path: '/access/users/target@pve' }), expect: AUDITORS },
+  { endpoint: 'PUT /access/users/{userid}', request: () => ({ path: '/access/users/target@pve', form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'DELETE /access/users/{userid}',
+    setup: (t, c) => addUser(t, `gone-${c}@pve`),
+    request: (c) => ({ path: `/access/users/gone-${c}@pve` }),
+    expect: ROOT_ONLY,
+  },
+  { endpoint: 'PUT /access/password', request: () => ({ path: '/access/password', form: { userid: 'target@pve', password: 'another-password' } }), expect: ROOT_ONLY },
+
+  { endpoint: 'GET /access/groups', request: () => ({ path: '/access/groups' }), expect: ANY_CALLER },
+  { endpoint: 'POST /access/groups', request: (c) => ({ path: '/access/groups', form: { groupid: `new-${c}` } }), expect: ROOT_ONLY },
+  { endpoint: 'GET /access/groups/{groupid}', request: () => ({ path: '/access/groups/ops' }), expect: AUDITORS },
+  { endpoint: 'PUT /access/groups/{groupid}', request: () => ({ path: '/access/groups/ops', form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /access/groups/{groupid}', setup: (t, c) => addGroup(t, `gone-${c}`), request: (c) => ({ path: `/access/groups/gone-${c}` }), expect: ROOT_ONLY },
+
+  { endpoint: 'GET /access/roles', request: () => ({ path: '/access/roles' }), expect: ANY_CALLER },
+  { endpoint: 'POST /access/roles', request: (c) => ({ path: '/access/roles', form: { roleid: `New-${c}`, privs: 'VM.Audit' } }), expect: ROOT_ONLY },
+  { endpoint: 'GET /access/roles/{roleid}', request: () => ({ path: '/access/roles/PVEAuditor' }), expect: ANY_CALLER },
+  { endpoint: 'PUT /access/roles/{roleid}', request: () => ({ path: '/access/roles/Custom', form: { privs: 'VM.Audit,VM.Console' } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /access/roles/{roleid}', setup: (t, c) => addRole(t, `Gone-${c}`, ['VM.Audit']), request: (c) => ({ path: `/access/roles/Gone-${c}` }), expect: ROOT_ONLY },
+
+  { endpoint: 'GET /access/acl', request: () => ({ path: '/access/acl' }), expect: ANY_CALLER },
+  { endpoint: 'PUT /access/acl', request: () => ({ path: '/access/acl', form: aclChange }), expect: ROOT_ONLY },
+  { endpoint: 'POST /access/acl', request: () => ({ path: '/access/acl', form: aclChange }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /access/acl', request: () => ({ path: '/access/acl', query: aclQuery }), expect: ROOT_ONLY },
+  { endpoint: 'GET /access/permissions', request: () => ({ path: '/access/permissions' }), expect: ANY_CALLER },
+
+  ...tokenRows('tokens', (user, tokenid) => ({ path: `/access/users/${user}/tokens`, form: { tokenid } })),
+  ...tokenRows('token', (user, tokenid) => ({ path: `/access/users/${user}/token/${tokenid}` })),
+];
+
+/** The token API's rows on one of its path forms (the spec's `tokens`, PVE's `token`). */
+function tokenRows(segment: 'tokens' | 'token', create: (user: string, tokenid: string) => { path: string; form?: Form }): Row[] {
+  const base = `/access/users/{userid}/${segment}`;
+  const item = (c: Caller, prefix: string) => `/access/users/${OWN_USER[c]}/${segment}/${prefix}-${segment}-${c}`;
+  const existing = (prefix: string) => (t: TestApp, c: Caller) => addToken(t, OWN_USER[c], `${prefix}-${segment}-${c}`, { privsep: true, secret: randomUUID() });
+  const rows: Row[] = [
+    { endpoint: `GET ${base}`, request: (c) => ({ path: `/access/users/${OWN_USER[c]}/${segment}` }), expect: SELF },
+    { endpoint: `POST ${segment === 'tokens' ? base : `${base}/{tokenid}`}`, request: (c) => create(OWN_USER[c], `new-${segment}-${c}`), expect: SELF },
+    { endpoint: `GET ${base}/{tokenid}`, setup: existing('read'), request: (c) => ({ path: item(c, 'read') }), expect: SELF },
+    { endpoint: `PUT ${base}/{tokenid}`, setup: existing('edit'), request: (c) => ({ path: item(c, 'edit'), form: { comment: 'changed' } }), expect: SELF },
+    { endpoint: `DELETE ${base}/{tokenid}`, setup: existing('gone'), request: (c) => ({ path: item(c, 'gone') }), expect: SELF },
+  ];
+  return rows;
+}
+
+describe('the permission matrix', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ imports: API_MODULES });
+    await addUser(t, 'auditor@pve', { password: PASSWORD });
+    await addUser(t, 'vmuser@pve', { password: PASSWORD });
+    await addUser(t, 'target@pve');
+    await addGroup(t, 'ops');
+    await addRole(t, 'Custom', ['VM.Audit']);
+    await addToken(t, 'root@pam', 'bare', { privsep: true, secret: BARE_SECRET });
+    await addToken(t, 'root@pam', 'scoped', { privsep: true, secret: SCOPED_SECRET });
+    await grant(t, { path: '/', type: 'user', ugid: 'auditor@pve', roleid: 'PVEAuditor' });
+    await grant(t, { path: '/vms/100', type: 'user', ugid: 'vmuser@pve', roleid: 'PVEVMUser' });
+    await grant(t, { path: '/', type: 'token', ugid: 'root@pam!scoped', roleid: 'PVEAuditor' });
+  });
+  afterAll(() => t.close());
+
+  it('has a row for every declared endpoint', () => {
+    const declared = t.app.get(EndpointRegistry).declarations.map((d) => `${d.method} ${d.path}`);
+    expect([...new Set(ROWS.map((row) => row.endpoint))].sort()).toEqual([...new Set(declared)].sort());
+  });
+
+  describe.each(ROWS.map((row) => [row.endpoint, row] as const))('%s', (_endpoint, row) => {
+    it.each(CALLERS.map((caller, i) => [caller, Number(row.expect.split(' ')[i])] as const))('as %s: %i', async (caller, status) => {
+      await row.setup?.(t, caller);
+      const { path, form, query } = row.request(caller);
+      const method = row.endpoint.split(' ')[0] ?? 'GET';
+      const res = await call(t, method, path, { as: CREDENTIALS[caller], ...(form ? { form } : {}), ...(query ? { query } : {}) });
+      expect({ status: res.status, body: res.text.slice(0, 300) }).toEqual({ status, body: expect.any(String) });
+    });
+  });
+});

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Debian packages the test suite drives: real PVE clients for the compatibility tests.
+# Installs only what is missing; needs root (or sudo) the first time.
+set -euo pipefail
+packages=(python3-proxmoxer python3-requests)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing Debian packages for the tests: ${missing[*]}"
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
