@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { Bytes, Fraction, Seconds, Sequence, Vmid } from '../fields.js';
+
+/**
+ * The node's load and capacity, polled by the agent (every few seconds) for the hot reads of
+ * `/nodes` and `/cluster/status` (spec 2.1, 2.3; COMPAT.md): PVE's field names and units.
+ */
+export const InventoryReport = z.object({
+  kind: z.literal('inventory'),
+  /** CPU load over the last polling interval, as a fraction of all CPUs. */
+  cpu: Fraction,
+  /** Logical CPUs. */
+  maxcpu: z.int().min(1),
+  /** Memory in use and total, in bytes (`memtotal` of spec 2.3 is `maxmem`). */
+  mem: Bytes,
+  maxmem: Bytes,
+  /** Seconds since the host booted. */
+  uptime: Seconds,
+  /** The root file system's used and total bytes. */
+  disk: Bytes,
+  maxdisk: Bytes,
+  /** The distribution's pretty name, e.g. `Debian GNU/Linux 13 (trixie)`. */
+  os: z.string(),
+  /** The running kernel's release, e.g. `6.12.38+deb13-amd64`. */
+  kernel: z.string(),
+});
+export type InventoryReport = z.infer<typeof InventoryReport>;
+
+/** One guest as its driver last saw it. */
+export const GuestRuntime = z.object({
+  vmid: Vmid,
+  /** `qemu` or `lxc`, as PVE's `type` in `/cluster/resources`. */
+  type: z.enum(['qemu', 'lxc']),
+  status: z.enum(['running', 'stopped', 'paused']),
+  /** The main process, while it runs. */
+  pid: z.int().min(1).optional(),
+  uptime: Seconds,
+  /** CPU use as a fraction of the host's CPUs. */
+  cpu: Fraction,
+  /** Memory in use, in bytes. */
+  mem: Bytes,
+});
+export type GuestRuntime = z.infer<typeof GuestRuntime>;
+
+/**
+ * The run state of every guest on the node, the agent's truth (DESIGN.md "State"): the whole list
+ * each time, so a newer report replaces an older one.
+ */
+export const RuntimeReport = z.object({
+  kind: z.literal('runtime'),
+  guests: z.array(GuestRuntime),
+});
+export type RuntimeReport = z.infer<typeof RuntimeReport>;
+
+export const ReportPayload = z.discriminatedUnion('kind', [InventoryReport, RuntimeReport]);
+export type ReportPayload = z.infer<typeof ReportPayload>;
+
+/**
+ * Agent → control plane: a full snapshot of one kind of node state, sent when polled and changed
+ * (at most every heartbeat). The control plane keeps the newest in memory and writes it to the
+ * database only when it changed meaningfully. Re-sent after a reconnect until acknowledged, newest
+ * of each kind only (`AckFrame`).
+ */
+export const ReportFrame = z.object({
+  type: z.literal('report'),
+  seq: Sequence,
+  payload: ReportPayload,
+});
+export type ReportFrame = z.infer<typeof ReportFrame>;

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { JsonValue, OpaqueId, Upid } from '../fields.js';
+
+/**
+ * Control plane → agent: run a command of the catalog (COMMANDS).
+ *
+ * The frame itself is checked here; its `command` and `params` are checked against the catalog by
+ * `parseCommandRequest`, so that an agent can answer an unknown command or bad parameters with a
+ * `failure` (`unknown-command`, `invalid-params`) instead of dropping the connection: an older
+ * agent stays usable by a newer control plane for the commands it knows.
+ *
+ * The agent answers every request exactly once, with `result` or `failure` (and may send `log`
+ * frames before that). It kills a command that runs longer than `timeoutMs` and answers `timeout`.
+ * After a reconnect within the same agent session the control plane sends unanswered requests
+ * again with the same `id`; the agent does not run a request it has already seen a second time.
+ */
+export const RequestFrame = z.object({
+  type: z.literal('request'),
+  /** Chosen by the control plane and never reused for a node (a random UUID); the answer carries it back. */
+  id: OpaqueId,
+  /** A command name of the catalog, dotted `noun.verb` (`node.dns.set`). */
+  command: z.string().regex(/^[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+$/, 'must be a dotted command name such as node.dns.set'),
+  params: z.record(z.string(), JsonValue),
+  /** How long the agent lets the command run, in milliseconds (at most a week: a backup of a large disk can take a day). */
+  timeoutMs: z.int().min(1).max(604_800_000),
+  /**
+   * The task this request does the work of (DESIGN.md "Tasks"), and its idempotency key: an agent
+   * that is running or has run this task in its session does not start it again, whichever replica
+   * asks. A task whose agent session ended before it was answered is ended by the control plane
+   * with an error, never run again on the new session.
+   */
+  upid: Upid.optional(),
+});
+export type RequestFrame = z.infer<typeof RequestFrame>;
