@@ -5,6 +5,7 @@ WORKDIR /corral
 COPY package.json package-lock.json nx.json tsconfig.base.json ./
 COPY libs libs
 COPY apps/cli/package.json apps/cli/
+COPY apps/agent/package.json apps/agent/
 RUN npm install --ignore-scripts
 COPY apps/control-plane apps/control-plane
 COPY tools/build-info.mjs tools/
@@ -18,6 +19,8 @@ COPY --from=build /corral/libs/pg-cluster/package.json libs/pg-cluster/
 COPY --from=build /corral/libs/pg-cluster/dist libs/pg-cluster/dist
 COPY --from=build /corral/libs/acl/package.json libs/acl/
 COPY --from=build /corral/libs/acl/dist libs/acl/dist
+COPY --from=build /corral/libs/protocol/package.json libs/protocol/
+COPY --from=build /corral/libs/protocol/dist libs/protocol/dist
 COPY --from=build /corral/apps/control-plane/dist apps/control-plane/dist
 ENV CORRAL_DATA_DIR=/var/lib/corral
 RUN mkdir -p /var/lib/corral && chown node:node /var/lib/corral

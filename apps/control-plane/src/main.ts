@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     const database = await openDatabase(config, logger);
     let app: NestFastifyApplication;
     try {
-      app = await createApp(AppModule.register({ config, logger, dataSource: database.dataSource, build }), { tls, logger, accessLog });
+      app = await createApp(AppModule.register({ config, logger, dataSource: database.dataSource, build, fingerprint: tls.fingerprint }), { tls, logger, accessLog });
       await listen(app, config);
     } catch (error) {
       await database.close();

@@ -1,3 +1,4 @@
+import { AGENT_WEBSOCKET_PATH } from '@corral/protocol';
 import { HttpsClient } from '@corral/testing';
 import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -19,6 +20,10 @@ export interface TestApp {
   readonly app: NestFastifyApplication;
   readonly api: HttpsClient;
   readonly dataSource: DataSource;
+  /** The app's certificate (PEM), for clients that trust it as is. */
+  readonly cert: string;
+  /** `wss://127.0.0.1:<port>/agent/v1` */
+  readonly agentUrl: string;
   close(): Promise<void>;
 }
 
@@ -34,7 +39,7 @@ export async function startTestApp(options: { controllers?: Type[]; imports?: Ty
   const logger = options.logger ?? pino({ level: 'silent' });
   const root = {
     module: class TestRootModule {},
-    imports: [CoreModule.register({ config, logger, dataSource: database.dataSource, build: { version: '0.0.0-test', commit: null } }), ...(options.imports ?? [])],
+    imports: [CoreModule.register({ config, logger, dataSource: database.dataSource, build: { version: '0.0.0-test', commit: null }, fingerprint: tls.fingerprint }), ...(options.imports ?? [])],
     controllers: options.controllers ?? [],
   };
   const app = await createApp(root, { tls, logger, accessLog: { write: () => true } });
@@ -45,6 +50,8 @@ export async function startTestApp(options: { controllers?: Type[]; imports?: Ty
     app,
     api,
     dataSource: database.dataSource,
+    cert: tls.cert,
+    agentUrl: `wss://127.0.0.1:${port}${AGENT_WEBSOCKET_PATH}`,
     close: async () => {
       api.close();
       await app.close();

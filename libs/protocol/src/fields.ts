@@ -9,7 +9,9 @@ import { z } from 'zod';
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 
 /** A node name: one DNS label, as PVE's `pve-node` format. */
-export const NodeName = z.string().regex(new RegExp(`^${LABEL}$`), 'must be a host name label (letters, digits and inner hyphens, at most 63)');
+export const NODE_NAME_PATTERN = new RegExp(`^${LABEL}$`);
+export const NODE_NAME_HINT = 'must be a host name label (letters, digits and inner hyphens, at most 63)';
+export const NodeName = z.string().regex(NODE_NAME_PATTERN, NODE_NAME_HINT);
 
 /** A DNS domain name of one or more labels, without a trailing dot. */
 export const DomainName = z

@@ -16,4 +16,5 @@ export { LogFrame, LogLine } from './frames/log.js';
 export { GuestRuntime, InventoryReport, ReportFrame, ReportPayload, RuntimeReport } from './frames/report.js';
 export { RequestFrame } from './frames/request.js';
 export { HeartbeatFrame, HelloFrame, WelcomeFrame } from './frames/session.js';
+export { NODE_NAME_HINT, NODE_NAME_PATTERN } from './fields.js';
 export { AGENT_WEBSOCKET_PATH, PROTOCOL_VERSION } from './version.js';

@@ -1,4 +1,5 @@
 export { ControlPlaneProcess, type ControlPlaneOptions } from './control-plane-process.js';
+export { FakeAgent, type FakeAgentOptions, type FakeAnswer } from './fake-agent.js';
 export { HttpsClient, type ApiRequest, type ApiResponse } from './https-client.js';
 export { createDatabase, databaseUrl, dropDatabase, testPostgres, TestPostgres, type AdminConnection } from './test-postgres.js';
 export { waitFor } from './wait-for.js';

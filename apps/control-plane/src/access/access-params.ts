@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { ApiError } from '../errors/api-error.js';
 import { integerParam, listParam, stringParam } from '../http/params.js';
 
 /** Parameters and errors shared by the access API (facts.md 1.4, 1.5; PVE's formats). */
@@ -45,22 +44,4 @@ export function commaListParam<T extends z.ZodType<string>>(item: T, description
 
 function split(value: unknown): unknown[] {
   return typeof value === 'string' ? value.split(/[,;\s]+/).filter(Boolean) : [value];
-}
-
-export function notFound(what: string): ApiError {
-  return new ApiError('NOT_FOUND', `${what} does not exist`);
-}
-
-export function alreadyExists(what: string): ApiError {
-  return new ApiError('ALREADY_EXISTS', `${what} already exists`);
-}
-
-/** A 400 naming one parameter. */
-export function badParam(param: string, message: string): ApiError {
-  return ApiError.invalidParams([{ param, message }]);
-}
-
-/** PostgreSQL's unique_violation: a concurrent create of the same id lost the race. */
-export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code === '23505' || (error as { code?: unknown }).code === '23505';
 }

@@ -18,7 +18,15 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_FAILURES: 429,
   INTERNAL: 500,
+  /** A host command ran on the node and failed; the message is the host's (PVE answers these 500 too). */
+  HOST_COMMAND_FAILED: 500,
+  /** The node's agent does not know the command: it is older than this control plane. */
+  AGENT_TOO_OLD: 501,
   SHUTTING_DOWN: 503,
+  /** The node's agent is not connected, or cannot run the command now (a tool is missing, it is draining). */
+  NODE_UNAVAILABLE: 503,
+  /** The node's agent did not answer in time. */
+  NODE_TIMEOUT: 504,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -5,7 +5,9 @@ import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { AuthModule } from '../access/auth/auth.module.js';
 import { CONFIG, type Config } from '../config/config.js';
+import { DatabaseNotifications } from '../database/notifications.js';
 import { LOGGER } from '../logging/loggers.js';
+import { TLS_FINGERPRINT } from '../tls/certificate.js';
 import { BUILD_INFO, type BuildInfo } from '../version/build-info.js';
 import { EndpointGuard } from './endpoint.guard.js';
 import { EndpointRegistry } from './endpoint-registry.js';
@@ -17,9 +19,11 @@ export interface Runtime {
   readonly logger: Logger;
   readonly dataSource: DataSource;
   readonly build: BuildInfo;
+  /** The SHA-256 fingerprint of the certificate this replica serves: agents pin it when they join. */
+  readonly fingerprint: string;
 }
 
-/** The machinery every API area relies on: settings, logger, database, authentication, the endpoint registry, guard and error filter. */
+/** The machinery every API area relies on: settings, logger, database and its notifications, authentication, the endpoint registry, guard and error filter. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -38,6 +42,8 @@ export class CoreModule {
         { provide: CONFIG, useValue: runtime.config },
         { provide: LOGGER, useValue: runtime.logger },
         { provide: BUILD_INFO, useValue: runtime.build },
+        { provide: TLS_FINGERPRINT, useValue: runtime.fingerprint },
+        DatabaseNotifications,
         EndpointRegistry,
         { provide: APP_GUARD, useClass: EndpointGuard },
         {
@@ -46,7 +52,7 @@ export class CoreModule {
           useFactory: (registry: EndpointRegistry, logger: Logger) => new ErrorEnvelopeFilter(registry, logger),
         },
       ],
-      exports: [CONFIG, LOGGER, BUILD_INFO, EndpointRegistry],
+      exports: [CONFIG, LOGGER, BUILD_INFO, TLS_FINGERPRINT, DatabaseNotifications, EndpointRegistry],
     };
   }
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { API_MODULES } from '../app.module.js';
-import { addGroup, addRole, addToken, addUser, apiToken, basic, call, grant, ROOT, type Form, type Headers } from '../../test-support/access-fixture.js';
+import { addGroup, addRole, addToken, addUser, apiToken, basic, call, dataOf, grant, ROOT, type Form, type Headers } from '../../test-support/access-fixture.js';
+import { joinNode } from '../../test-support/node-fixture.js';
 import { startTestApp, TEST_ROOT_PASSWORD, type TestApp } from '../../test-support/test-app.js';
+import { JoinTokensRepository } from '../cluster/join-tokens/join-tokens.repository.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 
 /**
@@ -52,8 +54,13 @@ const PUBLIC = '200 200 200 200 200 200';
 const ANY_CALLER = '401 200 200 200 200 200';
 const ROOT_ONLY = '401 200 403 403 403 403';
 const AUDITORS = '401 200 200 403 403 200';
+const AUDIT_OFFLINE_NODE = '401 503 503 403 403 503';
 // `self` for users; a token is never its own user (PVE), and these tokens lack User.Modify.
 const SELF = '401 200 200 200 403 403';
+
+/** A join token per caller, created in the row's setup. */
+const JOIN_TOKENS = new Map<Caller, string>();
+const joinTokenId = (c: Caller) => Buffer.from(c.slice(0, 8).padEnd(8, '-')).toString('hex');
 
 const aclChange = { path: '/vms/100', roles: 'PVEAuditor', users: 'target@pve' };
 const aclQuery = new URLSearchParams(aclChange).toString();
@@ -96,6 +103,27 @@ const ROWS: readonly Row[] = [
   { endpoint: 'DELETE /access/acl', request: () => ({ path: '/access/acl', query: aclQuery }), expect: ROOT_ONLY },
   { endpoint: 'GET /access/permissions', request: () => ({ path: '/access/permissions' }), expect: ANY_CALLER },
 
+  { endpoint: 'GET /cluster/status', request: () => ({ path: '/cluster/status' }), expect: AUDITORS },
+  { endpoint: 'GET /cluster/join-tokens', request: () => ({ path: '/cluster/join-tokens' }), expect: AUDITORS },
+  { endpoint: 'POST /cluster/join-tokens', request: () => ({ path: '/cluster/join-tokens', form: { ttl: 60 } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'DELETE /cluster/join-tokens/{id}',
+    setup: (t, c) => t.app.get(JoinTokensRepository).insert({ id: joinTokenId(c), secretHash: 'x', expire: 4102444800, node: null, replace: false, comment: null, createdBy: 'root@pam' }, 0),
+    request: (c) => ({ path: `/cluster/join-tokens/${joinTokenId(c)}` }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'POST /cluster/join',
+    setup: async (t, c) => void JOIN_TOKENS.set(c, dataOf<{ token: string }>(await call(t, 'POST', '/cluster/join-tokens')).token),
+    request: (c) => ({ path: '/cluster/join', form: { token: JOIN_TOKENS.get(c) ?? '', node: `joined-${c.toLowerCase()}` } }),
+    expect: PUBLIC,
+  },
+  { endpoint: 'GET /nodes', request: () => ({ path: '/nodes' }), expect: ANY_CALLER },
+  { endpoint: 'GET /nodes/{node}', request: () => ({ path: '/nodes/matrix' }), expect: ANY_CALLER },
+  // No agent holds the node: a caller who may read it gets 503 (offline), the others 401 or 403 first.
+  { endpoint: 'GET /nodes/{node}/status', request: () => ({ path: '/nodes/matrix/status' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/subscription', request: () => ({ path: '/nodes/matrix/subscription' }), expect: AUDITORS },
+
   ...tokenRows('tokens', (user, tokenid) => ({ path: `/access/users/${user}/tokens`, form: { tokenid } })),
   ...tokenRows('token', (user, tokenid) => ({ path: `/access/users/${user}/token/${tokenid}` })),
 ];
@@ -130,6 +158,7 @@ describe('the permission matrix', () => {
     await grant(t, { path: '/', type: 'user', ugid: 'auditor@pve', roleid: 'PVEAuditor' });
     await grant(t, { path: '/vms/100', type: 'user', ugid: 'vmuser@pve', roleid: 'PVEVMUser' });
     await grant(t, { path: '/', type: 'token', ugid: 'root@pam!scoped', roleid: 'PVEAuditor' });
+    await joinNode(t, 'matrix');
   });
   afterAll(() => t.close());
 

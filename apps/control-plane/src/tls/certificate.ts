@@ -13,6 +13,9 @@ export interface TlsMaterial {
   readonly origin: 'operator' | 'generated' | 'reused';
 }
 
+/** Nest token of this replica's certificate fingerprint (`TlsMaterial.fingerprint`). */
+export const TLS_FINGERPRINT = Symbol('TLS_FINGERPRINT');
+
 const CERT_FILE = 'tls/corral.crt';
 const KEY_FILE = 'tls/corral.key';
 const TEN_YEARS_MS = 10 * 365 * 24 * 3600 * 1000;

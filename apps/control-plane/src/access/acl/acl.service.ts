@@ -2,7 +2,7 @@ import { effectivePrivileges, isValidAclPath, normalizeAclPath, type AclEntry } 
 import { Injectable } from '@nestjs/common';
 import type { z } from 'zod';
 import { ApiError, type ParamProblem } from '../../errors/api-error.js';
-import { badParam } from '../access-params.js';
+import { badParam } from '../../errors/resource-errors.js';
 import { denial, permissionDenied, type CheckContext } from '../auth/authorizer.js';
 import type { Principal } from '../auth/principal.js';
 import { AccessState } from '../state/access-state.js';

@@ -179,7 +179,8 @@ export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function sameHex(a: string, b: string): boolean {
+/** Compares two hashes in constant time. */
+export function sameHex(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }
 

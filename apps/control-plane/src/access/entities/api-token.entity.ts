@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { EPOCH_SECONDS } from './epoch-seconds.js';
+import { BIGINT_NUMBER } from '../../database/bigint-number.js';
 import { UserRow } from './user.entity.js';
 
 /** An API token `<userid>!<tokenid>`; goes with its user. */
@@ -15,7 +15,7 @@ export class ApiTokenRow {
   privsep!: boolean;
 
   /** Epoch seconds; 0 = never. */
-  @Column('bigint', { default: 0, transformer: EPOCH_SECONDS })
+  @Column('bigint', { default: 0, transformer: BIGINT_NUMBER })
   expire!: number;
 
   @Column('text', { nullable: true })

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { EPOCH_SECONDS } from './epoch-seconds.js';
+import { BIGINT_NUMBER } from '../../database/bigint-number.js';
 import { RealmRow } from './realm.entity.js';
 
 /** A user `<name>@<realm>`, as PVE's user.cfg holds it. */
@@ -19,7 +19,7 @@ export class UserRow {
   enable!: boolean;
 
   /** Epoch seconds after which the account no longer authenticates; 0 = never. */
-  @Column('bigint', { default: 0, transformer: EPOCH_SECONDS })
+  @Column('bigint', { default: 0, transformer: BIGINT_NUMBER })
   expire!: number;
 
   @Column('text', { nullable: true })

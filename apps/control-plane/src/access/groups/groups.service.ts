@@ -2,7 +2,7 @@ import { allows, type Privilege } from '@corral/acl';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { ParamsOf, ResultOf } from '../../http/endpoint.js';
-import { alreadyExists, isUniqueViolation, notFound } from '../access-params.js';
+import { alreadyExists, isUniqueViolation, notFound } from '../../errors/resource-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { AccessState } from '../state/access-state.js';
 import type { createGroup, getGroup, listGroups, updateGroup } from './groups.endpoints.js';

@@ -1,6 +1,6 @@
 import { effectivePrivileges, type Subject } from '@corral/acl';
 import { Injectable } from '@nestjs/common';
-import { badParam } from '../access-params.js';
+import { badParam } from '../../errors/resource-errors.js';
 import { AUDIT_ACCESS } from '../acl/acl.service.js';
 import { splitFullTokenid } from '../full-tokenid.js';
 import { principalOf } from '../auth/authenticator.js';

@@ -1,7 +1,7 @@
 import { BUILT_IN_ROLES, isReservedRoleId, type Privilege, type Role } from '@corral/acl';
 import { Injectable } from '@nestjs/common';
 import type { z } from 'zod';
-import { alreadyExists, badParam, isUniqueViolation, notFound } from '../access-params.js';
+import { alreadyExists, badParam, isUniqueViolation, notFound } from '../../errors/resource-errors.js';
 import { AccessState } from '../state/access-state.js';
 import type { RoleListing } from './roles.endpoints.js';
 import { deleteRoleAndGrants, insertRole, lockRolePrivileges, setRolePrivileges } from './roles.repository.js';

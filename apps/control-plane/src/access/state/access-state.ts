@@ -1,12 +1,9 @@
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { PoolClient } from 'pg';
-import type { Logger } from 'pino';
+import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { LOGGER } from '../../logging/loggers.js';
+import { DatabaseNotifications } from '../../database/notifications.js';
 import { loadAccessSnapshot, type AccessSnapshot } from './access-snapshot.js';
 
 const CHANNEL = 'corral_access';
-const RELISTEN_MS = 1000;
 // Any constant; the same for every replica.
 const WRITE_LOCK = 0x61636365; // "acce"
 
@@ -16,18 +13,19 @@ const WRITE_LOCK = 0x61636365; // "acce"
  * delivered at commit), and the next request of each rebuilds its snapshot.
  */
 @Injectable()
-export class AccessState implements OnModuleInit, OnModuleDestroy {
+export class AccessState {
   private snapshot: Promise<AccessSnapshot> | null = null;
-  private listener: PoolClient | null = null;
-  private closed = false;
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    private readonly notifications: DatabaseNotifications,
+  ) {
+    // Changes other replicas commit arrive here; so does a lost listener, and while it is down nothing is cached.
+    notifications.subscribe(CHANNEL, () => (this.snapshot = null));
+  }
 
   current(): Promise<AccessSnapshot> {
-    if (this.snapshot && this.listener) return this.snapshot;
+    if (this.snapshot && this.notifications.listening) return this.snapshot;
     const loading = loadAccessSnapshot(this.dataSource.manager);
     this.snapshot = loading;
     // A failed load is not kept: the next request tries again.
@@ -50,43 +48,6 @@ export class AccessState implements OnModuleInit, OnModuleDestroy {
       // Also after a failure: a rolled-back change leaves the tables as the snapshot knew them,
       // but rebuilding costs little and never serves a stale view.
       this.snapshot = null;
-    }
-  }
-
-  async onModuleInit(): Promise<void> {
-    await this.listen();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    this.closed = true;
-    const listener = this.listener;
-    this.listener = null;
-    // Destroyed, not returned to the pool: a pooled connection must not go on listening.
-    listener?.release(true);
-  }
-
-  /** Changes other replicas commit reach this one through LISTEN; while it is down, nothing is cached. */
-  private async listen(): Promise<void> {
-    if (this.closed) return;
-    try {
-      const pool = (this.dataSource.driver as unknown as { master: { connect(): Promise<PoolClient> } }).master;
-      const client = await pool.connect();
-      client.on('notification', () => (this.snapshot = null));
-      client.on('error', (error) => {
-        // A connection this replica already let go of (closing, or replaced) has nothing to say.
-        if (this.closed || this.listener !== client) return;
-        this.logger.warn({ err: error }, 'access change listener lost its connection; reconnecting');
-        this.listener = null;
-        client.release(error);
-        this.snapshot = null;
-        setTimeout(() => void this.listen(), RELISTEN_MS).unref();
-      });
-      await client.query(`LISTEN ${CHANNEL}`);
-      this.listener = client;
-      this.snapshot = null;
-    } catch (error) {
-      this.logger.warn({ err: error }, 'cannot listen for access changes; retrying');
-      setTimeout(() => void this.listen(), RELISTEN_MS).unref();
     }
   }
 }

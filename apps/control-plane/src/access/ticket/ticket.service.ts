@@ -7,7 +7,7 @@ import { signCsrfToken, signTicket } from '../auth/tickets.js';
 import { TicketKeys } from '../auth/ticket-keys.js';
 import type { UserState } from '../state/access-snapshot.js';
 import { AccessState } from '../state/access-state.js';
-import { badParam } from '../access-params.js';
+import { badParam } from '../../errors/resource-errors.js';
 import { capabilities } from './capabilities.js';
 import type { Ticket } from './ticket.endpoints.js';
 

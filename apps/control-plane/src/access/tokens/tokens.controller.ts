@@ -1,7 +1,7 @@
 import { Controller, type Type } from '@nestjs/common';
 import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
-import { badParam } from '../access-params.js';
+import { badParam } from '../../errors/resource-errors.js';
 import { PVE_TOKEN_ENDPOINTS, SPEC_TOKEN_ENDPOINTS, type TokenEndpoints } from './tokens.endpoints.js';
 import { TokensService, type TokenChanges } from './tokens.service.js';
 

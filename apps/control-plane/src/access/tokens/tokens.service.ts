@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { alreadyExists, badParam, isUniqueViolation, notFound } from '../access-params.js';
+import { alreadyExists, badParam, isUniqueViolation, notFound } from '../../errors/resource-errors.js';
 import { sha256 } from '../auth/authenticator.js';
 import { AccessState } from '../state/access-state.js';
 import { fullTokenid } from '../full-tokenid.js';

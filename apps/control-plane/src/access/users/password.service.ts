@@ -2,7 +2,7 @@ import { SUPERUSER } from '@corral/acl';
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../errors/api-error.js';
 import type { ParamsOf } from '../../http/endpoint.js';
-import { badParam, notFound } from '../access-params.js';
+import { badParam, notFound } from '../../errors/resource-errors.js';
 import { Authenticator } from '../auth/authenticator.js';
 import { permissionDenied } from '../auth/authorizer.js';
 import { hashPassword } from '../auth/passwords.js';

@@ -1,0 +1,117 @@
+import { CLOSE_CODES, PROTOCOL_VERSION } from '@corral/protocol';
+import { FakeAgent, waitFor } from '@corral/testing';
+import { call, dataOf, expectError } from '../../test-support/access-fixture.js';
+import { events, joinNode, onlineAgent } from '../../test-support/node-fixture.js';
+import { startTestApp, type TestApp } from '../../test-support/test-app.js';
+import { ClusterModule } from '../cluster/cluster.module.js';
+import { NodesModule } from '../nodes/nodes.module.js';
+
+const STATUS = {
+  cpu: 0.25,
+  loadavg: [0.5, 0.25, 0.125],
+  uptime: 3600,
+  memory: { total: 8e9, used: 2e9, free: 6e9, available: 5e9 },
+  rootfs: { total: 1e11, used: 4e10, free: 6e10, avail: 5.5e10 },
+  cpuinfo: { model: 'Test CPU', sockets: 1, cores: 4, cpus: 8 },
+  kernel: { sysname: 'Linux', release: '6.1.0-test', version: '#1 SMP', machine: 'x86_64' },
+  os: 'Debian GNU/Linux 12 (bookworm)',
+};
+const INVENTORY = { kind: 'inventory', cpu: 0.25, maxcpu: 8, mem: 2e9, maxmem: 8e9, uptime: 3600, disk: 4e10, maxdisk: 1e11, os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-test' };
+
+const nodeEntry = async (t: TestApp, node: string) => dataOf<{ node: string; status: string }[]>(await call(t, 'GET', '/nodes')).find((entry) => entry.node === node);
+
+describe('the agent hub', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ imports: [ClusterModule, NodesModule] });
+  });
+  afterAll(() => t.close());
+
+  it('brings a joined node online at hello, shows its inventory in /nodes and /cluster/status, and answers /nodes/{node}/status from its agent', async () => {
+    const credential = await joinNode(t, 'alpha');
+    expect(await nodeEntry(t, 'alpha')).toEqual(expect.objectContaining({ status: 'offline' }));
+    expectError(await call(t, 'GET', '/nodes/alpha/status'), 503, "node 'alpha' is offline");
+
+    const agent = await onlineAgent(t, 'alpha', credential, { answer: (request) => (request.command === 'node.status' ? { result: STATUS } : { failure: 'unknown-command', message: `unknown command '${request.command}'` }) });
+    await waitFor(async () => (await nodeEntry(t, 'alpha'))?.status === 'online', { timeoutMs: 5000, what: 'alpha online' });
+    const seq = agent.send({ type: 'report', payload: INVENTORY });
+    expect(await agent.next('ack')).toEqual({ type: 'ack', upTo: seq });
+    expect(await nodeEntry(t, 'alpha')).toEqual(
+      expect.objectContaining({ node: 'alpha', id: 'node/alpha', type: 'node', status: 'online', cpu: 0.25, maxcpu: 8, mem: 2e9, maxmem: 8e9, memtotal: 8e9, disk: 4e10, maxdisk: 1e11, uptime: 3600, level: '' }),
+    );
+    const cluster = dataOf<Record<string, unknown>[]>(await call(t, 'GET', '/cluster/status'));
+    expect(cluster[0]).toEqual({ type: 'cluster', id: 'cluster', name: 'corral', nodes: expect.any(Number), quorate: true, version: 1 });
+    expect(cluster).toContainEqual(expect.objectContaining({ type: 'node', node: 'alpha', name: 'alpha', status: 'online', online: 1, local: 1, cpu: 0.25, mem: 2e9, maxmem: 8e9, disk: 4e10, maxdisk: 1e11, uptime: 3600 }));
+
+    const status = dataOf<Record<string, unknown>>(await call(t, 'GET', '/nodes/alpha/status'));
+    expect(status).toEqual(expect.objectContaining({ cpu: 0.25, loadavg: ['0.50', '0.25', '0.13'], kversion: 'Linux 6.1.0-test #1 SMP', pveversion: 'corral-agent/0.0.0-fake', 'current-kernel': STATUS.kernel }));
+    agent.close();
+  });
+
+  it('answers an unknown node with 404 and a failure of the agent with its message', async () => {
+    expectError(await call(t, 'GET', '/nodes/nowhere/status'), 404, "node 'nowhere' does not exist");
+    const credential = await joinNode(t, 'beta');
+    const agent = await onlineAgent(t, 'beta', credential, { answer: () => ({ failure: 'failed', message: 'lsblk: cannot open /dev' }) });
+    expectError(await call(t, 'GET', '/nodes/beta/status'), 500, 'lsblk: cannot open /dev');
+    agent.close();
+  });
+
+  it('refuses a wrong credential or path at the upgrade', async () => {
+    const credential = await joinNode(t, 'gamma');
+    await expect(FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node: 'gamma', credential: 'x'.repeat(43) })).rejects.toThrow('upgrade refused: 401');
+    await expect(FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node: 'alpha', credential })).rejects.toThrow('upgrade refused: 401');
+    await expect(FakeAgent.connect({ url: t.agentUrl.replace('/agent/v1', '/agent/v0'), ca: t.cert, node: 'gamma', credential })).rejects.toThrow('upgrade refused: 404');
+  });
+
+  it('closes with the code that says why: invalid frame, frame before hello, another node, another protocol', async () => {
+    const credential = await joinNode(t, 'delta');
+    const cases: [string, (agent: FakeAgent) => void, number][] = [
+      ['invalid', (agent) => agent.send({ type: 'hello', protocol: 'one' }), CLOSE_CODES.invalidFrame],
+      ['early', (agent) => agent.send({ type: 'heartbeat' }), CLOSE_CODES.unexpectedFrame],
+      ['node', (agent) => void agent.hello().catch(() => undefined), CLOSE_CODES.nodeMismatch],
+      ['protocol', (agent) => void agent.hello().catch(() => undefined), CLOSE_CODES.unsupportedProtocol],
+    ];
+    for (const [name, act, code] of cases) {
+      const hello = name === 'node' ? { node: 'alpha' } : name === 'protocol' ? { protocol: PROTOCOL_VERSION + 1 } : {};
+      const agent = await FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node: 'delta', credential, hello });
+      act(agent);
+      expect({ name, code: await agent.closed() }).toEqual({ name, code });
+    }
+  });
+
+  it('acknowledges a re-sent frame without handling it twice, and re-sends an unanswered request after a reconnect of the same session', async () => {
+    const credential = await joinNode(t, 'epsilon');
+    const first = await onlineAgent(t, 'epsilon', credential);
+    const pending = call(t, 'GET', '/nodes/epsilon/status');
+    const request = await first.next('request');
+    first.close();
+    const second = await FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node: 'epsilon', credential });
+    await second.hello();
+    expect(await second.next('request')).toEqual(request);
+    second.send({ type: 'result', id: request.id, result: STATUS, seq: 1 });
+    expect(dataOf<{ cpu: number }>(await pending).cpu).toBe(0.25);
+    // The same frame again (its ack was lost): acknowledged, not handled again.
+    second.send({ type: 'event', event: 'vm-start', vmid: 100, timestamp: new Date().toISOString(), seq: 2 });
+    expect(await second.next('ack')).toEqual({ type: 'ack', upTo: 1 });
+    await waitFor(async () => (await events(t)).some((e) => e.node === 'epsilon' && e.event === 'vm-start'), { timeoutMs: 5000, what: 'the vm-start event' });
+    second.send({ type: 'event', event: 'vm-start', vmid: 100, timestamp: new Date().toISOString(), seq: 2 });
+    await second.next('ack');
+    expect((await events(t)).filter((e) => e.node === 'epsilon' && e.event === 'vm-start')).toHaveLength(1);
+    second.close();
+  });
+
+  it('marks a node offline with a node-down event when its heartbeats stop for 10 s, and online again when it is back', async () => {
+    const credential = await joinNode(t, 'zeta');
+    const agent = await onlineAgent(t, 'zeta', credential);
+    await waitFor(async () => (await nodeEntry(t, 'zeta'))?.status === 'online', { timeoutMs: 5000, what: 'zeta online' });
+    agent.stopHeartbeats();
+    expect(await agent.closed(20_000)).toBe(CLOSE_CODES.heartbeatTimeout);
+    await waitFor(async () => (await nodeEntry(t, 'zeta'))?.status === 'offline', { timeoutMs: 5000, what: 'zeta offline everywhere' });
+    expect((await events(t)).filter((e) => e.node === 'zeta').map((e) => e.event)).toEqual(['cluster-join', 'node-down']);
+
+    const back = await onlineAgent(t, 'zeta', credential);
+    await waitFor(async () => (await nodeEntry(t, 'zeta'))?.status === 'online', { timeoutMs: 5000, what: 'zeta online again' });
+    back.close();
+  }, 30_000);
+});

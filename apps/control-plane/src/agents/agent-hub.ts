@@ -1,0 +1,314 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { AGENT_WEBSOCKET_PATH, CLOSE_CODES, parseCommandResult, type CommandName, type HelloFrame, type LogLine, type ParamsOf, type RequestFrame, type ResultOf } from '@corral/protocol';
+import type { IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { WebSocketServer } from 'ws';
+import { sha256 } from '../access/auth/authenticator.js';
+import { ApiError } from '../errors/api-error.js';
+import { recordEvent } from '../events/record-event.js';
+import { LOGGER } from '../logging/loggers.js';
+import { NodeView } from '../nodes/node-view.js';
+import { NodesRepository } from '../nodes/nodes.repository.js';
+import { AgentConnection, HEARTBEAT_MS, type NumberedFrame } from './agent-connection.js';
+import { agentFailure } from './agent-failure.js';
+
+/** No heartbeat for this long and the node is offline (issue 4, DESIGN.md). */
+export const NODE_DOWN_MS = 10_000;
+/** How often heartbeats are written and silent nodes of vanished replicas looked for. */
+const LIVENESS_MS = 2000;
+/** A request's answer may take this much longer than its own timeout (the agent's kill, the way back). */
+const ANSWER_GRACE_MS = 5000;
+const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+const AUTHORIZATION = /^CorralNode ([^:\s]+):(\S+)$/;
+
+export interface RequestOptions {
+  readonly timeoutMs: number;
+  /** The task this request works for: the agent's idempotency key. */
+  readonly upid?: string;
+  /** Output lines as they arrive, in order, each once. */
+  readonly onLog?: (lines: readonly LogLine[]) => void;
+}
+
+interface Pending {
+  readonly command: CommandName;
+  readonly frame: RequestFrame;
+  readonly resolve: (result: unknown) => void;
+  readonly reject: (error: ApiError) => void;
+  readonly onLog: ((lines: readonly LogLine[]) => void) | undefined;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** One node's agent as this replica holds it, across reconnects within one agent session. */
+interface Link {
+  connection: AgentConnection | null;
+  /** A random id per websocket, written to the node's row while this connection holds it. */
+  connectionId: string;
+  session: string | null;
+  /** The highest frame number of the session already handled: a re-sent frame up to it is acknowledged, not handled twice. */
+  handledUpTo: number;
+  /** Numbered frames are handled one after another, in order. */
+  queue: Promise<void>;
+  ackScheduled: boolean;
+  downTimer: NodeJS.Timeout | null;
+  readonly pending: Map<string, Pending>;
+}
+
+/**
+ * The agent hub (DESIGN.md "Agent protocol"): accepts agents on `wss://<host>:8006/agent/v1`
+ * (their credential checked at the upgrade), keeps each node's session, sends requests and
+ * matches their answers, acknowledges numbered frames once handled, and judges liveness: a node
+ * whose heartbeats stop for 10 s is offline, with a `node-down` event.
+ */
+@Injectable()
+export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly links = new Map<string, Link>();
+  private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  private liveness: NodeJS.Timeout | null = null;
+  private readonly startedAt = Date.now();
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly dataSource: DataSource,
+    private readonly nodes: NodesRepository,
+    private readonly view: NodeView,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:https').Server;
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head));
+    this.liveness = setInterval(() => void this.checkLiveness(), LIVENESS_MS);
+    this.liveness.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (this.liveness) clearInterval(this.liveness);
+    for (const link of this.links.values()) {
+      if (link.downTimer) clearTimeout(link.downTimer);
+      for (const pending of link.pending.values()) {
+        clearTimeout(pending.timer);
+        pending.reject(new ApiError('SHUTTING_DOWN', 'the control plane is shutting down'));
+      }
+    }
+    this.links.clear();
+    // Every socket, also those still before their hello: the HTTPS server does not track upgraded sockets.
+    for (const socket of this.server.clients) socket.close(1001, 'the control plane is shutting down');
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Whether this replica holds the node's agent now. */
+  holds(node: string): boolean {
+    return (this.links.get(node)?.connection ?? null) !== null;
+  }
+
+  /** Runs a command of the catalog on the node's agent and resolves with its checked result. */
+  request<K extends CommandName>(node: string, command: K, params: ParamsOf<K>, options: RequestOptions): Promise<ResultOf<K>> {
+    const link = this.links.get(node);
+    const connection = link?.connection;
+    if (!link || !connection) throw this.unreachable(node);
+    const id = randomUUID();
+    // Params of the catalog are JSON by construction (zod schemas of JSON values).
+    const json = params as RequestFrame['params'];
+    const frame: RequestFrame = { type: 'request', id, command, params: json, timeoutMs: options.timeoutMs, ...(options.upid ? { upid: options.upid } : {}) };
+    return new Promise<ResultOf<K>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        link.pending.delete(id);
+        reject(new ApiError('NODE_TIMEOUT', `node '${node}' did not answer ${command} within ${Math.round(options.timeoutMs / 1000)} s`));
+      }, options.timeoutMs + ANSWER_GRACE_MS);
+      link.pending.set(id, { command, frame, resolve: resolve as (result: unknown) => void, reject, onLog: options.onLog, timer });
+      connection.send(frame);
+    });
+  }
+
+  private unreachable(node: string): ApiError {
+    const state = this.view.get(node);
+    if (state?.online) {
+      return new ApiError('NODE_UNAVAILABLE', `node '${node}' is connected to another control-plane replica; routing requests between replicas is not built yet`);
+    }
+    return new ApiError('NODE_UNAVAILABLE', `node '${node}' is offline`);
+  }
+
+  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== AGENT_WEBSOCKET_PATH) return refuse(socket, 404, 'Not Found');
+    const [, node = '', credential = ''] = AUTHORIZATION.exec(request.headers.authorization ?? '') ?? [];
+    const credentialHash = sha256(credential);
+    let row;
+    try {
+      row = node === '' ? null : await this.nodes.byCredentialHash(credentialHash);
+    } catch (error) {
+      this.logger.error({ err: error, node }, 'cannot check an agent credential');
+      return refuse(socket, 503, 'Service Unavailable');
+    }
+    if (!row || row.name !== node) {
+      this.logger.warn({ node, address: request.socket.remoteAddress }, 'agent refused: unknown node or wrong credential');
+      return refuse(socket, 401, 'Unauthorized');
+    }
+    this.server.handleUpgrade(request, socket, head, (ws) => {
+      new AgentConnection(node, ws, {
+        hello: (c, hello) => void this.hello(c, hello),
+        heartbeat: (c) => this.heartbeat(c),
+        frame: (c, frame) => this.frame(c, frame),
+        closed: (c, code, reason) => this.closed(c, code, reason),
+      });
+      this.logger.info({ node, address: request.socket.remoteAddress }, 'agent connected');
+    });
+  }
+
+  private async hello(connection: AgentConnection, hello: HelloFrame): Promise<void> {
+    const node = connection.node;
+    let link = this.links.get(node);
+    if (link?.connection && link.connection !== connection) link.connection.close(CLOSE_CODES.replaced, 'a newer connection of this node took over');
+    if (!link) {
+      link = { connection: null, connectionId: '', session: null, handledUpTo: 0, queue: Promise.resolve(), ackScheduled: false, downTimer: null, pending: new Map() };
+      this.links.set(node, link);
+    }
+    if (link.session !== hello.session) {
+      // A new agent process: what the old one was asked and never answered is lost with it.
+      for (const pending of link.pending.values()) this.settle(link, pending.frame.id, new ApiError('NODE_UNAVAILABLE', `the agent of node '${node}' restarted before it answered ${pending.command}`));
+      link.session = hello.session;
+      link.handledUpTo = 0;
+    }
+    link.connection = connection;
+    link.connectionId = randomUUID();
+    try {
+      await this.nodes.connected(node, link.connectionId, hello.agentVersion, hello.capabilities);
+    } catch (error) {
+      this.logger.error({ err: error, node }, 'cannot mark a node online');
+      return connection.close(1011, 'the control plane cannot record the node');
+    }
+    if (link.connection !== connection) return;
+    connection.welcome();
+    this.heartbeat(connection);
+    // Requests of this session still unanswered are sent again with their ids; the agent runs each once.
+    for (const pending of link.pending.values()) connection.send(pending.frame);
+    this.logger.info({ node, session: hello.session, agentVersion: hello.agentVersion, capabilities: hello.capabilities, lastAck: hello.lastAck }, 'node online');
+  }
+
+  private heartbeat(connection: AgentConnection): void {
+    const link = this.links.get(connection.node);
+    if (!link || link.connection !== connection) return;
+    if (link.downTimer) clearTimeout(link.downTimer);
+    link.downTimer = setTimeout(() => void this.silent(connection.node, link), NODE_DOWN_MS);
+    link.downTimer.unref();
+  }
+
+  private frame(connection: AgentConnection, frame: NumberedFrame): void {
+    const link = this.links.get(connection.node);
+    if (!link || link.connection !== connection) return;
+    link.queue = link.queue.then(async () => {
+      if (frame.seq > link.handledUpTo) {
+        await this.handle(connection.node, link, frame);
+        link.handledUpTo = frame.seq;
+      }
+      this.scheduleAck(link);
+    });
+    link.queue.catch((error: unknown) => {
+      this.logger.error({ err: error, node: connection.node, seq: frame.seq }, 'cannot handle an agent frame; reconnecting it');
+      connection.close(1011, 'the control plane could not handle a frame');
+      link.queue = Promise.resolve();
+    });
+  }
+
+  private async handle(node: string, link: Link, frame: NumberedFrame): Promise<void> {
+    switch (frame.type) {
+      case 'result': {
+        const pending = link.pending.get(frame.id);
+        if (!pending) return;
+        const checked = parseCommandResult(pending.command, frame.result);
+        this.settle(link, frame.id, checked.ok ? checked : new ApiError('INTERNAL', `node '${node}' answered with a result that fails its schema: ${checked.message}`));
+        return;
+      }
+      case 'failure':
+        if (link.pending.has(frame.id)) this.settle(link, frame.id, agentFailure(node, frame.code, frame.message));
+        return;
+      case 'log':
+        link.pending.get(frame.id)?.onLog?.(frame.lines);
+        return;
+      case 'report':
+        if (frame.payload.kind === 'inventory') {
+          const { kind: _kind, ...inventory } = frame.payload;
+          this.view.report(node, inventory);
+        }
+        // Runtime reports (guests) have their reader in the guests issue.
+        return;
+      case 'event':
+        await this.dataSource.transaction((db) =>
+          recordEvent(db, { event: frame.event, node, vmid: frame.vmid, timestamp: new Date(frame.timestamp), details: { session: link.session, seq: frame.seq } }),
+        );
+        return;
+    }
+  }
+
+  private settle(link: Link, id: string, outcome: { ok: true; result: unknown } | ApiError): void {
+    const pending = link.pending.get(id);
+    if (!pending) return;
+    link.pending.delete(id);
+    clearTimeout(pending.timer);
+    if (outcome instanceof ApiError) pending.reject(outcome);
+    else pending.resolve(outcome.result);
+  }
+
+  private scheduleAck(link: Link): void {
+    if (link.ackScheduled) return;
+    link.ackScheduled = true;
+    setImmediate(() => {
+      link.ackScheduled = false;
+      link.connection?.send({ type: 'ack', upTo: link.handledUpTo });
+    });
+  }
+
+  private closed(connection: AgentConnection, code: number, reason: string): void {
+    const link = this.links.get(connection.node);
+    this.logger.info({ node: connection.node, code, reason }, 'agent disconnected');
+    if (!link || link.connection !== connection) return;
+    link.connection = null;
+    this.view.forget(connection.node);
+    // The down timer keeps running: an agent that is back within 10 s of its last heartbeat was never down.
+  }
+
+  /** No heartbeat for NODE_DOWN_MS on this replica's connection: offline, with `node-down`, unless another connection holds it by now. */
+  private async silent(node: string, link: Link): Promise<void> {
+    link.downTimer = null;
+    const connection = link.connection;
+    link.connection = null;
+    this.view.forget(node);
+    try {
+      await this.markDown({ connection: link.connectionId });
+    } catch (error) {
+      this.logger.error({ err: error, node }, 'cannot mark a node offline; the next liveness check will');
+    }
+    // Closed once the node is offline: an agent that reconnects at once comes back online after it.
+    connection?.close(CLOSE_CODES.heartbeatTimeout, `no heartbeat for ${NODE_DOWN_MS / 1000} s`);
+  }
+
+  private async checkLiveness(): Promise<void> {
+    try {
+      const held = [...this.links.values()].filter((link) => link.connection !== null);
+      const holding = new Set(await this.nodes.seen(held.map((link) => link.connectionId)));
+      // A node re-joined (a new credential) or taken over by another replica's connection: this one is stale.
+      for (const link of held) if (!holding.has(link.connectionId)) link.connection?.close(CLOSE_CODES.replaced, 'the node was re-joined or is held by another connection');
+      // Nodes whose replica vanished: no one writes their heartbeats. Judged only after this replica has been up for a heartbeat window.
+      if (Date.now() - this.startedAt >= NODE_DOWN_MS) await this.markDown({ silentS: (NODE_DOWN_MS + LIVENESS_MS) / 1000 });
+    } catch (error) {
+      this.logger.warn({ err: error }, 'liveness check failed');
+    }
+  }
+
+  private async markDown(which: { readonly connection: string } | { readonly silentS: number }): Promise<void> {
+    const down = await this.dataSource.transaction(async (db) => {
+      const names = await this.nodes.markOffline(db, which);
+      for (const node of names) await recordEvent(db, { event: 'node-down', node, details: { heartbeatMs: HEARTBEAT_MS } });
+      return names;
+    });
+    for (const node of down) this.logger.warn({ node }, 'node down: no heartbeat');
+  }
+}
+
+function refuse(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}

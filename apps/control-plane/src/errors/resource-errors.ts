@@ -1,0 +1,22 @@
+import { ApiError } from './api-error.js';
+
+/** The errors every API area raises about its resources and parameters (COMPAT.md: `does not exist`, `already exists`). */
+
+export function notFound(what: string): ApiError {
+  return new ApiError('NOT_FOUND', `${what} does not exist`);
+}
+
+/** A 409; `hint` says what to do instead. */
+export function alreadyExists(what: string, hint?: string): ApiError {
+  return new ApiError('ALREADY_EXISTS', `${what} already exists${hint ? `: ${hint}` : ''}`);
+}
+
+/** A 400 naming one parameter. */
+export function badParam(param: string, message: string): ApiError {
+  return ApiError.invalidParams([{ param, message }]);
+}
+
+/** PostgreSQL's unique_violation: a concurrent create of the same id lost the race. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code === '23505' || (error as { code?: unknown }).code === '23505';
+}

@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { NodeRow, type NodeInventory } from './node.entity.js';
+
+/** The channel that carries the name of a node whose row changed to every replica. */
+export const NODES_CHANNEL = 'corral_nodes';
+
+/** The nodes table. Writes that other replicas must see notify NODES_CHANNEL in their transaction. */
+@Injectable()
+export class NodesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  all(): Promise<NodeRow[]> {
+    return this.dataSource.manager.find(NodeRow, { order: { name: 'ASC' } });
+  }
+
+  byName(name: string): Promise<NodeRow | null> {
+    return this.dataSource.manager.findOneBy(NodeRow, { name });
+  }
+
+  byCredentialHash(credentialHash: string): Promise<NodeRow | null> {
+    return this.dataSource.manager.findOneBy(NodeRow, { credentialHash });
+  }
+
+  lock(db: EntityManager, name: string): Promise<NodeRow | null> {
+    return db.findOne(NodeRow, { where: { name }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** A new node, or an existing one taken over by a new agent (a re-join): a fresh credential, not online until it connects. */
+  async join(db: EntityManager, name: string, credentialHash: string, existing: boolean): Promise<void> {
+    if (existing) await db.update(NodeRow, { name }, { credentialHash, joinedAt: new Date(), online: false, connection: null, lastSeen: null, inventory: null });
+    else await db.insert(NodeRow, { name, credentialHash });
+    await notifyNode(db, name);
+  }
+
+  /** The agent said hello on `connection`: the node is online, held by that connection. */
+  async connected(name: string, connection: string, agentVersion: string, capabilities: readonly string[]): Promise<void> {
+    await this.dataSource.transaction(async (db) => {
+      await db.query('UPDATE "nodes" SET "online" = true, "connection" = $2, "last_seen" = now(), "agent_version" = $3, "capabilities" = $4 WHERE "name" = $1', [
+        name,
+        connection,
+        agentVersion,
+        [...capabilities],
+      ]);
+      await notifyNode(db, name);
+    });
+  }
+
+  async saveInventory(name: string, inventory: NodeInventory): Promise<void> {
+    await this.dataSource.transaction(async (db) => {
+      await db.update(NodeRow, { name }, { inventory });
+      await notifyNode(db, name);
+    });
+  }
+
+  /**
+   * Heartbeats seen on these connections: one write for all of them, every few seconds (not one per
+   * heartbeat). Returns the connections that still hold their node; the others were replaced.
+   */
+  async seen(connections: readonly string[]): Promise<string[]> {
+    if (connections.length === 0) return [];
+    const [rows] = (await this.dataSource.query('UPDATE "nodes" SET "last_seen" = now() WHERE "connection" = ANY($1) AND "online" RETURNING "connection"', [
+      [...connections],
+    ])) as [{ connection: string }[], number];
+    return rows.map((row) => row.connection);
+  }
+
+  /**
+   * Marks nodes offline and returns their names: the node held by `connection` (its heartbeats
+   * stopped on this replica), or every online node silent for `silentS` seconds (its replica is
+   * gone too). Each node changes once, whichever replica asks first: the row lock decides.
+   */
+  async markOffline(db: EntityManager, which: { readonly connection: string } | { readonly silentS: number }): Promise<string[]> {
+    const [rows] = (await db.query(
+      'connection' in which
+        ? 'UPDATE "nodes" SET "online" = false, "connection" = NULL WHERE "online" AND "connection" = $1 RETURNING "name"'
+        : 'UPDATE "nodes" SET "online" = false, "connection" = NULL WHERE "online" AND "last_seen" <= now() - make_interval(secs => $1) RETURNING "name"',
+      ['connection' in which ? which.connection : which.silentS],
+    )) as [{ name: string }[], number];
+    const names = rows.map((row) => row.name);
+    for (const name of names) await notifyNode(db, name);
+    return names;
+  }
+}
+
+async function notifyNode(db: EntityManager, name: string): Promise<void> {
+  await db.query('SELECT pg_notify($1, $2)', [NODES_CHANNEL, name]);
+}

@@ -1,0 +1,73 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { allows } from '@corral/acl';
+import type { Principal } from '../access/auth/principal.js';
+import { AccessState } from '../access/state/access-state.js';
+import { AgentHub } from '../agents/agent-hub.js';
+import { notFound } from '../errors/resource-errors.js';
+import { TLS_FINGERPRINT } from '../tls/certificate.js';
+import { NodeView, type NodeState } from './node-view.js';
+import type { NodeListEntry, NodeStatusResult } from './nodes.endpoints.js';
+import type { z } from 'zod';
+
+/** How long a read of host state may take on the agent. */
+const READ_TIMEOUT_MS = 15_000;
+
+/** The sub-resources of `/nodes/{node}` this control plane serves. */
+const NODE_INDEX = ['apt', 'disks', 'dns', 'firewall', 'network', 'scan', 'status', 'subscription', 'tasks'];
+
+@Injectable()
+export class NodesService {
+  constructor(
+    private readonly view: NodeView,
+    private readonly hub: AgentHub,
+    private readonly access: AccessState,
+    @Inject(TLS_FINGERPRINT) private readonly fingerprint: string,
+  ) {}
+
+  async list(caller: Principal): Promise<NodeListEntry[]> {
+    const access = await this.access.current();
+    return this.view.list().map((node) => {
+      const entry: NodeListEntry = { node: node.name, id: `node/${node.name}`, type: 'node', status: node.online ? 'online' : 'offline', level: '', ssl_fingerprint: this.fingerprint };
+      const inventory = node.inventory;
+      if (!inventory || !allows(access, caller.subject, `/nodes/${node.name}`, ['Sys.Audit'])) return entry;
+      const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
+      // An offline node's last load is not its load now (PVE shows none either).
+      return node.online ? { ...entry, cpu, maxcpu, mem, maxmem, memtotal: maxmem, disk, maxdisk, uptime } : { ...entry, maxcpu, maxmem, memtotal: maxmem, maxdisk };
+    });
+  }
+
+  index(name: string): { name: string }[] {
+    this.existing(name);
+    return NODE_INDEX.map((entry) => ({ name: entry }));
+  }
+
+  async status(name: string): Promise<z.infer<typeof NodeStatusResult>> {
+    const node = this.existing(name);
+    const status = await this.hub.request(name, 'node.status', {}, { timeoutMs: READ_TIMEOUT_MS });
+    const { sysname, release, version } = status.kernel;
+    return {
+      cpu: status.cpu,
+      loadavg: status.loadavg.map((load) => load.toFixed(2)),
+      uptime: status.uptime,
+      memory: status.memory,
+      rootfs: status.rootfs,
+      cpuinfo: status.cpuinfo,
+      'current-kernel': status.kernel,
+      kversion: `${sysname} ${release} ${version}`,
+      pveversion: `corral-agent/${node.agentVersion ?? 'unknown'}`,
+      os: status.os,
+    };
+  }
+
+  subscription(name: string): { status: 'notfound'; message: string; level: '' } {
+    this.existing(name);
+    return { status: 'notfound', message: 'Corral is free software (Apache-2.0): there is no subscription, and nothing needs one.', level: '' };
+  }
+
+  /** The node, or 404 `node 'x' does not exist` when it never joined. */
+  existing(name: string): NodeState {
+    const node = this.view.get(name);
+    if (!node) throw notFound(`node '${name}'`);
+    return node;
+  }
+}
