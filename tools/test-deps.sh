@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Debian packages the test suite drives: real PVE clients for the compatibility tests.
+# Debian packages the test suite drives: real PVE clients for the compatibility tests, and the
+# host tools the agent's commands run (nft, sgdisk, LVM, ip; its disk and storage tests also need root).
 # Installs only what is missing; needs root (or sudo) the first time.
 set -euo pipefail
-packages=(python3-proxmoxer python3-requests)
+packages=(python3-proxmoxer python3-requests nftables gdisk lvm2 iproute2)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

@@ -2,7 +2,9 @@ import { run } from './run.js';
 
 async function runCli(argv: string[], env: Record<string, string> = {}) {
   const output = { out: '', err: '' };
-  const code = await run(argv, env, { out: (text) => void (output.out += text), err: (text) => void (output.err += text) });
+  const code = await run(argv, env, { out: (text) => void (output.out += text), err: (text) => void (output.err += text) }, () => {
+    throw new Error('no agent in these tests');
+  });
   return { code, ...output };
 }
 

@@ -1,3 +1,5 @@
+import { LocalFailure } from './command-line/local-failure.js';
+import type { Output } from './command-line/output.js';
 import { parseCommandLine } from './command-line/parse-command-line.js';
 import { UsageError } from './command-line/usage-error.js';
 import { COMMANDS } from './commands/commands.js';
@@ -6,21 +8,21 @@ import { ApiClient } from './http/api-client.js';
 import { ApiFailure, ConnectionFailure } from './http/api-failure.js';
 import { credentialHeaders, openSession } from './http/authentication.js';
 
-export interface Output {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-/** One `corral` invocation; resolves to its exit code: 0, 1 when the API refuses or cannot be reached, 2 on a usage error. */
-export async function run(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, output: Output): Promise<number> {
+/**
+ * One `corral` invocation; resolves to its exit code: 0, 1 when the API refuses or cannot be
+ * reached (or a local command fails), 2 on a usage error. A local command that runs the agent
+ * ends with the agent's exit code.
+ */
+export async function run(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, output: Output, agentMain: () => string): Promise<number> {
   try {
     const invocation = parseCommandLine(argv, COMMANDS);
     if (invocation.kind === 'help') {
       output.out(`${invocation.text}\n`);
       return 0;
     }
+    if (invocation.kind === 'task') return await invocation.task({ output, agentMain });
     const settings = readEnvironment(env);
-    const client = new ApiClient(settings.url, settings.fingerprint);
+    const client = new ApiClient(settings.url, settings.fingerprint === undefined ? undefined : { fingerprint: settings.fingerprint, source: 'CORRAL_FINGERPRINT' });
     const session = await openSession(client, settings.auth);
     const data = await client.send(invocation.call, credentialHeaders(session, invocation.call.method));
     // As pvesh: a call that answers null (a change) prints nothing.
@@ -36,7 +38,7 @@ export async function run(argv: readonly string[], env: Readonly<Record<string, 
       output.err(error.messages.map((message) => `corral: ${error.status} ${message}\n`).join(''));
       return 1;
     }
-    if (error instanceof ConnectionFailure) {
+    if (error instanceof ConnectionFailure || error instanceof LocalFailure) {
       output.err(`corral: ${error.message}\n`);
       return 1;
     }

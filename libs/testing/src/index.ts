@@ -2,4 +2,5 @@ export { ControlPlaneProcess, type ControlPlaneOptions } from './control-plane-p
 export { FakeAgent, type FakeAgentOptions, type FakeAnswer } from './fake-agent.js';
 export { HttpsClient, type ApiRequest, type ApiResponse } from './https-client.js';
 export { createDatabase, databaseUrl, dropDatabase, testPostgres, TestPostgres, type AdminConnection } from './test-postgres.js';
+export { selfSignedIdentity, type TlsIdentity } from './tls-identity.js';
 export { waitFor } from './wait-for.js';

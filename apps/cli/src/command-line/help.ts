@@ -31,8 +31,8 @@ export function commandHelp(command: Command): string {
     '',
     'Options:',
     ...table(options.map((option) => [`--${option.name} ${option.value}`.trim(), option.description])),
-    '',
-    "Credentials and the control plane's address come from the environment: see 'corral --help'.",
+    // A local command takes what it needs as arguments.
+    ...('toCall' in command ? ['', "Credentials and the control plane's address come from the environment: see 'corral --help'."] : []),
   ].join('\n');
 }
 

@@ -28,7 +28,21 @@ describe('the command line', () => {
     for (const flag of ['--help', '-h']) {
       const help = parse(flag);
       if (help.kind !== 'help') throw new Error('not help');
-      for (const name of ['token create <userid> <tokenid>', 'token list <userid>', 'token remove', 'token regenerate', 'acl set <path>', 'acl remove', 'acl list', 'get <api path>']) {
+      for (const name of [
+        'token create <userid> <tokenid>',
+        'token list <userid>',
+        'token remove',
+        'token regenerate',
+        'acl set <path>',
+        'acl remove',
+        'acl list',
+        'cluster join-token create',
+        'cluster join-token list',
+        'cluster join-token remove <id>',
+        'agent join <url>',
+        'agent install',
+        'get <api path>',
+      ]) {
         expect(help.text).toContain(name);
       }
       for (const variable of ['CORRAL_URL', 'CORRAL_TOKEN', 'CORRAL_TICKET', 'CORRAL_CSRF_TOKEN', 'CORRAL_USER', 'CORRAL_PASSWORD', 'CORRAL_FINGERPRINT', 'NODE_EXTRA_CA_CERTS']) {
@@ -58,6 +72,24 @@ describe('the command line', () => {
       hint: "Run 'corral token --help' for its commands.",
     });
     expect(usageError('acl', 'grant', '/')).toEqual({ message: "acl: unknown subcommand 'grant'; one of set, remove, list", hint: "Run 'corral acl --help' for its commands." });
+  });
+
+  it('finds the group of a three-word command by its leading words', () => {
+    expect(usageError('cluster', 'join-token')).toEqual({
+      message: 'cluster join-token: missing subcommand; one of create, list, remove',
+      hint: "Run 'corral cluster join-token --help' for its commands.",
+    });
+    expect(usageError('cluster')).toEqual({ message: 'cluster: missing subcommand; one of join-token create, join-token list, join-token remove', hint: "Run 'corral cluster --help' for its commands." });
+    expect(usageError('cluster', 'join-token', 'frob').message).toBe("cluster join-token: unknown subcommand 'frob'; one of create, list, remove");
+    const help = parse('cluster', 'join-token', '--help');
+    expect(help.kind === 'help' && help.text).toContain('cluster join-token remove <id>');
+    expect(help.kind === 'help' && help.text).not.toContain('agent join');
+  });
+
+  it('shows a flag without a value in the help', () => {
+    const help = parse('agent', 'join', '--help');
+    expect(help.kind === 'help' && help.text).toMatch(/\n {2}--no-start {2,}join and write the config, but do not run the agent\n/);
+    expect(help.kind === 'help' && help.text).toContain('Usage: corral agent join <url> [options]');
   });
 
   it('names the command and points at its help on a usage error', () => {

@@ -1,10 +1,10 @@
-import type { Command } from '../command-line/command.js';
+import type { ApiCommand } from '../command-line/command.js';
 import { UsageError } from '../command-line/usage-error.js';
 
 const OPTION = /^--([^=]+)(?:=(.*))?$/s;
 
 /** pvesh's `get`: any API path, its parameters as free `--key value` options (a key given twice is a list). */
-export const GET_COMMAND: Command = {
+export const GET_COMMAND: ApiCommand = {
   name: 'get',
   arguments: '<api path>',
   summary: "Read any API path (as pvesh get), e.g. 'corral get /access/users --full 1'",

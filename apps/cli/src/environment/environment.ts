@@ -1,3 +1,5 @@
+import { parseFingerprint } from '@corral/pinned-tls';
+import { DEFAULT_URL, httpsUrl } from '../command-line/option-values.js';
 import { UsageError } from '../command-line/usage-error.js';
 
 /** How the command authenticates, chosen from the environment (spec 5). */
@@ -27,21 +29,13 @@ export const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] 
   ['NODE_EXTRA_CA_CERTS', 'without CORRAL_FINGERPRINT: a PEM file of further CAs to trust (Node.js)'],
 ];
 
-const DEFAULT_URL = 'https://127.0.0.1:8006';
 const TOKEN = /^[^\s@!=]+@[^\s@!=]+(?:![^\s=]+)?=\S+$/;
-const FINGERPRINT = /^[0-9A-F]{2}(?::[0-9A-F]{2}){31}$/;
 const AUTH_VARIABLES = ['CORRAL_TOKEN', 'CORRAL_TICKET', 'CORRAL_USER'] as const;
 
 /** The settings from the environment, read once; a bad or contradictory value is a UsageError naming the variable, never echoing a secret. */
 export function readEnvironment(env: Readonly<Record<string, string | undefined>>): Settings {
   const value = (name: string) => env[name] || undefined;
-  return Object.freeze({ url: url(value('CORRAL_URL') ?? DEFAULT_URL), auth: auth(value), fingerprint: fingerprint(value('CORRAL_FINGERPRINT')) });
-}
-
-function url(text: string): URL {
-  const parsed = URL.canParse(text) ? new URL(text) : undefined;
-  if (parsed?.protocol !== 'https:') throw new UsageError(`CORRAL_URL must be an https:// URL such as ${DEFAULT_URL}, not '${text}'`);
-  return parsed;
+  return Object.freeze({ url: httpsUrl('CORRAL_URL', value('CORRAL_URL') ?? DEFAULT_URL), auth: auth(value), fingerprint: fingerprint(value('CORRAL_FINGERPRINT')) });
 }
 
 function auth(value: (name: string) => string | undefined): Auth {
@@ -61,8 +55,7 @@ function auth(value: (name: string) => string | undefined): Auth {
 
 function fingerprint(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
-  // Also without colons or in lower case, as other tools print it.
-  const normalized = text.trim().toUpperCase().replace(/:/g, '').replace(/(..)(?!$)/g, '$1:');
-  if (!FINGERPRINT.test(normalized)) throw new UsageError('CORRAL_FINGERPRINT must be a SHA-256 fingerprint: 32 hex bytes, AA:BB:...');
-  return normalized;
+  const parsed = parseFingerprint(text);
+  if (parsed === undefined) throw new UsageError('CORRAL_FINGERPRINT must be a SHA-256 fingerprint: 32 hex bytes, AA:BB:...');
+  return parsed;
 }

@@ -5,4 +5,6 @@ export interface ApiCall {
   readonly path: string;
   /** A list is sent as the key repeated (PVE's request decoding, facts.md 0). */
   readonly params: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** How a POST or PUT carries the params: a form as PVE clients send them (the default), or a JSON object. */
+  readonly body?: 'form' | 'json';
 }

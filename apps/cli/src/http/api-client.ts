@@ -1,7 +1,7 @@
 import { request } from 'node:https';
 import type { ApiCall } from './api-call.js';
 import { ApiFailure, ConnectionFailure } from './api-failure.js';
-import { connectTls } from './tls-connection.js';
+import { connectTls, type Pin } from './tls-connection.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -9,23 +9,23 @@ const FORM = 'application/x-www-form-urlencoded';
 export class ApiClient {
   constructor(
     private readonly url: URL,
-    private readonly fingerprint: string | undefined,
+    private readonly pin: Pin | undefined,
   ) {}
 
   async send(call: ApiCall, headers: Readonly<Record<string, string>>): Promise<unknown> {
     const target = new URL(`${this.url.origin}${this.url.pathname.replace(/\/$/, '')}/api2/json${call.path}`);
-    const params = encode(call.params);
     // PVE's decoding: GET and DELETE carry parameters in the query, POST and PUT in a form body (facts.md 0).
     const inBody = call.method === 'POST' || call.method === 'PUT';
-    if (!inBody) target.search = params;
-    const socket = await connectTls(this.url, this.fingerprint);
-    const body = inBody ? params : undefined;
+    if (!inBody) target.search = encode(call.params);
+    const socket = await connectTls(this.url, this.pin);
+    const json = call.body === 'json';
+    const body = inBody ? (json ? JSON.stringify(call.params) : encode(call.params)) : undefined;
     const response = await new Promise<{ status: number; reason: string; text: string }>((resolve, reject) => {
       const req = request(
         target,
         {
           method: call.method,
-          headers: { accept: 'application/json', ...headers, ...(body === undefined ? {} : { 'content-type': FORM, 'content-length': String(Buffer.byteLength(body)) }) },
+          headers: { accept: 'application/json', ...headers, ...(body === undefined ? {} : { 'content-type': json ? 'application/json' : FORM, 'content-length': String(Buffer.byteLength(body)) }) },
           createConnection: () => socket,
         },
         (res) => {

@@ -1,32 +1,30 @@
-import { isIP } from 'node:net';
-import { connect, type TLSSocket } from 'node:tls';
+import { connectPinned, FingerprintMismatch } from '@corral/pinned-tls';
+import type { TLSSocket } from 'node:tls';
 import { ConnectionFailure } from './api-failure.js';
+
+/** A certificate fingerprint to trust, and where the user gave it, for messages. */
+export interface Pin {
+  readonly fingerprint: string;
+  /** `CORRAL_FINGERPRINT` or `--fingerprint`. */
+  readonly source: string;
+}
 
 const UNTRUSTED = 'set CORRAL_FINGERPRINT to the fingerprint the control plane printed at start, or trust its CA with NODE_EXTRA_CA_CERTS';
 
 /**
- * The TLS connection for one request. With a pinned fingerprint the certificate is trusted exactly
- * when its SHA-256 fingerprint matches (the control plane's self-signed certificate, as agents pin
- * it); without one, Node's usual verification of chain and host name applies.
+ * The TLS connection for one request (libs/pinned-tls): with a pin, the certificate is trusted
+ * exactly when its SHA-256 fingerprint matches, and nothing is sent otherwise; without one, Node's
+ * usual verification of chain and host name applies.
  */
-export function connectTls(url: URL, fingerprint: string | undefined): Promise<TLSSocket> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const socket = connect({
-    host,
-    port: Number(url.port || 443),
-    // SNI takes host names only (RFC 6066).
-    ...(isIP(host) ? {} : { servername: host }),
-    rejectUnauthorized: fingerprint === undefined,
-  });
-  return new Promise((resolve, reject) => {
-    socket.once('error', (error: NodeJS.ErrnoException) => reject(connectionFailure(url, error)));
-    socket.once('secureConnect', () => {
-      const presented = socket.getPeerCertificate().fingerprint256;
-      if (fingerprint === undefined || presented === fingerprint) return resolve(socket);
-      socket.destroy();
-      reject(new ConnectionFailure(`TLS: the certificate of ${url.host} has the SHA-256 fingerprint ${presented}, not CORRAL_FINGERPRINT's ${fingerprint}: nothing was sent`));
-    });
-  });
+export async function connectTls(url: URL, pin: Pin | undefined): Promise<TLSSocket> {
+  try {
+    return await connectPinned(url, pin?.fingerprint);
+  } catch (error) {
+    if (error instanceof FingerprintMismatch && pin !== undefined) {
+      throw new ConnectionFailure(`TLS: the certificate of ${error.host} has the SHA-256 fingerprint ${error.presented}, not ${pin.source}'s ${error.expected}: nothing was sent`);
+    }
+    throw connectionFailure(url, error as NodeJS.ErrnoException);
+  }
 }
 
 function connectionFailure(url: URL, error: NodeJS.ErrnoException): ConnectionFailure {

@@ -1,0 +1,225 @@
+import { FingerprintMismatch } from '@corral/pinned-tls';
+import { CLOSE_CODES, PROTOCOL_VERSION, type CommandHandlers, type HelloFrame } from '@corral/protocol';
+import { randomUUID } from 'node:crypto';
+import type { CommandContext } from './commands/command-context.js';
+import type { AgentConfig } from './config/agent-config.js';
+import { Backoff } from './connection/backoff.js';
+import { Connection, type Closed } from './connection/connection.js';
+import { dial, UpgradeRefused } from './connection/dial.js';
+import { Outbox, type OutgoingFrame } from './connection/outbox.js';
+import type { Inventory } from './host/inventory.js';
+import type { LogFields, Logger } from './logging/logger.js';
+import { InventoryReports } from './reports/inventory-reports.js';
+import { RequestRunner } from './requests/request-runner.js';
+
+export interface AgentTiming {
+  /** How long the control plane has to answer `hello` with `welcome`. */
+  readonly welcomeTimeoutMs: number;
+  /** Reconnection delays: exponential with full jitter between these. */
+  readonly backoffMinMs: number;
+  readonly backoffMaxMs: number;
+  /** How long a stop waits for running commands before aborting them. */
+  readonly drainTimeoutMs: number;
+  /** How long a stop then waits for the control plane to acknowledge the last answers. */
+  readonly ackWaitMs: number;
+  /** How long output lines wait to be batched into one `log` frame. */
+  readonly logFlushMs: number;
+}
+
+export const DEFAULT_TIMING: AgentTiming = {
+  welcomeTimeoutMs: 5_000,
+  backoffMinMs: 500,
+  backoffMaxMs: 30_000,
+  drainTimeoutMs: 30_000,
+  ackWaitMs: 5_000,
+  logFlushMs: 100,
+};
+
+export interface AgentOptions {
+  readonly config: Pick<AgentConfig, 'url' | 'fingerprint' | 'node' | 'credential'>;
+  /** The agent's package version, for `hello.agentVersion`. */
+  readonly version: string;
+  readonly capabilities: readonly string[];
+  readonly handlers: CommandHandlers<CommandContext>;
+  readonly inventory: Pick<Inventory, 'read'>;
+  readonly logger: Logger;
+  readonly timing?: Partial<AgentTiming>;
+}
+
+/** What to log about one connection attempt that ended, before the next one. */
+interface Attempt {
+  readonly msg: string;
+  readonly fields: LogFields;
+}
+
+/**
+ * The agent's life: dial the control plane, keep one connection at a time (reconnecting with
+ * backoff, the outbox re-sent after each `welcome`), run requests, report the inventory. `run()`
+ * resolves to the process's exit code: 0 after `stop()` drained, 1 when an operator must act (the
+ * credential was refused, the control plane does not speak this protocol or names another node).
+ */
+export class Agent {
+  /** This run of the agent process (`hello.session`): the frames' numbers count within it. */
+  readonly session = randomUUID();
+  private readonly timing: AgentTiming;
+  private readonly outbox = new Outbox();
+  private readonly backoff: Backoff;
+  private readonly runner: RequestRunner;
+  private readonly reports: InventoryReports;
+  private connection: Connection | undefined;
+  private exitCode: number | undefined;
+  /** Cuts the current wait short (a backoff pause, a dial) when the agent finishes. */
+  private interrupt: (() => void) | undefined;
+  private stopping = false;
+
+  constructor(private readonly options: AgentOptions) {
+    this.timing = { ...DEFAULT_TIMING, ...options.timing };
+    this.backoff = new Backoff(this.timing.backoffMinMs, this.timing.backoffMaxMs);
+    const emit = (frame: OutgoingFrame) => this.emit(frame);
+    this.runner = new RequestRunner({ handlers: options.handlers, emit, logger: options.logger, logFlushMs: this.timing.logFlushMs });
+    this.reports = new InventoryReports(options.inventory, emit, options.logger);
+  }
+
+  async run(): Promise<number> {
+    const { logger, config } = this.options;
+    logger.info('agent starting', { url: config.url.origin, node: config.node, session: this.session, version: this.options.version, capabilities: this.options.capabilities });
+    while (this.exitCode === undefined) {
+      const attempt = await this.connectOnce();
+      if (this.exitCode !== undefined) break;
+      const retryInMs = this.backoff.next();
+      logger.warn(attempt.msg, { ...attempt.fields, retryInMs });
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, retryInMs);
+        this.interrupt = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    logger.info('agent stopped', { exitCode: this.exitCode });
+    return this.exitCode;
+  }
+
+  /**
+   * Drains and stops (SIGTERM, SIGINT): new requests are answered `unavailable`, running commands
+   * may finish (for `drainTimeoutMs`, then they are aborted), the answers' acks are awaited briefly,
+   * and the connection is closed with 1001. Calling it again changes nothing: a terminal's Ctrl-C
+   * may reach the agent twice, directly and forwarded by `corral agent join`.
+   */
+  stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    const { logger } = this.options;
+    logger.info('stopping: new requests are refused, running commands may finish');
+    this.runner.drain();
+    this.reports.stop();
+    if (!(await within(this.runner.settled(), this.timing.drainTimeoutMs))) {
+      logger.warn(`commands still running after ${this.timing.drainTimeoutMs} ms: aborting them`);
+      this.runner.abortAll();
+    }
+    if (!(await within(this.outbox.whenEmpty(), this.timing.ackWaitMs))) {
+      logger.warn('stopping with frames the control plane has not acknowledged', { frames: this.outbox.unacknowledged().length });
+    }
+    this.finish(0);
+  }
+
+  /** One connection from dial to close; what to log about its end (nothing is logged once the agent finished). */
+  private async connectOnce(): Promise<Attempt> {
+    const { config } = this.options;
+    const dialing = dial(config);
+    const interrupted = new Promise<undefined>((resolve) => (this.interrupt = () => resolve(undefined)));
+    let socket;
+    try {
+      socket = await Promise.race([dialing, interrupted]);
+    } catch (error) {
+      return this.dialFailed(error);
+    }
+    if (socket === undefined) {
+      dialing.then((late) => late.terminate(), () => undefined);
+      return { msg: 'stopped while connecting', fields: {} };
+    }
+    const connection = new Connection(socket, {
+      hello: this.hello(),
+      outbox: this.outbox,
+      logger: this.options.logger,
+      welcomeTimeoutMs: this.timing.welcomeTimeoutMs,
+      onWelcome: (welcome, resent) => {
+        this.backoff.reset();
+        if (!this.stopping) this.reports.start(welcome.heartbeatMs);
+        this.options.logger.info('connected', { url: config.url.origin, node: welcome.node, heartbeatMs: welcome.heartbeatMs, resent, clockSkewMs: Date.parse(welcome.time) - Date.now() });
+      },
+      onRequest: (request) => this.runner.handle(request),
+    });
+    this.connection = connection;
+    if (this.exitCode !== undefined) connection.close(1001, 'agent stopping');
+    const closed = await connection.closed;
+    this.connection = undefined;
+    this.reports.stop();
+    return this.disconnected(closed);
+  }
+
+  private hello(): HelloFrame {
+    const { config, version, capabilities } = this.options;
+    const lastAck = this.outbox.lastAck;
+    return { type: 'hello', protocol: PROTOCOL_VERSION, agentVersion: version, node: config.node, session: this.session, capabilities: [...capabilities], ...(lastAck === undefined ? {} : { lastAck }) };
+  }
+
+  private dialFailed(error: unknown): Attempt {
+    const url = this.options.config.url.origin;
+    if (error instanceof UpgradeRefused && (error.status === 401 || error.status === 403)) {
+      return this.fail(`the control plane refused this node's credential (${error.message}): join the node again with 'corral agent join'`, { url });
+    }
+    if (error instanceof FingerprintMismatch) {
+      return { msg: "the control plane's certificate is not the pinned one: nothing was sent", fields: { url, presented: error.presented, expected: error.expected } };
+    }
+    return { msg: 'cannot connect to the control plane', fields: { url, error } };
+  }
+
+  private disconnected(closed: Closed): Attempt {
+    const fields = { code: closed.code, reason: closed.reason, by: closed.by };
+    if (closed.code === CLOSE_CODES.unsupportedProtocol && closed.by === 'control plane') {
+      return this.fail(`the control plane does not speak protocol ${PROTOCOL_VERSION}: upgrade this agent`, fields);
+    }
+    if (closed.code === CLOSE_CODES.nodeMismatch) {
+      return this.fail(`the control plane does not accept this agent as node '${this.options.config.node}': join the node again with 'corral agent join'`, fields);
+    }
+    return { msg: 'disconnected', fields };
+  }
+
+  /** Every numbered frame goes through the outbox; out at once while a connection is live, else after the next welcome. */
+  private emit(frame: OutgoingFrame): void {
+    const entry = this.outbox.add(frame);
+    if (this.connection?.live) this.connection.send(entry);
+  }
+
+  /** Stops for good: an operator must act. */
+  private fail(msg: string, fields: LogFields): Attempt {
+    this.options.logger.error(msg, fields);
+    this.runner.abortAll();
+    this.finish(1);
+    return { msg, fields };
+  }
+
+  private finish(exitCode: number): void {
+    if (this.exitCode !== undefined) return;
+    this.exitCode = exitCode;
+    this.reports.stop();
+    this.connection?.close(1001, 'agent stopping');
+    this.interrupt?.();
+  }
+}
+
+/** Whether `promise` settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

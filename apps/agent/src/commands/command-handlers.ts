@@ -1,0 +1,37 @@
+import type { CommandHandlers } from '@corral/protocol';
+import type { Host } from '../host/host.js';
+import { aptCommands } from './apt/apt-commands.js';
+import type { CommandContext } from './command-context.js';
+import { diskCommands } from './disks/disk-commands.js';
+import { dnsCommands } from './dns/dns-commands.js';
+import { firewallCommands } from './firewall/firewall-commands.js';
+import { networkCommands } from './network/network-commands.js';
+import { statusCommands } from './status/status-commands.js';
+import { storageCommands } from './storage/storage-commands.js';
+
+/**
+ * Every command of the protocol's catalog, by area; the type makes a command without a handler a
+ * compile error. A handler throws CommandFailure to answer a failure frame with that code; any
+ * other Error means code 'failed' with error.message.
+ */
+export function createCommandHandlers(host: Host): CommandHandlers<CommandContext> {
+  const handlers: CommandHandlers<CommandContext> = {
+    ...statusCommands(host),
+    ...dnsCommands(host),
+    ...aptCommands(),
+    ...diskCommands(),
+    ...networkCommands(host),
+    ...storageCommands(),
+    ...firewallCommands(host),
+  };
+  // Optional result fields are often written `field: undefined`; the result frame carries JSON, which has no undefined.
+  const asJson = Object.entries(handlers).map(([name, handler]) => [name, async (params: never, context: CommandContext) => withoutUndefined(await handler(params, context))]);
+  return Object.fromEntries(asJson) as CommandHandlers<CommandContext>;
+}
+
+/** The value as JSON.stringify would write it: object fields that are undefined left out, at every depth. */
+export function withoutUndefined<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutUndefined) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).flatMap(([key, field]) => (field === undefined ? [] : [[key, withoutUndefined(field)]]))) as T;
+}

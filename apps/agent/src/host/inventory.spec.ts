@@ -1,0 +1,58 @@
+import { mkdir, mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
+import { cpus, release } from 'node:os';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { InventoryReport } from '@corral/protocol';
+import { openHost } from './host.js';
+import { createInventory, type Inventory } from './inventory.js';
+
+describe('the inventory', () => {
+  let dir: string;
+  let inventory: Inventory | undefined;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'corral-inventory-'));
+  });
+  afterEach(async () => {
+    inventory?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("reports this machine's facts, valid for the protocol, with the host root's distribution and file system", async () => {
+    await mkdir(join(dir, 'etc'));
+    await writeFile(join(dir, 'etc/os-release'), 'NAME="Debian GNU/Linux"\nPRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nID=debian\n');
+    inventory = createInventory(await openHost(dir));
+    const facts = await inventory.read();
+    expect(InventoryReport.parse({ kind: 'inventory', ...facts })).toEqual({ kind: 'inventory', ...facts });
+    expect(facts).toMatchObject({ os: 'Debian GNU/Linux 13 (trixie)', kernel: release(), maxcpu: cpus().length });
+    expect(facts.mem).toBeGreaterThan(0);
+    expect(facts.mem).toBeLessThan(facts.maxmem);
+    const fs = await statfs(dir);
+    expect(facts.maxdisk).toBe(fs.blocks * fs.bsize);
+    expect(facts.disk).toBeLessThanOrEqual(facts.maxdisk);
+    expect(facts.uptime).toBeGreaterThan(0);
+  });
+
+  it('names the distribution from /usr/lib/os-release, else "Linux" as os-release(5) says', async () => {
+    inventory = createInventory(await openHost(dir));
+    expect((await inventory.read()).os).toBe('Linux');
+    inventory.close();
+    await mkdir(join(dir, 'usr/lib'), { recursive: true });
+    await writeFile(join(dir, 'usr/lib/os-release'), "PRETTY_NAME='Some \\\"Linux\\\"'\n");
+    inventory = createInventory(await openHost(dir));
+    expect((await inventory.read()).os).toBe('Some "Linux"');
+  });
+
+  it('polls again and picks up what changed', async () => {
+    await mkdir(join(dir, 'etc'));
+    await writeFile(join(dir, 'etc/os-release'), 'PRETTY_NAME="before"\n');
+    inventory = createInventory(await openHost(dir), 50);
+    expect((await inventory.read()).os).toBe('before');
+    await writeFile(join(dir, 'etc/os-release'), 'PRETTY_NAME="after"\n');
+    const deadline = Date.now() + 20_000;
+    while ((await inventory.read()).os !== 'after') {
+      if (Date.now() > deadline) throw new Error('the inventory never polled again');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
+});

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// corral-agent: dials the control plane named in its config file and runs its commands on this host.
+import { readFile } from 'node:fs/promises';
+import { Agent } from './agent.js';
+import { createCommandHandlers } from './commands/command-handlers.js';
+import { AGENT_USAGE, parseAgentArguments, UsageError } from './config/agent-arguments.js';
+import { ConfigError, readAgentConfig } from './config/agent-config.js';
+import { detectCapabilities } from './host/capabilities.js';
+import { createInventory } from './host/inventory.js';
+import { openHost } from './host/host.js';
+import { jsonLogger } from './logging/logger.js';
+
+// Exits rather than waiting for the event loop to empty: a program that an aborted command started
+// must not keep a stopped agent around.
+process.exit(await main());
+
+async function main(): Promise<number> {
+  let invocation;
+  try {
+    invocation = parseAgentArguments(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`corral-agent: ${error.message}\nRun 'corral-agent --help' for its usage.\n`);
+    return 2;
+  }
+  if (invocation.kind === 'help') {
+    process.stdout.write(AGENT_USAGE);
+    return 0;
+  }
+  const logger = jsonLogger((line) => process.stderr.write(line));
+  let loaded;
+  try {
+    loaded = await readAgentConfig(invocation.configPath);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    logger.error(error.message);
+    return 1;
+  }
+  const { config } = loaded;
+  if (loaded.readableByOthers) logger.warn('the config file holds the credential but others may read it: chmod 600 it', { config: invocation.configPath });
+  let host;
+  try {
+    host = await openHost(config.hostRoot);
+  } catch (error) {
+    logger.error((error as Error).message);
+    return 1;
+  }
+  logger.info('host root', { root: host.root, live: host.live });
+  const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const inventory = createInventory(host);
+  const agent = new Agent({ config, version, capabilities: await detectCapabilities(), handlers: createCommandHandlers(host), inventory, logger });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => agent.stop());
+  const exitCode = await agent.run();
+  inventory.close();
+  return exitCode;
+}

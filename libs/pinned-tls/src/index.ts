@@ -1,0 +1,2 @@
+export { connectPinned, FingerprintMismatch, type PinnedTlsOptions } from './connect-pinned.js';
+export { parseFingerprint } from './fingerprint.js';
