@@ -23,6 +23,8 @@ COPY --from=build /corral/libs/protocol/package.json libs/protocol/
 COPY --from=build /corral/libs/protocol/dist libs/protocol/dist
 COPY --from=build /corral/apps/control-plane/dist apps/control-plane/dist
 ENV CORRAL_DATA_DIR=/var/lib/corral
+# The container is not a hypervisor host: agents join it from the hosts (docs/agents.md).
+ENV CORRAL_LOCAL_AGENT=0
 RUN mkdir -p /var/lib/corral && chown node:node /var/lib/corral
 VOLUME /var/lib/corral
 EXPOSE 8006

@@ -1,4 +1,5 @@
-import { ControlPlaneProcess } from '@corral/testing';
+import { ControlPlaneProcess, waitFor } from '@corral/testing';
+import { hostname, totalmem } from 'node:os';
 import { createHash, X509Certificate } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -37,6 +38,15 @@ describe('a control plane with its embedded PostgreSQL', () => {
     expect(first.fingerprint).toBe(cert.fingerprint256);
     expect(createHash('sha256').update(cert.raw).digest('hex').toUpperCase()).toBe(first.fingerprint.replaceAll(':', ''));
     expect((await stat(join(first.dataDir, 'tls/corral.key'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('is a one-node cluster: its local agent joined this host as a node that is online', async () => {
+    const password = (await readFile(join(first.dataDir, 'root-password'), 'utf8')).trim();
+    const headers = { authorization: `Basic ${Buffer.from(`root@pam:${password}`).toString('base64')}` };
+    const nodes = async () => (await first.api.send('/nodes', { headers })).json<{ data: { node: string; status: string; maxmem?: number }[] }>().data;
+    await waitFor(async () => (await nodes()).some((node) => node.status === 'online' && (node.maxmem ?? 0) > 0), { timeoutMs: 20_000, what: 'the local node online' });
+    expect(await nodes()).toEqual([expect.objectContaining({ node: hostname().split('.')[0], status: 'online', maxmem: totalmem() })]);
+    expect((await stat(join(first.dataDir, 'agent/agent.json'))).mode & 0o777).toBe(0o600);
   });
 
   it('comes back after kill -9 on the same data dir, with the same certificate', async () => {

@@ -9,5 +9,6 @@ export async function testDatabaseUrl(): Promise<string> {
 /** A control plane on a database of its own, or on `databaseUrl` (replicas share one). */
 export async function startOnTestDatabase(options: ControlPlaneOptions & { databaseUrl?: string } = {}): Promise<ControlPlaneProcess> {
   const url = options.databaseUrl ?? (await testDatabaseUrl());
-  return ControlPlaneProcess.start({ ...options, env: { DATABASE_URL: url, ...options.env } });
+  // No local agent: these tests join the agents they need.
+  return ControlPlaneProcess.start({ ...options, env: { DATABASE_URL: url, CORRAL_LOCAL_AGENT: '0', ...options.env } });
 }

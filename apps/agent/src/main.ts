@@ -50,7 +50,16 @@ async function main(): Promise<number> {
   const inventory = createInventory(host);
   const agent = new Agent({ config, version, capabilities: await detectCapabilities(), handlers: createCommandHandlers(host), inventory, logger });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => agent.stop());
+  if (process.env['CORRAL_AGENT_STOP_WITH_PARENT'] === '1') stopWithParent(() => agent.stop());
   const exitCode = await agent.run();
   inventory.close();
   return exitCode;
+}
+
+/** The control plane's local agent goes when the control plane does, even after a kill -9: its parent changes then. */
+function stopWithParent(stop: () => void): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 1000).unref();
 }

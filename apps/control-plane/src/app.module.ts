@@ -2,12 +2,15 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AccessModule } from './access/access.module.js';
 import { ClusterModule } from './cluster/cluster.module.js';
 import { CoreModule, type Runtime } from './http/core.module.js';
+import { NodeFirewallModule } from './nodes/firewall/firewall.module.js';
+import { HostModule } from './nodes/host/host.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { TasksModule } from './tasks/tasks.module.js';
 import { VersionModule } from './version/version.module.js';
 
 /** Every API area: the app serves these, and the permission matrix test walks their endpoints. */
-export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule];
+export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule];
 
 @Module({})
 export class AppModule {

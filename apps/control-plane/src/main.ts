@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { openDatabase } from './database/database.js';
 import { closeGracefully } from './http/close-gracefully.js';
 import { createApp } from './http/create-app.js';
+import { startLocalAgent } from './local-agent/local-agent.js';
 import { createLoggers, type Loggers } from './logging/loggers.js';
 import { loadTlsMaterial } from './tls/certificate.js';
 import { readBuildInfo } from './version/build-info.js';
@@ -34,7 +35,9 @@ async function main(): Promise<void> {
       { port, bind: config.bind, dataDir: config.dataDir, fingerprint: tls.fingerprint, certificate: tls.origin, version: build.version },
       `Corral listening on https://${config.bind ?? 'localhost'}:${port}/api2/json (certificate SHA-256 fingerprint ${tls.fingerprint})`,
     );
+    const localAgent = config.localNode === null ? null : await startLocalAgent(app, { node: config.localNode, dataDir: config.dataDir, port, fingerprint: tls.fingerprint, logger });
     stopOnSignal(loggers, async () => {
+      await localAgent?.stop();
       await closeGracefully(app, DRAIN_MS);
       await database.close();
     });

@@ -1,3 +1,4 @@
+export { AgentProcess, type ProcessExit } from './agent-process.js';
 export { ControlPlaneProcess, type ControlPlaneOptions } from './control-plane-process.js';
 export { FakeAgent, type FakeAgentOptions, type FakeAnswer } from './fake-agent.js';
 export { HttpsClient, type ApiRequest, type ApiResponse } from './https-client.js';

@@ -12,6 +12,10 @@ Options:
   --config PATH  the config file 'corral agent join' wrote (default: $CORRAL_AGENT_CONFIG,
                  else ${DEFAULT_CONFIG_PATH})
   --help         this help
+
+Environment:
+  CORRAL_AGENT_CONFIG            the config file when --config is not given
+  CORRAL_AGENT_STOP_WITH_PARENT  1: stop when the parent process is gone (the control plane's local agent)
 `;
 
 /** A mistake on the command line: exit code 2. */

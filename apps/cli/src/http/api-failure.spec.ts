@@ -15,6 +15,14 @@ describe('an API error as the command reports it (spec 7)', () => {
     ]);
   });
 
+  it('shows the reason phrase where it says why after the message (the spec keeps 401 and 403 messages to two words)', () => {
+    const body = JSON.stringify({ data: null, errors: [{ code: 401, message: 'authentication failed' }] });
+    expect(ApiFailure.fromResponse(401, 'authentication failed - the join token is invalid, expired or already used', body).messages).toEqual([
+      'authentication failed - the join token is invalid, expired or already used',
+    ]);
+    expect(ApiFailure.fromResponse(401, 'authentication failure', body).messages).toEqual(['authentication failed']);
+  });
+
   it('falls back to the reason phrase when the body has no envelope', () => {
     expect(ApiFailure.fromResponse(401, 'No ticket', '')).toEqual(expect.objectContaining({ status: 401, messages: ['No ticket'] }));
     expect(ApiFailure.fromResponse(502, 'Bad Gateway', '<html>').messages).toEqual(['Bad Gateway']);

@@ -13,6 +13,9 @@ export class ApiFailure extends Error {
     const items = envelopeErrors(body);
     // A 400's item names its parameter in `param`; add it unless the message quotes it already (`parameter 'expire': ...`).
     const messages = items.map(({ message, param }) => (param !== undefined && !message.includes(`'${param}'`) ? `${param}: ${message}` : message));
+    // The spec fixes 401 and 403 messages to two words; the reason phrase says why (`authentication failed - the join token is ...`).
+    const [first, ...rest] = messages;
+    if (first !== undefined && reason.startsWith(`${first} - `)) return new ApiFailure(status, [reason, ...rest]);
     return new ApiFailure(status, messages.length > 0 ? messages : [reason || 'no reason given']);
   }
 }

@@ -66,6 +66,7 @@ interface Link {
 @Injectable()
 export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly links = new Map<string, Link>();
+  private readonly onlineListeners: ((node: string) => void)[] = [];
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private liveness: NodeJS.Timeout | null = null;
   private readonly startedAt = Date.now();
@@ -105,8 +106,18 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     return (this.links.get(node)?.connection ?? null) !== null;
   }
 
+  /** Called with the node's name each time its agent is welcomed here (first connection, reconnect, takeover). */
+  onOnline(listener: (node: string) => void): void {
+    this.onlineListeners.push(listener);
+  }
+
+  /** Throws the 503 that says why, unless this replica holds the node's agent now. */
+  reachable(node: string): void {
+    if (!this.holds(node)) throw this.unreachable(node);
+  }
+
   /** Runs a command of the catalog on the node's agent and resolves with its checked result. */
-  request<K extends CommandName>(node: string, command: K, params: ParamsOf<K>, options: RequestOptions): Promise<ResultOf<K>> {
+  async request<K extends CommandName>(node: string, command: K, params: ParamsOf<K>, options: RequestOptions): Promise<ResultOf<K>> {
     const link = this.links.get(node);
     const connection = link?.connection;
     if (!link || !connection) throw this.unreachable(node);
@@ -186,6 +197,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     this.heartbeat(connection);
     // Requests of this session still unanswered are sent again with their ids; the agent runs each once.
     for (const pending of link.pending.values()) connection.send(pending.frame);
+    for (const listener of this.onlineListeners) listener(node);
     this.logger.info({ node, session: hello.session, agentVersion: hello.agentVersion, capabilities: hello.capabilities, lastAck: hello.lastAck }, 'node online');
   }
 

@@ -12,7 +12,13 @@ describe('loadConfig', () => {
       rootPassword: null,
       clusterName: 'corral',
       oidc: null,
+      localNode: expect.stringMatching(/^[A-Za-z0-9-]+$/),
     });
+  });
+
+  it('names the local node CORRAL_NODE_NAME, or has none with CORRAL_LOCAL_AGENT=0', () => {
+    expect(loadConfig({ CORRAL_NODE_NAME: 'pve1' }, '/').localNode).toBe('pve1');
+    expect(loadConfig({ CORRAL_NODE_NAME: 'pve1', CORRAL_LOCAL_AGENT: '0' }, '/').localNode).toBeNull();
   });
 
   it('reads the OAuth issuer with its defaults', () => {
@@ -37,6 +43,8 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL: must be a postgres:// or postgresql:// URL'],
     [{ CORRAL_LOG_LEVEL: 'loud' }, 'CORRAL_LOG_LEVEL'],
     [{ CORRAL_ROOT_PASSWORD: 'short' }, 'CORRAL_ROOT_PASSWORD: must be at least 8 characters'],
+    [{ CORRAL_NODE_NAME: 'node_1' }, 'CORRAL_NODE_NAME: must be a host name label'],
+    [{ CORRAL_LOCAL_AGENT: 'yes' }, 'CORRAL_LOCAL_AGENT'],
     [{ CORRAL_OIDC_ISSUER: 'https://id.example.com' }, 'CORRAL_OIDC_ISSUER: CORRAL_OIDC_ISSUER and CORRAL_OIDC_AUDIENCE must be set together'],
     [{ CORRAL_OIDC_ISSUER: 'ftp://x', CORRAL_OIDC_AUDIENCE: 'a' }, 'CORRAL_OIDC_ISSUER: must be an http(s) URL'],
   ])('rejects %j naming the variable', (env, message) => {

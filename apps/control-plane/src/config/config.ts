@@ -1,3 +1,5 @@
+import { NODE_NAME_HINT, NODE_NAME_PATTERN } from '@corral/protocol';
+import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -19,6 +21,8 @@ export interface Config {
   readonly clusterName: string;
   /** The OAuth 2.0 issuer whose bearer tokens are accepted (spec 5.4), or null: bearer tokens are refused. */
   readonly oidc: OidcConfig | null;
+  /** The node of this host, whose agent the control plane starts and joins itself; null: none (CORRAL_LOCAL_AGENT=0). */
+  readonly localNode: string | null;
 }
 
 export interface OidcConfig {
@@ -66,6 +70,8 @@ const Env = z
     CORRAL_OIDC_REALM: optionalText.pipe(z.string().regex(/^[A-Za-z][A-Za-z0-9._-]+$/, 'must be a realm name').optional()),
     CORRAL_OIDC_USER_CLAIM: optionalText,
     CORRAL_OIDC_AUTOCREATE: z.enum(['0', '1']).optional(),
+    CORRAL_LOCAL_AGENT: z.enum(['0', '1']).default('1'),
+    CORRAL_NODE_NAME: optionalText.pipe(z.string().regex(NODE_NAME_PATTERN, NODE_NAME_HINT).optional()),
     DATABASE_URL: optionalText.pipe(
       z
         .string()
@@ -116,5 +122,12 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
             autocreate: e.CORRAL_OIDC_AUTOCREATE === '1',
           })
         : null,
+    localNode: e.CORRAL_LOCAL_AGENT === '1' ? (e.CORRAL_NODE_NAME ?? hostNodeName()) : null,
   });
+}
+
+/** The host name's first label, as PVE names a node; `localhost` when it is not a valid node name. */
+function hostNodeName(): string {
+  const label = hostname().split('.')[0] ?? '';
+  return NODE_NAME_PATTERN.test(label) ? label : 'localhost';
 }

@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   ALREADY_EXISTS: 409,
   IN_USE: 409,
+  /** A change based on a `digest` of a configuration that someone else has changed since (PVE's "file changed by other user"). */
+  CONFIG_CHANGED: 409,
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_FAILURES: 429,

@@ -4,6 +4,7 @@ import { addGroup, addRole, addToken, addUser, apiToken, basic, call, dataOf, gr
 import { joinNode } from '../../test-support/node-fixture.js';
 import { startTestApp, TEST_ROOT_PASSWORD, type TestApp } from '../../test-support/test-app.js';
 import { JoinTokensRepository } from '../cluster/join-tokens/join-tokens.repository.js';
+import { TasksRepository } from '../tasks/tasks.repository.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 
 /**
@@ -55,12 +56,19 @@ const ANY_CALLER = '401 200 200 200 200 200';
 const ROOT_ONLY = '401 200 403 403 403 403';
 const AUDITORS = '401 200 200 403 403 200';
 const AUDIT_OFFLINE_NODE = '401 503 503 403 403 503';
+const MODIFY_OFFLINE_NODE = '401 503 403 403 403 403';
+const MATRIX_TASK = 'UPID:matrix:00000001:00000002:00000003:aptupdate::root@pam:';
 // `self` for users; a token is never its own user (PVE), and these tokens lack User.Modify.
 const SELF = '401 200 200 200 403 403';
 
 /** A join token per caller, created in the row's setup. */
 const JOIN_TOKENS = new Map<Caller, string>();
 const joinTokenId = (c: Caller) => Buffer.from(c.slice(0, 8).padEnd(8, '-')).toString('hex');
+
+const FIREWALL_RULE = { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '22' };
+const addFirewallRule = async (t: TestApp) => void dataOf(await call(t, 'POST', '/nodes/matrix/firewall/rules', { form: FIREWALL_RULE }));
+const addFirewallAlias = (prefix: string) => async (t: TestApp, c: Caller) =>
+  void dataOf(await call(t, 'POST', '/nodes/matrix/firewall/aliases', { form: { name: `${prefix}-${c}`, cidr: '192.0.2.3' } }));
 
 const aclChange = { path: '/vms/100', roles: 'PVEAuditor', users: 'target@pve' };
 const aclQuery = new URLSearchParams(aclChange).toString();
@@ -123,6 +131,52 @@ const ROWS: readonly Row[] = [
   // No agent holds the node: a caller who may read it gets 503 (offline), the others 401 or 403 first.
   { endpoint: 'GET /nodes/{node}/status', request: () => ({ path: '/nodes/matrix/status' }), expect: AUDIT_OFFLINE_NODE },
   { endpoint: 'GET /nodes/{node}/subscription', request: () => ({ path: '/nodes/matrix/subscription' }), expect: AUDITORS },
+  { endpoint: 'GET /nodes/{node}/dns', request: () => ({ path: '/nodes/matrix/dns' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'PUT /nodes/{node}/dns', request: () => ({ path: '/nodes/matrix/dns', form: { search: 'example.com' } }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/apt', request: () => ({ path: '/nodes/matrix/apt' }), expect: ANY_CALLER },
+  { endpoint: 'GET /nodes/{node}/apt/update', request: () => ({ path: '/nodes/matrix/apt/update' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/apt/update', request: () => ({ path: '/nodes/matrix/apt/update' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/apt/changelog', request: () => ({ path: '/nodes/matrix/apt/changelog', query: 'name=curl' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/disks', request: () => ({ path: '/nodes/matrix/disks' }), expect: ANY_CALLER },
+  { endpoint: 'GET /nodes/{node}/disks/list', request: () => ({ path: '/nodes/matrix/disks/list' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/disk', request: () => ({ path: '/nodes/matrix/disk' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/disks/initgpt', request: () => ({ path: '/nodes/matrix/disks/initgpt', form: { disk: '/dev/sdb' } }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/disk', request: () => ({ path: '/nodes/matrix/disk', form: { disk: '/dev/sdb' } }), expect: MODIFY_OFFLINE_NODE },
+  // Any caller may list a node's network (PVE): every authenticated caller reaches the offline node.
+  { endpoint: 'GET /nodes/{node}/network', request: () => ({ path: '/nodes/matrix/network' }), expect: '401 503 503 503 503 503' },
+  { endpoint: 'GET /nodes/{node}/network/{iface}', request: () => ({ path: '/nodes/matrix/network/vmbr0' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/network', request: () => ({ path: '/nodes/matrix/network', form: { iface: 'vmbr9', type: 'bridge' } }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'PUT /nodes/{node}/network', request: () => ({ path: '/nodes/matrix/network' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'DELETE /nodes/{node}/network/{iface}', request: () => ({ path: '/nodes/matrix/network/vmbr9' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/scan', request: () => ({ path: '/nodes/matrix/scan' }), expect: AUDIT_OFFLINE_NODE },
+  // Datastore.Allocate on /storage, which PVEAuditor lacks.
+  { endpoint: 'GET /nodes/{node}/scan/lvm', request: () => ({ path: '/nodes/matrix/scan/lvm' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/scan/zfs', request: () => ({ path: '/nodes/matrix/scan/zfs' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/tasks', request: () => ({ path: '/nodes/matrix/tasks' }), expect: ANY_CALLER },
+  // root@pam's task: its owner and the auditors see it; a token is not its user.
+  { endpoint: 'GET /nodes/{node}/tasks/{upid}', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}` }), expect: AUDITORS },
+  { endpoint: 'GET /nodes/{node}/tasks/{upid}/status', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}/status` }), expect: AUDITORS },
+  { endpoint: 'GET /nodes/{node}/tasks/{upid}/log', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}/log` }), expect: AUDITORS },
+
+  // The node firewall: stored while the node is offline (applied when its agent comes), so root's writes succeed.
+  { endpoint: 'GET /nodes/{node}/firewall', request: () => ({ path: '/nodes/matrix/firewall' }), expect: ANY_CALLER },
+  { endpoint: 'GET /nodes/{node}/firewall/rules', request: () => ({ path: '/nodes/matrix/firewall/rules' }), expect: AUDITORS },
+  { endpoint: 'POST /nodes/{node}/firewall/rules', request: () => ({ path: '/nodes/matrix/firewall/rules', form: FIREWALL_RULE }), expect: ROOT_ONLY },
+  { endpoint: 'GET /nodes/{node}/firewall/rules/{pos}', setup: addFirewallRule, request: () => ({ path: '/nodes/matrix/firewall/rules/0' }), expect: AUDITORS },
+  { endpoint: 'PUT /nodes/{node}/firewall/rules/{pos}', setup: addFirewallRule, request: () => ({ path: '/nodes/matrix/firewall/rules/0', form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /nodes/{node}/firewall/rules/{pos}', setup: addFirewallRule, request: () => ({ path: '/nodes/matrix/firewall/rules/0' }), expect: ROOT_ONLY },
+  { endpoint: 'GET /nodes/{node}/firewall/aliases', request: () => ({ path: '/nodes/matrix/firewall/aliases' }), expect: AUDITORS },
+  { endpoint: 'POST /nodes/{node}/firewall/aliases', request: (c) => ({ path: '/nodes/matrix/firewall/aliases', form: { name: `new-${c}`, cidr: '192.0.2.1' } }), expect: ROOT_ONLY },
+  { endpoint: 'GET /nodes/{node}/firewall/aliases/{name}', setup: addFirewallAlias('read'), request: (c) => ({ path: `/nodes/matrix/firewall/aliases/read-${c}` }), expect: AUDITORS },
+  {
+    endpoint: 'PUT /nodes/{node}/firewall/aliases/{name}',
+    setup: addFirewallAlias('edit'),
+    request: (c) => ({ path: `/nodes/matrix/firewall/aliases/edit-${c}`, form: { cidr: '192.0.2.2' } }),
+    expect: ROOT_ONLY,
+  },
+  { endpoint: 'DELETE /nodes/{node}/firewall/aliases/{name}', setup: addFirewallAlias('gone'), request: (c) => ({ path: `/nodes/matrix/firewall/aliases/gone-${c}` }), expect: ROOT_ONLY },
+  { endpoint: 'GET /nodes/{node}/firewall/options', request: () => ({ path: '/nodes/matrix/firewall/options' }), expect: AUDITORS },
+  { endpoint: 'PUT /nodes/{node}/firewall/options', request: () => ({ path: '/nodes/matrix/firewall/options', form: { policy_in: 'REJECT' } }), expect: ROOT_ONLY },
 
   ...tokenRows('tokens', (user, tokenid) => ({ path: `/access/users/${user}/tokens`, form: { tokenid } })),
   ...tokenRows('token', (user, tokenid) => ({ path: `/access/users/${user}/token/${tokenid}` })),
@@ -159,6 +213,7 @@ describe('the permission matrix', () => {
     await grant(t, { path: '/vms/100', type: 'user', ugid: 'vmuser@pve', roleid: 'PVEVMUser' });
     await grant(t, { path: '/', type: 'token', ugid: 'root@pam!scoped', roleid: 'PVEAuditor' });
     await joinNode(t, 'matrix');
+    await t.app.get(TasksRepository).insert({ upid: MATRIX_TASK, node: 'matrix', pid: 1, pstart: 2, starttime: 3, type: 'aptupdate', id: '', user: 'root@pam' });
   });
   afterAll(() => t.close());
 

@@ -35,7 +35,7 @@ export class NodeView implements OnModuleInit {
     @Inject(LOGGER) private readonly logger: Logger,
     notifications: DatabaseNotifications,
   ) {
-    notifications.subscribe(NODES_CHANNEL, (name) => void (name === null ? this.reloadAll() : this.reload(name)));
+    notifications.subscribe(NODES_CHANNEL, (name) => void (name === null ? this.reloadAllLogged() : this.reload(name)));
   }
 
   async onModuleInit(): Promise<void> {
@@ -73,6 +73,12 @@ export class NodeView implements OnModuleInit {
     this.written.delete(name);
   }
 
+  /** After missed notifications: reload everything, and keep the old view (logged) when the database does not answer. */
+  private async reloadAllLogged(): Promise<void> {
+    this.loaded = this.reloadAll();
+    await this.loaded.catch((error: unknown) => this.logger.warn({ err: error }, 'cannot reload the nodes'));
+  }
+
   private async reloadAll(): Promise<void> {
     try {
       const rows = await this.repository.all();
@@ -83,14 +89,15 @@ export class NodeView implements OnModuleInit {
     }
   }
 
-  private async reload(name: string): Promise<void> {
+  /** Reloads one node now: a change this replica made shows in its next response, not only after the notification. */
+  async reload(name: string): Promise<void> {
     try {
       const row = await this.repository.byName(name);
       if (row) this.nodes.set(name, this.stateOf(row));
       else this.nodes.delete(name);
     } catch (error) {
       this.logger.warn({ err: error, node: name }, 'cannot reload a node; reloading all');
-      this.loaded = this.reloadAll();
+      await this.reloadAllLogged();
     }
   }
 

@@ -5,12 +5,10 @@ import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { notFound } from '../errors/resource-errors.js';
 import { TLS_FINGERPRINT } from '../tls/certificate.js';
+import { HOST_READ_MS } from './host/host-timeouts.js';
 import { NodeView, type NodeState } from './node-view.js';
 import type { NodeListEntry, NodeStatusResult } from './nodes.endpoints.js';
 import type { z } from 'zod';
-
-/** How long a read of host state may take on the agent. */
-const READ_TIMEOUT_MS = 15_000;
 
 /** The sub-resources of `/nodes/{node}` this control plane serves. */
 const NODE_INDEX = ['apt', 'disks', 'dns', 'firewall', 'network', 'scan', 'status', 'subscription', 'tasks'];
@@ -43,7 +41,7 @@ export class NodesService {
 
   async status(name: string): Promise<z.infer<typeof NodeStatusResult>> {
     const node = this.existing(name);
-    const status = await this.hub.request(name, 'node.status', {}, { timeoutMs: READ_TIMEOUT_MS });
+    const status = await this.hub.request(name, 'node.status', {}, { timeoutMs: HOST_READ_MS });
     const { sysname, release, version } = status.kernel;
     return {
       cpu: status.cpu,

@@ -5,6 +5,7 @@ import { authenticationFailed, sameHex, sha256 } from '../../access/auth/authent
 import { ApiError } from '../../errors/api-error.js';
 import { alreadyExists, isUniqueViolation } from '../../errors/resource-errors.js';
 import { recordEvent } from '../../events/record-event.js';
+import { NodeView } from '../../nodes/node-view.js';
 import { NodesRepository } from '../../nodes/nodes.repository.js';
 import { JoinTokensRepository } from '../join-tokens/join-tokens.repository.js';
 
@@ -27,6 +28,7 @@ export class JoinService {
     private readonly dataSource: DataSource,
     private readonly tokens: JoinTokensRepository,
     private readonly nodes: NodesRepository,
+    private readonly view: NodeView,
   ) {}
 
   async join(token: string, node: string): Promise<JoinedNode> {
@@ -50,6 +52,7 @@ export class JoinService {
       if (isUniqueViolation(error)) throw nodeExists(node);
       throw error;
     }
+    await this.view.reload(node);
     return { node, credential };
   }
 }

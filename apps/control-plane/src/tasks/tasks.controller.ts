@@ -1,0 +1,33 @@
+import { Controller } from '@nestjs/common';
+import { Caller, type Principal } from '../access/auth/principal.js';
+import { Endpoint, type ParamsOf, type ResultOf } from '../http/endpoint.js';
+import { Params } from '../http/request-params.js';
+import { TASKS_ENDPOINTS } from './tasks.endpoints.js';
+import { TasksService } from './tasks.service.js';
+
+type Endpoints = typeof TASKS_ENDPOINTS;
+
+@Controller()
+export class TasksController {
+  constructor(private readonly tasks: TasksService) {}
+
+  @Endpoint(TASKS_ENDPOINTS.list)
+  list(@Params() params: ParamsOf<Endpoints['list']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['list']>> {
+    return this.tasks.list(params.node, caller, params.start, params.limit);
+  }
+
+  @Endpoint(TASKS_ENDPOINTS.index)
+  index(@Params() params: ParamsOf<Endpoints['index']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['index']>> {
+    return this.tasks.index(params.node, params.upid, caller);
+  }
+
+  @Endpoint(TASKS_ENDPOINTS.status)
+  status(@Params() params: ParamsOf<Endpoints['status']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['status']>> {
+    return this.tasks.status(params.node, params.upid, caller);
+  }
+
+  @Endpoint(TASKS_ENDPOINTS.log)
+  log(@Params() params: ParamsOf<Endpoints['log']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['log']>> {
+    return this.tasks.log(params.node, params.upid, caller, params.start, params.limit);
+  }
+}
