@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
@@ -18,7 +18,7 @@ export type NotificationHandler = (payload: string | null) => void;
  * replica): each area subscribes to its channel here instead of holding a connection of its own.
  */
 @Injectable()
-export class DatabaseNotifications implements OnModuleInit, OnModuleDestroy {
+export class DatabaseNotifications implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly handlers = new Map<string, NotificationHandler[]>();
   private listener: PoolClient | null = null;
   private closed = false;
@@ -28,7 +28,7 @@ export class DatabaseNotifications implements OnModuleInit, OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** Subscribes before the module starts (in a constructor or `onModuleInit` of a provider that is created first is fine: channels are listened to when the connection opens). */
+  /** Subscribes to a channel; one subscribed before the app has started is listened to when the connection opens. */
   subscribe(channel: string, handler: NotificationHandler): void {
     if (!/^corral_[a-z_]+$/.test(channel)) throw new Error(`channel '${channel}' must be corral_<lower-case name>`);
     const known = this.handlers.get(channel);
@@ -44,7 +44,11 @@ export class DatabaseNotifications implements OnModuleInit, OnModuleDestroy {
     return this.listener !== null;
   }
 
-  async onModuleInit(): Promise<void> {
+  /**
+   * Listens once the whole app has started: an app that fails to start holds no connection open.
+   * Until then subscribers cache nothing (`listening` is false).
+   */
+  async onApplicationBootstrap(): Promise<void> {
     await this.listen();
   }
 
