@@ -203,7 +203,7 @@ describe('agents: joining, liveness and refusals', () => {
     expect(await events('cluster-join', 'node-b')).toEqual([{ token: tokenB.id, rejoin: false }]);
   });
 
-  it('answers every host endpoint of each node from its own agent and host root: DNS, network, disks, scan, apt, and tasks', async () => {
+  it('answers every host endpoint of each node from its own agent and host root: DNS, network, disks, scan, apt, firewall and tasks', async () => {
     const send = (path: string, method = 'GET', form?: Record<string, string>) =>
       cp.api.send(path, { method, headers: { ...asRoot, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, ...(form ? { body: new URLSearchParams(form).toString() } : {}) });
     const taskEnd = async (node: string, upid: string) => {
@@ -230,6 +230,16 @@ describe('agents: joining, liveness and refusals', () => {
       expect(data(await send(`/nodes/${node}/scan`))).toEqual({ lvm: expect.any(Array), zfs: expect.any(Array), dir: expect.arrayContaining([expect.objectContaining({ path: expect.any(String), type: expect.any(String) })]) });
       expect(Array.isArray(data(await send(`/nodes/${node}/apt/update`)))).toBe(true);
       expect(data<{ upid: string }[]>(await send(`/nodes/${node}/tasks`)).map((task) => task.upid)).toContain(apply);
+
+      // The firewall: kept by the control plane, rendered by the agent into its host root and checked with nft -c.
+      expect(data(await send(`/nodes/${node}/firewall/aliases`, 'POST', { name: 'office', cidr: '192.0.2.0/24' }))).toBeNull();
+      expect(data(await send(`/nodes/${node}/firewall/rules`, 'POST', { type: 'in', action: 'ACCEPT', macro: 'SSH', source: 'office', enable: '1' }))).toBeNull();
+      expect(data(await send(`/nodes/${node}/firewall/options`, 'PUT', { enable: '1' }))).toBeNull();
+      expect(data(await send(`/nodes/${node}/firewall/rules`))).toEqual([expect.objectContaining({ pos: 0, type: 'in', action: 'ACCEPT', macro: 'SSH', source: 'office' })]);
+      const rendered = await readFile(join(host.root, 'etc/corral/firewall.nft'), 'utf8');
+      expect(rendered).toContain('table inet corral');
+      expect(rendered).toContain('192.0.2.0/24');
+      expect(rendered).toContain('22');
     }
   });
 
