@@ -114,8 +114,8 @@ export class FakeAgent {
     const parsed = parseControlPlaneFrame(JSON.parse(text));
     if (!parsed.ok) throw new Error(`the control plane sent an invalid frame: ${parsed.error}`);
     const frame = parsed.frame;
-    if (frame.type !== 'request' || !this.options.answer) return void this.received.push(frame);
     this.received.push(frame);
+    if (frame.type !== 'request' || !this.options.answer) return;
     const answer = await this.options.answer(frame);
     this.send('result' in answer ? { type: 'result', id: frame.id, result: answer.result } : { type: 'failure', id: frame.id, code: answer.failure, message: answer.message });
   }

@@ -13,6 +13,5 @@ const STATUS_OF: Record<FailureCode, ErrorCode> = {
 
 /** The API error for an agent's `failure` frame: the host's own message, and a status that says whose fault it is. */
 export function agentFailure(node: string, code: FailureCode, message: string): ApiError {
-  if (code === 'unknown-command') return new ApiError('AGENT_TOO_OLD', `the agent of node '${node}' is older than this control plane: ${message}`);
-  return new ApiError(STATUS_OF[code], message);
+  return new ApiError(STATUS_OF[code], code === 'unknown-command' ? `the agent of node '${node}' is older than this control plane: ${message}` : message);
 }

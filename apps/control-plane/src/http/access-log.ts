@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import '../access/auth/principal.js';
+import { callerName } from '../access/auth/principal.js';
 import type { AccessLogDestination } from '../logging/loggers.js';
 import { pathOf } from './request-path.js';
 
@@ -17,7 +17,7 @@ export function registerAccessLog(fastify: FastifyInstance, accessLog: AccessLog
       reqId: request.id,
       client: request.ip,
       // The token id when a token called (`user@realm!tokenid`), as PVE logs it.
-      user: request.corralPrincipal ? (request.corralPrincipal.tokenid ?? request.corralPrincipal.userid) : null,
+      user: request.corralPrincipal ? callerName(request.corralPrincipal) : null,
       method: request.method,
       path: pathOf(request.url),
       status: reply.statusCode,

@@ -28,7 +28,6 @@ export class NodeView implements OnModuleInit {
   /** The newest inventory of the agents this replica holds, and what of it was last written. */
   private readonly live = new Map<string, NodeInventory>();
   private readonly written = new Map<string, NodeInventory>();
-  private loaded: Promise<void> | null = null;
 
   constructor(
     private readonly repository: NodesRepository,
@@ -39,12 +38,7 @@ export class NodeView implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
-    await this.ready();
-  }
-
-  /** Resolves once the view has been loaded (it is at start: this only waits during a reload of all). */
-  ready(): Promise<void> {
-    return (this.loaded ??= this.reloadAll());
+    await this.reloadAll();
   }
 
   list(): NodeState[] {
@@ -75,18 +69,12 @@ export class NodeView implements OnModuleInit {
 
   /** After missed notifications: reload everything, and keep the old view (logged) when the database does not answer. */
   private async reloadAllLogged(): Promise<void> {
-    this.loaded = this.reloadAll();
-    await this.loaded.catch((error: unknown) => this.logger.warn({ err: error }, 'cannot reload the nodes'));
+    await this.reloadAll().catch((error: unknown) => this.logger.warn({ err: error }, 'cannot reload the nodes'));
   }
 
   private async reloadAll(): Promise<void> {
-    try {
-      const rows = await this.repository.all();
-      this.nodes = new Map(rows.map((row) => [row.name, this.stateOf(row)]));
-    } catch (error) {
-      this.loaded = null;
-      throw error;
-    }
+    const rows = await this.repository.all();
+    this.nodes = new Map(rows.map((row) => [row.name, this.stateOf(row)]));
   }
 
   /** Reloads one node now: a change this replica made shows in its next response, not only after the notification. */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { CommandName, LogLine, ParamsOf } from '@corral/protocol';
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Principal } from '../access/auth/principal.js';
+import { callerName, type Principal } from '../access/auth/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { LOGGER } from '../logging/loggers.js';
 import { TasksRepository } from './tasks.repository.js';
@@ -40,7 +40,7 @@ export class TaskRunner {
   }
 
   async start(spec: TaskSpec, work: (upid: string, log: (lines: readonly LogLine[]) => void) => Promise<void>): Promise<string> {
-    const user = spec.caller.tokenid ?? spec.caller.userid;
+    const user = callerName(spec.caller);
     const task = { node: spec.node, pid: randomInt(1, 0x7fff_ffff), pstart: PSTART, starttime: Math.floor(Date.now() / 1000), type: spec.type, id: spec.id, user };
     const upid = formatUpid(task);
     await this.tasks.insert({ upid, ...task });

@@ -27,9 +27,14 @@ export class TasksRepository {
     return this.dataSource.manager.findOneBy(TaskRow, { upid });
   }
 
-  /** The node's tasks, newest first. */
-  ofNode(node: string, limit: number, start: number): Promise<TaskRow[]> {
-    return this.dataSource.manager.find(TaskRow, { where: { node }, order: { starttime: 'DESC', upid: 'DESC' }, take: limit, skip: start });
+  /** The node's tasks (of `user` only, when given), newest first. */
+  ofNode(node: string, page: { readonly user: string | undefined; readonly start: number; readonly limit: number }): Promise<TaskRow[]> {
+    return this.dataSource.manager.find(TaskRow, {
+      where: { node, ...(page.user !== undefined ? { user: page.user } : {}) },
+      order: { starttime: 'DESC', upid: 'DESC' },
+      take: page.limit,
+      skip: page.start,
+    });
   }
 
   /** Lines from number `start + 1` on, at most `limit`, and how many there are. */

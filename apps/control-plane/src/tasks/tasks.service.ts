@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
-import type { Principal } from '../access/auth/principal.js';
+import { callerName, type Principal } from '../access/auth/principal.js';
 import { permissionDenied } from '../access/auth/authorizer.js';
 import { AccessState } from '../access/state/access-state.js';
 import { notFound } from '../errors/resource-errors.js';
@@ -21,10 +21,9 @@ export class TasksService {
 
   async list(node: string, caller: Principal, start = 0, limit = DEFAULT_LIMIT): Promise<TaskStatus[]> {
     this.nodes.existing(node);
-    const all = await this.canAudit(node, caller);
-    const rows = await this.tasks.ofNode(node, all ? limit : 10_000, all ? start : 0);
-    const visible = all ? rows : rows.filter((row) => ownedBy(row, caller)).slice(start, start + limit);
-    return visible.map(statusOf);
+    // Without Sys.Audit on the node, only the caller's own tasks: filtered by the query, so paging counts only those.
+    const user = (await this.canAudit(node, caller)) ? undefined : callerName(caller);
+    return (await this.tasks.ofNode(node, { user, start, limit })).map(statusOf);
   }
 
   async status(node: string, upid: string, caller: Principal): Promise<TaskStatus> {
@@ -56,7 +55,7 @@ export class TasksService {
 }
 
 function ownedBy(task: TaskRow, caller: Principal): boolean {
-  return task.user === (caller.tokenid ?? caller.userid);
+  return task.user === callerName(caller);
 }
 
 function statusOf(task: TaskRow): TaskStatus {

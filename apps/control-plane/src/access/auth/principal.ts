@@ -15,6 +15,11 @@ export interface Principal {
   readonly subject: Subject;
 }
 
+/** Who the caller is in logs, task UPIDs and ownership: the token id for a token, else the user id. */
+export function callerName(principal: Principal): string {
+  return principal.tokenid ?? principal.userid;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the endpoint guard on every endpoint that is not public. */

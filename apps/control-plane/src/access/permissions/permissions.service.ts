@@ -5,7 +5,7 @@ import { AUDIT_ACCESS } from '../acl/acl.service.js';
 import { splitFullTokenid } from '../full-tokenid.js';
 import { principalOf } from '../auth/authenticator.js';
 import { denial, permissionDenied } from '../auth/authorizer.js';
-import type { Principal } from '../auth/principal.js';
+import { callerName, type Principal } from '../auth/principal.js';
 import type { AccessSnapshot } from '../state/access-snapshot.js';
 import { AccessState } from '../state/access-state.js';
 import { permissionMap, privilegeFlags, type PrivilegeFlags } from './permission-map.js';
@@ -17,7 +17,7 @@ export class PermissionsService {
   /** As PVE: anyone about itself and its own tokens; about others with Sys.Audit on `/access`. */
   async of(caller: Principal, query: { readonly userid?: string | undefined; readonly path?: string | undefined }): Promise<Record<string, PrivilegeFlags>> {
     const access = await this.state.current();
-    const self = caller.tokenid ?? caller.userid;
+    const self = callerName(caller);
     const asked = query.userid ?? self;
     const owner = asked.includes('!') ? splitFullTokenid(asked).userid : asked;
     if (asked !== self && owner !== self) {

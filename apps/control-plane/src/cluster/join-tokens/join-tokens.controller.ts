@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { Caller, type Principal } from '../../access/auth/principal.js';
+import { Caller, callerName, type Principal } from '../../access/auth/principal.js';
 import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
 import { JOIN_TOKEN_ENDPOINTS } from './join-tokens.endpoints.js';
@@ -18,7 +18,7 @@ export class JoinTokensController {
 
   @Endpoint(JOIN_TOKEN_ENDPOINTS.create)
   create(@Params() params: ParamsOf<Endpoints['create']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['create']>> {
-    return this.tokens.create(params, caller.tokenid ?? caller.userid);
+    return this.tokens.create(params, callerName(caller));
   }
 
   @Endpoint(JOIN_TOKEN_ENDPOINTS.remove)

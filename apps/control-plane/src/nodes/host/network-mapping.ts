@@ -13,31 +13,15 @@ export const PVE_NAME: Readonly<Record<string, string>> = {
   vlanId: 'vlan-id',
 };
 
-const words = (text: string | undefined) => (text === undefined ? undefined : text.split(/[\s,;]+/).filter(Boolean));
+/** The fields PVE sends as space-separated strings, the protocol as lists. */
+const LISTS = new Set(['bridge_ports', 'bridge_vids', 'slaves']);
+const PROTOCOL_NAME = Object.fromEntries(Object.entries(PVE_NAME).map(([field, param]) => [param, field]));
 
 /** A create request's PVE parameters as the protocol's fields (lists from space-separated strings). */
 export function newInterfaceFields(params: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const text = (key: string) => params[key] as string | undefined;
-  return {
-    iface: params['iface'],
-    type: params['type'],
-    autostart: params['autostart'],
-    cidr: params['cidr'],
-    gateway: params['gateway'],
-    cidr6: params['cidr6'],
-    gateway6: params['gateway6'],
-    mtu: params['mtu'],
-    comments: params['comments'],
-    bridgePorts: words(text('bridge_ports')),
-    bridgeVlanAware: params['bridge_vlan_aware'],
-    bridgeVids: words(text('bridge_vids')),
-    slaves: words(text('slaves')),
-    bondMode: params['bond_mode'],
-    bondPrimary: params['bond-primary'],
-    bondXmitHashPolicy: params['bond_xmit_hash_policy'],
-    vlanRawDevice: params['vlan-raw-device'],
-    vlanId: params['vlan-id'],
-  };
+  return Object.fromEntries(
+    Object.entries(params).map(([param, value]) => [PROTOCOL_NAME[param] ?? param, LISTS.has(param) && typeof value === 'string' ? value.split(/[\s,;]+/).filter(Boolean) : value]),
+  );
 }
 
 /** An interface as PVE lists it. */
