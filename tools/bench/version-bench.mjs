@@ -7,20 +7,14 @@
 // shared machine the speed drifts by a quarter within minutes, and alternating spreads that drift.
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { spawn } from 'node:child_process';
-import https from 'node:https';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { AS_ROOT, fail, fetchInsecure, MAIN, median, positiveInt, progress, startControlPlane } from './bench-support.mjs';
 
-const MAIN = fileURLToPath(new URL('../../apps/control-plane/dist/main.js', import.meta.url));
 const WARMUP_S = 2;
-const START_TIMEOUT_MS = 60_000;
-const ROOT_PASSWORD = 'bench-root-password';
 
 const { values: flags } = parseArgs({ options: { duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' } } });
 const duration = positiveInt('duration', flags.duration ?? process.env.BENCH_DURATION ?? '10');
@@ -69,54 +63,6 @@ try {
 }
 process.exit(failed ? 1 : 0);
 
-/** Starts the built control plane on a free port and resolves once its "listening" log line names the port. */
-async function startControlPlane(dir) {
-  // The harness's own node flags are passed on, so that `node --cpu-prof <this file>` profiles the control plane too.
-  const child = spawn(process.execPath, [...process.execArgv, MAIN], {
-    env: { ...process.env, CORRAL_PORT: '0', CORRAL_DATA_DIR: dir, CORRAL_ROOT_PASSWORD: ROOT_PASSWORD },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = once(child, 'exit');
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the control plane did not start listening in time')), START_TIMEOUT_MS);
-    let pending = '';
-    let found = false;
-    child.stdout.setEncoding('utf8');
-    // Stays attached after the port is known so that the access log (one line per request) never fills the pipe.
-    child.stdout.on('data', (chunk) => {
-      if (found) return;
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop();
-      for (const line of lines) {
-        const entry = parseJson(line);
-        if (typeof entry?.port === 'number' && entry.fingerprint) {
-          found = true;
-          clearTimeout(timer);
-          resolve(entry.port);
-          return;
-        }
-      }
-    });
-    exited.then(([code, signal]) => {
-      clearTimeout(timer);
-      reject(new Error(`the control plane exited before listening (code ${code}, signal ${signal})`));
-    }, reject);
-  }).catch(async (error) => {
-    child.kill('SIGTERM');
-    await exited;
-    throw error;
-  });
-  return {
-    port,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const [code, signal] = await exited;
-      if (code !== 0) progress(`warning: the control plane exited with code ${code}, signal ${signal}`);
-    },
-  };
-}
-
 // One worker thread for the client: on the main thread it would share the bare server's event loop
 // and hold that server back, while the control plane gets a process of its own.
 // autocannon never verifies the server certificate (it forces rejectUnauthorized: false), so no CA is passed.
@@ -128,25 +74,11 @@ function load(target, seconds) {
 async function createToken(api) {
   const response = await fetchInsecure(`${api}/access/users/root@pam/token/bench`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`root@pam:${ROOT_PASSWORD}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { authorization: AS_ROOT, 'content-type': 'application/x-www-form-urlencoded' },
     body: 'privsep=0',
   });
   if (response.status !== 200) fail(`could not create the benchmark's API token: ${response.status} ${response.text}`);
   return `PVEAPIToken=root@pam!bench=${JSON.parse(response.text).data.value}`;
-}
-
-// The control plane's certificate is self-signed; this request only sets the benchmark up.
-function fetchInsecure(url, { method, headers, body }) {
-  return new Promise((resolve, reject) => {
-    const request = https.request(url, { method, headers, rejectUnauthorized: false }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode, text }));
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
 }
 
 function report(targets, runs) {
@@ -181,31 +113,3 @@ function report(targets, runs) {
   process.stdout.write(['', ...lines, '', ...summary, ''].join('\n'));
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-function parseJson(line) {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return null;
-  }
-}
-
-function positiveInt(name, text) {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) fail(`--${name} must be a positive integer, got ${JSON.stringify(text)}`);
-  return value;
-}
-
-function progress(message) {
-  process.stderr.write(`${message}\n`);
-}
-
-function fail(message) {
-  process.stderr.write(`${message}\n`);
-  process.exit(2);
-}

@@ -1,14 +1,21 @@
 import { CLOSE_CODES, COMMANDS, type CommandHandlers } from '@corral/protocol';
 import { waitFor } from '@corral/testing';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type TLSSocket } from 'node:tls';
 import { selfSignedIdentity } from '@corral/testing';
 import { CREDENTIAL, NODE, TestHub, type HubConnection } from '../test-support/test-hub.js';
 import { Agent, type AgentTiming } from './agent.js';
 import type { CommandContext } from './commands/command-context.js';
 import { CommandFailure } from './commands/command-failure.js';
+import { guestCommands } from './commands/guests/guest-commands.js';
+import { SimDriver } from './drivers/sim/sim-driver.js';
+import { openHost } from './host/host.js';
 import { jsonLogger } from './logging/logger.js';
+import { RuntimeReports } from './reports/runtime-reports.js';
 
 jest.setTimeout(60_000);
 
@@ -76,6 +83,7 @@ function startAgent(
   handlers: CommandHandlers<CommandContext>,
   timing: Partial<AgentTiming> = {},
   inventory: typeof INVENTORY = INVENTORY,
+  runtime?: RuntimeReports,
 ): Harness {
   const lines: Record<string, unknown>[] = [];
   const agent = new Agent({
@@ -84,6 +92,7 @@ function startAgent(
     capabilities: ['nft', 'lvm'],
     handlers,
     inventory: { read: async () => ({ ...inventory }) },
+    runtime,
     logger: jsonLogger((line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
     timing: { backoffMinMs: 10, backoffMaxMs: 100, ackWaitMs: 300, logFlushMs: 10, ...timing },
   });
@@ -191,6 +200,21 @@ describe('the agent and the control plane (libs/protocol)', () => {
     connection.request('slow', 'node.apt.update', {}, { timeoutMs: 50 });
     expect(await connection.answer('slow')).toEqual(expect.objectContaining({ type: 'failure', code: 'timeout', message: 'node.apt.update did not finish within 50 ms' }));
     expect(aborted).toHaveLength(1);
+  });
+
+  it('aborts a command when the control plane cancels its request and answers failed; a cancel of a request not running changes nothing', async () => {
+    const { harness, connection, aborted } = await connected();
+    connection.request('stopped', 'node.apt.update', {}, { upid: UPID });
+    await waitFor(() => harness.lines.some((line) => line.msg === 'command started' && line.id === 'stopped'), { ...WAIT, what: 'the command to start' });
+    connection.send({ type: 'cancel', id: 'stopped' });
+    expect(await connection.answer('stopped')).toEqual(expect.objectContaining({ type: 'failure', code: 'failed', message: 'stopped by the control plane' }));
+    expect(aborted).toHaveLength(1);
+    connection.send({ type: 'cancel', id: 'stopped' });
+    connection.send({ type: 'cancel', id: 'never-sent' });
+    connection.request('after', 'node.dns.get');
+    expect(await connection.answer('after')).toEqual(expect.objectContaining({ type: 'result' }));
+    expect(connection.ofType('failure').filter((frame) => frame.id === 'stopped')).toHaveLength(1);
+    expect(connection.closed).toBeUndefined();
   });
 
   it('runs a request id once, and a task UPID once, answering its second request with the same outcome', async () => {
@@ -369,5 +393,35 @@ describe('stopping (SIGTERM, SIGINT)', () => {
     expect(aborted).toHaveLength(1);
     expect(await connection.whenClosed()).toEqual({ code: 1001, reason: 'agent stopping' });
     expect(await harness.exit).toBe(0);
+  });
+});
+
+describe("the guests' run state", () => {
+  it('is reported once welcomed, and a guest command answers after the runtime report and the event it caused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'corral-agent-guests-'));
+    try {
+      const sim = new SimDriver(await openHost(dir), { speed: 0 });
+      const runtime = new RuntimeReports(sim, jsonLogger(() => undefined));
+      const hub = await startHub();
+      startAgent(hub, fakeHandlers(guestCommands(sim, runtime)), {}, INVENTORY, runtime);
+      const connection = await hub.connection(0);
+      connection.welcome();
+      const runtimeReports = () => connection.ofType('report').filter((frame) => frame.payload.kind === 'runtime');
+      await waitFor(() => runtimeReports().length === 1, { ...WAIT, what: 'the first runtime report' });
+      expect(runtimeReports()[0]?.payload).toEqual({ kind: 'runtime', guests: [] });
+
+      const guest = { type: 'qemu', vmid: 100, name: 'web1', memoryMiB: 512, cores: 1, sockets: 1, template: false, nics: [], volumes: [], config: {} };
+      connection.request('start', 'guest.start', { guest });
+      const answer = await connection.answer('start');
+      const guestFrames = numbered(connection).filter((frame) => frame.type === 'event' || frame.type === 'result' || (frame.type === 'report' && frame.payload.kind === 'runtime'));
+      expect(guestFrames.slice(1)).toEqual([
+        { type: 'report', seq: expect.any(Number), payload: { kind: 'runtime', guests: [expect.objectContaining({ vmid: 100, type: 'qemu', status: 'running', pid: expect.any(Number) })] } },
+        { type: 'event', seq: expect.any(Number), event: 'vm-start', vmid: 100, timestamp: expect.any(String) },
+        answer,
+      ]);
+      expect(answer).toEqual(expect.objectContaining({ type: 'result', id: 'start', result: null }));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

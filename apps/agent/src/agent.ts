@@ -10,6 +10,7 @@ import { Outbox, type OutgoingFrame } from './connection/outbox.js';
 import type { Inventory } from './host/inventory.js';
 import type { LogFields, Logger } from './logging/logger.js';
 import { InventoryReports } from './reports/inventory-reports.js';
+import type { RuntimeReports } from './reports/runtime-reports.js';
 import { RequestRunner } from './requests/request-runner.js';
 
 export interface AgentTiming {
@@ -42,6 +43,8 @@ export interface AgentOptions {
   readonly capabilities: readonly string[];
   readonly handlers: CommandHandlers<CommandContext>;
   readonly inventory: Pick<Inventory, 'read'>;
+  /** The guests' run state, reported while a connection is live (absent: no runtime reports). */
+  readonly runtime?: Pick<RuntimeReports, 'start' | 'stop'>;
   readonly logger: Logger;
   readonly timing?: Partial<AgentTiming>;
 }
@@ -117,6 +120,7 @@ export class Agent {
     logger.info('stopping: new requests are refused, running commands may finish');
     this.runner.drain();
     this.reports.stop();
+    this.options.runtime?.stop();
     if (!(await within(this.runner.settled(), this.timing.drainTimeoutMs))) {
       logger.warn(`commands still running after ${this.timing.drainTimeoutMs} ms: aborting them`);
       this.runner.abortAll();
@@ -149,16 +153,21 @@ export class Agent {
       welcomeTimeoutMs: this.timing.welcomeTimeoutMs,
       onWelcome: (welcome, resent) => {
         this.backoff.reset();
-        if (!this.stopping) this.reports.start(welcome.heartbeatMs);
+        if (!this.stopping) {
+          this.reports.start(welcome.heartbeatMs);
+          this.options.runtime?.start(welcome.heartbeatMs, (frame) => this.emit(frame));
+        }
         this.options.logger.info('connected', { url: config.url.origin, node: welcome.node, heartbeatMs: welcome.heartbeatMs, resent, clockSkewMs: Date.parse(welcome.time) - Date.now() });
       },
       onRequest: (request) => this.runner.handle(request),
+      onCancel: (id) => this.runner.cancel(id),
     });
     this.connection = connection;
     if (this.exitCode !== undefined) connection.close(1001, 'agent stopping');
     const closed = await connection.closed;
     this.connection = undefined;
     this.reports.stop();
+    this.options.runtime?.stop();
     return this.disconnected(closed);
   }
 
@@ -208,6 +217,7 @@ export class Agent {
     if (this.exitCode !== undefined) return;
     this.exitCode = exitCode;
     this.reports.stop();
+    this.options.runtime?.stop();
     this.connection?.close(1001, 'agent stopping');
     this.interrupt?.();
   }

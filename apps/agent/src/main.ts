@@ -5,10 +5,12 @@ import { Agent } from './agent.js';
 import { createCommandHandlers } from './commands/command-handlers.js';
 import { AGENT_USAGE, parseAgentArguments, UsageError } from './config/agent-arguments.js';
 import { ConfigError, readAgentConfig } from './config/agent-config.js';
+import { DriverSettingError, selectDriver } from './drivers/select-driver.js';
 import { detectCapabilities } from './host/capabilities.js';
 import { createInventory } from './host/inventory.js';
 import { openHost } from './host/host.js';
 import { jsonLogger } from './logging/logger.js';
+import { RuntimeReports } from './reports/runtime-reports.js';
 
 // Exits rather than waiting for the event loop to empty: a program that an aborted command started
 // must not keep a stopped agent around.
@@ -46,9 +48,22 @@ async function main(): Promise<number> {
     return 1;
   }
   logger.info('host root', { root: host.root, live: host.live });
+  let selected;
+  try {
+    selected = await selectDriver(host, process.env, logger);
+  } catch (error) {
+    if (!(error instanceof DriverSettingError)) throw error;
+    logger.error(error.message);
+    return 1;
+  }
+  const { driver, reason } = selected;
+  logger.info('guest driver', { driver: driver.name, reason });
+  const runtime = new RuntimeReports(driver, logger);
+  // The baseline of the guests' run state, before any command can change it.
+  void runtime.refresh();
   const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   const inventory = createInventory(host);
-  const agent = new Agent({ config, version, capabilities: await detectCapabilities(), handlers: createCommandHandlers(host), inventory, logger });
+  const agent = new Agent({ config, version, capabilities: await detectCapabilities(), handlers: createCommandHandlers(host, driver, runtime), inventory, runtime, logger });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => agent.stop());
   if (process.env['CORRAL_AGENT_STOP_WITH_PARENT'] === '1') stopWithParent(() => agent.stop());
   const exitCode = await agent.run();

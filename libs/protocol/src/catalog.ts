@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { CommandDefinition } from './command-definition.js';
+import { guestClone, guestCreate, guestDestroy, guestMonitor, guestReboot, guestReset, guestResume, guestShutdown, guestStart, guestStop, guestSuspend, guestTemplate } from './commands/guest.js';
 import { nodeAptChangelog, nodeAptUpdate, nodeAptUpgradable } from './commands/node-apt.js';
 import { nodeDisksInitGpt, nodeDisksList } from './commands/node-disks.js';
 import { nodeDnsGet, nodeDnsSet } from './commands/node-dns.js';
@@ -29,6 +30,18 @@ export const COMMANDS = {
   'node.network.apply': nodeNetworkApply,
   'node.storage.scan': nodeStorageScan,
   'node.firewall.apply': nodeFirewallApply,
+  'guest.create': guestCreate,
+  'guest.start': guestStart,
+  'guest.stop': guestStop,
+  'guest.shutdown': guestShutdown,
+  'guest.reboot': guestReboot,
+  'guest.reset': guestReset,
+  'guest.suspend': guestSuspend,
+  'guest.resume': guestResume,
+  'guest.destroy': guestDestroy,
+  'guest.clone': guestClone,
+  'guest.template': guestTemplate,
+  'guest.monitor': guestMonitor,
 } as const satisfies Record<string, CommandDefinition>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -9,7 +9,7 @@ const errorOf = (parsed: ReturnType<typeof parseFrame>) => (parsed.ok ? `parsed 
 describe('parseFrame', () => {
   it('names the unknown type and the types it expected', () => {
     expect(errorOf(parseFrame({ type: 'ping' }))).toBe(
-      "type: 'ping' is not a frame either side sends (expected hello, heartbeat, result, failure, log, report, event, welcome, request, ack)",
+      "type: 'ping' is not a frame either side sends (expected hello, heartbeat, result, failure, log, report, event, welcome, request, ack, cancel)",
     );
   });
 
@@ -56,6 +56,7 @@ describe('parseFrame', () => {
     ['a request with params that are not an object', { type: 'request', id: 'r', command: 'node.status', params: [], timeoutMs: 1000 }, 'params: '],
     ['a request without a timeout', { type: 'request', id: 'r', command: 'node.status', params: {} }, 'timeoutMs: '],
     ['an ack of 0', { type: 'ack', upTo: 0 }, 'upTo: '],
+    ['a cancel without the request it stops', { type: 'cancel' }, 'id: '],
   ])('refuses %s, naming the field', (_case, frame, message) => {
     expect(errorOf(parseFrame(frame))).toContain(message);
   });
@@ -74,7 +75,7 @@ describe('parseAgentFrame and parseControlPlaneFrame', () => {
     expect(errorOf(parseAgentFrame(welcome))).toBe(
       "type: 'welcome' is not a frame the agent sends (expected hello, heartbeat, result, failure, log, report, event)",
     );
-    expect(errorOf(parseControlPlaneFrame(hello))).toBe("type: 'hello' is not a frame the control plane sends (expected welcome, request, ack)");
+    expect(errorOf(parseControlPlaneFrame(hello))).toBe("type: 'hello' is not a frame the control plane sends (expected welcome, request, ack, cancel)");
   });
 
   it('accept the frames of their sender', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AckFrame } from './frames/ack.js';
 import { FailureFrame, ResultFrame } from './frames/answers.js';
+import { CancelFrame } from './frames/cancel.js';
 import { EventFrame } from './frames/event.js';
 import { LogFrame } from './frames/log.js';
 import { ReportFrame } from './frames/report.js';
@@ -9,7 +10,7 @@ import { HeartbeatFrame, HelloFrame, WelcomeFrame } from './frames/session.js';
 import { describeIssues } from './issues.js';
 
 const agentFrames = [HelloFrame, HeartbeatFrame, ResultFrame, FailureFrame, LogFrame, ReportFrame, EventFrame] as const;
-const controlPlaneFrames = [WelcomeFrame, RequestFrame, AckFrame] as const;
+const controlPlaneFrames = [WelcomeFrame, RequestFrame, AckFrame, CancelFrame] as const;
 
 /** Names the frame types a union accepts when `type` is missing or none of them. */
 function unknownType(types: readonly string[], sender: string): z.core.$ZodErrorMap {

@@ -1,6 +1,7 @@
 export { COMMANDS, type CommandHandlers, type CommandName, type CommandRequest, type ParamsOf, type ResultOf } from './catalog.js';
 export { CLOSE_CODES } from './close-codes.js';
 export { parseCommandRequest, parseCommandResult, runCommand, type CommandRequestParse, type CommandResultParse } from './command-requests.js';
+export { ConfigKey, GuestNic, GuestSpec, GuestType, GuestVolume, HostFilePath, MacAddress } from './commands/guest.js';
 export { Disk } from './commands/node-disks.js';
 export { DnsSettings } from './commands/node-dns.js';
 export { UpgradablePackage } from './commands/node-apt.js';
@@ -11,6 +12,7 @@ export { StorageScan } from './commands/node-storage-scan.js';
 export { AgentFrame, ControlPlaneFrame, encodeFrame, Frame, parseAgentFrame, parseControlPlaneFrame, parseFrame, type FrameParse } from './frame.js';
 export { AckFrame } from './frames/ack.js';
 export { FailureCode, FailureFrame, ResultFrame } from './frames/answers.js';
+export { CancelFrame } from './frames/cancel.js';
 export { AgentEventKind, EventFrame } from './frames/event.js';
 export { LogFrame, LogLine } from './frames/log.js';
 export { GuestRuntime, InventoryReport, ReportFrame, ReportPayload, RuntimeReport } from './frames/report.js';

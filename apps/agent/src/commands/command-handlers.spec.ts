@@ -2,8 +2,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMANDS, encodeFrame, parseCommandRequest, runCommand } from '@corral/protocol';
-import { openHost } from '../host/host.js';
+import { SimDriver } from '../drivers/sim/sim-driver.js';
+import { openHost, type Host } from '../host/host.js';
 import { createCommandHandlers, withoutUndefined } from './command-handlers.js';
+
+/** The handlers with a simulated driver whose run state nobody reads. */
+function handlersFor(host: Host) {
+  return createCommandHandlers(host, new SimDriver(host, { speed: 0 }), { refresh: async () => undefined });
+}
 
 describe('the command handlers', () => {
   let dir: string;
@@ -14,7 +20,7 @@ describe('the command handlers', () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it('has a handler for every command of the catalog', async () => {
-    const handlers = createCommandHandlers(await openHost(dir));
+    const handlers = handlersFor(await openHost(dir));
     expect(Object.keys(handlers).sort()).toEqual(Object.keys(COMMANDS).sort());
   });
 
@@ -23,14 +29,14 @@ describe('the command handlers', () => {
     await writeFile(join(dir, 'etc/resolv.conf'), 'search example.com\nnameserver 192.0.2.53\n');
     const checked = parseCommandRequest({ command: 'node.dns.get', params: {} });
     if (!checked.ok) throw new Error(checked.message);
-    const result = await runCommand(createCommandHandlers(await openHost(dir)), checked.request, { signal: new AbortController().signal, log: () => undefined });
+    const result = await runCommand(handlersFor(await openHost(dir)), checked.request, { signal: new AbortController().signal, log: () => undefined });
     expect(result).toEqual({ search: ['example.com'], servers: ['192.0.2.53'] });
   });
 
   it('answers with results a result frame can carry, optional fields left out rather than undefined', async () => {
     await mkdir(join(dir, 'etc/network'), { recursive: true });
     await writeFile(join(dir, 'etc/network/interfaces'), 'auto vmbr0\niface vmbr0 inet manual\n\tbridge-ports none\n');
-    const handlers = createCommandHandlers(await openHost(dir));
+    const handlers = handlersFor(await openHost(dir));
     const listed = await handlers['node.network.list']({}, { signal: new AbortController().signal, log: () => undefined });
     expect(Object.keys(listed)).toEqual(['interfaces']);
     expect(listed.interfaces.find((iface) => iface.iface === 'vmbr0')).toStrictEqual({ iface: 'vmbr0', type: 'bridge', active: false, exists: false, autostart: true, method: 'manual', method6: 'manual', bridgePorts: [] });

@@ -1,10 +1,13 @@
 import type { CommandHandlers } from '@corral/protocol';
+import type { GuestDriver } from '../drivers/guest-driver.js';
 import type { Host } from '../host/host.js';
+import type { RuntimeReports } from '../reports/runtime-reports.js';
 import { aptCommands } from './apt/apt-commands.js';
 import type { CommandContext } from './command-context.js';
 import { diskCommands } from './disks/disk-commands.js';
 import { dnsCommands } from './dns/dns-commands.js';
 import { firewallCommands } from './firewall/firewall-commands.js';
+import { guestCommands } from './guests/guest-commands.js';
 import { networkCommands } from './network/network-commands.js';
 import { statusCommands } from './status/status-commands.js';
 import { storageCommands } from './storage/storage-commands.js';
@@ -12,9 +15,10 @@ import { storageCommands } from './storage/storage-commands.js';
 /**
  * Every command of the protocol's catalog, by area; the type makes a command without a handler a
  * compile error. A handler throws CommandFailure to answer a failure frame with that code; any
- * other Error means code 'failed' with error.message.
+ * other Error means code 'failed' with error.message. The guest commands run on `driver` and have
+ * `runtime` read the guests' run state before they answer.
  */
-export function createCommandHandlers(host: Host): CommandHandlers<CommandContext> {
+export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>): CommandHandlers<CommandContext> {
   const handlers: CommandHandlers<CommandContext> = {
     ...statusCommands(host),
     ...dnsCommands(host),
@@ -23,6 +27,7 @@ export function createCommandHandlers(host: Host): CommandHandlers<CommandContex
     ...networkCommands(host),
     ...storageCommands(),
     ...firewallCommands(host),
+    ...guestCommands(driver, runtime),
   };
   // Optional result fields are often written `field: undefined`; the result frame carries JSON, which has no undefined.
   const asJson = Object.entries(handlers).map(([name, handler]) => [name, async (params: never, context: CommandContext) => withoutUndefined(await handler(params, context))]);

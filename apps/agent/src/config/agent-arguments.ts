@@ -16,6 +16,10 @@ Options:
 Environment:
   CORRAL_AGENT_CONFIG            the config file when --config is not given
   CORRAL_AGENT_STOP_WITH_PARENT  1: stop when the parent process is gone (the control plane's local agent)
+  CORRAL_DRIVER                  the guest driver: pve (qm/pct), native (QEMU, LXC) or sim (simulated
+                                 guests); default: pve where qm is installed, else native where QEMU
+                                 is, else sim
+  CORRAL_SIM_SPEED               the sim driver's pace: 1 realistic (default), 0 instant, 2 twice as slow
 `;
 
 /** A mistake on the command line: exit code 2. */

@@ -19,6 +19,8 @@ export interface ConnectionOptions {
   /** The control plane accepted the agent; the outbox has been re-sent. */
   readonly onWelcome: (welcome: WelcomeFrame, resent: number) => void;
   readonly onRequest: (request: RequestFrame) => void;
+  /** The control plane stopped the task of request `id`. */
+  readonly onCancel: (id: string) => void;
 }
 
 /** Heartbeat intervals without a word from the control plane (a frame or a pong) after which the link counts as dead. */
@@ -30,8 +32,9 @@ const HEARTBEAT = encodeFrame({ type: 'heartbeat' });
 /**
  * One websocket to the control plane, from `hello` to close (libs/protocol): `hello` at once,
  * `welcome` within `welcomeTimeoutMs`, then the unacknowledged frames of the outbox in order, a
- * heartbeat (and a ping) every `welcome.heartbeatMs`, requests to `onRequest` and acks to the
- * outbox. Every inbound frame is validated; a bad one closes the connection with its close code.
+ * heartbeat (and a ping) every `welcome.heartbeatMs`, requests to `onRequest`, cancels to
+ * `onCancel` and acks to the outbox. Every inbound frame is validated; a bad one closes the
+ * connection with its close code.
  */
 export class Connection {
   /** Resolves once the socket is closed. */
@@ -93,6 +96,7 @@ export class Connection {
     if (frame.type === 'welcome') return this.welcome(frame);
     if (!this.welcomed) return this.refuse(CLOSE_CODES.unexpectedFrame, `${frame.type} before welcome`);
     if (frame.type === 'request') return this.options.onRequest(frame);
+    if (frame.type === 'cancel') return this.options.onCancel(frame.id);
     const { outbox } = this.options;
     if (!outbox.ack(frame.upTo)) this.refuse(CLOSE_CODES.unexpectedFrame, `ack ${frame.upTo} is beyond the last frame sent (${outbox.lastSent})`);
   }

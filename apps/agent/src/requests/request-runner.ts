@@ -29,8 +29,8 @@ export interface RequestRunnerOptions {
 export class RequestRunner {
   private readonly seenIds = new Set<string>();
   private readonly tasks = new Map<string, Promise<Outcome>>();
-  /** Ends a running command with an outcome, one entry per command. */
-  private readonly running = new Set<(outcome: Outcome) => void>();
+  /** Ends a running command with an outcome, by the id of the request it runs for. */
+  private readonly running = new Map<string, (outcome: Outcome) => void>();
   private readonly idle: (() => void)[] = [];
   private draining = false;
 
@@ -67,7 +67,14 @@ export class RequestRunner {
 
   /** Aborts every running command (their signal fires) and answers them `failed`. */
   abortAll(): void {
-    for (const finish of [...this.running]) finish({ ok: false, code: 'failed', message: 'the agent stopped before the command finished' });
+    for (const finish of [...this.running.values()]) finish({ ok: false, code: 'failed', message: 'the agent stopped before the command finished' });
+  }
+
+  /** The control plane stopped request `id`'s task: its command is aborted (its signal fires) and answered `failed`. */
+  cancel(id: string): void {
+    const finish = this.running.get(id);
+    if (finish === undefined) return this.options.logger.info('cancel of a request that is not running: nothing to stop', { id });
+    finish({ ok: false, code: 'failed', message: 'stopped by the control plane' });
   }
 
   private start(frame: RequestFrame): Promise<Outcome> {
@@ -84,7 +91,8 @@ export class RequestRunner {
     logger.info('command started', { id: frame.id, command: frame.command, upid: frame.upid });
     return new Promise((resolve) => {
       const finish = (outcome: Outcome) => {
-        if (!this.running.delete(finish)) return;
+        if (this.running.get(frame.id) !== finish) return;
+        this.running.delete(frame.id);
         clearTimeout(timer);
         // Also after success: whatever the handler left running is killed.
         controller.abort();
@@ -94,7 +102,7 @@ export class RequestRunner {
       };
       // The answer goes out at the timeout, whether or not the handler has wound down by then.
       const timer = setTimeout(() => finish({ ok: false, code: 'timeout', message: `${frame.command} did not finish within ${frame.timeoutMs} ms` }), frame.timeoutMs);
-      this.running.add(finish);
+      this.running.set(frame.id, finish);
       Promise.resolve()
         .then(() => runCommand(handlers, request, { signal: controller.signal, log: (line) => log.add(line) }))
         .then(

@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { AGENT_WEBSOCKET_PATH, CLOSE_CODES, parseCommandResult, type CommandName, type HelloFrame, type LogLine, type ParamsOf, type RequestFrame, type ResultOf } from '@corral/protocol';
+import { AGENT_WEBSOCKET_PATH, CLOSE_CODES, parseCommandResult, type CommandName, type EventFrame, type GuestRuntime, type HelloFrame, type LogLine, type ParamsOf, type RequestFrame, type ResultOf } from '@corral/protocol';
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { WebSocketServer } from 'ws';
 import { sha256 } from '../access/auth/authenticator.js';
 import { ApiError } from '../errors/api-error.js';
@@ -31,15 +31,27 @@ export interface RequestOptions {
   readonly upid?: string;
   /** Output lines as they arrive, in order, each once. */
   readonly onLog?: (lines: readonly LogLine[]) => void;
+  /** Stops the request: the agent is sent a `cancel`, and the request rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 interface Pending {
   readonly command: CommandName;
   readonly frame: RequestFrame;
   readonly resolve: (result: unknown) => void;
-  readonly reject: (error: ApiError) => void;
+  readonly reject: (error: Error) => void;
   readonly onLog: ((lines: readonly LogLine[]) => void) | undefined;
   readonly timer: NodeJS.Timeout;
+  /** Stops listening to the request's abort signal. */
+  readonly detach: () => void;
+}
+
+/** What the guests area does with an agent's guest frames (`AgentHub.onGuests`). */
+export interface GuestListener {
+  /** A runtime report: every guest the node's driver knows, with its run state. */
+  runtime(node: string, guests: readonly GuestRuntime[]): Promise<void>;
+  /** A guest event, inside the transaction that writes it to the event table. */
+  event(db: EntityManager, node: string, frame: EventFrame): Promise<void>;
 }
 
 /** One node's agent as this replica holds it, across reconnects within one agent session. */
@@ -67,6 +79,7 @@ interface Link {
 export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly links = new Map<string, Link>();
   private readonly onlineListeners: ((node: string) => void)[] = [];
+  private readonly guestListeners: GuestListener[] = [];
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private liveness: NodeJS.Timeout | null = null;
   private readonly startedAt = Date.now();
@@ -90,10 +103,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.liveness) clearInterval(this.liveness);
     for (const link of this.links.values()) {
       if (link.downTimer) clearTimeout(link.downTimer);
-      for (const pending of link.pending.values()) {
-        clearTimeout(pending.timer);
-        pending.reject(new ApiError('SHUTTING_DOWN', 'the control plane is shutting down'));
-      }
+      for (const id of link.pending.keys()) this.settle(link, id, new ApiError('SHUTTING_DOWN', 'the control plane is shutting down'));
     }
     this.links.clear();
     // Every socket, also those still before their hello: the HTTPS server does not track upgraded sockets.
@@ -111,6 +121,11 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     this.onlineListeners.push(listener);
   }
 
+  /** Follows the guests' run state: runtime reports, and guest events within the transaction that records them. */
+  onGuests(listener: GuestListener): void {
+    this.guestListeners.push(listener);
+  }
+
   /** Throws the 503 that says why, unless this replica holds the node's agent now. */
   reachable(node: string): void {
     if (!this.holds(node)) throw this.unreachable(node);
@@ -125,12 +140,20 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     // Params of the catalog are JSON by construction (zod schemas of JSON values).
     const json = params as RequestFrame['params'];
     const frame: RequestFrame = { type: 'request', id, command, params: json, timeoutMs: options.timeoutMs, ...(options.upid ? { upid: options.upid } : {}) };
+    const { signal } = options;
+    signal?.throwIfAborted();
     return new Promise<ResultOf<K>>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        link.pending.delete(id);
-        reject(new ApiError('NODE_TIMEOUT', `node '${node}' did not answer ${command} within ${Math.round(options.timeoutMs / 1000)} s`));
-      }, options.timeoutMs + ANSWER_GRACE_MS);
-      link.pending.set(id, { command, frame, resolve: resolve as (result: unknown) => void, reject, onLog: options.onLog, timer });
+      const timer = setTimeout(
+        () => this.settle(link, id, new ApiError('NODE_TIMEOUT', `node '${node}' did not answer ${command} within ${Math.round(options.timeoutMs / 1000)} s`)),
+        options.timeoutMs + ANSWER_GRACE_MS,
+      );
+      const cancel = () => {
+        link.connection?.send({ type: 'cancel', id });
+        this.settle(link, id, signal?.reason instanceof Error ? signal.reason : new ApiError('INTERNAL', `${command} was cancelled`));
+      };
+      signal?.addEventListener('abort', cancel, { once: true });
+      const detach = () => signal?.removeEventListener('abort', cancel);
+      link.pending.set(id, { command, frame, resolve: resolve as (result: unknown) => void, reject, onLog: options.onLog, timer, detach });
       connection.send(frame);
     });
   }
@@ -180,7 +203,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     }
     if (link.session !== hello.session) {
       // A new agent process: what the old one was asked and never answered is lost with it.
-      for (const pending of link.pending.values()) this.settle(link, pending.frame.id, new ApiError('NODE_UNAVAILABLE', `the agent of node '${node}' restarted before it answered ${pending.command}`));
+      this.wentAway(node, link, 'its agent restarted');
       link.session = hello.session;
       link.handledUpTo = 0;
     }
@@ -245,24 +268,33 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
         if (frame.payload.kind === 'inventory') {
           const { kind: _kind, ...inventory } = frame.payload;
           this.view.report(node, inventory);
-        }
-        // Runtime reports (guests) have their reader in the guests issue.
+        } else for (const listener of this.guestListeners) await listener.runtime(node, frame.payload.guests);
         return;
       case 'event':
-        await this.dataSource.transaction((db) =>
-          recordEvent(db, { event: frame.event, node, vmid: frame.vmid, timestamp: new Date(frame.timestamp), details: { session: link.session, seq: frame.seq } }),
-        );
+        await this.dataSource.transaction(async (db) => {
+          await recordEvent(db, { event: frame.event, node, vmid: frame.vmid, timestamp: new Date(frame.timestamp), details: { session: link.session, seq: frame.seq } });
+          for (const listener of this.guestListeners) await listener.event(db, node, frame);
+        });
         return;
     }
   }
 
-  private settle(link: Link, id: string, outcome: { ok: true; result: unknown } | ApiError): void {
+  private settle(link: Link, id: string, outcome: { ok: true; result: unknown } | Error): void {
     const pending = link.pending.get(id);
     if (!pending) return;
     link.pending.delete(id);
     clearTimeout(pending.timer);
-    if (outcome instanceof ApiError) pending.reject(outcome);
+    pending.detach();
+    if (outcome instanceof Error) pending.reject(outcome);
     else pending.resolve(outcome.result);
+  }
+
+  /**
+   * The node went away with requests unanswered: they (and the tasks they work for) end now, naming
+   * why, instead of at their timeouts. A late answer of the same agent session finds nothing to settle.
+   */
+  private wentAway(node: string, link: Link, why: string): void {
+    for (const [id, pending] of link.pending) this.settle(link, id, new ApiError('NODE_UNAVAILABLE', `node '${node}' went away before it answered ${pending.command} (${why})`));
   }
 
   private scheduleAck(link: Link): void {
@@ -289,6 +321,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     const connection = link.connection;
     link.connection = null;
     this.view.forget(node);
+    this.wentAway(node, link, `no heartbeat for ${NODE_DOWN_MS / 1000} s`);
     try {
       await this.markDown({ connection: link.connectionId });
     } catch (error) {

@@ -1,16 +1,19 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
+import { GuestsModule } from '../guests/guests.module.js';
 import { JoinController } from './join/join.controller.js';
 import { JoinService } from './join/join.service.js';
 import { JoinTokensController } from './join-tokens/join-tokens.controller.js';
 import { JoinTokensRepository } from './join-tokens/join-tokens.repository.js';
 import { JoinTokensService } from './join-tokens/join-tokens.service.js';
+import { ResourcesController } from './resources/resources.controller.js';
+import { ResourcesService } from './resources/resources.service.js';
 import { ClusterStatusController } from './status/cluster-status.controller.js';
 
-/** `/cluster/...`: the cluster's status, and joining nodes (join tokens and the join itself). */
+/** `/cluster/...`: the cluster's status and resources, nextid, and joining nodes (join tokens and the join itself). */
 @Module({
-  imports: [AgentsModule],
-  controllers: [ClusterStatusController, JoinTokensController, JoinController],
-  providers: [JoinTokensService, JoinTokensRepository, JoinService],
+  imports: [AgentsModule, GuestsModule],
+  controllers: [ClusterStatusController, JoinTokensController, JoinController, ResourcesController],
+  providers: [JoinTokensService, JoinTokensRepository, JoinService, ResourcesService],
 })
 export class ClusterModule {}

@@ -7,12 +7,17 @@ import { RoleRow } from '../access/entities/role.entity.js';
 import { TicketKeyRow } from '../access/entities/ticket-key.entity.js';
 import { UserRow } from '../access/entities/user.entity.js';
 import { JoinTokenRow } from '../cluster/join-tokens/join-token.entity.js';
+import { GuestRow } from '../guests/guest.entity.js';
+import { VmidReservationRow } from '../guests/vmid-reservation.entity.js';
+import { StorageRow } from '../storage/storage.entity.js';
 import { EventRow } from '../events/event.entity.js';
 import { NodeFirewallRow } from '../nodes/node-firewall.entity.js';
 import { NodeRow } from '../nodes/node.entity.js';
+import { ReplicaRow } from '../tasks/replica.entity.js';
 import { TaskLogRow } from '../tasks/task-log.entity.js';
 import { TaskRow } from '../tasks/task.entity.js';
 
 /** Every entity, listed explicitly (no globs: they break once the app is bundled). */
 export const ENTITIES: readonly (new () => object)[] = [RealmRow, UserRow, GroupRow, GroupMemberRow, RoleRow, AclEntryRow, ApiTokenRow, TicketKeyRow,
-  NodeRow, NodeFirewallRow, JoinTokenRow, EventRow, TaskRow, TaskLogRow];
+  NodeRow, NodeFirewallRow, JoinTokenRow, EventRow, TaskRow, TaskLogRow, ReplicaRow,
+  StorageRow, GuestRow, VmidReservationRow];

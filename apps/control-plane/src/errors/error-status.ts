@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   IN_USE: 409,
   /** A change based on a `digest` of a configuration that someone else has changed since (PVE's "file changed by other user"). */
   CONFIG_CHANGED: 409,
+  /** The guest is not in a state the operation needs (running, stopped, a template, locked): docs/guests.md. */
+  GUEST_STATE: 409,
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_FAILURES: 429,

@@ -3,6 +3,8 @@ import { API_MODULES } from '../app.module.js';
 import { addGroup, addRole, addToken, addUser, apiToken, basic, call, dataOf, grant, ROOT, type Form, type Headers } from '../../test-support/access-fixture.js';
 import { joinNode } from '../../test-support/node-fixture.js';
 import { startTestApp, TEST_ROOT_PASSWORD, type TestApp } from '../../test-support/test-app.js';
+import { GuestView } from '../guests/guest-view.js';
+import { GuestsRepository } from '../guests/guests.repository.js';
 import { JoinTokensRepository } from '../cluster/join-tokens/join-tokens.repository.js';
 import { TasksRepository } from '../tasks/tasks.repository.js';
 import { EndpointRegistry } from './endpoint-registry.js';
@@ -59,6 +61,9 @@ const AUDIT_OFFLINE_NODE = '401 503 503 403 403 503';
 const MODIFY_OFFLINE_NODE = '401 503 403 403 403 403';
 const MATRIX_TASK = 'UPID:matrix:00000001:00000002:00000003:aptupdate::root@pam:';
 // `self` for users; a token is never its own user (PVE), and these tokens lack User.Modify.
+/** A guest's reads and power actions for vmuser, who has PVEVMUser on `/vms/100`; the node is offline. */
+const VM_USER_AUDIT = '401 200 200 200 403 200';
+const VM_USER_POWER = '401 503 403 503 403 403';
 const SELF = '401 200 200 200 403 403';
 
 /** A join token per caller, created in the row's setup. */
@@ -157,6 +162,9 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /nodes/{node}/tasks/{upid}', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}` }), expect: AUDITORS },
   { endpoint: 'GET /nodes/{node}/tasks/{upid}/status', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}/status` }), expect: AUDITORS },
   { endpoint: 'GET /nodes/{node}/tasks/{upid}/log', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}/log` }), expect: AUDITORS },
+  // Its owner, or Sys.Modify on the node (which PVEAuditor lacks).
+  { endpoint: 'DELETE /nodes/{node}/tasks/{upid}', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}` }), expect: ROOT_ONLY },
+  { endpoint: 'GET /cluster/tasks', request: () => ({ path: '/cluster/tasks' }), expect: ANY_CALLER },
 
   // The node firewall: stored while the node is offline (applied when its agent comes), so root's writes succeed.
   { endpoint: 'GET /nodes/{node}/firewall', request: () => ({ path: '/nodes/matrix/firewall' }), expect: ANY_CALLER },
@@ -180,7 +188,41 @@ const ROWS: readonly Row[] = [
 
   ...tokenRows('tokens', (user, tokenid) => ({ path: `/access/users/${user}/tokens`, form: { tokenid } })),
   ...tokenRows('token', (user, tokenid) => ({ path: `/access/users/${user}/token/${tokenid}` })),
+
+  { endpoint: 'GET /cluster/resources', request: () => ({ path: '/cluster/resources' }), expect: ANY_CALLER },
+  { endpoint: 'GET /cluster/nextid', request: () => ({ path: '/cluster/nextid' }), expect: ANY_CALLER },
+  // Guests on the offline node: VM 100 (vmuser has PVEVMUser on it) and CT 101 (nobody but root and the auditors).
+  ...guestRows('qemu', 100, { audit: VM_USER_AUDIT, power: VM_USER_POWER }),
+  ...guestRows('lxc', 101, { audit: AUDITORS, power: MODIFY_OFFLINE_NODE }),
+  { endpoint: 'POST /nodes/{node}/qemu', request: () => ({ path: '/nodes/matrix/qemu', form: { vmid: 150 } }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/status/suspend', request: () => ({ path: '/nodes/matrix/qemu/100/status/suspend' }), expect: VM_USER_POWER },
+  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/status/reset', request: () => ({ path: '/nodes/matrix/qemu/100/status/reset' }), expect: VM_USER_POWER },
+  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/config', request: () => ({ path: '/nodes/matrix/qemu/100/config', form: { description: 'matrix' } }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/template', request: () => ({ path: '/nodes/matrix/qemu/100/template' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/lxc', request: () => ({ path: '/nodes/matrix/lxc', form: { vmid: 151, ostemplate: 'local:vztmpl/busybox.tar.gz' } }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status/suspend', request: () => ({ path: '/nodes/matrix/lxc/101/status/suspend' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status/restart', request: () => ({ path: '/nodes/matrix/lxc/101/status/restart' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status', request: () => ({ path: '/nodes/matrix/lxc/101/status', form: { command: 'start' } }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/template', request: () => ({ path: '/nodes/matrix/lxc/101/template' }), expect: MODIFY_OFFLINE_NODE },
 ];
+
+/** The endpoints every kind of guest has, on an existing guest of the offline node `matrix`: reads answer, actions find the agent away. */
+function guestRows(type: 'qemu' | 'lxc', vmid: number, expect: { audit: string; power: string }): Row[] {
+  const base = `/nodes/{node}/${type}`;
+  const path = (rest = '') => `/nodes/matrix/${type}/${vmid}${rest}`;
+  const power = (action: string): Row => ({ endpoint: `POST ${base}/{vmid}/status/${action}`, request: () => ({ path: path(`/status/${action}`) }), expect: expect.power });
+  return [
+    { endpoint: `GET ${base}`, request: () => ({ path: `/nodes/matrix/${type}` }), expect: ANY_CALLER },
+    { endpoint: `GET ${base}/{vmid}`, request: () => ({ path: path() }), expect: expect.audit },
+    { endpoint: `DELETE ${base}/{vmid}`, request: () => ({ path: path() }), expect: MODIFY_OFFLINE_NODE },
+    { endpoint: `GET ${base}/{vmid}/status`, request: () => ({ path: path('/status') }), expect: expect.audit },
+    { endpoint: `GET ${base}/{vmid}/status/current`, request: () => ({ path: path('/status/current') }), expect: expect.audit },
+    { endpoint: `GET ${base}/{vmid}/config`, request: () => ({ path: path('/config') }), expect: expect.audit },
+    // Stored at once, without the agent; vmuser's PVEVMUser may change the CD-ROM only.
+    { endpoint: `PUT ${base}/{vmid}/config`, request: () => ({ path: path('/config'), form: { description: 'matrix' } }), expect: ROOT_ONLY },
+    ...['start', 'stop', 'shutdown', 'reboot', 'resume'].map(power),
+  ];
+}
 
 /** The token API's rows on one of its path forms (the spec's `tokens`, PVE's `token`). */
 function tokenRows(segment: 'tokens' | 'token', create: (user: string, tokenid: string) => { path: string; form?: Form }): Row[] {
@@ -213,7 +255,11 @@ describe('the permission matrix', () => {
     await grant(t, { path: '/vms/100', type: 'user', ugid: 'vmuser@pve', roleid: 'PVEVMUser' });
     await grant(t, { path: '/', type: 'token', ugid: 'root@pam!scoped', roleid: 'PVEAuditor' });
     await joinNode(t, 'matrix');
-    await t.app.get(TasksRepository).insert({ upid: MATRIX_TASK, node: 'matrix', pid: 1, pstart: 2, starttime: 3, type: 'aptupdate', id: '', user: 'root@pam' });
+    for (const [vmid, type] of [[100, 'qemu'], [101, 'lxc']] as const) {
+      await t.app.get(GuestsRepository).insert({ vmid, type, node: 'matrix', config: {}, lock: null });
+      await t.app.get(GuestView).reload(vmid);
+    }
+    await t.app.get(TasksRepository).insert({ upid: MATRIX_TASK, node: 'matrix', pid: 1, pstart: 2, starttime: 3, type: 'aptupdate', id: '', user: 'root@pam', replica: 'matrix' });
   });
   afterAll(() => t.close());
 

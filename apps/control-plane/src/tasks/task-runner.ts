@@ -1,11 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { CommandName, LogLine, ParamsOf } from '@corral/protocol';
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import { callerName, type Principal } from '../access/auth/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
+import { DatabaseNotifications } from '../database/notifications.js';
 import { LOGGER } from '../logging/loggers.js';
-import { TasksRepository } from './tasks.repository.js';
+import { REPLICA_STOPPED, ReplicaLiveness } from './replica-liveness.js';
+import type { TaskRow } from './task.entity.js';
+import { TASK_STOPS_CHANNEL, TasksRepository } from './tasks.repository.js';
 import { formatUpid } from './upid.js';
 
 export interface TaskSpec {
@@ -17,57 +21,112 @@ export interface TaskSpec {
   readonly caller: Principal;
 }
 
+/**
+ * A task's work: it writes output lines through `log` and resolves when done or rejects with the
+ * error text. `signal` fires when the task is stopped; the task ends then, whether or not the work
+ * has wound down, so work that can be stopped should pass the signal on.
+ */
+export type TaskWork = (upid: string, log: (lines: readonly LogLine[]) => void, signal: AbortSignal) => Promise<void>;
+
 /** PVE's `pstart`: the start of the worker process in clock ticks; here, of this control-plane process. */
 const PSTART = Math.floor(performance.timeOrigin / 10) % 0x1_0000_0000;
+
+const StopRequest = z.object({ upid: z.string(), by: z.string() });
 
 /**
  * Starts tasks (DESIGN.md "Tasks"): the UPID is returned at once, the work goes on in the
  * background, its output lines and its end (`OK` or the error text, and PVE's closing `TASK OK` /
- * `TASK ERROR: ...` line) are written to the task tables as they come.
+ * `TASK ERROR: ...` line) are written to the task tables as they come. Stops them too, on
+ * whichever replica runs them.
  */
 @Injectable()
-export class TaskRunner {
+export class TaskRunner implements BeforeApplicationShutdown {
+  /** The tasks this replica runs: how to stop each, and its run, which settles once its end is written. */
+  private readonly running = new Map<string, { readonly controller: AbortController; readonly run: Promise<void> }>();
+
   constructor(
     private readonly tasks: TasksRepository,
     private readonly hub: AgentHub,
+    private readonly replica: ReplicaLiveness,
+    notifications: DatabaseNotifications,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    // A stop request lost with the notification connection (null) leaves the task to run to its end.
+    notifications.subscribe(TASK_STOPS_CHANNEL, (payload) => payload !== null && this.stopRequested(payload));
+  }
 
   /** A task whose work is one command on the node's agent. Refused with 503 before it starts when the agent is not here. */
   async onAgent<K extends CommandName>(spec: TaskSpec, command: K, params: ParamsOf<K>, timeoutMs: number): Promise<string> {
     this.hub.reachable(spec.node);
-    return this.start(spec, (upid, log) => this.hub.request(spec.node, command, params, { timeoutMs, upid, onLog: log }).then(() => undefined));
+    return this.start(spec, (upid, log, signal) => this.hub.request(spec.node, command, params, { timeoutMs, upid, onLog: log, signal }).then(() => undefined));
   }
 
-  async start(spec: TaskSpec, work: (upid: string, log: (lines: readonly LogLine[]) => void) => Promise<void>): Promise<string> {
+  async start(spec: TaskSpec, work: TaskWork): Promise<string> {
     const user = callerName(spec.caller);
     const task = { node: spec.node, pid: randomInt(1, 0x7fff_ffff), pstart: PSTART, starttime: Math.floor(Date.now() / 1000), type: spec.type, id: spec.id, user };
     const upid = formatUpid(task);
-    await this.tasks.insert({ upid, ...task });
-    void this.run(upid, work);
+    await this.tasks.insert({ upid, ...task, replica: this.replica.id });
+    const controller = new AbortController();
+    const run = this.run(upid, work, controller.signal).finally(() => this.running.delete(upid));
+    this.running.set(upid, { controller, run });
     return upid;
   }
 
-  private async run(upid: string, work: (upid: string, log: (lines: readonly LogLine[]) => void) => Promise<void>): Promise<void> {
-    let last = 0;
-    // Lines are written in the order they came; the end waits for them.
+  /**
+   * Stops a running task: it ends with `task stopped by <by>`, and the work's signal fires (an agent's
+   * command is cancelled). A task of another replica is stopped by that replica, asked through the database.
+   */
+  async stop(task: Pick<TaskRow, 'upid' | 'replica'>, by: string): Promise<void> {
+    if (task.replica !== this.replica.id) return this.tasks.requestStop(task.upid, by);
+    const reason = `task stopped by ${by}`;
+    if (this.running.has(task.upid)) this.abort(task.upid, reason);
+    // Recorded as running here, but its run is over (its end could not be written): ended now.
+    else await this.tasks.end(task.upid, reason);
+  }
+
+  /** The runs still going end as stopped with the replica, their ends written before the database closes (after the agent hub has failed its requests). */
+  async beforeApplicationShutdown(): Promise<void> {
+    const runs = [...this.running.values()];
+    for (const { controller } of runs) controller.abort(new Error(REPLICA_STOPPED));
+    await Promise.all(runs.map(({ run }) => run));
+  }
+
+  private stopRequested(payload: string): void {
+    const parsed = StopRequest.safeParse(JSON.parse(payload));
+    if (parsed.success) this.abort(parsed.data.upid, `task stopped by ${parsed.data.by}`);
+  }
+
+  private abort(upid: string, reason: string): void {
+    this.running.get(upid)?.controller.abort(new Error(reason));
+  }
+
+  private async run(upid: string, work: TaskWork, signal: AbortSignal): Promise<void> {
+    let ended = false;
+    // Lines are written in the order they came; the end waits for them, and is written even if they could not be. Lines after the end are dropped.
     let written = Promise.resolve();
     const log = (lines: readonly LogLine[]) => {
-      last = Math.max(last, ...lines.map((line) => line.n));
-      written = written.then(() => this.tasks.appendLog(upid, lines.map((line) => ({ n: line.n, t: line.text }))));
+      if (ended) return;
+      written = written
+        .then(() => this.tasks.appendLog(upid, lines.map((line) => ({ n: line.n, t: line.text }))))
+        .catch((error: unknown) => this.logger.error({ err: error, upid }, 'cannot record the output of a task'));
     };
     let exitstatus = 'OK';
     try {
-      await work(upid, log);
+      await Promise.race([work(upid, log, signal), stopped(signal)]);
     } catch (error) {
       exitstatus = error instanceof Error ? error.message : String(error);
     }
+    ended = true;
+    await written;
     try {
-      await written;
-      await this.tasks.appendLog(upid, [{ n: last + 1, t: exitstatus === 'OK' ? 'TASK OK' : `TASK ERROR: ${exitstatus}` }]);
-      await this.tasks.finish(upid, exitstatus);
+      await this.tasks.end(upid, exitstatus);
     } catch (error) {
       this.logger.error({ err: error, upid }, 'cannot record the end of a task');
     }
   }
+}
+
+/** Rejects with the signal's reason once it fires. */
+function stopped(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
 }

@@ -4,6 +4,9 @@ import { BIGINT_NUMBER } from '../database/bigint-number.js';
 /** A task (DESIGN.md "Tasks"): one action on a node, named by its UPID, with its log in `task_logs`. */
 @Entity({ name: 'tasks' })
 @Index(['node', 'starttime'])
+@Index(['starttime'])
+// The running tasks, by replica: what the sweep of vanished replicas reads every few seconds.
+@Index(['replica'], { where: '"endtime" IS NULL' })
 export class TaskRow {
   @PrimaryColumn('text')
   upid!: string;
@@ -40,4 +43,8 @@ export class TaskRow {
   /** `OK`, or the error text; null while it runs. */
   @Column('text', { nullable: true })
   exitstatus!: string | null;
+
+  /** The control-plane replica running it (`replicas.id`): when that replica is gone, any other ends the task. */
+  @Column('text')
+  replica!: string;
 }

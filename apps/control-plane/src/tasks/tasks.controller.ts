@@ -13,7 +13,8 @@ export class TasksController {
 
   @Endpoint(TASKS_ENDPOINTS.list)
   list(@Params() params: ParamsOf<Endpoints['list']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['list']>> {
-    return this.tasks.list(params.node, caller, params.start, params.limit);
+    const { node, ...filters } = params;
+    return this.tasks.list(node, caller, filters);
   }
 
   @Endpoint(TASKS_ENDPOINTS.index)
@@ -21,13 +22,23 @@ export class TasksController {
     return this.tasks.index(params.node, params.upid, caller);
   }
 
+  @Endpoint(TASKS_ENDPOINTS.stop)
+  stop(@Params() params: ParamsOf<Endpoints['stop']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['stop']>> {
+    return this.tasks.stop(params.node, params.upid, caller);
+  }
+
   @Endpoint(TASKS_ENDPOINTS.status)
   status(@Params() params: ParamsOf<Endpoints['status']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['status']>> {
-    return this.tasks.status(params.node, params.upid, caller);
+    return this.tasks.status(params.node, params.upid, caller, params.wait);
   }
 
   @Endpoint(TASKS_ENDPOINTS.log)
   log(@Params() params: ParamsOf<Endpoints['log']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['log']>> {
     return this.tasks.log(params.node, params.upid, caller, params.start, params.limit);
+  }
+
+  @Endpoint(TASKS_ENDPOINTS.cluster)
+  cluster(@Caller() caller: Principal): Promise<ResultOf<Endpoints['cluster']>> {
+    return this.tasks.cluster(caller);
   }
 }

@@ -1,9 +1,42 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type SelectQueryBuilder } from 'typeorm';
 import { TaskLogRow } from './task-log.entity.js';
 import { TaskRow } from './task.entity.js';
 
-/** The tasks and task_logs tables. */
+/** Notified with a task's UPID when it ends, at the commit that ends it. */
+export const TASK_ENDS_CHANNEL = 'corral_tasks';
+/** Notified with `{ upid, by }` when a task running on another replica is to be stopped. */
+export const TASK_STOPS_CHANNEL = 'corral_task_stops';
+
+/** PVE's classes of a task's end status (`statusfilter`); a running task is `unknown`. */
+export type TaskStatusClass = 'ok' | 'warning' | 'error' | 'unknown';
+
+const WARNINGS = `'^WARNINGS: [0-9]+$'`;
+const STATUS_CLASS_SQL: Record<TaskStatusClass, string> = {
+  ok: `t.exitstatus = 'OK'`,
+  warning: `t.exitstatus ~ ${WARNINGS}`,
+  error: `t.exitstatus <> 'OK' AND t.exitstatus !~ ${WARNINGS}`,
+  unknown: 't.endtime IS NULL',
+};
+
+/** Which tasks a list shows; absent fields do not filter. */
+export interface TaskQuery {
+  readonly node?: string;
+  /** Only the tasks of this exact caller (a userid, or a token's full id). */
+  readonly owner?: string;
+  /** Only callers whose name contains this, in any case. */
+  readonly userLike?: string;
+  readonly type?: string;
+  readonly id?: string;
+  /** Started at or after / at or before, in epoch seconds. */
+  readonly since?: number;
+  readonly until?: number;
+  readonly running: boolean;
+  readonly finished: boolean;
+  readonly statuses?: readonly TaskStatusClass[];
+}
+
+/** The tasks, task_logs and replicas tables. */
 @Injectable()
 export class TasksRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -18,28 +51,80 @@ export class TasksRepository {
     await this.dataSource.createQueryBuilder().insert().into(TaskLogRow).values(lines.map((line) => ({ upid, ...line }))).orIgnore().execute();
   }
 
-  /** Ends a running task; a task already ended stays as it ended. */
-  async finish(upid: string, exitstatus: string): Promise<void> {
-    await this.dataSource.query('UPDATE "tasks" SET "endtime" = $2, "exitstatus" = $3 WHERE "upid" = $1 AND "endtime" IS NULL', [upid, Math.floor(Date.now() / 1000), exitstatus]);
+  /** Ends a running task with `OK` or the error text; a task already ended stays as it ended. */
+  async end(upid: string, exitstatus: string): Promise<void> {
+    await this.endWhere('"upid" = $3', [upid], exitstatus);
+  }
+
+  /** Ends the running tasks of replicas unseen for `goneS` seconds (or never seen), and forgets those replicas. Returns the tasks ended. */
+  async endOrphaned(goneS: number, exitstatus: string): Promise<string[]> {
+    const alive = `SELECT 1 FROM "replicas" r WHERE r."id" = "tasks"."replica" AND r."seen" > now() - make_interval(secs => $3)`;
+    await this.dataSource.query(`DELETE FROM "replicas" WHERE "seen" <= now() - make_interval(secs => $1)`, [goneS]);
+    return this.endWhere(`NOT EXISTS (${alive})`, [goneS], exitstatus);
+  }
+
+  /**
+   * One statement: the end time and status, the closing log line PVE writes (`TASK OK`, `TASK ERROR: <text>`)
+   * after the last line, and the notification to whoever waits. Tasks already ended are left alone.
+   */
+  private async endWhere(condition: string, params: unknown[], exitstatus: string): Promise<string[]> {
+    const line = exitstatus === 'OK' ? 'TASK OK' : `TASK ERROR: ${exitstatus}`;
+    const rows = (await this.dataSource.query(
+      `WITH ended AS (
+         UPDATE "tasks" SET "endtime" = $1, "exitstatus" = $2 WHERE "endtime" IS NULL AND ${condition} RETURNING "upid"
+       ), closing AS (
+         INSERT INTO "task_logs" ("upid", "n", "t")
+         SELECT e."upid", COALESCE((SELECT max(l."n") FROM "task_logs" l WHERE l."upid" = e."upid"), 0) + 1, $${params.length + 3} FROM ended e
+         ON CONFLICT DO NOTHING
+       )
+       SELECT e."upid", pg_notify('${TASK_ENDS_CHANNEL}', e."upid") FROM ended e`,
+      [Math.floor(Date.now() / 1000), exitstatus, ...params, line],
+    )) as { upid: string }[];
+    return rows.map((row) => row.upid);
+  }
+
+  /** Asks the replica running the task to stop it (it listens on TASK_STOPS_CHANNEL). */
+  async requestStop(upid: string, by: string): Promise<void> {
+    await this.dataSource.query(`SELECT pg_notify('${TASK_STOPS_CHANNEL}', $1)`, [JSON.stringify({ upid, by })]);
+  }
+
+  /** Records that the replica is up now (the database's clock). */
+  async heartbeat(replica: string): Promise<void> {
+    await this.dataSource.query(`INSERT INTO "replicas" ("id", "seen") VALUES ($1, now()) ON CONFLICT ("id") DO UPDATE SET "seen" = now()`, [replica]);
+  }
+
+  async forgetReplica(replica: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM "replicas" WHERE "id" = $1`, [replica]);
   }
 
   get(upid: string): Promise<TaskRow | null> {
     return this.dataSource.manager.findOneBy(TaskRow, { upid });
   }
 
-  /** The node's tasks (of `user` only, when given), newest first. */
-  ofNode(node: string, page: { readonly user: string | undefined; readonly start: number; readonly limit: number }): Promise<TaskRow[]> {
-    return this.dataSource.manager.find(TaskRow, {
-      where: { node, ...(page.user !== undefined ? { user: page.user } : {}) },
-      order: { starttime: 'DESC', upid: 'DESC' },
-      take: page.limit,
-      skip: page.start,
-    });
+  /** The tasks the query selects, newest first, from `start` on, at most `limit`. */
+  list(query: TaskQuery, start: number, limit: number): Promise<TaskRow[]> {
+    return this.select(query).orderBy('t.starttime', 'DESC').addOrderBy('t.upid', 'DESC').offset(start).limit(limit).getMany();
   }
 
-  /** Lines from number `start + 1` on, at most `limit`, and how many there are. */
-  async log(upid: string, start: number, limit: number): Promise<{ lines: { n: number; t: string }[]; total: number }> {
-    const [rows, total] = await this.dataSource.manager.findAndCount(TaskLogRow, { select: { n: true, t: true }, where: { upid }, order: { n: 'ASC' }, skip: start, take: limit });
+  private select(query: TaskQuery): SelectQueryBuilder<TaskRow> {
+    const select = this.dataSource.manager.createQueryBuilder(TaskRow, 't');
+    if (query.node !== undefined) select.andWhere('t.node = :node', { node: query.node });
+    if (query.owner !== undefined) select.andWhere('t.user = :owner', { owner: query.owner });
+    if (query.userLike !== undefined) select.andWhere('strpos(lower(t.user), lower(:userLike)) > 0', { userLike: query.userLike });
+    if (query.type !== undefined) select.andWhere('t.type = :type', { type: query.type });
+    if (query.id !== undefined) select.andWhere('t.id = :id', { id: query.id });
+    if (query.since !== undefined) select.andWhere('t.starttime >= :since', { since: query.since });
+    if (query.until !== undefined) select.andWhere('t.starttime <= :until', { until: query.until });
+    if (!query.running) select.andWhere('t.endtime IS NOT NULL');
+    if (!query.finished) select.andWhere('t.endtime IS NULL');
+    const { statuses } = query;
+    if (statuses !== undefined) select.andWhere(statuses.length === 0 ? 'false' : `(${statuses.map((status) => `(${STATUS_CLASS_SQL[status]})`).join(' OR ')})`);
+    return select;
+  }
+
+  /** Lines from number `start + 1` on, at most `limit` (all of them for null), and how many there are. */
+  async log(upid: string, start: number, limit: number | null): Promise<{ lines: { n: number; t: string }[]; total: number }> {
+    const [rows, total] = await this.dataSource.manager.findAndCount(TaskLogRow, { select: { n: true, t: true }, where: { upid }, order: { n: 'ASC' }, skip: start, ...(limit !== null ? { take: limit } : {}) });
     return { lines: rows.map((row) => ({ n: row.n, t: row.t })), total };
   }
 }

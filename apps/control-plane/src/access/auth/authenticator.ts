@@ -22,7 +22,7 @@ export interface AuthAttempt {
   readonly csrfToken: string | undefined;
 }
 
-// A successful password check is remembered this long (spec 5.2 on every request would cost an argon2 each).
+// A successful password check is remembered this long (spec 5.2 on every request would cost a scrypt each).
 const PASSWORD_CACHE_MS = 60_000;
 const PASSWORD_CACHE_SIZE = 10_000;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -70,7 +70,7 @@ export class Authenticator {
 
   /**
    * Checks a user's password (POST /access/ticket, Basic auth): throttled per user and address,
-   * 401 for every kind of failure, and the argon2 verification cached briefly, keyed by the stored
+   * 401 for every kind of failure, and the scrypt verification cached briefly, keyed by the stored
    * hash so that a new password takes effect at once.
    */
   async checkPassword(userid: string, password: string, address: string): Promise<UserState> {

@@ -37,7 +37,7 @@ export class UserRow {
   @Column('text', { nullable: true })
   keys!: string | null;
 
-  /** argon2id (PHC string); null for a user who cannot log in with a password (bearer-token realms). */
+  /** scrypt (PHC string, `access/auth/passwords.ts`); null for a user who cannot log in with a password (bearer-token realms). */
   @Column('text', { name: 'password_hash', nullable: true })
   passwordHash!: string | null;
 

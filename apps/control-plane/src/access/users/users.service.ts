@@ -43,7 +43,7 @@ export class UsersService {
     const { userid } = params;
     const realm = realmOf(userid);
     const groups = [...new Set(params.groups ?? [])];
-    // Hashed before the transaction: argon2 takes a while, and locks should not wait for it.
+    // Hashed before the transaction: scrypt takes a while, and locks should not wait for it.
     const passwordHash = params.password === undefined ? null : await hashPassword(params.password);
     try {
       await this.state.write(async (db) => {

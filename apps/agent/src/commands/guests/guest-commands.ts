@@ -1,0 +1,39 @@
+import type { CommandName } from '@corral/protocol';
+import type { GuestDriver } from '../../drivers/guest-driver.js';
+import type { RuntimeReports } from '../../reports/runtime-reports.js';
+import type { AreaHandlers } from '../command-context.js';
+
+/**
+ * The guest commands, each one call of the driver. Whether it succeeded or failed, the guests' run
+ * state is read again before the answer, so that the runtime report and the vm-start/vm-stop
+ * events it causes reach the control plane before the task ends: a client that sees the task end
+ * `OK` then finds the guest running.
+ */
+export function guestCommands(driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>): AreaHandlers<Extract<CommandName, `guest.${string}`>> {
+  const thenRefresh = async <T>(operation: Promise<T>): Promise<T> => {
+    try {
+      return await operation;
+    } finally {
+      await runtime.refresh();
+    }
+  };
+  const act = async (operation: Promise<void>): Promise<null> => {
+    await thenRefresh(operation);
+    return null;
+  };
+  return {
+    'guest.create': (params, context) => act(driver.create(params, context)),
+    'guest.start': ({ guest }, context) => act(driver.start(guest, context)),
+    'guest.stop': ({ type, vmid }, context) => act(driver.stop(type, vmid, context)),
+    'guest.shutdown': (params, context) => act(driver.shutdown(params, context)),
+    'guest.reboot': (params, context) => act(driver.reboot(params, context)),
+    'guest.reset': ({ vmid }, context) => act(driver.reset(vmid, context)),
+    'guest.suspend': ({ type, vmid }, context) => act(driver.suspend(type, vmid, context)),
+    'guest.resume': ({ type, vmid }, context) => act(driver.resume(type, vmid, context)),
+    'guest.destroy': ({ guest }, context) => act(driver.destroy(guest, context)),
+    'guest.clone': (params, context) => act(driver.clone(params, context)),
+    'guest.template': ({ guest }, context) => act(driver.template(guest, context)),
+    // A monitor command may change the run state too (`stop`, `cont`, `system_reset`).
+    'guest.monitor': ({ vmid, command }, context) => thenRefresh(driver.monitor(vmid, command, context)),
+  };
+}

@@ -1,0 +1,42 @@
+import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
+import type { CommandContext } from '../commands/command-context.js';
+
+/** The drivers `CORRAL_DRIVER` may name (DESIGN.md "Drivers"). */
+export const DRIVER_NAMES = ['pve', 'native', 'sim'] as const;
+export type DriverName = (typeof DRIVER_NAMES)[number];
+
+/**
+ * What runs guests on this host. One implementation per kind of host (DESIGN.md "Drivers"):
+ * `pve` runs `qm`/`pct`, `native` runs QEMU and LXC directly, `sim` simulates them. Every method
+ * gets the request's context: its signal (abort what runs), its log (one task log line).
+ *
+ * Errors: a method throws `CommandFailure` (its code becomes the failure frame's) or an Error whose
+ * message is the task's end text, written for the operator: `VM 100 is already running`,
+ * `CT 200 is not running`.
+ *
+ * The state a method leaves is read back by `list()`: the guest commands report runtime changes
+ * (and their vm-start/vm-stop events) from it, so a driver's methods need not report anything.
+ */
+export interface GuestDriver {
+  readonly name: DriverName;
+  create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void>;
+  start(guest: GuestSpec, context: CommandContext): Promise<void>;
+  stop(type: GuestType, vmid: number, context: CommandContext): Promise<void>;
+  /** Resolves once the guest is stopped; when `forceStop` is false and the time runs out, throws saying it still runs. */
+  shutdown(params: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void>;
+  reboot(params: ParamsOf<'guest.reboot'>, context: CommandContext): Promise<void>;
+  /** QEMU only; a driver throws for anything else. */
+  reset(vmid: number, context: CommandContext): Promise<void>;
+  suspend(type: GuestType, vmid: number, context: CommandContext): Promise<void>;
+  resume(type: GuestType, vmid: number, context: CommandContext): Promise<void>;
+  destroy(guest: GuestSpec, context: CommandContext): Promise<void>;
+  clone(params: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void>;
+  template(guest: GuestSpec, context: CommandContext): Promise<void>;
+  /** QEMU only: one human-monitor command's output. */
+  monitor(vmid: number, command: string, context: CommandContext): Promise<string>;
+  /**
+   * The guests of this host the driver knows, with their run state: at least every guest that runs
+   * or is paused (a guest absent from the list is stopped). Cheap enough to call every 2 s.
+   */
+  list(signal: AbortSignal): Promise<GuestRuntime[]>;
+}

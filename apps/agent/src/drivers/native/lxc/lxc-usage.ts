@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import { isGone, PROC_ROOT, readProcess } from '../../../host/process-figures.js';
+
+/*
+ * What a running container uses: its uptime is its init's, read from the running kernel's /proc;
+ * its memory and CPU time are its cgroup's, all its processes together (not under the agent's host
+ * root: the containers run on this kernel, whatever tree of files the agent manages).
+ */
+
+const CGROUP_ROOT = '/sys/fs/cgroup';
+
+export interface ContainerUsage {
+  /** Seconds since its init started. */
+  readonly uptime: number;
+  /** When its init started, in ticks after the host booted: what tells one run of the container from the next. */
+  readonly startTicks: number;
+  /** Bytes charged to its cgroup (page cache included). */
+  readonly mem: number;
+  /** CPU time its cgroup has used, in seconds. */
+  readonly cpuSeconds: number;
+}
+
+/** The usage of the container whose init is `pid`, or undefined when it is gone meanwhile. */
+export async function readContainerUsage(pid: number): Promise<ContainerUsage | undefined> {
+  try {
+    const [init, cgroups] = await Promise.all([readProcess(pid), readFile(`${PROC_ROOT}/${pid}/cgroup`, 'utf8')]);
+    if (init === undefined) return undefined;
+    const files = cgroupFiles(parseProcCgroup(cgroups));
+    const [mem, cpu] = await Promise.all([readFile(files.memory, 'utf8'), readFile(files.cpu, 'utf8')]);
+    return { uptime: init.uptime, startTicks: init.stat.startTicks, mem: Number.parseInt(mem, 10) || 0, cpuSeconds: files.cpuNs(cpu) / 1e9 };
+  } catch (error) {
+    if (isGone(error)) return undefined;
+    throw error;
+  }
+}
+
+/** `/proc/<pid>/cgroup` as controller → path; the v2 hierarchy's line (`0::/path`) is under ''. */
+export function parseProcCgroup(text: string): Map<string, string> {
+  const paths = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const match = /^\d+:([^:]*):(.*)$/.exec(line);
+    if (match === null) continue;
+    const [, controllers = '', path = ''] = match;
+    for (const controller of controllers.split(',')) paths.set(controller, path);
+  }
+  return paths;
+}
+
+interface CgroupFiles {
+  readonly memory: string;
+  readonly cpu: string;
+  readonly cpuNs: (text: string) => number;
+}
+
+/**
+ * Where the memory and CPU counters of a process's cgroups are: the v1 controllers where the host
+ * mounts them (`/sys/fs/cgroup/<controller>`, also on hybrid hosts), else the v2 hierarchy.
+ */
+export function cgroupFiles(paths: ReadonlyMap<string, string>): CgroupFiles {
+  const memory = paths.get('memory');
+  const cpuacct = paths.get('cpuacct');
+  const unified = `${CGROUP_ROOT}${paths.get('') ?? '/'}`;
+  return {
+    memory: memory === undefined ? `${unified}/memory.current` : `${CGROUP_ROOT}/memory${memory}/memory.usage_in_bytes`,
+    cpu: cpuacct === undefined ? `${unified}/cpu.stat` : `${CGROUP_ROOT}/cpuacct${cpuacct}/cpuacct.usage`,
+    cpuNs: cpuacct === undefined ? (text) => Number(/^usage_usec (\d+)$/m.exec(text)?.[1] ?? 0) * 1000 : (text) => Number.parseInt(text, 10) || 0,
+  };
+}

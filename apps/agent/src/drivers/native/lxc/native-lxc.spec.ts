@@ -1,0 +1,221 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GuestRuntime, type GuestSpec, type GuestVolume } from '@corral/protocol';
+import { buildBusyboxTemplate } from '@corral/testing';
+import type { CommandContext } from '../../../commands/command-context.js';
+import { hostPath, openHost, type Host } from '../../../host/host.js';
+import { runChecked, runProgram } from '../../../host/run-program.js';
+import { NativeLxc } from './native-lxc.js';
+
+// Real LXC 5 with privileged containers from a busybox template: needs root, lxc, busybox-static and zstd (tools/test-deps.sh).
+
+const signal = new AbortController().signal;
+const TEMPLATE = '/var/lib/vz/template/cache/busybox.tar.zst';
+/** A bridge no host has, so that the card is left unplugged whatever bridges this machine has. */
+const MISSING_BRIDGE = 'corralnone0';
+const VMIDS = [200, 201, 202, 203, 204, 210, 211, 212];
+
+const subvol = (vmid: number, key = 'rootfs', disk = 0): GuestVolume => ({
+  key,
+  volid: `local:${vmid}/subvol-${vmid}-disk-${disk}`,
+  path: `/var/lib/vz/images/${vmid}/subvol-${vmid}-disk-${disk}`,
+  format: 'subvol',
+  size: 1024 ** 3,
+});
+const spec = (vmid: number, changes: Partial<GuestSpec> = {}): GuestSpec => ({
+  type: 'lxc',
+  vmid,
+  name: `ct${vmid}`,
+  memoryMiB: 128,
+  cores: 1,
+  sockets: 1,
+  ostype: 'alpine',
+  template: false,
+  nics: [{ key: 'net0', mac: 'BC:24:11:00:02:00', bridge: MISSING_BRIDGE, name: 'eth0', ip: '192.0.2.20/24', gw: '192.0.2.1' }],
+  volumes: [subvol(vmid)],
+  config: {},
+  ...changes,
+});
+
+describe('NativeLxc with this machine’s LXC', () => {
+  let dir: string;
+  let host: Host;
+  let lxc: NativeLxc;
+  let lxcpath: string;
+  let logs: string[] = [];
+  const context: CommandContext = { signal, log: (line) => logs.push(line) };
+  const ct200 = spec(200);
+  const ct201 = spec(201);
+  const runtime = async (vmid: number) => (await lxc.list(signal)).find((guest) => guest.vmid === vmid);
+  const inRoot = (vmid: number, path: string) => hostPath(host, `${subvol(vmid).path}${path}`);
+  const create = (guest: GuestSpec, ostemplate = TEMPLATE) => lxc.create({ guest, allocate: ['rootfs'], ostemplate }, context);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'corral-lxc-'));
+    host = await openHost(dir);
+    lxc = new NativeLxc(host);
+    lxcpath = hostPath(host, '/var/lib/corral/lxc');
+    await buildBusyboxTemplate(hostPath(host, TEMPLATE));
+  });
+
+  beforeEach(() => {
+    logs = [];
+  });
+
+  afterAll(async () => {
+    const cleanup = AbortSignal.timeout(60_000);
+    for (const vmid of VMIDS) await runProgram('lxc-stop', ['-n', String(vmid), '-P', lxcpath, '-k'], { signal: cleanup });
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('creates CT 200 from the template, leaving the card on a missing bridge unplugged', async () => {
+    await create(ct200);
+    expect(logs).toContain(`net0: bridge '${MISSING_BRIDGE}' does not exist on this host; the card is not connected`);
+    const config = await readFile(join(lxcpath, '200/config'), 'utf8');
+    expect(config).toContain('lxc.net.0.type = empty\n');
+    expect(config).toContain(`lxc.rootfs.path = dir:${inRoot(200, '')}\n`);
+    expect(await readlink(inRoot(200, '/bin/sh'))).toBe('busybox');
+    expect(await runtime(200)).toEqual({ vmid: 200, type: 'lxc', status: 'stopped', uptime: 0, cpu: 0, mem: 0 });
+  }, 60_000);
+
+  it('refuses a create over a root that is not empty or a CT that exists, and leaves nothing of it behind', async () => {
+    await expect(create(ct200)).rejects.toThrow('CT 200 already exists on this host');
+    const intruder = spec(202, { volumes: [subvol(202, 'mp0', 1), { ...subvol(200), volid: 'local:202/subvol-202-disk-0' }] });
+    await expect(lxc.create({ guest: intruder, allocate: ['mp0', 'rootfs'], ostemplate: TEMPLATE }, context)).rejects.toThrow(
+      `volume local:202/subvol-202-disk-0 already exists at ${subvol(200).path} and is not empty`,
+    );
+    expect(existsSync(hostPath(host, '/var/lib/vz/images/202'))).toBe(false);
+    expect(existsSync(join(lxcpath, '202'))).toBe(false);
+    expect(existsSync(inRoot(200, '/bin/busybox'))).toBe(true);
+  }, 60_000);
+
+  it('starts it: list shows it running with its pid, and LXC applied its name and memory limit', async () => {
+    await lxc.start(ct200, context);
+    const first = await runtime(200);
+    expect(first).toMatchObject({ status: 'running', cpu: 0 });
+    expect(first?.pid).toBeGreaterThan(1);
+    expect(first?.mem).toBeGreaterThan(0);
+    expect(GuestRuntime.parse(await runtime(200))).toMatchObject({ status: 'running', pid: first?.pid });
+
+    const hostname = await runChecked('lxc-attach', ['-n', '200', '-P', lxcpath, '--', 'hostname'], { signal });
+    expect(hostname.stdout.trim()).toBe('ct200');
+    const limitKey = existsSync('/sys/fs/cgroup/memory') ? 'memory.limit_in_bytes' : 'memory.max';
+    expect((await runChecked('lxc-cgroup', ['-n', '200', '-P', lxcpath, limitKey], { signal })).stdout.trim()).toBe(String(128 * 1024 * 1024));
+  }, 60_000);
+
+  it('refuses to start it again while it runs', async () => {
+    await expect(lxc.start(ct200, context)).rejects.toThrow('CT 200 is already running');
+  }, 60_000);
+
+  it('suspends and resumes it', async () => {
+    const { pid } = (await runtime(200)) ?? {};
+    await lxc.suspend(200, context);
+    expect(await runtime(200)).toMatchObject({ status: 'paused', pid });
+    await lxc.resume(200, context);
+    expect(await runtime(200)).toMatchObject({ status: 'running', pid });
+  }, 60_000);
+
+  it('shuts it down cleanly: busybox init halts on the signal LXC sends', async () => {
+    await lxc.shutdown(200, 60, false, context);
+    expect((await runtime(200))?.status).toBe('stopped');
+    expect(logs).toEqual([]);
+  }, 90_000);
+
+  it('reboots it into a new init', async () => {
+    await lxc.start(ct200, context);
+    const before = (await runtime(200))?.pid;
+    await lxc.reboot(ct200, 60, context);
+    const after = await runtime(200);
+    expect(after?.status).toBe('running');
+    expect(after?.pid).not.toBe(before);
+  }, 90_000);
+
+  it('stops it at once; a stopped CT stays stopped and cannot be suspended', async () => {
+    await lxc.stop(200, context);
+    expect((await runtime(200))?.status).toBe('stopped');
+    await lxc.stop(200, context);
+    await expect(lxc.suspend(200, context)).rejects.toThrow('CT 200 is not running');
+  }, 60_000);
+
+  it('says that a CT whose init ignores the halt signal still runs, and kills it when forced', async () => {
+    const stubborn = spec(203);
+    await create(stubborn);
+    // A namespace's init without a handler never sees SIGPWR.
+    await rm(inRoot(203, '/sbin/init'));
+    await writeFile(inRoot(203, '/sbin/init'), '#!/bin/sh\nexec sleep 2147483647\n', { mode: 0o755 });
+    await lxc.start(stubborn, context);
+
+    await expect(lxc.shutdown(203, 1, false, context)).rejects.toThrow('CT 203 is still running after 1 s (shutdown timed out)');
+    expect((await runtime(203))?.status).toBe('running');
+    await lxc.shutdown(203, 1, true, context);
+    expect(logs).toContain('CT 203 did not shut down within 1 s: stopping it');
+    expect((await runtime(203))?.status).toBe('stopped');
+    await lxc.destroy(stubborn, context);
+  }, 90_000);
+
+  it('fails a start with what LXC logged, and leaves the CT stopped', async () => {
+    const broken = spec(204);
+    await create(broken);
+    await rm(inRoot(204, '/sbin/init'));
+    await expect(lxc.start(broken, context)).rejects.toThrow(/^CT 204 did not start: .*Failed to exec "\/sbin\/init"/);
+    expect((await runtime(204))?.status).toBe('stopped');
+    await lxc.destroy(broken, context);
+  }, 60_000);
+
+  it('clones CT 200 only while it is stopped, keeping device nodes and symbolic links, and the clone runs', async () => {
+    await runChecked('mknod', [inRoot(200, '/root/null'), 'c', '1', '3'], { signal });
+    await lxc.start(ct200, context);
+    await expect(lxc.clone({ source: ct200, target: ct201 }, context)).rejects.toThrow('CT 200 is running: a full clone needs it stopped');
+    expect(existsSync(hostPath(host, '/var/lib/vz/images/201'))).toBe(false);
+    await lxc.stop(200, context);
+
+    await lxc.clone({ source: ct200, target: ct201 }, context);
+    const [original, copy] = await Promise.all([stat(inRoot(200, '/root/null')), stat(inRoot(201, '/root/null'))]);
+    expect(copy.isCharacterDevice()).toBe(true);
+    expect(copy.rdev).toBe(original.rdev);
+    expect(await readlink(inRoot(201, '/bin/sh'))).toBe('busybox');
+    expect(await readFile(join(lxcpath, '201/config'), 'utf8')).toContain('lxc.uts.name = ct201\n');
+
+    await lxc.start(ct201, context);
+    expect((await runtime(201))?.status).toBe('running');
+    await lxc.stop(201, context);
+    expect((await runtime(201))?.status).toBe('stopped');
+  }, 90_000);
+
+  it('turns only a stopped CT into a template, which then does not start', async () => {
+    await lxc.start(ct200, context);
+    await expect(lxc.template(ct200, context)).rejects.toThrow('CT 200 is running: stop it before turning it into a template');
+    await lxc.stop(200, context);
+    await lxc.template(ct200, context);
+    await expect(lxc.start({ ...ct200, template: true }, context)).rejects.toThrow('CT 200 is a template');
+  }, 60_000);
+
+  it('destroys only stopped CTs, down to their volumes and LXC folders', async () => {
+    await lxc.start(ct201, context);
+    await expect(lxc.destroy(ct201, context)).rejects.toThrow('CT 201 is running: stop it before destroying it');
+    await lxc.stop(201, context);
+    for (const guest of [ct200, ct201]) await lxc.destroy(guest, context);
+
+    for (const vmid of [200, 201]) {
+      expect(existsSync(inRoot(vmid, ''))).toBe(false);
+      expect(existsSync(join(lxcpath, String(vmid)))).toBe(false);
+    }
+    expect(await lxc.list(signal)).toEqual([]);
+    await lxc.destroy(ct200, context);
+  }, 60_000);
+
+  it.each([
+    [210, '.tar'],
+    [211, '.tar.gz'],
+    [212, '.tar.xz'],
+  ])('creates CT %i from a %s template', async (vmid, suffix) => {
+    const archive = `/var/lib/vz/template/cache/busybox${suffix}`;
+    await buildBusyboxTemplate(hostPath(host, archive));
+    const guest = spec(vmid);
+    await create(guest, archive);
+    expect(existsSync(inRoot(vmid, '/bin/busybox'))).toBe(true);
+    await lxc.destroy(guest, context);
+  }, 60_000);
+});

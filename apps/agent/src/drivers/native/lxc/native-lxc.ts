@@ -1,0 +1,200 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import type { GuestRuntime, GuestSpec, GuestVolume, ParamsOf } from '@corral/protocol';
+import type { CommandContext } from '../../../commands/command-context.js';
+import { hostPath, type Host } from '../../../host/host.js';
+import { writeHostFile } from '../../../host/host-files.js';
+import { CpuMeter } from '../../../host/process-figures.js';
+import type { Logger } from '../../../logging/logger.js';
+import type { NativeGuests } from '../native-guests.js';
+import { existingBridges } from '../host-bridges.js';
+import { cgroupLayout } from './kernel-facts.js';
+import { lxcConfig, type CgroupLayout } from './lxc-config.js';
+import { LxcTools, startErrors, type LxcEntry } from './lxc-tools.js';
+import { readContainerUsage } from './lxc-usage.js';
+import { copyVolume, makeFolder, makeVolumeDirectory, removeTree, removeVolume, statOf, unpackTemplate, type Undo } from './lxc-volumes.js';
+
+/** LXC's `-P`: each container is `<lxcpath>/<vmid>/config`, with the log of its last start beside it. */
+const LXC_PATH = '/var/lib/corral/lxc';
+/** How long `lxc-wait` gives a started container to reach RUNNING. */
+const START_WAIT_S = 30;
+/** What `lxc-stop -t` may take beyond the shutdown timeout it was given. */
+const STOP_SLACK_MS = 60_000;
+/** A guest id as a container name: PVE's vmid range. */
+const VMID_NAME = /^[1-9]\d{2,8}$/;
+
+/**
+ * Containers through the lxc-* tools (DESIGN.md "Drivers"): privileged, one per vmid on the lxcpath
+ * /var/lib/corral/lxc, the root file system in the `rootfs` volume's directory. The config file
+ * is rewritten from the GuestSpec at every start; the run state is LXC's, so a restarted agent
+ * finds its containers again.
+ */
+export class NativeLxc implements NativeGuests {
+  private readonly tools: LxcTools;
+  private readonly cpu = new CpuMeter();
+  private cgroup: Promise<CgroupLayout> | undefined;
+
+  constructor(
+    private readonly host: Host,
+    private readonly logger?: Logger,
+  ) {
+    this.tools = new LxcTools(hostPath(host, LXC_PATH));
+  }
+
+  /** The volumes in `allocate`, the template unpacked into the root (which must be empty), the config. */
+  async create({ guest, allocate, ostemplate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
+    await this.refuseExisting(guest.vmid);
+    const toMake = new Set([...allocate, ...(ostemplate === undefined ? [] : ['rootfs'])]);
+    await this.undoOnFailure(guest.vmid, async (undo) => {
+      for (const key of toMake) undo.push(await makeVolumeDirectory(this.host, guest.vmid, volume(guest, key)));
+      if (ostemplate !== undefined) await unpackTemplate(this.host, ostemplate, hostPath(this.host, volume(guest, 'rootfs').path), context);
+      undo.push(await makeFolder(this.containerFile(guest.vmid)));
+      await this.writeConfig(guest, context);
+    });
+  }
+
+  async start(guest: GuestSpec, context: CommandContext): Promise<void> {
+    const { vmid } = guest;
+    if (guest.template) throw new Error(`CT ${vmid} is a template`);
+    if ((await this.tools.state(vmid, context.signal)) !== 'STOPPED') throw new Error(`CT ${vmid} is already running`);
+    const rootfs = volume(guest, 'rootfs');
+    if ((await statOf(hostPath(this.host, rootfs.path)))?.isDirectory() !== true) throw new Error(`CT ${vmid} has no root file system: ${rootfs.path} is not a directory`);
+    await this.writeConfig(guest, context);
+    const log = this.containerFile(vmid, 'lxc.log');
+    await writeFile(log, ''); // the log of this start only, for the reason it failed
+    const started = await this.tools.run('lxc-start', vmid, ['-d', '-l', 'INFO', '-o', log], { signal: context.signal });
+    const running = started.code === 0 && (await this.tools.run('lxc-wait', vmid, ['-s', 'RUNNING', '-t', String(START_WAIT_S)], { signal: context.signal })).code === 0;
+    if (!running) throw new Error(`CT ${vmid} did not start: ${startErrors(await readFile(log, 'utf8').catch(() => ''))}`);
+  }
+
+  /** Kills the container; one that is stopped already (or stops meanwhile) is fine. */
+  async stop(vmid: number, context: CommandContext): Promise<void> {
+    await this.tools.check('lxc-stop', vmid, ['-k'], { signal: context.signal }).catch(async (error: unknown) => {
+      if ((await this.tools.state(vmid, context.signal)) !== 'STOPPED') throw error;
+    });
+  }
+
+  /** Sends init the halt signal (`--nokill`: LXC itself would kill it when the time runs out), then judges by the state. */
+  async shutdown(vmid: number, timeoutS: number, forceStop: boolean, context: CommandContext): Promise<void> {
+    const state = await this.tools.state(vmid, context.signal);
+    if (state === 'STOPPED') return;
+    if (state === 'FROZEN') {
+      context.log(`CT ${vmid} is paused: resuming it so that it can shut down`);
+      await this.tools.check('lxc-unfreeze', vmid, [], { signal: context.signal });
+    }
+    await this.tools.run('lxc-stop', vmid, ['--nokill', '-t', String(timeoutS)], { signal: context.signal, timeoutMs: timeoutS * 1000 + STOP_SLACK_MS });
+    if ((await this.tools.state(vmid, context.signal)) === 'STOPPED') return;
+    if (!forceStop) throw new Error(`CT ${vmid} is still running after ${timeoutS} s (shutdown timed out)`);
+    context.log(`CT ${vmid} did not shut down within ${timeoutS} s: stopping it`);
+    await this.stop(vmid, context);
+  }
+
+  async reboot(guest: GuestSpec, timeoutS: number, context: CommandContext): Promise<void> {
+    await this.shutdown(guest.vmid, timeoutS, true, context);
+    await this.start(guest, context);
+  }
+
+  async suspend(vmid: number, context: CommandContext): Promise<void> {
+    const state = await this.tools.state(vmid, context.signal);
+    if (state === 'STOPPED') throw new Error(`CT ${vmid} is not running`);
+    if (state !== 'FROZEN') await this.tools.check('lxc-freeze', vmid, [], { signal: context.signal });
+  }
+
+  async resume(vmid: number, context: CommandContext): Promise<void> {
+    if ((await this.tools.state(vmid, context.signal)) === 'STOPPED') throw new Error(`CT ${vmid} is not running`);
+    await this.tools.check('lxc-unfreeze', vmid, [], { signal: context.signal });
+  }
+
+  /** Removes the guest's volumes and its folder on the lxcpath; what is missing already is fine. */
+  async destroy(guest: GuestSpec, context: CommandContext): Promise<void> {
+    await this.refuseRunning(guest.vmid, 'stop it before destroying it', context.signal);
+    for (const each of guest.volumes) {
+      context.log(`removing volume ${each.volid}`);
+      await removeVolume(this.host, guest.vmid, each, context.signal);
+    }
+    await removeTree(this.containerFile(guest.vmid), context.signal);
+  }
+
+  /** A full copy of each volume of `source` into the volume of `target` with the same key. */
+  async clone({ source, target }: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void> {
+    await this.refuseRunning(source.vmid, 'a full clone needs it stopped', context.signal);
+    await this.refuseExisting(target.vmid);
+    await this.undoOnFailure(target.vmid, async (undo) => {
+      for (const to of target.volumes) {
+        const from = volume(source, to.key);
+        undo.push(await makeVolumeDirectory(this.host, target.vmid, to));
+        await copyVolume(this.host, from, to, context);
+      }
+      undo.push(await makeFolder(this.containerFile(target.vmid)));
+      await this.writeConfig(target, context);
+    });
+  }
+
+  /**
+   * Nothing changes on the host: a template's volumes stay plain directories (clones copy them)
+   * and `start` refuses a guest whose spec says template. Only a running container is refused.
+   */
+  async template(guest: GuestSpec, context: CommandContext): Promise<void> {
+    await this.refuseRunning(guest.vmid, 'stop it before turning it into a template', context.signal);
+  }
+
+  async list(signal: AbortSignal): Promise<GuestRuntime[]> {
+    const entries = (await this.tools.list(signal)).filter((entry) => VMID_NAME.test(entry.name));
+    const guests = await Promise.all(entries.map((entry) => this.runtime(entry)));
+    this.cpu.keepOnly(new Set(guests.filter((guest) => guest.pid !== undefined).map((guest) => guest.vmid)));
+    return guests;
+  }
+
+  private async runtime(entry: LxcEntry): Promise<GuestRuntime> {
+    const vmid = Number(entry.name);
+    const idle = { vmid, type: 'lxc', uptime: 0, cpu: 0, mem: 0 } as const;
+    if (entry.state === 'STOPPED' || entry.pid === undefined) return { ...idle, status: 'stopped' };
+    const status = entry.state === 'FROZEN' || entry.state === 'FREEZING' ? 'paused' : 'running';
+    const usage = await readContainerUsage(entry.pid);
+    if (usage === undefined) return { ...idle, status, pid: entry.pid };
+    return { ...idle, status, pid: entry.pid, uptime: usage.uptime, mem: usage.mem, cpu: this.cpu.measure(vmid, usage.startTicks, usage.cpuSeconds) };
+  }
+
+  /** The config from the spec: cards on bridges the host lacks are left unplugged, and the task log says so. */
+  private async writeConfig(guest: GuestSpec, context: CommandContext): Promise<void> {
+    const bridges = await existingBridges(guest.nics.flatMap((nic) => (nic.bridge === undefined ? [] : [nic.bridge])));
+    for (const nic of guest.nics) {
+      if (nic.bridge !== undefined && !bridges.has(nic.bridge)) context.log(`${nic.key}: bridge '${nic.bridge}' does not exist on this host; the card is not connected`);
+    }
+    this.cgroup ??= cgroupLayout();
+    const text = lxcConfig(guest, { rootfs: hostPath(this.host, volume(guest, 'rootfs').path), cgroup: await this.cgroup, bridges });
+    await writeHostFile(this.host, `${LXC_PATH}/${guest.vmid}/config`, text);
+  }
+
+  /** `<lxcpath>/<vmid>`, or a file in it. */
+  private containerFile(vmid: number, name?: string): string {
+    return hostPath(this.host, name === undefined ? `${LXC_PATH}/${vmid}` : `${LXC_PATH}/${vmid}/${name}`);
+  }
+
+  private async refuseExisting(vmid: number): Promise<void> {
+    if ((await statOf(this.containerFile(vmid, 'config'))) !== undefined) throw new Error(`CT ${vmid} already exists on this host`);
+  }
+
+  private async refuseRunning(vmid: number, advice: string, signal: AbortSignal): Promise<void> {
+    if ((await this.tools.state(vmid, signal)) !== 'STOPPED') throw new Error(`CT ${vmid} is running: ${advice}`);
+  }
+
+  /** Runs `work`; when it fails, runs the undo steps it collected, last first, and fails with its error. */
+  private async undoOnFailure(vmid: number, work: (undo: Undo[]) => Promise<void>): Promise<void> {
+    const undo: Undo[] = [];
+    try {
+      await work(undo);
+    } catch (error) {
+      for (const step of undo.reverse()) {
+        await step().catch((failure: unknown) => this.logger?.warn('could not clean up after a failed container command', { vmid, error: failure }));
+      }
+      throw error;
+    }
+  }
+}
+
+/** The guest's volume with this key. */
+function volume(guest: GuestSpec, key: string): GuestVolume {
+  const found = guest.volumes.find((each) => each.key === key);
+  if (found === undefined) throw new Error(`CT ${guest.vmid} has no ${key} volume`);
+  return found;
+}

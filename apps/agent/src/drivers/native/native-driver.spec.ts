@@ -1,0 +1,92 @@
+import type { GuestRuntime, GuestSpec } from '@corral/protocol';
+import type { CommandContext } from '../../commands/command-context.js';
+import { NativeDriver, type NativeVms } from './native-driver.js';
+import type { NativeGuests } from './native-guests.js';
+
+const GUEST: GuestSpec = { type: 'qemu', vmid: 100, name: 'web1', memoryMiB: 512, cores: 1, sockets: 1, template: false, nics: [], volumes: [], config: {} };
+const CT: GuestSpec = { ...GUEST, type: 'lxc', vmid: 200, name: 'db1' };
+const context: CommandContext = { signal: new AbortController().signal, log: () => undefined };
+
+/** A part that records each call as [method, first argument] and lists the given guests. */
+function fakePart(listed: GuestRuntime[]) {
+  const calls: [string, unknown][] = [];
+  const record =
+    (method: string) =>
+    async (first: unknown): Promise<void> => {
+      calls.push([method, first]);
+    };
+  const part: NativeVms = {
+    create: record('create'),
+    start: record('start'),
+    stop: record('stop'),
+    shutdown: record('shutdown'),
+    reboot: record('reboot'),
+    suspend: record('suspend'),
+    resume: record('resume'),
+    destroy: record('destroy'),
+    clone: record('clone'),
+    template: record('template'),
+    reset: record('reset'),
+    monitor: async (vmid) => {
+      calls.push(['monitor', vmid]);
+      return 'VM status: running\r\n';
+    },
+    list: async () => listed,
+  };
+  return { part, calls };
+}
+
+describe('the native driver', () => {
+  const running = (vmid: number, type: GuestRuntime['type']): GuestRuntime => ({ vmid, type, status: 'running', pid: vmid * 10, uptime: 5, cpu: 0.01, mem: 1024 });
+
+  function driver() {
+    const vms = fakePart([running(100, 'qemu')]);
+    const containers = fakePart([running(200, 'lxc')]);
+    const { reset: _reset, monitor: _monitor, ...containerPart } = containers.part;
+    const native = new NativeDriver(vms.part, containerPart satisfies NativeGuests);
+    return { native, vms: vms.calls, containers: containers.calls };
+  }
+
+  it('hands each operation to the part of the guest type', async () => {
+    const { native, vms, containers } = driver();
+    await native.create({ guest: CT, allocate: ['rootfs'] }, context);
+    await native.start(GUEST, context);
+    await native.stop('lxc', 200, context);
+    await native.shutdown({ type: 'qemu', vmid: 100, timeout: 30, forceStop: true }, context);
+    await native.reboot({ guest: CT, timeout: 30 }, context);
+    await native.suspend('qemu', 100, context);
+    await native.resume('lxc', 200, context);
+    await native.destroy(GUEST, context);
+    await native.clone({ source: CT, target: { ...CT, vmid: 201 } }, context);
+    await native.template(GUEST, context);
+    await native.reset(100, context);
+    expect(await native.monitor(100, 'info status', context)).toBe('VM status: running\r\n');
+    expect(vms).toEqual([
+      ['start', GUEST],
+      ['shutdown', 100],
+      ['suspend', 100],
+      ['destroy', GUEST],
+      ['template', GUEST],
+      ['reset', 100],
+      ['monitor', 100],
+    ]);
+    expect(containers).toEqual([
+      ['create', { guest: CT, allocate: ['rootfs'] }],
+      ['stop', 200],
+      ['reboot', CT],
+      ['resume', 200],
+      ['clone', { source: CT, target: { ...CT, vmid: 201 } }],
+    ]);
+  });
+
+  it('lists the guests of both parts', async () => {
+    await expect(driver().native.list(context.signal)).resolves.toEqual([running(100, 'qemu'), running(200, 'lxc')]);
+  });
+
+  it('answers invalid-params for the reset or monitor of a container, running nothing', async () => {
+    const { native, vms } = driver();
+    await expect(native.reset(200, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no reset' });
+    await expect(native.monitor(200, 'info status', context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no monitor' });
+    expect(vms).toEqual([]);
+  });
+});

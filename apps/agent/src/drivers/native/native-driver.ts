@@ -1,0 +1,89 @@
+import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
+import type { CommandContext } from '../../commands/command-context.js';
+import type { GuestDriver } from '../guest-driver.js';
+import { containersHaveNo } from '../guest-messages.js';
+import type { NativeGuests } from './native-guests.js';
+
+/** The QEMU part: what a VM has beyond what a container has. */
+export interface NativeVms extends NativeGuests {
+  reset(vmid: number, context: CommandContext): Promise<void>;
+  monitor(vmid: number, command: string, context: CommandContext): Promise<string>;
+}
+
+/**
+ * The `native` driver (DESIGN.md "Drivers"): QEMU run directly for VMs, LXC's tools for
+ * containers, each part handling its own guests; this joins them by guest type. `reset` and
+ * `monitor` name no type: they go to the QEMU part, unless the id is one of the containers.
+ */
+export class NativeDriver implements GuestDriver {
+  readonly name = 'native';
+
+  constructor(
+    private readonly vms: NativeVms,
+    private readonly containers: NativeGuests,
+  ) {}
+
+  create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
+    return this.part(params.guest.type).create(params, context);
+  }
+
+  start(guest: GuestSpec, context: CommandContext): Promise<void> {
+    return this.part(guest.type).start(guest, context);
+  }
+
+  stop(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    return this.part(type).stop(vmid, context);
+  }
+
+  shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {
+    return this.part(type).shutdown(vmid, timeout, forceStop, context);
+  }
+
+  reboot({ guest, timeout }: ParamsOf<'guest.reboot'>, context: CommandContext): Promise<void> {
+    return this.part(guest.type).reboot(guest, timeout, context);
+  }
+
+  async reset(vmid: number, context: CommandContext): Promise<void> {
+    await this.refuseContainer(vmid, 'reset', context.signal);
+    return this.vms.reset(vmid, context);
+  }
+
+  suspend(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    return this.part(type).suspend(vmid, context);
+  }
+
+  resume(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    return this.part(type).resume(vmid, context);
+  }
+
+  destroy(guest: GuestSpec, context: CommandContext): Promise<void> {
+    return this.part(guest.type).destroy(guest, context);
+  }
+
+  clone(params: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void> {
+    return this.part(params.source.type).clone(params, context);
+  }
+
+  template(guest: GuestSpec, context: CommandContext): Promise<void> {
+    return this.part(guest.type).template(guest, context);
+  }
+
+  async monitor(vmid: number, command: string, context: CommandContext): Promise<string> {
+    await this.refuseContainer(vmid, 'monitor', context.signal);
+    return this.vms.monitor(vmid, command, context);
+  }
+
+  async list(signal: AbortSignal): Promise<GuestRuntime[]> {
+    const [vms, containers] = await Promise.all([this.vms.list(signal), this.containers.list(signal)]);
+    return [...vms, ...containers];
+  }
+
+  private part(type: GuestType): NativeGuests {
+    return type === 'qemu' ? this.vms : this.containers;
+  }
+
+  private async refuseContainer(vmid: number, what: 'reset' | 'monitor', signal: AbortSignal): Promise<void> {
+    const containers = await this.containers.list(signal);
+    if (containers.some((container) => container.vmid === vmid)) throw containersHaveNo(what, vmid);
+  }
+}

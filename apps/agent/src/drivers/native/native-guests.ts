@@ -1,0 +1,21 @@
+import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
+import type { CommandContext } from '../../commands/command-context.js';
+
+/**
+ * One guest type's part of the `native` driver (`NativeQemu`, `NativeLxc`): the `GuestDriver`
+ * methods for that type, without the `type` argument it implies, plus `list` for its own guests.
+ * The native driver joins the two by guest type.
+ */
+export interface NativeGuests {
+  create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void>;
+  start(guest: GuestSpec, context: CommandContext): Promise<void>;
+  stop(vmid: number, context: CommandContext): Promise<void>;
+  shutdown(vmid: number, timeoutS: number, forceStop: boolean, context: CommandContext): Promise<void>;
+  reboot(guest: GuestSpec, timeoutS: number, context: CommandContext): Promise<void>;
+  suspend(vmid: number, context: CommandContext): Promise<void>;
+  resume(vmid: number, context: CommandContext): Promise<void>;
+  destroy(guest: GuestSpec, context: CommandContext): Promise<void>;
+  clone(params: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void>;
+  template(guest: GuestSpec, context: CommandContext): Promise<void>;
+  list(signal: AbortSignal): Promise<GuestRuntime[]>;
+}

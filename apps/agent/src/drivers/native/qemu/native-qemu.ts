@@ -1,0 +1,249 @@
+import { chmod, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import type { GuestRuntime, GuestSpec, GuestVolume, ParamsOf } from '@corral/protocol';
+import type { CommandContext } from '../../../commands/command-context.js';
+import { hostPath, type Host } from '../../../host/host.js';
+import { ProcessFigures } from '../../../host/process-figures.js';
+import { lastWords, runChecked, runProgram, type ProgramOutput } from '../../../host/run-program.js';
+import type { Logger } from '../../../logging/logger.js';
+import { existingBridges } from '../host-bridges.js';
+import type { NativeGuests } from '../native-guests.js';
+import { formatCommandLine, qemuCommandLine } from './qemu-command-line.js';
+import type { Accelerator } from './qemu-cpu-model.js';
+import { convertImagePlan, createImagePlan, makeImages } from './qemu-images.js';
+import { waitForExit } from './qemu-process.js';
+import { removeRuntimeFiles, vmidsWithPidFiles, type QemuRuntimeFiles } from './qemu-runtime-files.js';
+import { QemuVm, runState, type RunState } from './qemu-vm.js';
+import { vmFailure } from './vm-failure.js';
+
+const QEMU = 'qemu-system-x86_64';
+/** list() runs every few seconds: a monitor that a command holds gets this long, then the last state QMP gave counts. */
+const LIST_QMP_TIMEOUT_MS = 1000;
+
+export interface NativeQemuOptions {
+  /** This accelerator instead of KVM when /dev/kvm opens read-write, else TCG (tests force TCG, to behave alike on every machine). */
+  readonly accelerator?: Accelerator;
+}
+
+/**
+ * The native driver's VMs: QEMU run directly, one daemonized `qemu-system-x86_64` per VM, driven
+ * over QMP. QEMU's pid file and sockets in QEMU_RUN_DIR are the whole runtime state, so VMs
+ * outlive the agent and a restarted agent finds them again. Images are made with qemu-img.
+ */
+export class NativeQemu implements NativeGuests {
+  private readonly figures = new ProcessFigures();
+  /** The state QMP last gave, for the list() that finds a monitor busy. */
+  private readonly states = new Map<number, RunState>();
+  /** VMs this agent is starting: their pid file may be half written, so list() leaves them alone. */
+  private readonly starting = new Set<number>();
+
+  constructor(
+    private readonly host: Host,
+    private readonly logger?: Logger,
+    private readonly options: NativeQemuOptions = {},
+  ) {}
+
+  async create({ guest, allocate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
+    const plans = allocate.map((key) => createImagePlan(this.host, guest.vmid, volumeOf(guest, key)));
+    await makeImages(this.host, guest.vmid, plans, context);
+  }
+
+  async start(guest: GuestSpec, context: CommandContext): Promise<void> {
+    const vm = this.vm(guest.vmid);
+    if (guest.template) throw new Error(`VM ${vm.vmid} is a template`);
+    if (this.starting.has(vm.vmid)) throw new Error(`VM ${vm.vmid} is already starting`);
+    if ((await vm.runningPid()) !== undefined) throw new Error(`VM ${vm.vmid} is already running`);
+    this.starting.add(vm.vmid);
+    try {
+      await this.launch(vm, guest, context);
+    } finally {
+      this.starting.delete(vm.vmid);
+    }
+  }
+
+  async stop(vmid: number, context: CommandContext): Promise<void> {
+    const vm = this.vm(vmid);
+    const pid = await vm.runningPid();
+    if (pid !== undefined) return vm.quit(pid, context);
+    context.log(`VM ${vmid} is not running`);
+    await removeRuntimeFiles(vm.files);
+  }
+
+  /** ACPI power button, then wait; a guest without an OS (or ACPI) ignores it, which is what forceStop is for. */
+  async shutdown(vmid: number, timeoutS: number, forceStop: boolean, context: CommandContext): Promise<void> {
+    const vm = this.vm(vmid);
+    const pid = await vm.runningPid();
+    if (pid === undefined) return this.stop(vmid, context);
+    const state = await vm.qmp('could not ask it to shut down', context.signal, async (qmp) => {
+      const current = await runState(qmp);
+      if (current === 'running') await qmp.execute('system_powerdown');
+      return current;
+    });
+    // A paused guest cannot see the button: PVE refuses, or stops it when forced.
+    if (state === 'paused' && !forceStop) throw new Error(`VM ${vmid} is paused and cannot shut down (resume it first, or force the stop)`);
+    if (state === 'running' && (await waitForExit(pid, vm.files.pid, timeoutS * 1000, context.signal))) return removeRuntimeFiles(vm.files);
+    if (!forceStop) throw new Error(`VM ${vmid} is still running after ${timeoutS} s (shutdown timed out)`);
+    context.log(state === 'paused' ? `VM ${vmid} is paused: stopping it` : `VM ${vmid} did not shut down within ${timeoutS} s: stopping it`);
+    await vm.quit(pid, context);
+  }
+
+  async reboot(guest: GuestSpec, timeoutS: number, context: CommandContext): Promise<void> {
+    await this.vm(guest.vmid).requireRunning();
+    await this.shutdown(guest.vmid, timeoutS, true, context);
+    await this.start(guest, context);
+  }
+
+  async reset(vmid: number, context: CommandContext): Promise<void> {
+    const vm = this.vm(vmid);
+    await vm.requireRunning();
+    await vm.qmp('could not reset', context.signal, (qmp) => qmp.execute('system_reset'));
+  }
+
+  /** Pausing a paused VM (or resuming a running one) does nothing, as in PVE: a repeated request is no error. */
+  async suspend(vmid: number, context: CommandContext): Promise<void> {
+    await this.setState(vmid, 'paused', context);
+  }
+
+  async resume(vmid: number, context: CommandContext): Promise<void> {
+    await this.setState(vmid, 'running', context);
+  }
+
+  async monitor(vmid: number, command: string, context: CommandContext): Promise<string> {
+    const vm = this.vm(vmid);
+    await vm.requireRunning();
+    const output = await vm.qmp('monitor command failed', context.signal, (qmp) => qmp.execute('human-monitor-command', { 'command-line': command }));
+    return typeof output === 'string' ? output : '';
+  }
+
+  /** The VM's images and runtime files; a file already gone is fine. CD-ROM images are shared ISOs and stay. */
+  async destroy(guest: GuestSpec, context: CommandContext): Promise<void> {
+    const vm = this.vm(guest.vmid);
+    if ((await vm.runningPid()) !== undefined) throw new Error(`VM ${vm.vmid} is running: stop it before destroying it`);
+    for (const volume of ownImages(guest)) {
+      await rm(hostPath(this.host, volume.path), { force: true });
+      context.log(`removed ${volume.volid}`);
+    }
+    await removeRuntimeFiles(vm.files, true);
+  }
+
+  /** Each target volume from the source's volume of the same key: a full copy, or an overlay of its `base` for a linked clone. */
+  async clone({ source, target }: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void> {
+    if ((await this.vm(source.vmid).runningPid()) !== undefined) throw new Error(`VM ${source.vmid} is running: clone it once it is stopped`);
+    const plans = ownImages(target).map((volume) =>
+      volume.base === undefined ? convertImagePlan(this.host, target.vmid, volumeOf(source, volume.key), volume) : createImagePlan(this.host, target.vmid, volume),
+    );
+    await makeImages(this.host, target.vmid, plans, context);
+  }
+
+  /** Read-only images, so that nothing writes to a base that linked clones read; the control plane renames and flags. */
+  async template(guest: GuestSpec, context: CommandContext): Promise<void> {
+    const { vmid } = guest;
+    if ((await this.vm(vmid).runningPid()) !== undefined) throw new Error(`VM ${vmid} is running: make a template of it once it is stopped`);
+    const paths = ownImages(guest).map((volume) => ({ volume, path: hostPath(this.host, volume.path) }));
+    // All checked first, so that a missing one leaves no image half made read-only.
+    for (const { volume, path } of paths) {
+      await stat(path).catch(() => {
+        throw new Error(`VM ${vmid}: volume ${volume.key} does not exist (${volume.path})`);
+      });
+    }
+    for (const { volume, path } of paths) {
+      await chmod(path, 0o444);
+      context.log(`${volume.volid} is read-only`);
+    }
+  }
+
+  /** Every VM whose QEMU runs, from the pid files; the files of a QEMU that died are removed. */
+  async list(signal: AbortSignal): Promise<GuestRuntime[]> {
+    const vmids = (await vmidsWithPidFiles(this.host)).filter((vmid) => !this.starting.has(vmid));
+    const guests = (await Promise.all(vmids.map((vmid) => this.runtime(this.vm(vmid), signal)))).flatMap((guest) => guest ?? []);
+    const listed = new Set(guests.map((guest) => guest.vmid));
+    this.figures.keepOnly(listed);
+    for (const vmid of this.states.keys()) if (!listed.has(vmid)) this.states.delete(vmid);
+    return guests;
+  }
+
+  private async launch(vm: QemuVm, guest: GuestSpec, { signal, log }: CommandContext): Promise<void> {
+    await removeRuntimeFiles(vm.files); // a killed QEMU's
+    await mkdir(vm.files.dir, { recursive: true });
+    const accelerator = this.options.accelerator ?? (await probeAccelerator());
+    const bridges = await existingBridges([...new Set(guest.nics.flatMap((nic) => nic.bridge ?? []))]);
+    const line = qemuCommandLine(guest, { host: this.host, accelerator, files: vm.files, bridges });
+    for (const note of line.notes) log(note);
+    log(formatCommandLine(QEMU, line.args));
+    try {
+      // -daemonize: it returns once QEMU is ready (paused, -S), or fails.
+      const output = await runProgram(QEMU, line.args, { signal });
+      if (output.code !== 0) throw new Error(`${QEMU} failed (exit code ${output.code}): ${await qemuLastWords(output, vm.files)}`);
+      for (const tap of line.taps) await runChecked('ip', ['link', 'set', 'dev', tap.ifname, 'master', tap.bridge, 'up'], { signal });
+      const state = await vm.qmp('did not answer on QMP', signal, async (qmp) => {
+        await qmp.execute('cont');
+        return runState(qmp);
+      });
+      if (state !== 'running') throw new Error('QEMU did not leave its paused state');
+      this.states.set(vm.vmid, state);
+    } catch (error) {
+      await vm.kill().catch((cleanup: Error) => log(cleanup.message));
+      throw vmFailure(vm.vmid, 'could not start', error);
+    }
+  }
+
+  private async setState(vmid: number, wanted: RunState, { signal }: CommandContext): Promise<void> {
+    const vm = this.vm(vmid);
+    await vm.requireRunning();
+    await vm.qmp(`could not ${wanted === 'paused' ? 'suspend' : 'resume'}`, signal, (qmp) => qmp.execute(wanted === 'paused' ? 'stop' : 'cont'));
+    this.states.set(vmid, wanted);
+  }
+
+  private async runtime(vm: QemuVm, signal: AbortSignal): Promise<GuestRuntime | undefined> {
+    const pid = await vm.runningPid();
+    const figures = pid === undefined ? undefined : await this.figures.read(vm.vmid, pid);
+    if (pid === undefined || figures === undefined) {
+      await removeRuntimeFiles(vm.files);
+      this.logger?.info('removed the runtime files of a VM whose QEMU is gone', { vmid: vm.vmid });
+      return undefined;
+    }
+    const status = await this.listedState(vm, signal);
+    return { vmid: vm.vmid, type: 'qemu', status, pid, ...figures };
+  }
+
+  private async listedState(vm: QemuVm, signal: AbortSignal): Promise<RunState> {
+    try {
+      const state = await vm.qmp('status', signal, runState, LIST_QMP_TIMEOUT_MS);
+      this.states.set(vm.vmid, state);
+      return state;
+    } catch {
+      signal.throwIfAborted();
+      return this.states.get(vm.vmid) ?? 'running';
+    }
+  }
+
+  private vm(vmid: number): QemuVm {
+    return new QemuVm(this.host, vmid);
+  }
+}
+
+function volumeOf(guest: GuestSpec, key: string): GuestVolume {
+  const volume = guest.volumes.find((candidate) => candidate.key === key);
+  if (volume === undefined) throw new Error(`VM ${guest.vmid} has no volume ${key}`);
+  return volume;
+}
+
+/** The images that are the VM's own: not its CD-ROMs, which are shared ISO images. */
+function ownImages(guest: GuestSpec): GuestVolume[] {
+  return guest.volumes.filter((volume) => volume.cdrom !== true);
+}
+
+/** What QEMU said when it failed to start: once it goes to the background, it writes its errors to its log (-D), not to stderr. */
+async function qemuLastWords(output: ProgramOutput, files: QemuRuntimeFiles): Promise<string> {
+  const logged = await readFile(files.log, 'utf8').catch(() => '');
+  return lastWords({ ...output, stderr: output.stderr.trim() || logged });
+}
+
+/** KVM when this process may use /dev/kvm, else TCG, which runs anywhere. */
+async function probeAccelerator(): Promise<Accelerator> {
+  try {
+    await (await open('/dev/kvm', 'r+')).close();
+    return 'kvm';
+  } catch {
+    return 'tcg';
+  }
+}

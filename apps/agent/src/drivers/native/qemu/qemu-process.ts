@@ -1,0 +1,42 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PROC_ROOT } from '../../../host/process-figures.js';
+
+/*
+ * QEMU processes as the kernel shows them. /proc is the running kernel's, not a file under the
+ * host root: QEMU runs on this kernel whatever the host root is (tests run real QEMU under a
+ * temporary one).
+ */
+
+const POLL_MS = 100;
+
+/**
+ * Whether `pid` is the QEMU that wrote `pidFile`: a qemu-system program started with that pid
+ * file. So a pid the kernel gave to another program after QEMU died is not taken for it, and a
+ * zombie (where PID 1 reaps no orphans, a killed QEMU stays one) has an empty command line.
+ */
+export async function isQemuOf(pid: number, pidFile: string): Promise<boolean> {
+  let cmdline: string;
+  try {
+    cmdline = await readFile(`${PROC_ROOT}/${pid}/cmdline`, 'utf8');
+  } catch {
+    return false;
+  }
+  const args = cmdline.split('\0');
+  return basename(args[0] ?? '').startsWith('qemu-system') && args.includes(pidFile);
+}
+
+/**
+ * Waits until the QEMU of `pidFile` is gone, polling; resolves false when `timeoutMs` passes
+ * first. Rejects with the signal's reason when it is aborted.
+ */
+export async function waitForExit(pid: number, pidFile: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!(await isQemuOf(pid, pidFile))) return true;
+    if (Date.now() >= deadline) return false;
+    signal?.throwIfAborted();
+    await sleep(POLL_MS);
+  }
+}

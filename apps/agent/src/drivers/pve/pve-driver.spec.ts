@@ -1,0 +1,270 @@
+import type { GuestSpec } from '@corral/protocol';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CommandContext } from '../../commands/command-context.js';
+import { ProcessFigures } from '../../host/process-figures.js';
+import { PveDriver } from './pve-driver.js';
+
+// No PVE host here: `qm` and `pct` are stand-ins first on the PATH that record their arguments
+// and standard input and answer what the test put in canned.json, and /proc is a directory of the
+// test's.
+
+const GIB = 1024 ** 3;
+
+const VM: GuestSpec = {
+  type: 'qemu',
+  vmid: 100,
+  name: 'web1',
+  memoryMiB: 2048,
+  cores: 2,
+  sockets: 1,
+  template: false,
+  nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:01', bridge: 'vmbr0', model: 'virtio' }],
+  volumes: [
+    { key: 'scsi0', volid: 'local:100/vm-100-disk-0.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-0.qcow2', format: 'qcow2', size: 32 * GIB },
+    { key: 'scsi1', volid: 'local-lvm:vm-100-disk-1', path: '/dev/pve/vm-100-disk-1', format: 'raw', size: 1.5 * GIB },
+    { key: 'virtio2', volid: 'local:iso/old-disk.raw', path: '/var/lib/vz/images/old-disk.raw', format: 'raw', size: 4 * GIB },
+  ],
+  config: {
+    name: 'web1',
+    memory: '2048',
+    net0: 'virtio=BC:24:11:3A:5F:01,bridge=vmbr0',
+    scsi0: 'local:100/vm-100-disk-0.qcow2,iothread=1,size=32G',
+    scsi1: 'local-lvm:vm-100-disk-1,size=1536M',
+    virtio2: 'local:iso/old-disk.raw,size=4G',
+    boot: 'order=scsi0;net0',
+  },
+};
+const CT: GuestSpec = {
+  type: 'lxc',
+  vmid: 200,
+  name: 'db1',
+  memoryMiB: 512,
+  cores: 1,
+  sockets: 1,
+  template: false,
+  nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:02', bridge: 'vmbr0', name: 'eth0', ip: 'dhcp' }],
+  volumes: [
+    { key: 'rootfs', volid: 'local:200/subvol-200-disk-0', path: '/var/lib/vz/images/200/subvol-200-disk-0', format: 'subvol', size: 8 * GIB },
+    { key: 'mp0', volid: 'local:200/subvol-200-disk-1', path: '/var/lib/vz/images/200/subvol-200-disk-1', format: 'subvol', size: 2 * GIB },
+  ],
+  config: {
+    hostname: 'db1',
+    memory: '512',
+    net0: 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:3A:5F:02,ip=dhcp,type=veth',
+    rootfs: 'local:200/subvol-200-disk-0,size=8G',
+    mp0: 'local:200/subvol-200-disk-1,mp=/srv/data,backup=1,size=2G',
+    ostemplate: 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst',
+  },
+};
+
+interface Call {
+  readonly program: string;
+  readonly args: string[];
+  readonly stdin: string;
+}
+
+describe('the pve driver', () => {
+  const originalPath = process.env['PATH'];
+  let dir: string;
+  let lines: string[];
+  let context: CommandContext;
+  let driver: PveDriver;
+  /** The clock of the driver's CPU meter, in ms. */
+  let now: number;
+
+  const canned = (answers: Record<string, { stdout?: string; stderr?: string; code?: number }>) => writeFile(join(dir, 'canned.json'), JSON.stringify(answers));
+  const calls = async (): Promise<Call[]> =>
+    (await readFile(join(dir, 'calls.jsonl'), 'utf8').catch(() => ''))
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Call);
+  const argv = async () => (await calls()).map((call) => [call.program, ...call.args]);
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'corral-pve-'));
+    const bin = join(dir, 'bin');
+    await mkdir(bin);
+    const script = [
+      `#!${process.execPath}`,
+      "const fs = require('node:fs');",
+      "const name = require('node:path').basename(process.argv[1]);",
+      'const args = process.argv.slice(2);',
+      "const stdin = fs.readFileSync(0, 'utf8');",
+      `fs.appendFileSync(${JSON.stringify(join(dir, 'calls.jsonl'))}, JSON.stringify({ program: name, args, stdin }) + '\\n');`,
+      `const answers = fs.existsSync(${JSON.stringify(join(dir, 'canned.json'))}) ? JSON.parse(fs.readFileSync(${JSON.stringify(join(dir, 'canned.json'))}, 'utf8')) : {};`,
+      "const answer = answers[name + ' ' + args[0]] ?? {};",
+      "process.stdout.write(answer.stdout ?? '');",
+      "process.stderr.write(answer.stderr ?? '');",
+      'process.exitCode = answer.code ?? 0;',
+    ].join('\n');
+    for (const program of ['qm', 'pct']) {
+      await writeFile(join(bin, program), script);
+      await chmod(join(bin, program), 0o755);
+    }
+    process.env['PATH'] = `${bin}:${originalPath ?? ''}`;
+    now = 0;
+    driver = new PveDriver(new ProcessFigures({ procRoot: join(dir, 'proc'), cpus: 4, now: () => now }));
+    lines = [];
+    context = { signal: new AbortController().signal, log: (line) => lines.push(line) };
+  });
+  afterEach(async () => {
+    process.env['PATH'] = originalPath;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('creates a VM from its PVE config, new disks as <storage>:<GiB> with their format and options, existing ones as they are', async () => {
+    await driver.create({ guest: VM, allocate: ['scsi0', 'scsi1'] }, context);
+    expect(await argv()).toEqual([
+      [
+        'qm',
+        'create',
+        '100',
+        '--name',
+        'web1',
+        '--memory',
+        '2048',
+        '--net0',
+        'virtio=BC:24:11:3A:5F:01,bridge=vmbr0',
+        '--scsi0',
+        'local:32,format=qcow2,iothread=1',
+        '--scsi1',
+        'local-lvm:1.5,format=raw',
+        '--virtio2',
+        'local:iso/old-disk.raw,size=4G',
+        '--boot',
+        'order=scsi0;net0',
+      ],
+    ]);
+  });
+
+  it('creates a container from the template volume id in its config, mount points keeping their options', async () => {
+    await driver.create({ guest: CT, allocate: ['rootfs', 'mp0'], ostemplate: '/var/lib/vz/template/cache/debian-12-standard_12.7-1_amd64.tar.zst' }, context);
+    expect(await argv()).toEqual([
+      [
+        'pct',
+        'create',
+        '200',
+        'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst',
+        '--hostname',
+        'db1',
+        '--memory',
+        '512',
+        '--net0',
+        'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:3A:5F:02,ip=dhcp,type=veth',
+        '--rootfs',
+        'local:8',
+        '--mp0',
+        'local:2,mp=/srv/data,backup=1',
+      ],
+    ]);
+  });
+
+  it('refuses a container create without the template as a volume id, running nothing', async () => {
+    const { ostemplate: _ostemplate, ...config } = CT.config;
+    await expect(driver.create({ guest: { ...CT, config }, allocate: ['rootfs'] }, context)).rejects.toMatchObject({
+      code: 'invalid-params',
+      message: 'pct create needs the template of CT 200 as a PVE volume id in config key ostemplate',
+    });
+    expect(await calls()).toEqual([]);
+  });
+
+  it('runs each power operation as qm or pct does it', async () => {
+    await driver.start(VM, context);
+    await driver.stop('lxc', 200, context);
+    await driver.shutdown({ type: 'qemu', vmid: 100, timeout: 60, forceStop: false }, context);
+    await driver.shutdown({ type: 'lxc', vmid: 200, timeout: 30, forceStop: true }, context);
+    await driver.reboot({ guest: CT, timeout: 45 }, context);
+    await driver.reset(100, context);
+    await driver.suspend('qemu', 100, context);
+    await driver.resume('lxc', 200, context);
+    await driver.destroy(CT, context);
+    await driver.template(VM, context);
+    expect(await argv()).toEqual([
+      ['qm', 'start', '100'],
+      ['pct', 'stop', '200'],
+      ['qm', 'shutdown', '100', '--timeout', '60'],
+      ['pct', 'shutdown', '200', '--timeout', '30', '--forceStop', '1'],
+      ['pct', 'reboot', '200', '--timeout', '45'],
+      ['qm', 'reset', '100'],
+      ['qm', 'suspend', '100'],
+      ['pct', 'resume', '200'],
+      ['pct', 'destroy', '200', '--purge'],
+      ['qm', 'template', '100'],
+    ]);
+  });
+
+  it("fails with qm's own last line, its output going to the task log", async () => {
+    await canned({ 'qm start': { stdout: 'generating cloud-init ISO\n', stderr: 'trying to acquire lock...\nVM 100 already running\n', code: 255 } });
+    await expect(driver.start(VM, context)).rejects.toThrow(/^VM 100 already running$/);
+    expect([...lines].sort()).toEqual(['VM 100 already running', 'generating cloud-init ISO', 'trying to acquire lock...']);
+  });
+
+  it("clones linked from a template's overlays or fully onto the target's storage, then sets the control plane's MAC addresses", async () => {
+    const template = { ...VM, template: true, volumes: VM.volumes.slice(0, 1) };
+    const target = (base?: string): GuestSpec => ({
+      ...VM,
+      vmid: 101,
+      name: 'web2',
+      nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:03', bridge: 'vmbr0', model: 'virtio' }],
+      volumes: [{ key: 'scsi0', volid: 'fast:101/vm-101-disk-0.qcow2', path: '/mnt/fast/images/101/vm-101-disk-0.qcow2', format: 'qcow2', size: 32 * GIB, ...(base === undefined ? {} : { base }) }],
+      config: { name: 'web2', net0: 'virtio=BC:24:11:3A:5F:03,bridge=vmbr0', scsi0: 'fast:101/vm-101-disk-0.qcow2,size=32G' },
+    });
+    await driver.clone({ source: template, target: target('/var/lib/vz/images/100/vm-100-disk-0.qcow2') }, context);
+    await driver.clone({ source: VM, target: target() }, context);
+    await driver.clone({ source: CT, target: { ...CT, vmid: 201, name: 'db2', nics: [], volumes: [], config: { hostname: 'db2' } } }, context);
+    expect(await argv()).toEqual([
+      ['qm', 'clone', '100', '101', '--name', 'web2', '--full', '0'],
+      ['qm', 'set', '101', '--net0', 'virtio=BC:24:11:3A:5F:03,bridge=vmbr0'],
+      ['qm', 'clone', '100', '101', '--name', 'web2', '--full', '1', '--storage', 'fast'],
+      ['qm', 'set', '101', '--net0', 'virtio=BC:24:11:3A:5F:03,bridge=vmbr0'],
+      ['pct', 'clone', '200', '201', '--hostname', 'db2', '--full', '1'],
+    ]);
+  });
+
+  it("feeds the monitor command to qm monitor and answers its output without the banner and prompts; an error is qm's", async () => {
+    await canned({ 'qm monitor': { stdout: "Entering QEMU Monitor for VM 100 - type 'help' for help\nqm> VM status: running\r\nqm> " } });
+    expect(await driver.monitor(100, 'info status', context)).toBe('VM status: running\r\n');
+    expect(await calls()).toEqual([{ program: 'qm', args: ['monitor', '100'], stdin: 'info status\n' }]);
+    await canned({ 'qm monitor': { stdout: "Entering QEMU Monitor for VM 100 - type 'help' for help\nqm> ERROR: VM 100 not running\nqm> " } });
+    await expect(driver.monitor(100, 'info status', context)).rejects.toThrow(/^VM 100 not running$/);
+  });
+
+  it('lists VMs and containers from qm list --full and pct list, with the figures of each VM process from /proc', async () => {
+    await canned({
+      'qm list': {
+        stdout: [
+          '      VMID NAME                 STATUS     MEM(MB)    BOOTDISK(GB) PID       ',
+          '       100 web1                 running    2048              32.00 4242      ',
+          '       101 VM 101               paused     512                0.00 4343      ',
+          '       102 web3                 stopped    1024               8.00 0         ',
+          '',
+        ].join('\n'),
+      },
+      'pct list': { stdout: 'VMID       Status     Lock         Name                \n200        running                 db1                 \n201        stopped    backup       db2                 \n' },
+    });
+    const proc = join(dir, 'proc');
+    const stat = (pid: number, ticks: number, started: number) => `${pid} (kvm (web)) S 1 ${pid} ${pid} 0 -1 4 0 0 0 0 ${ticks} 0 0 0 20 0 5 0 ${started} 0 0\n`;
+    await mkdir(join(proc, '4242'), { recursive: true });
+    await writeFile(join(proc, 'uptime'), '5000.25 9000.00\n');
+    await writeFile(join(proc, '4242/stat'), stat(4242, 1000, 200_000));
+    await writeFile(join(proc, '4242/status'), 'Name:\tkvm (web)\nVmRSS:\t  102400 kB\n');
+
+    expect(await driver.list(context.signal)).toEqual([
+      { vmid: 100, type: 'qemu', status: 'running', pid: 4242, uptime: 3000, cpu: 0, mem: 102400 * 1024 },
+      { vmid: 101, type: 'qemu', status: 'paused', pid: 4343, uptime: 0, cpu: 0, mem: 0 },
+      { vmid: 102, type: 'qemu', status: 'stopped', uptime: 0, cpu: 0, mem: 0 },
+      { vmid: 200, type: 'lxc', status: 'running', uptime: 0, cpu: 0, mem: 0 },
+      { vmid: 201, type: 'lxc', status: 'stopped', uptime: 0, cpu: 0, mem: 0 },
+    ]);
+    // A quarter of the host's 4 CPUs over ten seconds: 10 s of CPU time, 1000 ticks.
+    now = 10_000;
+    await writeFile(join(proc, '4242/stat'), stat(4242, 2000, 200_000));
+    expect((await driver.list(context.signal))[0]?.cpu).toBe(0.25);
+    expect((await argv()).slice(0, 2).sort()).toEqual([
+      ['pct', 'list'],
+      ['qm', 'list', '--full'],
+    ]);
+  });
+});

@@ -1,0 +1,121 @@
+import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
+import type { CommandContext } from '../../commands/command-context.js';
+import { ProcessFigures, type Figures } from '../../host/process-figures.js';
+import { lastWords, runProgram } from '../../host/run-program.js';
+import type { GuestDriver } from '../guest-driver.js';
+import { cloneArguments, cloneNicArguments, createArguments } from './pve-arguments.js';
+import { parsePctList, parseQmList, type ListedGuest } from './pve-lists.js';
+
+/** The request's signal bounds a guest operation (a full clone of a large disk takes long); this only catches a hung qm. */
+const OPERATION_LIMIT_MS = 24 * 3600_000;
+const LIST_LIMIT_MS = 30_000;
+const MONITOR_BANNER = /^Entering QEMU Monitor for VM \d+[^\n]*\n/;
+const MONITOR_PROMPT = 'qm> ';
+
+/**
+ * The `pve` driver, for Proxmox VE hosts (DESIGN.md "Drivers"): every operation is PVE's own
+ * `qm` (VMs) or `pct` (containers) command, run with an argument vector, its output lines going to
+ * the task log and its last line becoming the task's end text when it fails (`VM 100 already
+ * running`), as in PVE's own tasks. PVE keeps its own copy of each guest's configuration: `create`
+ * hands it the control plane's, and `start` starts what PVE has.
+ *
+ * The run state comes from `qm list --full` and `pct list`, the figures of a VM from its process
+ * in the kernel's `/proc` (tests hand in figures read from a directory of their own). `pct list`
+ * names no process: containers are reported without pid and figures, and a frozen container as
+ * running.
+ *
+ * `qm monitor` is interactive: the command goes to its standard input, which then ends (the monitor
+ * stops at the end of its input), and the answer is its output without the banner and prompts.
+ *
+ * Only tested against recording stand-ins of `qm` and `pct`: there is no PVE host here.
+ */
+export class PveDriver implements GuestDriver {
+  readonly name = 'pve';
+
+  constructor(private readonly figures = new ProcessFigures()) {}
+
+  async create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
+    await this.run(tool(params.guest.type), createArguments(params), context);
+  }
+
+  async start(guest: GuestSpec, context: CommandContext): Promise<void> {
+    await this.run(tool(guest.type), ['start', String(guest.vmid)], context);
+  }
+
+  async stop(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    await this.run(tool(type), ['stop', String(vmid)], context);
+  }
+
+  async shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {
+    await this.run(tool(type), ['shutdown', String(vmid), '--timeout', String(timeout), ...(forceStop ? ['--forceStop', '1'] : [])], context);
+  }
+
+  async reboot({ guest, timeout }: ParamsOf<'guest.reboot'>, context: CommandContext): Promise<void> {
+    await this.run(tool(guest.type), ['reboot', String(guest.vmid), '--timeout', String(timeout)], context);
+  }
+
+  async reset(vmid: number, context: CommandContext): Promise<void> {
+    await this.run('qm', ['reset', String(vmid)], context);
+  }
+
+  async suspend(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    await this.run(tool(type), ['suspend', String(vmid)], context);
+  }
+
+  async resume(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    await this.run(tool(type), ['resume', String(vmid)], context);
+  }
+
+  async destroy(guest: GuestSpec, context: CommandContext): Promise<void> {
+    await this.run(tool(guest.type), ['destroy', String(guest.vmid), '--purge'], context);
+  }
+
+  async clone(params: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void> {
+    const program = tool(params.target.type);
+    await this.run(program, cloneArguments(params), context);
+    const nics = cloneNicArguments(params);
+    if (nics.length > 0) await this.run(program, nics, context);
+  }
+
+  async template(guest: GuestSpec, context: CommandContext): Promise<void> {
+    await this.run(tool(guest.type), ['template', String(guest.vmid)], context);
+  }
+
+  async monitor(vmid: number, command: string, context: CommandContext): Promise<string> {
+    const said = (await this.run('qm', ['monitor', String(vmid)], { ...context, log: () => undefined }, `${command}\n`)).replace(MONITOR_BANNER, '');
+    const answer = said.startsWith(MONITOR_PROMPT) ? said.slice(MONITOR_PROMPT.length) : said;
+    const output = answer.endsWith(MONITOR_PROMPT) ? answer.slice(0, -MONITOR_PROMPT.length) : answer;
+    // qm prints a failed command's error and goes on.
+    if (output.startsWith('ERROR: ')) throw new Error(output.slice('ERROR: '.length).trim());
+    return output;
+  }
+
+  async list(signal: AbortSignal): Promise<GuestRuntime[]> {
+    const [vms, containers] = await Promise.all([this.read('qm', ['list', '--full'], signal).then(parseQmList), this.read('pct', ['list'], signal).then(parsePctList)]);
+    this.figures.keepOnly(new Set(vms.flatMap((vm) => (vm.pid === undefined ? [] : [vm.vmid]))));
+    const figures = await Promise.all(vms.map((vm) => (vm.pid === undefined ? undefined : this.figures.read(vm.vmid, vm.pid))));
+    return [...vms.map((vm, index) => runtime('qemu', vm, figures[index])), ...containers.map((container) => runtime('lxc', container))];
+  }
+
+  /** Runs a guest operation, its output lines to the task log; fails with its last line, PVE's error (its progress lines go to stderr too). */
+  private async run(program: string, args: readonly string[], context: CommandContext, input?: string): Promise<string> {
+    const output = await runProgram(program, args, { signal: context.signal, onLine: context.log, timeoutMs: OPERATION_LIMIT_MS, input });
+    if (output.code !== 0) throw new Error(lastWords(output, 1));
+    return output.stdout;
+  }
+
+  private async read(program: string, args: readonly string[], signal: AbortSignal): Promise<string> {
+    const output = await runProgram(program, args, { signal, timeoutMs: LIST_LIMIT_MS });
+    if (output.code !== 0) throw new Error(`${program} ${args.join(' ')} failed: ${lastWords(output)}`);
+    return output.stdout;
+  }
+}
+
+/** A listed guest as the agent reports it; without figures (a container, a stopped VM, a process gone meanwhile) they are 0. */
+function runtime(type: GuestType, guest: ListedGuest, figures?: Figures): GuestRuntime {
+  return { vmid: guest.vmid, type, status: guest.status, ...(guest.pid === undefined ? {} : { pid: guest.pid }), uptime: figures?.uptime ?? 0, cpu: figures?.cpu ?? 0, mem: figures?.mem ?? 0 };
+}
+
+function tool(type: GuestType): 'qm' | 'pct' {
+  return type === 'qemu' ? 'qm' : 'pct';
+}

@@ -1,0 +1,304 @@
+import type { GuestRuntime, GuestSpec, GuestType, GuestVolume, ParamsOf } from '@corral/protocol';
+import type { CommandContext } from '../../commands/command-context.js';
+import type { Host } from '../../host/host.js';
+import type { GuestDriver } from '../guest-driver.js';
+import { containersHaveNo, guestLabel as label } from '../guest-messages.js';
+import { readSimState, SimStateWriter, type SimGuest, type SimState } from './sim-state.js';
+import { createTime, DEFAULT_SIM_TIMING, type SimTiming } from './sim-timing.js';
+import { SIM_WORDS } from './sim-words.js';
+
+export interface SimOptions {
+  /** Multiplies every duration of `timing`: 1 is realistic, 0 instant (benchmarks), 10 slow motion. */
+  readonly speed: number;
+  readonly timing?: Partial<SimTiming>;
+}
+
+const MIB = 1024 ** 2;
+/** The QEMU version the simulated monitor reports. */
+const QEMU_VERSION = '7.2.0';
+
+/**
+ * The `sim` driver: simulated guests, for development, demos and scale tests (DESIGN.md
+ * "Drivers"). It starts no process and touches no volume: guests live in memory (and in
+ * `/var/lib/corral/sim/guests.json` under the host root, so a restarted agent still knows the ones
+ * that run), their operations take realistic times (`SimTiming` times `speed`), and `list()` makes
+ * up plausible figures (a stable pid, a growing uptime, some memory and a little CPU). It refuses
+ * what the native driver refuses, with its messages and task log lines, so the control plane's
+ * handling of them is exercised too. It is a simulator, never a stand-in: nothing it reports
+ * exists, and the agent says at start that it runs it.
+ */
+export class SimDriver implements GuestDriver {
+  readonly name = 'sim';
+  private readonly timing: SimTiming;
+  private readonly guests = new Map<number, SimGuest>();
+  private nextPid = 0;
+  private loaded: Promise<void> | undefined;
+  private readonly writer: SimStateWriter;
+
+  constructor(
+    private readonly host: Host,
+    private readonly options: SimOptions,
+  ) {
+    this.timing = { ...DEFAULT_SIM_TIMING, ...options.timing };
+    this.writer = new SimStateWriter(host, () => this.snapshot());
+  }
+
+  async create({ guest, allocate, ostemplate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
+    await this.load();
+    const made = guest.volumes.filter((volume) => allocate.includes(volume.key) || (ostemplate !== undefined && volume.key === 'rootfs'));
+    // Checked again after the wait: a parallel create may have taken the guest or a volume meanwhile.
+    this.refuseTaken(guest, made);
+    await this.pause(createTime(this.timing, guest, allocate), context);
+    this.refuseTaken(guest, made);
+    for (const volume of made) logLine(context, SIM_WORDS[guest.type].made(volume, undefined));
+    if (ostemplate !== undefined) context.log(`extracting archive '${ostemplate}'`);
+    this.guests.set(guest.vmid, { ...describe(guest), status: 'stopped', volids: guest.volumes.map((volume) => volume.volid) });
+    await this.writer.save();
+  }
+
+  async start(guest: GuestSpec, context: CommandContext): Promise<void> {
+    await this.load();
+    const name = label(guest.type, guest.vmid);
+    if (guest.template) throw new Error(`${name} is a template`);
+    const known = this.guests.get(guest.vmid);
+    if (known !== undefined && known.status !== 'stopped') throw new Error(`${name} is already running`);
+    if (guest.type === 'qemu') context.log(`qemu-system-x86_64 -name ${guest.name} -m ${guest.memoryMiB} -smp ${guest.cores * guest.sockets} (simulated)`);
+    await this.pause(this.timing.startMs, context);
+    this.run({ ...describe(guest), volids: known?.volids ?? guest.volumes.map((volume) => volume.volid) });
+    await this.writer.save();
+  }
+
+  async stop(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    const guest = await this.find(type, vmid);
+    if (guest === undefined || guest.status === 'stopped') return notRunning(type, vmid, context);
+    await this.pause(this.timing.stopMs, context);
+    this.halt(guest);
+    await this.writer.save();
+  }
+
+  async shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {
+    const guest = await this.find(type, vmid);
+    if (guest === undefined || guest.status === 'stopped') return notRunning(type, vmid, context);
+    await this.shutDown(guest, timeout, forceStop, context);
+    await this.writer.save();
+  }
+
+  /** As the native driver: a VM must be running, a stopped container is simply started. */
+  async reboot({ guest: spec, timeout }: ParamsOf<'guest.reboot'>, context: CommandContext): Promise<void> {
+    const guest = spec.type === 'qemu' ? await this.running('qemu', spec.vmid) : await this.find('lxc', spec.vmid);
+    if (guest !== undefined && guest.status !== 'stopped') {
+      await this.shutDown(guest, timeout, true, context);
+      await this.writer.save();
+    }
+    await this.start(spec, context);
+  }
+
+  async reset(vmid: number, context: CommandContext): Promise<void> {
+    await this.runningVm(vmid, 'reset');
+    await this.pause(this.timing.resetMs, context);
+  }
+
+  /** Pausing a paused guest (or resuming a running one) does nothing, as in PVE. */
+  async suspend(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    const guest = await this.running(type, vmid);
+    if (guest.status === 'paused') return;
+    await this.pause(this.timing.suspendMs, context);
+    guest.status = 'paused';
+    await this.writer.save();
+  }
+
+  async resume(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    const guest = await this.running(type, vmid);
+    if (guest.status === 'running') return;
+    await this.pause(this.timing.resumeMs, context);
+    guest.status = 'running';
+    await this.writer.save();
+  }
+
+  async destroy(spec: GuestSpec, context: CommandContext): Promise<void> {
+    await this.refuseRunning(spec.type, spec.vmid, 'destroy');
+    await this.pause(this.timing.destroyMs, context);
+    for (const volume of disks(spec)) context.log(SIM_WORDS[spec.type].removed(volume));
+    this.guests.delete(spec.vmid);
+    await this.writer.save();
+  }
+
+  async clone({ source, target }: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void> {
+    await this.refuseRunning(source.type, source.vmid, 'clone');
+    const made = disks(target);
+    this.refuseTaken(target, made);
+    await this.pause(this.timing.cloneMs, context);
+    this.refuseTaken(target, made);
+    for (const volume of made) logLine(context, SIM_WORDS[target.type].made(volume, source.volumes.find((from) => from.key === volume.key)));
+    this.guests.set(target.vmid, { ...describe(target), status: 'stopped', volids: target.volumes.map((volume) => volume.volid) });
+    await this.writer.save();
+  }
+
+  async template(spec: GuestSpec, context: CommandContext): Promise<void> {
+    await this.refuseRunning(spec.type, spec.vmid, 'template');
+    await this.pause(this.timing.templateMs, context);
+    if (spec.type === 'qemu') for (const volume of disks(spec)) context.log(`${volume.volid} is read-only`);
+    this.guests.set(spec.vmid, { ...describe(spec), template: true, status: 'stopped', volids: spec.volumes.map((volume) => volume.volid) });
+    await this.writer.save();
+  }
+
+  async monitor(vmid: number, command: string, context: CommandContext): Promise<string> {
+    const guest = await this.runningVm(vmid, 'monitor');
+    await this.pause(this.timing.monitorMs, context);
+    const words = command.trim().split(/\s+/).join(' ');
+    if (words === 'info status') return `VM status: ${guest.status}\r\n`;
+    if (words === 'info version') return `${QEMU_VERSION}\r\n`;
+    if (words === 'info name') return `${guest.name}\r\n`;
+    return `unknown command: '${words}' (the simulator answers info status, info version and info name)\r\n`;
+  }
+
+  async list(): Promise<GuestRuntime[]> {
+    await this.load();
+    const now = Date.now();
+    return [...this.guests.values()].map((guest) => {
+      if (guest.status === 'stopped' || guest.pid === undefined) return { vmid: guest.vmid, type: guest.type, status: 'stopped', uptime: 0, cpu: 0, mem: 0 };
+      return {
+        vmid: guest.vmid,
+        type: guest.type,
+        status: guest.status,
+        pid: guest.pid,
+        uptime: Math.max(0, Math.floor((now - (guest.startedAt ?? now)) / 1000)),
+        cpu: guest.status === 'running' ? 0.002 + Math.random() * 0.03 : 0,
+        mem: Math.round(guest.memoryMiB * MIB * memoryShare(guest.vmid)),
+      };
+    });
+  }
+
+  /** Reads the saved state once, before the first operation. */
+  private load(): Promise<void> {
+    this.loaded ??= readSimState(this.host).then((state) => {
+      for (const guest of state.guests) this.guests.set(guest.vmid, guest);
+      this.nextPid = state.nextPid;
+    });
+    return this.loaded;
+  }
+
+  private snapshot(): SimState {
+    return { guests: [...this.guests.values()], nextPid: this.nextPid };
+  }
+
+  /** The guest of that type the simulator knows, if any (a guest it never saw is a stopped one). */
+  private async find(type: GuestType, vmid: number): Promise<SimGuest | undefined> {
+    await this.load();
+    const guest = this.guests.get(vmid);
+    return guest?.type === type ? guest : undefined;
+  }
+
+  /** The guest, which must be running or paused. */
+  private async running(type: GuestType, vmid: number): Promise<SimGuest> {
+    const guest = await this.find(type, vmid);
+    if (guest === undefined || guest.status === 'stopped') throw new Error(`${label(type, vmid)} is not running`);
+    return guest;
+  }
+
+  /** For the operations that name no guest type. */
+  private async runningVm(vmid: number, what: 'reset' | 'monitor'): Promise<SimGuest> {
+    if ((await this.find('lxc', vmid)) !== undefined) throw containersHaveNo(what, vmid);
+    return this.running('qemu', vmid);
+  }
+
+  private async refuseRunning(type: GuestType, vmid: number, operation: 'destroy' | 'clone' | 'template'): Promise<void> {
+    const guest = await this.find(type, vmid);
+    if (guest !== undefined && guest.status !== 'stopped') throw new Error(SIM_WORDS[type].running(vmid, operation));
+  }
+
+  /** A container that exists, or a volume another guest holds, as the native driver finds them on disk. */
+  private refuseTaken(guest: GuestSpec, volumes: readonly GuestVolume[]): void {
+    if (guest.type === 'lxc' && this.guests.get(guest.vmid)?.type === 'lxc') throw new Error(`CT ${guest.vmid} already exists on this host`);
+    const taken = new Set([...this.guests.values()].flatMap((other) => other.volids));
+    const volume = volumes.find((candidate) => taken.has(candidate.volid));
+    if (volume !== undefined) throw new Error(SIM_WORDS[guest.type].volumeExists(guest.vmid, volume));
+  }
+
+  /**
+   * A running guest's shutdown takes `shutdownMs`; when that is longer than the timeout, the guest
+   * is stopped if `forceStop`, else it still runs. A paused VM cannot hear the power button; a
+   * paused container is thawed first.
+   */
+  private async shutDown(guest: SimGuest, timeoutS: number, forceStop: boolean, context: CommandContext): Promise<void> {
+    const name = label(guest.type, guest.vmid);
+    if (guest.status === 'paused' && guest.type === 'lxc') {
+      context.log(`${name} is paused: resuming it so that it can shut down`);
+      guest.status = 'running';
+    }
+    if (guest.status === 'paused') {
+      if (!forceStop) throw new Error(`${name} is paused and cannot shut down (resume it first, or force the stop)`);
+      context.log(`${name} is paused: stopping it`);
+    } else if (this.timing.shutdownMs <= timeoutS * 1000) {
+      await this.pause(this.timing.shutdownMs, context);
+      return this.halt(guest);
+    } else {
+      // The timeout is simulated time too: it scales with the speed.
+      await this.pause(timeoutS * 1000, context);
+      if (!forceStop) throw new Error(`${name} is still running after ${timeoutS} s (shutdown timed out)`);
+      context.log(`${name} did not shut down within ${timeoutS} s: stopping it`);
+    }
+    await this.pause(this.timing.stopMs, context);
+    this.halt(guest);
+  }
+
+  private run(guest: Omit<SimGuest, 'status'>): void {
+    this.guests.set(guest.vmid, { ...guest, status: 'running', pid: this.nextPid, startedAt: Date.now() });
+    this.nextPid += 1;
+  }
+
+  private halt(guest: SimGuest): void {
+    const { pid: _pid, startedAt: _startedAt, ...rest } = guest;
+    this.guests.set(guest.vmid, { ...rest, status: 'stopped' });
+  }
+
+  /** Waits a simulated duration: `ms` at speed 1. */
+  private pause(ms: number, context: CommandContext): Promise<void> {
+    return delay(ms * this.options.speed, context.signal);
+  }
+}
+
+/** A stop or shutdown of a stopped guest is no error; the VM part says so in the task log. */
+function notRunning(type: GuestType, vmid: number, context: CommandContext): void {
+  if (type === 'qemu') context.log(`VM ${vmid} is not running`);
+}
+
+/** The volumes that are the guest's own: a CD-ROM is a shared ISO. */
+function disks(guest: GuestSpec): GuestVolume[] {
+  return guest.volumes.filter((volume) => volume.cdrom !== true);
+}
+
+function logLine(context: CommandContext, line: string | undefined): void {
+  if (line !== undefined) context.log(line);
+}
+
+/** What the simulator keeps of a guest's configuration. */
+function describe(guest: GuestSpec): Omit<SimGuest, 'status' | 'volids'> {
+  return { type: guest.type, vmid: guest.vmid, name: guest.name, memoryMiB: guest.memoryMiB, template: guest.template };
+}
+
+/** A guest's memory use, 20 to 80 % of its memory depending on its id, so that it is stable from one report to the next. */
+function memoryShare(vmid: number): number {
+  return 0.2 + ((vmid * 37) % 61) / 100;
+}
+
+/** Waits `ms` (nothing at all for 0); rejects with the signal's reason when it fires first. */
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(stopped(signal));
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(stopped(signal));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function stopped(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the simulated operation was cancelled');
+}

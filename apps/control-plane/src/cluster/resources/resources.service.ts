@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { allows } from '@corral/acl';
+import type { Principal } from '../../access/auth/principal.js';
+import { AccessState } from '../../access/state/access-state.js';
+import { ApiError } from '../../errors/api-error.js';
+import { badParam } from '../../errors/resource-errors.js';
+import { GuestView } from '../../guests/guest-view.js';
+import { GuestsRepository } from '../../guests/guests.repository.js';
+import { statusEntry } from '../../guests/status-entry.js';
+import { NodeView } from '../../nodes/node-view.js';
+import { StoragesRepository } from '../../storage/storages.repository.js';
+import type { ResourceEntry } from './resources.endpoints.js';
+
+/** `/cluster/resources` and `/cluster/nextid` (spec 2.2, 4.1; facts.md 4.5, 4.7). */
+@Injectable()
+export class ResourcesService {
+  constructor(
+    private readonly nodes: NodeView,
+    private readonly guests: GuestView,
+    private readonly repository: GuestsRepository,
+    private readonly storages: StoragesRepository,
+    private readonly access: AccessState,
+  ) {}
+
+  async resources(type: 'node' | 'vm' | 'storage' | undefined, caller: Principal): Promise<ResourceEntry[]> {
+    const access = await this.access.current();
+    const may: Auditor = (path, privilege) => allows(access, caller.subject, path, [privilege]);
+    return [
+      ...(type === undefined || type === 'node' ? this.nodeEntries(may) : []),
+      ...(type === undefined || type === 'vm' ? this.guestEntries(may) : []),
+      ...(type === undefined || type === 'storage' ? await this.storageEntries(may) : []),
+    ];
+  }
+
+  /** A free vmid; with `vmid`, that one when it is free (PVE's check), else a 400 saying where it is. */
+  async nextid(vmid: number | undefined): Promise<string> {
+    if (vmid !== undefined) {
+      const taken = await this.repository.get(vmid);
+      if (taken) throw badParam('vmid', `${taken.type === 'lxc' ? 'CT' : 'VM'} ${vmid} already exists`);
+      return String(vmid);
+    }
+    const free = await this.repository.reserveNextId();
+    if (free === null) throw new ApiError('GUEST_STATE', 'no free vmid is left in the range 100 to 999999');
+    return String(free);
+  }
+
+  private nodeEntries(may: Auditor): ResourceEntry[] {
+    return this.nodes.list().map((node) => {
+      const entry: ResourceEntry = { id: `node/${node.name}`, type: 'node', node: node.name, status: node.online ? 'online' : 'offline', level: '' };
+      const inventory = node.inventory;
+      if (!inventory || !node.online || !may(`/nodes/${node.name}`, 'Sys.Audit')) return entry;
+      const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
+      return { ...entry, cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime };
+    });
+  }
+
+  private guestEntries(may: Auditor): ResourceEntry[] {
+    return this.guests
+      .list()
+      .filter((state) => may(`/vms/${state.row.vmid}`, 'VM.Audit'))
+      .sort((a, b) => a.row.vmid - b.row.vmid)
+      .map((state) => {
+        const status = statusEntry(state);
+        const { row } = state;
+        return {
+          id: `${row.type}/${row.vmid}`,
+          type: row.type,
+          node: row.node,
+          vmid: row.vmid,
+          name: status.name,
+          status: status.status,
+          template: status.template ?? 0,
+          cpu: status.cpu,
+          maxcpu: status.cpus,
+          mem: status.mem,
+          maxmem: status.maxmem,
+          disk: status.disk,
+          maxdisk: status.maxdisk,
+          uptime: status.uptime,
+          ...(status.lock !== undefined ? { lock: status.lock } : {}),
+          ...(status.tags !== undefined ? { tags: status.tags } : {}),
+        };
+      });
+  }
+
+  /** One entry per storage and node it is on; sizes come with the storage issue (issue 6). */
+  private async storageEntries(may: Auditor): Promise<ResourceEntry[]> {
+    const storages = (await this.storages.all()).filter((storage) => !storage.disable && may(`/storage/${storage.storage}`, 'Datastore.Audit'));
+    return this.nodes.list().flatMap((node) =>
+      storages
+        .filter((storage) => storage.nodes === null || storage.nodes.includes(node.name))
+        .map((storage) => ({
+          id: `storage/${node.name}/${storage.storage}`,
+          type: 'storage' as const,
+          node: node.name,
+          storage: storage.storage,
+          plugintype: storage.type,
+          status: node.online ? 'available' : 'unknown',
+          content: storage.content.join(','),
+          shared: storage.shared ? 1 : 0,
+        })),
+    );
+  }
+}
+
+type Auditor = (path: string, privilege: 'Sys.Audit' | 'VM.Audit' | 'Datastore.Audit') => boolean;

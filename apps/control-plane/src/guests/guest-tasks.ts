@@ -1,0 +1,133 @@
+import { Injectable } from '@nestjs/common';
+import type { CommandName, LogLine, ParamsOf } from '@corral/protocol';
+import type { Principal } from '../access/auth/principal.js';
+import { AgentHub } from '../agents/agent-hub.js';
+import { TaskRunner } from '../tasks/task-runner.js';
+
+/** What a guest operation's work gets: its task's UPID, a way to run agent commands and to write log lines. */
+export interface GuestWork {
+  readonly upid: string;
+  /** Runs a command on the guest's node for this task; its output lines go to the task log. */
+  agent<K extends CommandName>(command: K, params: ParamsOf<K>, timeoutMs: number): Promise<void>;
+  /** One line of the control plane's own in the task log. */
+  line(text: string): void;
+}
+
+export interface GuestOperation {
+  readonly node: string;
+  readonly vmid: number;
+  /** PVE's task type: `qmstart`, `vzcreate`, ... */
+  readonly type: string;
+  readonly caller: Principal;
+  /**
+   * The state rule of the operation (`VM 100 is already running`): run before the task when no
+   * operation on the guest is waiting (a 409 then, and no task), and again when its turn comes
+   * (the task's error then).
+   */
+  readonly check?: () => void;
+  readonly work: (work: GuestWork) => Promise<void>;
+}
+
+/**
+ * Runs the operations on one guest one after another, in the order they were asked for (issue 5:
+ * queued in order, never refused for a lock). Each is a task whose UPID is returned at once.
+ * The queue is this replica's: the one that holds the node's agent, the only one that can run
+ * operations on its guests until requests are routed between replicas.
+ */
+@Injectable()
+export class GuestTasks {
+  private readonly tails = new Map<number, Promise<void>>();
+
+  constructor(
+    private readonly runner: TaskRunner,
+    private readonly hub: AgentHub,
+  ) {}
+
+  /** Starts the operation's task (after those before it) and resolves with its UPID at once. */
+  async submit(operation: GuestOperation): Promise<string> {
+    return (await this.started(operation)).upid;
+  }
+
+  /** Starts the operation's task and resolves when its work is done (rejects with its error): for PVE's synchronous answers. */
+  async completed(operation: GuestOperation): Promise<void> {
+    await (await this.started(operation)).done;
+  }
+
+  private async started(operation: GuestOperation): Promise<{ upid: string; done: Promise<void> }> {
+    let finish: (error?: unknown) => void = () => undefined;
+    const done = new Promise<void>((resolve, reject) => {
+      finish = (error) => (error === undefined ? resolve() : reject(error instanceof Error ? error : new Error(String(error))));
+    });
+    // Handled here: a caller of `submit` does not wait for it, and its failure is the task's.
+    done.catch(() => undefined);
+    const work = async (guestWork: GuestWork) => {
+      try {
+        await operation.work(guestWork);
+        finish();
+      } catch (error) {
+        finish(error);
+        throw error;
+      }
+    };
+    return { upid: await this.start({ ...operation, work }), done };
+  }
+
+  private async start(operation: GuestOperation): Promise<string> {
+    const { node, vmid, check } = operation;
+    this.hub.reachable(node);
+    const waiting = this.tails.has(vmid);
+    if (!waiting) check?.();
+    return this.runner.start({ node, type: operation.type, id: String(vmid), caller: operation.caller }, (upid, log, signal) => {
+      const lines = new LineNumbers(log);
+      if (waiting) lines.line(`waiting for the operations on ${vmid} asked for before this one`);
+      return this.queued(vmid, async () => {
+        // Stopped (DELETE .../tasks/{upid}) while it waited: it never runs.
+        signal.throwIfAborted();
+        check?.();
+        await operation.work({
+          upid,
+          line: (text) => lines.line(text),
+          agent: async (command, params, timeoutMs) => {
+            await this.hub.request(node, command, params, { timeoutMs, upid, onLog: lines.step(), signal });
+          },
+        });
+      });
+    });
+  }
+
+  private queued(vmid: number, work: () => Promise<void>): Promise<void> {
+    const previous = this.tails.get(vmid) ?? Promise.resolve();
+    const result = previous.then(work);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(vmid, tail);
+    void tail.then(() => {
+      if (this.tails.get(vmid) === tail) this.tails.delete(vmid);
+    });
+    return result;
+  }
+}
+
+/** One task log across several agent commands and the control plane's own lines: each command's lines numbered after the ones before. */
+class LineNumbers {
+  private last = 0;
+
+  constructor(private readonly log: (lines: readonly LogLine[]) => void) {}
+
+  line(text: string): void {
+    this.last += 1;
+    this.log([{ n: this.last, text }]);
+  }
+
+  /** The log of the next agent command: its line 1 follows the lines so far. */
+  step(): (lines: readonly LogLine[]) => void {
+    const base = this.last;
+    return (lines) => {
+      const shifted = lines.map((line) => ({ n: line.n + base, text: line.text }));
+      this.last = Math.max(this.last, ...shifted.map((line) => line.n));
+      this.log(shifted);
+    };
+  }
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { endpoint, type Check } from '../http/endpoint.js';
+import { booleanParam, integerParam, listParam, stringParam } from '../http/params.js';
+import { NODE } from '../nodes/nodes.endpoints.js';
+import { configParams } from './config-params.js';
+import type { GuestKind } from './guest-kinds.js';
+
+export const VMID_PARAM = integerParam({ description: 'The guest id.', min: 100, max: 999_999_999 });
+export const GUEST = { ...NODE, vmid: VMID_PARAM };
+
+const on = (privileges: Extract<Check, { kind: 'privileges' }>['privileges'], any?: true): Check => ({ kind: 'privileges', path: '/vms/{vmid}', privileges, ...(any ? { any } : {}) });
+const AUDIT = on(['VM.Audit']);
+export const POWER = on(['VM.PowerMgmt']);
+export const ALLOCATE = on(['VM.Allocate']);
+const CONFIGURE = on(['VM.Config.Disk', 'VM.Config.CDROM', 'VM.Config.CPU', 'VM.Config.Memory', 'VM.Config.Network', 'VM.Config.HWType', 'VM.Config.Options', 'VM.Config.Cloudinit'], true);
+
+/** A guest as the lists and `status/current` show it (facts.md 4.6); `cpu` a fraction of the host's CPUs, sizes in bytes. */
+export const GuestStatus = z.object({
+  vmid: z.number().int(),
+  name: z.string(),
+  status: z.enum(['running', 'stopped']),
+  qmpstatus: z.enum(['running', 'paused', 'stopped']).optional().meta({ description: 'VMs: `paused` for a suspended VM, which PVE shows as `running`.' }),
+  type: z.literal('lxc').optional(),
+  cpus: z.number().int(),
+  cpu: z.number(),
+  maxmem: z.number().int(),
+  mem: z.number().int(),
+  maxswap: z.number().int().optional(),
+  swap: z.number().int().optional(),
+  maxdisk: z.number().int(),
+  disk: z.number().int(),
+  uptime: z.number().int(),
+  netin: z.number().int(),
+  netout: z.number().int(),
+  diskread: z.number().int(),
+  diskwrite: z.number().int(),
+  pid: z.number().int().optional(),
+  template: z.literal(1).optional(),
+  lock: z.string().optional(),
+  tags: z.string().optional(),
+  ha: z.object({ managed: z.literal(0) }).optional(),
+});
+export type GuestStatus = z.infer<typeof GuestStatus>;
+
+export const UPID = z.string().meta({ description: "The task's UPID." });
+export const SHUTDOWN_TIMEOUT = integerParam({ description: 'Seconds to wait for the guest to stop (default 600 for VMs, 60 for containers).', min: 0, max: 86_400 });
+
+/** `POST /nodes/{node}/<qemu|lxc>/{vmid}/status/<path>`: a power action, answered with its task's UPID. */
+export function powerAction<S extends z.ZodRawShape = Record<never, never>>(kind: GuestKind, path: string, summary: string, extra?: S) {
+  return endpoint({ method: 'POST', path: `/nodes/{node}/${kind.type}/{vmid}/status/${path}`, summary, parameters: z.object({ ...GUEST, ...(extra ?? ({} as S)) }), returns: UPID, permission: POWER });
+}
+
+/** `PUT` (at once, `null`) or `POST` (a task) `.../config`: config keys, `delete` and `digest`. */
+export function configChange<M extends 'PUT' | 'POST'>(kind: GuestKind, method: M, summary: string) {
+  return endpoint({
+    method,
+    path: `/nodes/{node}/${kind.type}/{vmid}/config`,
+    summary,
+    parameters: z.object({
+      ...GUEST,
+      ...configParams(kind.keys),
+      delete: listParam(stringParam({ description: 'A config key.', pattern: /^[a-z][a-z0-9_-]*$/, patternHint: 'must be config keys' }), { description: 'Keys to remove, separated by commas (or repeated).' }).optional(),
+      digest: stringParam({ description: 'The `digest` of the config this change is based on: refused (409) when the config has changed since.', pattern: /^[0-9a-f]{40}$/, patternHint: 'must be a SHA-1 digest (40 hex digits)' }).optional(),
+    }),
+    returns: (method === 'PUT' ? z.null() : UPID) as M extends 'PUT' ? z.ZodNull : typeof UPID,
+    permission: CONFIGURE,
+  });
+}
+
+/** What every kind of guest serves at `/nodes/{node}/<qemu|lxc>` (spec 4.3, 4.4; facts.md 4.6, 4.8). */
+export function guestEndpoints(kind: GuestKind) {
+  const base = `/nodes/{node}/${kind.type}`;
+  const one = `${base}/{vmid}`;
+  return {
+    list: endpoint({
+      method: 'GET',
+      path: base,
+      summary: `The node's ${kind.type === 'qemu' ? 'VMs' : 'containers'} the caller may audit`,
+      parameters: z.object({ ...NODE, full: booleanParam({ description: 'Accepted for PVE clients; the entries are the same.' }).optional() }),
+      returns: z.array(GuestStatus),
+      permission: { kind: 'authenticated' },
+    }),
+    index: endpoint({ method: 'GET', path: one, summary: "The guest's sub-resources", parameters: z.object(GUEST), returns: z.array(z.object({ subdir: z.string() })), permission: AUDIT }),
+    destroy: endpoint({
+      method: 'DELETE',
+      path: one,
+      summary: 'Destroy the guest and its volumes',
+      parameters: z.object({
+        ...GUEST,
+        purge: booleanParam({ description: 'Also remove it from backup jobs and HA (accepted; Corral keeps neither for a destroyed guest).' }).optional(),
+        force: booleanParam({ description: 'Stop a running guest first (without it, destroying a running guest is refused).' }).optional(),
+        'destroy-unreferenced-disks': booleanParam({ description: 'Accepted for PVE clients: Corral knows no unreferenced volumes of a guest.' }).optional(),
+      }),
+      returns: UPID,
+      permission: ALLOCATE,
+    }),
+    status: endpoint({ method: 'GET', path: `${one}/status`, summary: "The guest's current status (spec 4.3; PVE lists sub-commands here)", parameters: z.object(GUEST), returns: GuestStatus, permission: AUDIT }),
+    current: endpoint({ method: 'GET', path: `${one}/status/current`, summary: "The guest's current status", parameters: z.object(GUEST), returns: GuestStatus, permission: AUDIT }),
+    start: powerAction(kind, 'start', 'Start the guest'),
+    stop: powerAction(kind, 'stop', 'Stop the guest at once'),
+    shutdown: powerAction(kind, 'shutdown', 'Shut the guest down cleanly', { timeout: SHUTDOWN_TIMEOUT.optional(), forceStop: booleanParam({ description: 'Stop it when the timeout passes.' }).optional() }),
+    reboot: powerAction(kind, 'reboot', 'Shut down and start again (pending changes apply)', { timeout: SHUTDOWN_TIMEOUT.optional() }),
+    resume: powerAction(kind, 'resume', 'Resume a paused guest'),
+    config: endpoint({ method: 'GET', path: `${one}/config`, summary: "The guest's configuration with its `digest`", parameters: z.object({ ...GUEST, current: booleanParam({ description: 'Accepted for PVE clients: Corral has no pending values.' }).optional() }), returns: z.record(z.string(), z.string()), permission: AUDIT }),
+    setConfig: configChange(kind, 'PUT', "Change the guest's configuration (applies at its next start when it runs)"),
+  };
+}
+
+/** The parameters of a create: the kind's config keys, `vmid`, `start`, and what `extra` adds. */
+export function createParams<S extends z.ZodRawShape>(kind: GuestKind, extra: S) {
+  return z.object({ ...GUEST, ...configParams(kind.keys), start: booleanParam({ description: 'Start the guest once created.' }).optional(), ...extra });
+}

@@ -1,0 +1,38 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { GuestType } from '@corral/protocol';
+
+/** PVE's config locks: operations that own the guest while they run. */
+export type GuestLock = 'create' | 'clone' | 'migrate' | 'backup';
+
+/**
+ * A guest and its configuration (DESIGN.md "State": the control plane's truth, as PVE's
+ * `/etc/pve/qemu-server/<vmid>.conf`). The primary key makes a vmid unique in the whole cluster,
+ * whichever node and type: a duplicate create loses in the database, not in a check.
+ */
+@Entity({ name: 'guests' })
+@Index(['node'])
+export class GuestRow {
+  @PrimaryColumn('integer')
+  vmid!: number;
+
+  @Column('text')
+  type!: GuestType;
+
+  @Column('text')
+  node!: string;
+
+  /** PVE's config keys and values, as `GET .../config` shows them (without `digest`). */
+  @Column('jsonb')
+  config!: Record<string, string>;
+
+  /** Set while an operation owns the guest (`create`, `clone`, `migrate`, `backup`). */
+  @Column('text', { nullable: true })
+  lock!: GuestLock | null;
+
+  /** The last run state its agent reported (the agent's truth, kept for reads while the node is away). */
+  @Column('text', { default: 'stopped' })
+  status!: 'running' | 'stopped' | 'paused';
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { AgentsModule } from '../agents/agents.module.js';
+import { NodesModule } from '../nodes/nodes.module.js';
+import { StoragesRepository } from '../storage/storages.repository.js';
+import { TasksModule } from '../tasks/tasks.module.js';
+import { GuestTasks } from './guest-tasks.js';
+import { GuestView } from './guest-view.js';
+import { GuestsRepository } from './guests.repository.js';
+import { GuestsService } from './guests.service.js';
+import { LxcController } from './lxc/lxc.controller.js';
+import { QemuController } from './qemu/qemu.controller.js';
+
+/** VMs and containers (issue 5): `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
+@Module({
+  imports: [AgentsModule, NodesModule, TasksModule],
+  controllers: [QemuController, LxcController],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository],
+  exports: [GuestView, GuestsRepository, StoragesRepository],
+})
+export class GuestsModule {}

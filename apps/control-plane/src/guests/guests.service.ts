@@ -1,0 +1,315 @@
+import { Injectable } from '@nestjs/common';
+import { allows } from '@corral/acl';
+import type { Principal } from '../access/auth/principal.js';
+import { permissionDenied } from '../access/auth/authorizer.js';
+import { AccessState } from '../access/state/access-state.js';
+import { AgentHub } from '../agents/agent-hub.js';
+import { ApiError } from '../errors/api-error.js';
+import { alreadyExists, badParam, isUniqueViolation, notFound } from '../errors/resource-errors.js';
+import { recordEvent } from '../events/record-event.js';
+import { NodesService } from '../nodes/nodes.service.js';
+import type { StorageRow } from '../storage/storage.entity.js';
+import { StoragesRepository } from '../storage/storages.repository.js';
+import { usableStorage, volumePath } from '../storage/volumes.js';
+import { configDigest } from './config-digest.js';
+import { GuestTasks, type GuestWork } from './guest-tasks.js';
+import type { GuestKind } from './guest-kinds.js';
+import type { GuestStatus } from './guest.endpoints.js';
+import { guestSpec } from './guest-spec.js';
+import { GuestView, type GuestState } from './guest-view.js';
+import { GuestsRepository } from './guests.repository.js';
+import { resolveNewConfig } from './new-config.js';
+import { runState, statusEntry } from './status-entry.js';
+
+/** How long the agent may take, by kind of work. */
+const CREATE_MS = 30 * 60_000;
+const POWER_MS = 5 * 60_000;
+/** PVE's default shutdown timeouts. */
+const SHUTDOWN_DEFAULT_S = { qemu: 600, lxc: 60 } as const;
+
+/** Parameters that are not config keys. */
+const NOT_CONFIG = new Set(['node', 'vmid', 'start', 'ostemplate', 'storage', 'delete', 'digest', 'current']);
+
+export interface CreateRequest {
+  readonly node: string;
+  readonly vmid: number;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * VMs and containers (spec 4.3, 4.4): their configuration in the database, their operations as
+ * tasks on the node's agent, queued per guest (`GuestTasks`), their state rules (docs/guests.md).
+ */
+@Injectable()
+export class GuestsService {
+  constructor(
+    private readonly repository: GuestsRepository,
+    private readonly view: GuestView,
+    private readonly tasks: GuestTasks,
+    private readonly nodes: NodesService,
+    private readonly storages: StoragesRepository,
+    private readonly access: AccessState,
+    private readonly hub: AgentHub,
+  ) {}
+
+  async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
+    this.nodes.existing(node);
+    const access = await this.access.current();
+    return this.view
+      .list()
+      .filter((state) => state.row.type === kind.type && state.row.node === node && allows(access, caller.subject, `/vms/${state.row.vmid}`, ['VM.Audit']))
+      .sort((a, b) => a.row.vmid - b.row.vmid)
+      .map(statusEntry);
+  }
+
+  current(kind: GuestKind, node: string, vmid: number): GuestStatus {
+    return { ...statusEntry(this.existing(kind, node, vmid)), ha: { managed: 0 } };
+  }
+
+  index(kind: GuestKind, node: string, vmid: number): { subdir: string }[] {
+    this.existing(kind, node, vmid);
+    return ['config', 'status', 'template', ...(kind.type === 'qemu' ? ['monitor', 'clone', 'migrate'] : ['clone'])].map((subdir) => ({ subdir }));
+  }
+
+  config(kind: GuestKind, node: string, vmid: number): Record<string, string> {
+    const { config } = this.existing(kind, node, vmid).row;
+    const shown = { ...config, ...(config['cipassword'] !== undefined ? { cipassword: '**********' } : {}) };
+    return { ...shown, digest: configDigest(config) };
+  }
+
+  async create(kind: GuestKind, request: CreateRequest, caller: Principal): Promise<string> {
+    const { node, vmid, params } = request;
+    this.nodes.existing(node);
+    this.hub.reachable(node);
+    const given = this.configOf(params);
+    if (kind.type === 'lxc') given['rootfs'] ??= `${typeof params['storage'] === 'string' ? params['storage'] : 'local'}:4`;
+    const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
+    const resolved = resolveNewConfig(kind, given, { vmid, node, storages });
+    const access = await this.access.current();
+    for (const storage of resolved.storages) {
+      if (!allows(access, caller.subject, `/storage/${storage}`, ['Datastore.AllocateSpace'])) throw permissionDenied({ path: `/storage/${storage}`, privileges: ['Datastore.AllocateSpace'] });
+    }
+    let ostemplate: string | undefined;
+    if (kind.type === 'lxc') ostemplate = this.templatePath(params['ostemplate'], node, storages);
+    try {
+      await this.repository.insert({ vmid, type: kind.type, node, config: resolved.config, lock: 'create' });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const other = await this.repository.get(vmid);
+      throw alreadyExists(`${other?.type === 'lxc' ? 'CT' : 'VM'} ${vmid}`, other ? `it is on node '${other.node}'` : undefined);
+    }
+    await this.view.reload(vmid);
+    const made = guestSpec({ vmid, type: kind.type, config: resolved.config }, storages);
+    // The `pve` driver hands `pct create` the template's volume id; it is not a config key after the create.
+    const spec = typeof params['ostemplate'] === 'string' ? { ...made, config: { ...made.config, ostemplate: params['ostemplate'] } } : made;
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.create ?? 'create',
+      caller,
+      work: async (work) => {
+        try {
+          await work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...(ostemplate !== undefined ? { ostemplate } : {}) }, CREATE_MS);
+        } catch (error) {
+          await this.repository.remove(vmid);
+          await this.view.reload(vmid);
+          throw error;
+        }
+        await this.repository.update(vmid, async (_row, db) => {
+          await recordEvent(db, { event: 'vm-create', node, vmid, details: { type: kind.type } });
+          return { lock: null };
+        });
+        await this.view.reload(vmid);
+        if (params['start'] === true) await this.startWork(kind, vmid, work);
+      },
+    });
+  }
+
+  async start(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
+    this.existing(kind, node, vmid);
+    return this.tasks.submit({ node, vmid, type: kind.tasks.start ?? 'start', caller, check: () => this.mayStart(kind, node, vmid), work: (work) => this.startWork(kind, vmid, work) });
+  }
+
+  async stop(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
+    this.existing(kind, node, vmid);
+    return this.tasks.submit({ node, vmid, type: kind.tasks.stop ?? 'stop', caller, work: (work) => work.agent('guest.stop', { type: kind.type, vmid }, POWER_MS) });
+  }
+
+  async shutdown(kind: GuestKind, node: string, vmid: number, options: { timeout?: number; forceStop?: boolean }, caller: Principal): Promise<string> {
+    this.existing(kind, node, vmid);
+    const timeout = options.timeout ?? SHUTDOWN_DEFAULT_S[kind.type];
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.shutdown ?? 'shutdown',
+      caller,
+      check: () => this.mustBe(kind, node, vmid, ['running', 'paused'], 'is not running'),
+      work: (work) => work.agent('guest.shutdown', { type: kind.type, vmid, timeout, forceStop: options.forceStop ?? false }, (timeout + 60) * 1000),
+    });
+  }
+
+  async reboot(kind: GuestKind, node: string, vmid: number, options: { timeout?: number }, caller: Principal): Promise<string> {
+    this.existing(kind, node, vmid);
+    const timeout = options.timeout ?? SHUTDOWN_DEFAULT_S[kind.type];
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.reboot ?? 'reboot',
+      caller,
+      check: () => this.mustBe(kind, node, vmid, ['running'], 'is not running'),
+      work: async (work) => work.agent('guest.reboot', { guest: await this.spec(kind, node, vmid), timeout }, (timeout + 120) * 1000),
+    });
+  }
+
+  async reset(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
+    this.existing(kind, node, vmid);
+    return this.tasks.submit({ node, vmid, type: kind.tasks.reset ?? 'reset', caller, check: () => this.mustBe(kind, node, vmid, ['running', 'paused'], 'is not running'), work: (work) => work.agent('guest.reset', { vmid }, POWER_MS) });
+  }
+
+  async suspend(kind: GuestKind, node: string, vmid: number, options: { todisk?: boolean }, caller: Principal): Promise<string> {
+    this.existing(kind, node, vmid);
+    if (options.todisk === true) throw badParam('todisk', 'hibernating to disk is not supported by Corral yet');
+    return this.tasks.submit({ node, vmid, type: kind.tasks.suspend ?? 'suspend', caller, check: () => this.mustBe(kind, node, vmid, ['running'], 'is not running'), work: (work) => work.agent('guest.suspend', { type: kind.type, vmid }, POWER_MS) });
+  }
+
+  async resume(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
+    this.existing(kind, node, vmid);
+    return this.tasks.submit({ node, vmid, type: kind.tasks.resume ?? 'resume', caller, check: () => this.mustBe(kind, node, vmid, ['paused'], 'is not paused'), work: (work) => work.agent('guest.resume', { type: kind.type, vmid }, POWER_MS) });
+  }
+
+  async destroy(kind: GuestKind, node: string, vmid: number, options: { force?: boolean }, caller: Principal): Promise<string> {
+    this.existing(kind, node, vmid);
+    const force = options.force === true;
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.destroy ?? 'destroy',
+      caller,
+      check: () => {
+        const { row } = this.existing(kind, node, vmid);
+        if (row.config['protection'] === '1') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is protected: set protection=0 first`);
+        if (!force) this.mustBe(kind, node, vmid, ['stopped'], 'is running: stop it first, or destroy with force=1');
+      },
+      work: async (work) => {
+        if (runState(this.existing(kind, node, vmid)) !== 'stopped') await work.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
+        await work.agent('guest.destroy', { guest: await this.spec(kind, node, vmid) }, CREATE_MS);
+        await this.repository.remove(vmid, { event: 'vm-delete', node });
+        await this.view.reload(vmid);
+      },
+    });
+  }
+
+  /**
+   * Turns a stopped guest into a template: its volumes become bases, it can no longer start. A VM's
+   * answer is the task; a container's (PVE answers null) comes when the task is done.
+   */
+  async template(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string>;
+  async template(kind: GuestKind, node: string, vmid: number, caller: Principal, options: { wait: true }): Promise<void>;
+  async template(kind: GuestKind, node: string, vmid: number, caller: Principal, options?: { wait: true }): Promise<string | void> {
+    this.existing(kind, node, vmid);
+    const run = options?.wait ? this.tasks.completed.bind(this.tasks) : this.tasks.submit.bind(this.tasks);
+    return run({
+      node,
+      vmid,
+      type: kind.tasks.template ?? 'template',
+      caller,
+      check: () => {
+        if (this.existing(kind, node, vmid).row.config['template'] === '1') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is already a template`);
+        this.mustBe(kind, node, vmid, ['stopped'], 'is running: templates are made of stopped guests');
+      },
+      work: async (work) => {
+        await work.agent('guest.template', { guest: await this.spec(kind, node, vmid) }, CREATE_MS);
+        await this.repository.update(vmid, async (row) => ({ config: { ...row.config, template: '1' } }));
+        await this.view.reload(vmid);
+      },
+    });
+  }
+
+  /**
+   * Changes the config at once (PUT): the keys given, `delete`d ones removed, refused (409) when
+   * `digest` is not the current config's. A running guest gets the change at its next start.
+   */
+  async setConfig(kind: GuestKind, node: string, vmid: number, params: Readonly<Record<string, unknown>>, caller: Principal): Promise<null> {
+    this.existing(kind, node, vmid);
+    await this.applyChange(kind, vmid, await this.plannedChange(kind, vmid, params, caller), params['digest']);
+    return null;
+  }
+
+  /** `POST .../config`: the same change, answered with a task as PVE's async variant. */
+  async setConfigAsync(kind: GuestKind, node: string, vmid: number, params: Readonly<Record<string, unknown>>, caller: Principal): Promise<string> {
+    this.existing(kind, node, vmid);
+    const change = await this.plannedChange(kind, vmid, params, caller);
+    this.hub.reachable(node);
+    await this.applyChange(kind, vmid, change, params['digest']);
+    return this.tasks.submit({ node, vmid, type: kind.tasks.config ?? 'config', caller, work: async (work) => work.line('configuration updated') });
+  }
+
+  /** The keys to set and to delete, each allowed to the caller (PVE's privilege per key). */
+  private async plannedChange(kind: GuestKind, vmid: number, params: Readonly<Record<string, unknown>>, caller: Principal): Promise<{ set: Record<string, string>; deleted: string[] }> {
+    const set = this.configOf(params);
+    const deleted = ((params['delete'] as string[] | undefined) ?? []).flatMap((entry) => entry.split(/[,;\s]+/)).filter((key) => key !== '');
+    const access = await this.access.current();
+    for (const key of [...Object.keys(set), ...deleted]) {
+      if (!(key in kind.keys)) throw badParam('delete', `'${key}' is not a config key Corral knows`);
+      const privilege = kind.privilegeOf(key);
+      if (!allows(access, caller.subject, `/vms/${vmid}`, [privilege])) throw permissionDenied({ path: `/vms/${vmid}`, privileges: [privilege] });
+      if (kind.isVolumeKey(key)) throw badParam(key, 'changing volumes of an existing guest is not supported by Corral yet');
+      if (key in set && deleted.includes(key)) throw badParam('delete', `'${key}' is both set and deleted`);
+    }
+    return { set, deleted };
+  }
+
+  private async applyChange(kind: GuestKind, vmid: number, change: { set: Record<string, string>; deleted: string[] }, digest: unknown): Promise<void> {
+    await this.repository.update(vmid, async (row) => {
+      if (row.lock !== null) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is locked (${row.lock})`);
+      if (typeof digest === 'string' && digest !== configDigest(row.config)) {
+        throw new ApiError('CONFIG_CHANGED', `the configuration of ${kind.noun} ${vmid} has changed since digest ${digest}: read it again`);
+      }
+      const config = { ...row.config, ...change.set };
+      for (const key of change.deleted) delete config[key];
+      return { config };
+    });
+    await this.view.reload(vmid);
+  }
+
+  private async startWork(kind: GuestKind, vmid: number, work: GuestWork): Promise<void> {
+    const { row } = this.existing(kind, undefined, vmid);
+    await work.agent('guest.start', { guest: await this.spec(kind, row.node, vmid) }, POWER_MS);
+  }
+
+  private mayStart(kind: GuestKind, node: string, vmid: number): void {
+    const state = this.existing(kind, node, vmid);
+    if (state.row.config['template'] === '1') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is a template: templates cannot start (clone it)`);
+    this.mustBe(kind, node, vmid, ['stopped'], 'is already running');
+  }
+
+  private mustBe(kind: GuestKind, node: string, vmid: number, states: readonly ReturnType<typeof runState>[], problem: string): void {
+    const state = this.existing(kind, node, vmid);
+    if (state.row.lock !== null) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is locked (${state.row.lock})`);
+    if (!states.includes(runState(state))) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} ${problem}`);
+  }
+
+  private async spec(kind: GuestKind, node: string, vmid: number) {
+    const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
+    return guestSpec(this.existing(kind, node, vmid).row, storages);
+  }
+
+  /** The guest, or 404: unknown, another kind, or on another node (`undefined`: any node). */
+  private existing(kind: GuestKind, node: string | undefined, vmid: number): GuestState {
+    const state = this.view.get(vmid);
+    if (!state || state.row.type !== kind.type) throw notFound(`${kind.noun} ${vmid}`);
+    if (node !== undefined && state.row.node !== node) throw new ApiError('NOT_FOUND', `${kind.noun} ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`);
+    return state;
+  }
+
+  private configOf(params: Readonly<Record<string, unknown>>): Record<string, string> {
+    return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => !NOT_CONFIG.has(entry[0]) && typeof entry[1] === 'string'));
+  }
+
+  /** The host path of a container template `<storage>:vztmpl/<file>` (its form was checked by the parameter). */
+  private templatePath(ostemplate: unknown, node: string, storages: ReadonlyMap<string, StorageRow>): string {
+    const text = String(ostemplate);
+    const colon = text.indexOf(':');
+    return volumePath(usableStorage(storages, text.slice(0, colon), node, 'vztmpl', 'ostemplate'), text.slice(colon + 1));
+  }
+}

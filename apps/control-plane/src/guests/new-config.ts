@@ -1,0 +1,104 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { badParam } from '../errors/resource-errors.js';
+import type { StorageRow } from '../storage/storage.entity.js';
+import { usableStorage } from '../storage/volumes.js';
+import { formatLxcNic, formatQemuNic, formatVolume, parseDisk, parseLxcNic, parseMount, parseQemuNic, type VolumeValue } from './formats/devices.js';
+import { isNicKey } from './formats/qemu-keys.js';
+import { formatSize } from './formats/size.js';
+import type { GuestKind } from './guest-kinds.js';
+
+/** Proxmox's OUI, which PVE gives every generated MAC address (facts.md 4.8). */
+const MAC_PREFIX = 'BC:24:11';
+
+export interface Placement {
+  readonly vmid: number;
+  readonly node: string;
+  readonly storages: ReadonlyMap<string, StorageRow>;
+}
+
+/** A config ready to store, and the volume keys its agent must allocate. */
+export interface ResolvedConfig {
+  readonly config: Record<string, string>;
+  readonly allocate: string[];
+  /** The storages new volumes go to (their space is the caller's to allocate: `Datastore.AllocateSpace`). */
+  readonly storages: ReadonlySet<string>;
+}
+
+/**
+ * Makes a checked config concrete for a new guest, as PVE's create does (facts.md 4.8): every
+ * `<storage>:<size>` volume gets its name (`local:100/vm-100-disk-0.qcow2,size=32G`), every
+ * network card its MAC address, a VM its SMBIOS UUID, generation id and boot order.
+ */
+export function resolveNewConfig(kind: GuestKind, given: Readonly<Record<string, string>>, placement: Placement): ResolvedConfig {
+  const config: Record<string, string> = {};
+  const allocate: string[] = [];
+  const storages = new Set<string>();
+  let disk = 0;
+  for (const [key, value] of Object.entries(given)) {
+    if (kind.isVolumeKey(key)) {
+      const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);
+      const resolved = resolveVolume(kind, key, volume, placement, disk);
+      if (volume.source.kind === 'new') {
+        allocate.push(key);
+        storages.add(volume.source.storage);
+        disk += 1;
+      }
+      config[key] = resolved;
+    } else if (isNicKey(key)) {
+      config[key] = withMac(kind, value);
+    } else {
+      config[key] = value;
+    }
+  }
+  if (kind.type === 'qemu') {
+    config['smbios1'] ??= `uuid=${randomUUID()}`;
+    config['vmgenid'] ??= randomUUID();
+    const boot = bootOrder(config);
+    if (boot !== undefined) config['boot'] ??= boot;
+  } else {
+    config['arch'] ??= 'amd64';
+  }
+  return { config, allocate, storages };
+}
+
+function resolveVolume(kind: GuestKind, key: string, volume: VolumeValue, placement: Placement, index: number): string {
+  const { source, options } = volume;
+  const { vmid, node, storages } = placement;
+  if (source.kind === 'none') return formatVolume(volume);
+  if (source.kind === 'volume') {
+    const cdrom = options.get('media') === 'cdrom';
+    if (!cdrom) throw badParam(key, `attaching the existing volume '${source.storage}:${source.volname}' is not supported yet: give <storage>:<size in GiB> for a new one`);
+    usableStorage(storages, source.storage, node, 'iso', key);
+    if (!source.volname.startsWith('iso/')) throw badParam(key, `'${source.storage}:${source.volname}' is not an ISO image (iso/<file>)`);
+    return formatVolume(volume);
+  }
+  const content = kind.type === 'qemu' ? 'images' : 'rootdir';
+  usableStorage(storages, source.storage, node, content, key);
+  const format = options.get('format') ?? 'qcow2';
+  const volname = kind.type === 'qemu' ? `${vmid}/vm-${vmid}-disk-${index}.${format}` : `${vmid}/subvol-${vmid}-disk-${index}`;
+  const rest = new Map(options);
+  rest.delete('format');
+  rest.set('size', formatSize(source.size));
+  return formatVolume({ source: { kind: 'volume', storage: source.storage, volname }, options: rest });
+}
+
+function withMac(kind: GuestKind, value: string): string {
+  if (kind.type === 'qemu') {
+    const nic = parseQemuNic(value);
+    return formatQemuNic(nic.mac === undefined ? { ...nic, mac: generatedMac() } : nic);
+  }
+  const nic = parseLxcNic(value);
+  if (nic.options.has('hwaddr')) return formatLxcNic(nic);
+  return formatLxcNic({ options: new Map([...nic.options, ['hwaddr', generatedMac()], ['type', 'veth']]) });
+}
+
+function generatedMac(): string {
+  return [MAC_PREFIX, ...[...randomBytes(3)].map((byte) => byte.toString(16).toUpperCase().padStart(2, '0'))].join(':');
+}
+
+/** PVE's default boot order: the disks, then the first network card; none without either. */
+function bootOrder(config: Readonly<Record<string, string>>): string | undefined {
+  const devices = Object.keys(config).filter((key) => /^(?:scsi|virtio|sata|ide)\d+$/.test(key) || key === 'net0');
+  if (devices.length === 0) return undefined;
+  return `order=${devices.sort((a, b) => Number(a === 'net0') - Number(b === 'net0')).join(';')}`;
+}

@@ -1,0 +1,163 @@
+import type { GuestRuntime, RequestFrame } from '@corral/protocol';
+import type { FakeAgent, FakeAnswer } from '@corral/testing';
+import { call, dataOf, expectError, type Form } from '../../../test-support/access-fixture.js';
+import { events, joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
+import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
+import { ClusterModule } from '../../cluster/cluster.module.js';
+import { TasksModule } from '../../tasks/tasks.module.js';
+import { GuestsModule } from '../guests.module.js';
+
+/** Waits for a task to end and returns its exit status. */
+async function finished(t: TestApp, node: string, upid: string): Promise<string> {
+  for (let tries = 0; tries < 600; tries += 1) {
+    const status = dataOf<{ status: string; exitstatus?: string }>(await call(t, 'GET', `/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`));
+    if (status.status === 'stopped') return status.exitstatus ?? '';
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`task ${upid} did not end`);
+}
+
+/**
+ * A fake agent that runs guests the way a driver reports them: a start sends the runtime report
+ * and the vm-start event before its result, as the real agent's guest commands do.
+ */
+function guestAgentAnswers(agent: () => FakeAgent, asked: RequestFrame[], failing: Set<string>) {
+  const running = new Map<number, GuestRuntime>();
+  const changed = (vmid: number, event: 'vm-start' | 'vm-stop') => {
+    agent().send({ type: 'report', payload: { kind: 'runtime', guests: [...running.values()] } });
+    agent().send({ type: 'event', event, vmid, timestamp: new Date().toISOString() });
+  };
+  return (request: RequestFrame): FakeAnswer => {
+    asked.push(request);
+    if (failing.has(request.command)) return { failure: 'failed', message: `${request.command} failed on purpose` };
+    const params = request.params as { guest?: { vmid: number }; vmid?: number };
+    const vmid = params.guest?.vmid ?? params.vmid ?? 0;
+    if (request.command === 'guest.start') {
+      running.set(vmid, { vmid, type: 'qemu', status: 'running', pid: 4242, uptime: 1, cpu: 0.01, mem: 64 * 1024 * 1024 });
+      changed(vmid, 'vm-start');
+    } else if (request.command === 'guest.stop' && running.delete(vmid)) {
+      changed(vmid, 'vm-stop');
+    }
+    return { result: null };
+  };
+}
+
+describe('VMs through the API (/nodes/{node}/qemu)', () => {
+  let t: TestApp;
+  let agent: FakeAgent;
+  const asked: RequestFrame[] = [];
+  const failing = new Set<string>();
+
+  beforeAll(async () => {
+    t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule] });
+    const credential = await joinNode(t, 'pve1');
+    agent = await onlineAgent(t, 'pve1', credential, { answer: guestAgentAnswers(() => agent, asked, failing) });
+    await joinNode(t, 'pve2');
+  });
+  afterAll(async () => {
+    agent.close();
+    await t.close();
+  });
+  beforeEach(() => {
+    asked.length = 0;
+    failing.clear();
+  });
+
+  const create = (form: Form) => call(t, 'POST', '/nodes/pve1/qemu', { form });
+  const action = async (vmid: number, what: string, form: Form = {}) => finished(t, 'pve1', dataOf<string>(await call(t, 'POST', `/nodes/pve1/qemu/${vmid}/status/${what}`, { form })));
+  const config = async (vmid: number) => dataOf<Record<string, string>>(await call(t, 'GET', `/nodes/pve1/qemu/${vmid}/config`));
+
+  it('creates a VM: the disk named and allocated by the agent, a MAC generated, a vm-create event once it exists', async () => {
+    const upid = dataOf<string>(await create({ vmid: 100, name: 'web1', memory: 2048, cores: 2, cpu: 'x86-64-v2-AES', ostype: 'l26', scsi0: 'local:32', net0: 'virtio,bridge=vmbr0' }));
+    expect(upid).toMatch(/^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:qmcreate:100:root@pam:$/);
+    expect(await finished(t, 'pve1', upid)).toBe('OK');
+
+    const created = await config(100);
+    expect(created).toMatchObject({ name: 'web1', memory: '2048', cores: '2', cpu: 'x86-64-v2-AES', ostype: 'l26', scsi0: 'local:100/vm-100-disk-0.qcow2,size=32G', boot: 'order=scsi0;net0' });
+    expect(created['net0']).toMatch(/^virtio=BC:24:11:[0-9A-F]{2}:[0-9A-F]{2}:[0-9A-F]{2},bridge=vmbr0$/);
+    expect(created['digest']).toMatch(/^[0-9a-f]{40}$/);
+    expect(created['smbios1']).toMatch(/^uuid=[0-9a-f-]{36}$/);
+
+    const [request] = asked;
+    expect(request?.command).toBe('guest.create');
+    expect(request?.params).toMatchObject({
+      allocate: ['scsi0'],
+      guest: { vmid: 100, name: 'web1', memoryMiB: 2048, cores: 2, sockets: 1, cpu: 'x86-64-v2-AES', volumes: [{ key: 'scsi0', volid: 'local:100/vm-100-disk-0.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-0.qcow2', format: 'qcow2', size: 32 * 1024 ** 3 }] },
+    });
+    expect((await events(t)).filter((event) => event.event === 'vm-create')).toHaveLength(1);
+  });
+
+  it('starts and stops it: the status follows the agent, with vm-start and vm-stop events; a second start is a 409', async () => {
+    expect(await action(100, 'start')).toBe('OK');
+    const current = dataOf<Record<string, unknown>>(await call(t, 'GET', '/nodes/pve1/qemu/100/status/current'));
+    expect(current).toMatchObject({ vmid: 100, name: 'web1', status: 'running', qmpstatus: 'running', pid: 4242, maxmem: 2048 * 1024 ** 2, cpus: 2, maxdisk: 32 * 1024 ** 3, ha: { managed: 0 } });
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/status/start'), 409, 'VM 100 is already running');
+
+    const resources = dataOf<Record<string, unknown>[]>(await call(t, 'GET', '/cluster/resources?type=vm'));
+    expect(resources).toContainEqual(expect.objectContaining({ id: 'qemu/100', type: 'qemu', vmid: 100, name: 'web1', node: 'pve1', status: 'running', template: 0 }));
+
+    expect(await action(100, 'stop')).toBe('OK');
+    expect(dataOf<{ status: string }>(await call(t, 'GET', '/nodes/pve1/qemu/100/status')).status).toBe('stopped');
+    expect((await events(t)).map((event) => event.event).filter((event) => event.startsWith('vm-'))).toEqual(['vm-create', 'vm-start', 'vm-stop']);
+  });
+
+  it('refuses bad input before any task, naming the parameter', async () => {
+    expectError(await create({ vmid: 101, net0: 'virtio,colour=blue' }), 400, "parameter 'net0': has an unknown item 'colour'");
+    expectError(await create({ vmid: 101, net0: 'bridge=vmbr0' }), 400, "parameter 'net0': must start with a model");
+    expectError(await create({ vmid: 101, scsi0: 'local' }), 400, "parameter 'scsi0'");
+    expectError(await create({ vmid: 101, memory: 8 }), 400, "parameter 'memory': must be an integer from 16 to 4194304");
+    expectError(await create({ vmid: 101, frobnicate: 1 }), 400, "unknown parameter 'frobnicate'");
+    expectError(await create({ vmid: 101, scsi0: 'nosuch:8' }), 404, "storage 'nosuch' does not exist");
+    expectError(await create({ vmid: 100 }), 409, 'VM 100 already exists');
+    expect(asked).toEqual([]);
+  });
+
+  it('removes a VM whose create failed on the agent: nothing half created', async () => {
+    failing.add('guest.create');
+    const exit = await finished(t, 'pve1', dataOf<string>(await create({ vmid: 102, scsi0: 'local:1' })));
+    expect(exit).toBe('guest.create failed on purpose');
+    expectError(await call(t, 'GET', '/nodes/pve1/qemu/102/config'), 404, 'VM 102 does not exist');
+  });
+
+  it('changes the config with a digest; a stale digest is a 409', async () => {
+    const { digest = '' } = await config(100);
+    expect(dataOf(await call(t, 'PUT', '/nodes/pve1/qemu/100/config', { form: { memory: 1024, tags: 'b,A;a', digest } }))).toBeNull();
+    expect(await config(100)).toMatchObject({ memory: '1024', tags: 'a;b' });
+    expectError(await call(t, 'PUT', '/nodes/pve1/qemu/100/config', { form: { memory: 4096, digest } }), 409, 'has changed since digest');
+    expect(dataOf(await call(t, 'PUT', '/nodes/pve1/qemu/100/config', { form: { delete: 'tags' } }))).toBeNull();
+    expect(await config(100)).not.toHaveProperty('tags');
+  });
+
+  it('queues operations on one guest in order: a start asked for while it is still being created waits for it', async () => {
+    const createUpid = dataOf<string>(await create({ vmid: 103, scsi0: 'local:1' }));
+    const startUpid = dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/103/status/start'));
+    expect(await finished(t, 'pve1', startUpid)).toBe('OK');
+    expect(await finished(t, 'pve1', createUpid)).toBe('OK');
+    expect(asked.map((request) => request.command)).toEqual(['guest.create', 'guest.start']);
+    expectError(await call(t, 'DELETE', '/nodes/pve1/qemu/103'), 409, 'VM 103 is running');
+    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'DELETE', '/nodes/pve1/qemu/103', { form: { force: 1 } })))).toBe('OK');
+    expect(asked.map((request) => request.command)).toEqual(['guest.create', 'guest.start', 'guest.stop', 'guest.destroy']);
+    expectError(await call(t, 'GET', '/nodes/pve1/qemu/103/status/current'), 404, 'VM 103 does not exist');
+    expect((await events(t)).map((event) => event.event).filter((event) => event === 'vm-delete')).toHaveLength(1);
+  });
+
+  it('makes a template that cannot start', async () => {
+    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/template')))).toBe('OK');
+    expect((await config(100))['template']).toBe('1');
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/status/start'), 409, 'VM 100 is a template');
+  });
+
+  it('hands out distinct free ids from /cluster/nextid, and checks a given one', async () => {
+    const ids = await Promise.all([1, 2, 3, 4].map(async () => dataOf<string>(await call(t, 'GET', '/cluster/nextid'))));
+    expect(new Set(ids).size).toBe(4);
+    // 100 exists; 102 and 103 were destroyed, so free again.
+    expect(ids.map(Number).sort((a, b) => a - b)).toEqual([101, 102, 103, 104]);
+    expectError(await call(t, 'GET', '/cluster/nextid?vmid=100'), 400, 'VM 100 already exists');
+    expect(dataOf(await call(t, 'GET', '/cluster/nextid?vmid=4242'))).toBe('4242');
+  });
+
+  it('answers 503 for a node whose agent is away and 404 for a VM on another node', async () => {
+    expectError(await call(t, 'POST', '/nodes/pve2/qemu', { form: { vmid: 110 } }), 503, "node 'pve2' is offline");
+    expectError(await call(t, 'GET', '/nodes/pve2/qemu/100/config'), 404, "VM 100 does not exist on node 'pve2' (it is on node 'pve1')");
+  });
+});

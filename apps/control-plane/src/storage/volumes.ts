@@ -1,0 +1,63 @@
+import { ApiError } from '../errors/api-error.js';
+import { badParam, notFound } from '../errors/resource-errors.js';
+import type { ContentKind, StorageRow } from './storage.entity.js';
+
+/*
+ * Volumes on directory storages, named as PVE names them: `<vmid>/vm-<vmid>-disk-<n>.<format>`
+ * (VM disks; `base-` once the VM is a template), `<vmid>/subvol-<vmid>-disk-<n>` (container
+ * roots), `vztmpl/<file>`, `iso/<file>`, `backup/<file>`.
+ */
+
+/** Where each kind of volume lives under a directory storage's path. */
+const FOLDERS = { vztmpl: 'template/cache', iso: 'template/iso', backup: 'dump', snippets: 'snippets' } as const;
+
+export interface ParsedVolname {
+  readonly content: ContentKind;
+  /** The owning guest of an image or root file system. */
+  readonly vmid?: number;
+  /** The path below the storage's path. */
+  readonly relative: string;
+}
+
+/** What a volume name on a directory storage refers to; null when it is not one. */
+export function parseVolname(volname: string): ParsedVolname | null {
+  const guest = /^(\d+)\/((?:vm|base|subvol|basevol)-\1-disk-\d+(?:\.(?:qcow2|raw))?)$/.exec(volname);
+  if (guest) {
+    const [, vmid = '', file = ''] = guest;
+    return { content: file.startsWith('subvol') || file.startsWith('basevol') ? 'rootdir' : 'images', vmid: Number(vmid), relative: `images/${vmid}/${file}` };
+  }
+  const other = /^(vztmpl|iso|backup|snippets)\/([A-Za-z0-9_.+-]+)$/.exec(volname);
+  if (other) {
+    const [, kind = '', file = ''] = other;
+    return { content: kind as ContentKind, relative: `${FOLDERS[kind as keyof typeof FOLDERS]}/${file}` };
+  }
+  return null;
+}
+
+export function volumePath(storage: StorageRow, volname: string): string {
+  const parsed = parseVolname(volname);
+  if (!parsed) throw new ApiError('INTERNAL', `'${storage.storage}:${volname}' is not a volume name of a directory storage`);
+  return `${storage.path.replace(/\/+$/, '')}/${parsed.relative}`;
+}
+
+/**
+ * A storage a guest on `node` may use for `content`: it exists (else 404), is enabled and
+ * available on that node, and holds that kind of content (else 400 naming `param`).
+ */
+export function usableStorage(storages: ReadonlyMap<string, StorageRow>, id: string, node: string, content: ContentKind, param: string): StorageRow {
+  const storage = storages.get(id);
+  if (!storage) throw notFound(`storage '${id}'`);
+  if (storage.disable) throw badParam(param, `storage '${id}' is disabled`);
+  if (storage.nodes !== null && !storage.nodes.includes(node)) throw badParam(param, `storage '${id}' is not available on node '${node}'`);
+  if (!storage.content.includes(content)) throw badParam(param, `storage '${id}' does not hold ${CONTENT_NAMES[content]} (content '${content}')`);
+  return storage;
+}
+
+const CONTENT_NAMES: Record<ContentKind, string> = {
+  images: 'VM disks',
+  rootdir: 'container volumes',
+  vztmpl: 'container templates',
+  iso: 'ISO images',
+  backup: 'backups',
+  snippets: 'snippets',
+};

@@ -1,0 +1,62 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { LOGGER } from '../logging/loggers.js';
+import { TasksRepository } from './tasks.repository.js';
+
+/** A replica unseen for this long is gone: any other ends its running tasks (it writes a heartbeat every 2 s). */
+export const REPLICA_GONE_S = 30;
+/** The agent hub's liveness rhythm. */
+const HEARTBEAT_MS = 2000;
+/** How a task ends when the replica running it went away, or stopped before the task did. */
+export const REPLICA_STOPPED = 'the control plane replica running this task stopped';
+
+/**
+ * This control-plane replica as the tasks know it (DESIGN.md "Tasks": never running forever): a
+ * random id per process that each task records, a heartbeat every 2 s, and on every beat the
+ * running tasks of replicas gone for REPLICA_GONE_S (killed, cut off, or from before this table)
+ * are ended with REPLICA_STOPPED, by whichever replica comes first.
+ */
+@Injectable()
+export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  readonly id = randomUUID();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly tasks: TasksRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** Seen before any task can start, so that no sweep takes this replica's first tasks for orphans. */
+  async onModuleInit(): Promise<void> {
+    await this.tasks.heartbeat(this.id);
+  }
+
+  /** At start, the tasks of replicas already gone are ended at once. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.check();
+    this.timer = setInterval(() => void this.check(), HEARTBEAT_MS);
+    this.timer.unref();
+  }
+
+  /** Runs after the task runner wrote the ends of its tasks: any task left (one started during the shutdown) is another replica's to end at once. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    try {
+      await this.tasks.forgetReplica(this.id);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'cannot remove this replica from the replicas table; the others will after 30 s');
+    }
+  }
+
+  /** One beat: the heartbeat, then the sweep of vanished replicas' tasks. */
+  async check(): Promise<void> {
+    try {
+      await this.tasks.heartbeat(this.id);
+      const ended = await this.tasks.endOrphaned(REPLICA_GONE_S, REPLICA_STOPPED);
+      if (ended.length > 0) this.logger.warn({ tasks: ended }, 'ended the running tasks of control-plane replicas that are gone');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'replica heartbeat failed');
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import { AgentProcess, buildBusyboxTemplate, waitFor, type ApiResponse, type ControlPlaneProcess } from '@corral/testing';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.js';
+
+const run = promisify(execFile);
+const ROOT_PASSWORD = 'guests-e2e-root-password';
+const asRoot = { authorization: `Basic ${Buffer.from(`root@pam:${ROOT_PASSWORD}`).toString('base64')}` };
+/** How long anything here may take on a slow, shared machine: never a measure of speed. */
+const PATIENCE_MS = 60_000;
+
+const data = <T>(res: ApiResponse): T => {
+  if (res.status !== 200) throw new Error(`${res.status} ${res.reason}: ${res.text}`);
+  return res.json<{ data: T }>().data;
+};
+
+// Issue 5's done-when: real VMs (QEMU, TCG) and real containers (LXC) through a real agent on the
+// native driver, driven through the API as a PVE client drives them.
+describe('guests on the native driver', () => {
+  let cp: ControlPlaneProcess;
+  let db: pg.Client;
+  let agent: AgentProcess | undefined;
+  let root: string;
+
+  const send = (path: string, method = 'GET', form?: Record<string, string | number>) =>
+    cp.api.send(path, {
+      method,
+      headers: { ...asRoot, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(form ? { body: new URLSearchParams(Object.entries(form).map(([key, value]): [string, string] => [key, String(value)])).toString() } : {}),
+    });
+
+  /** Runs an action and waits for its task: its exit status, and its log when it failed. */
+  const task = async (path: string, method = 'POST', form?: Record<string, string | number>): Promise<string> => {
+    const upid = data<string>(await send(path, method, form));
+    let status: { status: string; exitstatus?: string } = { status: 'running' };
+    await waitFor(
+      async () => {
+        status = data(await send(`/nodes/host1/tasks/${encodeURIComponent(upid)}/status`));
+        return status.status === 'stopped';
+      },
+      { timeoutMs: PATIENCE_MS, what: `task ${upid}` },
+    );
+    if (status.exitstatus !== 'OK') {
+      const log = data<{ t: string }[]>(await send(`/nodes/host1/tasks/${encodeURIComponent(upid)}/log`, 'GET'));
+      return `${status.exitstatus ?? ''}\n${log.map((line) => line.t).join('\n')}`;
+    }
+    return 'OK';
+  };
+  const current = async (type: 'qemu' | 'lxc', vmid: number) => data<Record<string, unknown>>(await send(`/nodes/host1/${type}/${vmid}/status/current`));
+  const events = async () => ((await db.query('SELECT "event", "vmid" FROM "events" WHERE "vmid" IS NOT NULL ORDER BY "seq"')).rows as { event: string; vmid: number }[]).map((row) => `${row.event} ${row.vmid}`);
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'corral-guests-'));
+    const url = await testDatabaseUrl();
+    db = new pg.Client({ connectionString: url });
+    await db.connect();
+    cp = await startOnTestDatabase({ databaseUrl: url, env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
+    const { token, fingerprint } = data<{ token: string; fingerprint: string }>(await send('/cluster/join-tokens', 'POST', { node: 'host1' }));
+    const { credential } = data<{ credential: string }>(await send('/cluster/join', 'POST', { token, node: 'host1' }));
+    const config = join(root, 'agent.json');
+    await writeFile(config, JSON.stringify({ url: `https://127.0.0.1:${cp.port}`, fingerprint, node: 'host1', credential, hostRoot: join(root, 'host') }), { mode: 0o600 });
+    await mkdir(join(root, 'host', 'var/lib/vz/template/cache'), { recursive: true });
+    await buildBusyboxTemplate(join(root, 'host', 'var/lib/vz/template/cache/busybox.tar.gz'));
+    agent = AgentProcess.agent(config, { CORRAL_DRIVER: 'native' });
+    await waitFor(async () => data<{ node: string; status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), { timeoutMs: PATIENCE_MS, what: 'host1 online' });
+  }, 2 * PATIENCE_MS);
+
+  afterAll(async () => {
+    // Guests outlive their agent (as in PVE): whatever a failed test left running is killed here.
+    await run('pkill', ['-9', '-f', root]).catch(() => undefined);
+    for (const name of ['200', '201']) await run('lxc-stop', ['-P', join(root, 'host/var/lib/corral/lxc'), '-n', name, '-k']).catch(() => undefined);
+    await agent?.kill();
+    await cp?.stop();
+    await db?.end();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('creates, starts, suspends, resumes, shuts down, templates and destroys a real QEMU VM', async () => {
+    expect(await task('/nodes/host1/qemu', 'POST', { vmid: 100, name: 'vm1', memory: 64, scsi0: 'local:0.0625', net0: 'virtio,bridge=vmbr0' })).toBe('OK');
+    const image = join(root, 'host/var/lib/vz/images/100/vm-100-disk-0.qcow2');
+    const { stdout } = await run('qemu-img', ['info', '--output=json', image]);
+    expect(JSON.parse(stdout)).toMatchObject({ format: 'qcow2', 'virtual-size': 64 * 1024 * 1024 });
+
+    expect(await task('/nodes/host1/qemu/100/status/start')).toBe('OK');
+    expect(await current('qemu', 100)).toMatchObject({ status: 'running', qmpstatus: 'running', pid: expect.any(Number), name: 'vm1' });
+    expect((await send('/nodes/host1/qemu/100/status/start', 'POST')).status).toBe(409);
+
+    expect(await task('/nodes/host1/qemu/100/status/suspend')).toBe('OK');
+    expect(await current('qemu', 100)).toMatchObject({ status: 'running', qmpstatus: 'paused' });
+    expect(await task('/nodes/host1/qemu/100/status/resume')).toBe('OK');
+    expect(await current('qemu', 100)).toMatchObject({ qmpstatus: 'running' });
+
+    // No OS inside ignores the power button: the shutdown stops it when its timeout passes.
+    expect(await task('/nodes/host1/qemu/100/status/shutdown', 'POST', { timeout: 1, forceStop: 1 })).toBe('OK');
+    expect(await current('qemu', 100)).toMatchObject({ status: 'stopped' });
+
+    expect(await task('/nodes/host1/qemu/100/template')).toBe('OK');
+    expect((await send('/nodes/host1/qemu/100/status/start', 'POST')).status).toBe(409);
+    expect(await task('/nodes/host1/qemu/100', 'DELETE')).toBe('OK');
+    await expect(stat(image)).rejects.toThrow(/ENOENT/);
+    expect(await events()).toEqual(['vm-create 100', 'vm-start 100', 'vm-stop 100', 'vm-delete 100']);
+  });
+
+  it('creates, starts, stops and destroys a real LXC container from a template', async () => {
+    await db.query('DELETE FROM "events"');
+    expect(await task('/nodes/host1/lxc', 'POST', { vmid: 200, hostname: 'ct1', ostemplate: 'local:vztmpl/busybox.tar.gz', rootfs: 'local:0.5', memory: 64, net0: 'name=eth0,bridge=vmbr0,ip=dhcp' })).toBe('OK');
+    expect(await task('/nodes/host1/lxc/200/status/start')).toBe('OK');
+    expect(await current('lxc', 200)).toMatchObject({ status: 'running', type: 'lxc', name: 'ct1', pid: expect.any(Number) });
+    const resources = data<Record<string, unknown>[]>(await send('/cluster/resources?type=vm'));
+    expect(resources).toContainEqual(expect.objectContaining({ id: 'lxc/200', type: 'lxc', status: 'running', node: 'host1' }));
+
+    expect(await task('/nodes/host1/lxc/200/status', 'POST', { command: 'stop' })).toBe('OK');
+    expect(await current('lxc', 200)).toMatchObject({ status: 'stopped' });
+    expect(await task('/nodes/host1/lxc/200', 'DELETE')).toBe('OK');
+    await expect(stat(join(root, 'host/var/lib/vz/images/200/subvol-200-disk-0'))).rejects.toThrow(/ENOENT/);
+    expect(await events()).toEqual(['vm-create 200', 'ct-start 200', 'ct-stop 200', 'vm-delete 200']);
+  });
+
+  it('serves a proxmoxer script (Debian python3-proxmoxer) that creates, starts, waits on, stops and deletes a VM and a container', async () => {
+    const { stdout } = await run('/usr/bin/python3', [resolve('test/compat/proxmoxer_guests.py')], {
+      env: { CORRAL_HOST: '127.0.0.1', CORRAL_PORT: String(cp.port), CORRAL_PASSWORD: ROOT_PASSWORD, CORRAL_NODE: 'host1', CORRAL_OSTEMPLATE: 'local:vztmpl/busybox.tar.gz' },
+    }).catch((error: { stderr?: string }) => {
+      throw new Error(`the proxmoxer script failed:\n${error.stderr ?? String(error)}`);
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      vm_create: 'OK',
+      vm_config: { net0: 'virtio', scsi0: expect.stringMatching(/^local:\d+\/vm-\d+-disk-0\.qcow2$/) },
+      vm_start: 'OK',
+      vm_running: 'running',
+      vm_resource: { id: expect.stringMatching(/^qemu\/\d+$/), name: 'compat-vm', type: 'qemu' },
+      vm_stop: 'OK',
+      vm_delete: 'OK',
+      ct_create: 'OK',
+      ct_start: 'OK',
+      ct_running: 'running',
+      ct_stop: 'OK',
+      ct_delete: 'OK',
+    });
+  });
+});
