@@ -79,7 +79,7 @@ describe('guests on the native driver', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('creates, starts, suspends, resumes, shuts down, templates and destroys a real QEMU VM', async () => {
+  it('creates, starts, monitors, suspends, resumes, shuts down, clones, templates and destroys a real QEMU VM', async () => {
     expect(await task('/nodes/host1/qemu', 'POST', { vmid: 100, name: 'vm1', memory: 64, scsi0: 'local:0.0625', net0: 'virtio,bridge=vmbr0' })).toBe('OK');
     const image = join(root, 'host/var/lib/vz/images/100/vm-100-disk-0.qcow2');
     const { stdout } = await run('qemu-img', ['info', '--output=json', image]);
@@ -93,16 +93,25 @@ describe('guests on the native driver', () => {
     expect(await current('qemu', 100)).toMatchObject({ status: 'running', qmpstatus: 'paused' });
     expect(await task('/nodes/host1/qemu/100/status/resume')).toBe('OK');
     expect(await current('qemu', 100)).toMatchObject({ qmpstatus: 'running' });
+    expect(data<string>(await send('/nodes/host1/qemu/100/monitor', 'POST', { command: 'info status' }))).toMatch(/VM status: running/);
 
     // No OS inside ignores the power button: the shutdown stops it when its timeout passes.
     expect(await task('/nodes/host1/qemu/100/status/shutdown', 'POST', { timeout: 1, forceStop: 1 })).toBe('OK');
     expect(await current('qemu', 100)).toMatchObject({ status: 'stopped' });
 
+    expect(await task('/nodes/host1/qemu/100/clone', 'POST', { newid: 101, name: 'vm2' })).toBe('OK');
+    const { stdout: copied } = await run('qemu-img', ['info', '--output=json', join(root, 'host/var/lib/vz/images/101/vm-101-disk-0.qcow2')]);
+    expect(JSON.parse(copied)).toMatchObject({ format: 'qcow2', 'virtual-size': 64 * 1024 * 1024 });
+    expect(await task('/nodes/host1/qemu/101/status/start')).toBe('OK');
+    expect(await current('qemu', 101)).toMatchObject({ status: 'running', name: 'vm2' });
+    expect(await task('/nodes/host1/qemu/101', 'DELETE', { force: 1 })).toBe('OK');
+    await expect(stat(join(root, 'host/var/lib/vz/images/101/vm-101-disk-0.qcow2'))).rejects.toThrow(/ENOENT/);
+
     expect(await task('/nodes/host1/qemu/100/template')).toBe('OK');
     expect((await send('/nodes/host1/qemu/100/status/start', 'POST')).status).toBe(409);
     expect(await task('/nodes/host1/qemu/100', 'DELETE')).toBe('OK');
     await expect(stat(image)).rejects.toThrow(/ENOENT/);
-    expect(await events()).toEqual(['vm-create 100', 'vm-start 100', 'vm-stop 100', 'vm-delete 100']);
+    expect(await events()).toEqual(['vm-create 100', 'vm-start 100', 'vm-stop 100', 'vm-create 101', 'vm-start 101', 'vm-stop 101', 'vm-delete 101', 'vm-delete 100']);
   });
 
   it('creates, starts, stops and destroys a real LXC container from a template', async () => {
@@ -120,7 +129,7 @@ describe('guests on the native driver', () => {
     expect(await events()).toEqual(['vm-create 200', 'ct-start 200', 'ct-stop 200', 'vm-delete 200']);
   });
 
-  it('serves a proxmoxer script (Debian python3-proxmoxer) that creates, starts, waits on, stops and deletes a VM and a container', async () => {
+  it('serves a proxmoxer script (Debian python3-proxmoxer) that creates, starts, waits on, stops, clones and deletes a VM and a container', async () => {
     const { stdout } = await run('/usr/bin/python3', [resolve('test/compat/proxmoxer_guests.py')], {
       env: { CORRAL_HOST: '127.0.0.1', CORRAL_PORT: String(cp.port), CORRAL_PASSWORD: ROOT_PASSWORD, CORRAL_NODE: 'host1', CORRAL_OSTEMPLATE: 'local:vztmpl/busybox.tar.gz' },
     }).catch((error: { stderr?: string }) => {
@@ -133,12 +142,16 @@ describe('guests on the native driver', () => {
       vm_running: 'running',
       vm_resource: { id: expect.stringMatching(/^qemu\/\d+$/), name: 'compat-vm', type: 'qemu' },
       vm_stop: 'OK',
-      vm_delete: 'OK',
+      vm_clone: 'OK',
+      vm_clone_name: 'compat-vm2',
+      vm_delete: ['OK', 'OK'],
       ct_create: 'OK',
       ct_start: 'OK',
       ct_running: 'running',
       ct_stop: 'OK',
-      ct_delete: 'OK',
+      ct_clone: 'OK',
+      ct_clone_hostname: 'compat-ct2',
+      ct_delete: ['OK', 'OK'],
     });
   });
 });

@@ -232,6 +232,16 @@ describe('the agent and the control plane (libs/protocol)', () => {
     expect(calls).toEqual({ dnsGet: 2, aptUpdate: 1 });
   });
 
+  it('runs each command of one task once: a second command with the same UPID is a step of it, not a repeat', async () => {
+    const { connection, calls, aptGate } = await connected();
+    aptGate.open();
+    connection.request('s1', 'node.apt.update', {}, { upid: UPID });
+    await connection.answer('s1');
+    connection.request('s2', 'node.dns.get', {}, { upid: UPID });
+    expect(await connection.answer('s2')).toEqual(expect.objectContaining({ type: 'result' }));
+    expect(calls).toEqual({ dnsGet: 1, aptUpdate: 1 });
+  });
+
   it('keeps frames until acknowledged and re-sends the rest in order after a dropped connection, with hello.lastAck', async () => {
     const { hub, harness, connection } = await connected();
     connection.request('r1', 'node.dns.get');

@@ -27,9 +27,16 @@ function harness(initial: GuestRuntime[] = []) {
     encodeFrame({ ...frame, seq: frames.length + 1 });
     frames.push(frame);
   };
+  /** Reads these guest lists one after another. */
+  const read = async (...lists: GuestRuntime[][]) => {
+    for (const guests of lists) {
+      driver.guests = guests;
+      await reports.refresh();
+    }
+  };
   const events = () => frames.flatMap((frame) => (frame.type === 'event' ? [[frame.event, frame.vmid]] : []));
   const reported = () => frames.flatMap((frame) => (frame.type === 'report' && frame.payload.kind === 'runtime' ? [frame.payload.guests] : []));
-  return { driver, frames, warnings, reports, emit, events, reported };
+  return { driver, frames, warnings, reports, emit, read, events, reported };
 }
 
 afterEach(() => jest.useRealTimers());
@@ -46,18 +53,15 @@ describe('runtime reports', () => {
 
   it('reports a start and a stop with the event of the guest type, the report first, with the time seen', async () => {
     jest.useFakeTimers({ now: new Date('2025-03-01T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
-    const { reports, emit, frames, driver, events } = harness([vm(100, 'stopped'), ct(200, 'stopped')]);
+    const { reports, emit, frames, read, events } = harness();
     reports.start(HOUR, emit);
-    await reports.refresh();
-    driver.guests = [vm(100, 'running', 4242), ct(200, 'running', 5151)];
-    await reports.refresh();
+    await read([vm(100, 'stopped'), ct(200, 'stopped')], [vm(100, 'running', 4242), ct(200, 'running', 5151)]);
     expect(frames.slice(1)).toEqual([
       { type: 'report', payload: { kind: 'runtime', guests: [vm(100, 'running', 4242), ct(200, 'running', 5151)] } },
       { type: 'event', event: 'vm-start', vmid: 100, timestamp: '2025-03-01T10:00:00.000Z' },
       { type: 'event', event: 'ct-start', vmid: 200, timestamp: '2025-03-01T10:00:00.000Z' },
     ]);
-    driver.guests = [vm(100, 'stopped'), ct(200, 'stopped')];
-    await reports.refresh();
+    await read([vm(100, 'stopped'), ct(200, 'stopped')]);
     expect(events().slice(2)).toEqual([
       ['vm-stop', 100],
       ['ct-stop', 200],
@@ -66,13 +70,9 @@ describe('runtime reports', () => {
   });
 
   it('counts a guest that appears running as started and one that disappears as stopped', async () => {
-    const { reports, emit, driver, events } = harness([]);
+    const { reports, emit, read, events } = harness();
     reports.start(HOUR, emit);
-    await reports.refresh();
-    driver.guests = [vm(101, 'running', 7000)];
-    await reports.refresh();
-    driver.guests = [];
-    await reports.refresh();
+    await read([], [vm(101, 'running', 7000)], []);
     reports.stop();
     expect(events()).toEqual([
       ['vm-start', 101],
@@ -81,29 +81,20 @@ describe('runtime reports', () => {
   });
 
   it('sends a report but no event when a guest is paused or resumed; stopping a paused guest is a stop', async () => {
-    const { reports, emit, driver, events, reported } = harness([vm(100, 'running', 4242)]);
+    const { reports, emit, read, events, reported } = harness();
     reports.start(HOUR, emit);
-    await reports.refresh();
-    driver.guests = [vm(100, 'paused', 4242)];
-    await reports.refresh();
-    driver.guests = [vm(100, 'running', 4242)];
-    await reports.refresh();
+    await read([vm(100, 'running', 4242)], [vm(100, 'paused', 4242)], [vm(100, 'running', 4242)]);
     expect(events()).toEqual([]);
     expect(reported().map((guests) => guests[0]?.status)).toEqual(['running', 'paused', 'running']);
-    driver.guests = [vm(100, 'paused', 4242)];
-    await reports.refresh();
-    driver.guests = [vm(100, 'stopped')];
-    await reports.refresh();
+    await read([vm(100, 'paused', 4242)], [vm(100, 'stopped')]);
     reports.stop();
     expect(events()).toEqual([['vm-stop', 100]]);
   });
 
   it('reports a stop and a start when the process changed between two reads (a reboot)', async () => {
-    const { reports, emit, driver, events } = harness([vm(100, 'running', 4242)]);
+    const { reports, emit, read, events } = harness();
     reports.start(HOUR, emit);
-    await reports.refresh();
-    driver.guests = [vm(100, 'running', 4343)];
-    await reports.refresh();
+    await read([vm(100, 'running', 4242)], [vm(100, 'running', 4343)]);
     reports.stop();
     expect(events()).toEqual([
       ['vm-stop', 100],
@@ -113,11 +104,9 @@ describe('runtime reports', () => {
 
   it('sends no report for figures alone until FIGURES_EVERY_MS passed since the last one, and none for no change at all', async () => {
     jest.useFakeTimers({ now: new Date('2025-03-01T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
-    const { reports, emit, driver, reported } = harness([vm(100, 'running', 4242)]);
+    const { reports, emit, read, reported } = harness();
     reports.start(HOUR, emit);
-    await reports.refresh();
-    driver.guests = [{ ...vm(100, 'running', 4242), uptime: 11, cpu: 0.02 }];
-    await reports.refresh();
+    await read([vm(100, 'running', 4242)], [{ ...vm(100, 'running', 4242), uptime: 11, cpu: 0.02 }]);
     expect(reported()).toHaveLength(1);
     jest.setSystemTime(Date.now() + FIGURES_EVERY_MS);
     await reports.refresh();
@@ -154,15 +143,14 @@ describe('runtime reports', () => {
   });
 
   it('logs a failed read and goes on with the next one; refresh never throws', async () => {
-    const { reports, emit, driver, warnings, events } = harness([vm(100, 'stopped')]);
+    const { reports, emit, driver, read, warnings, events } = harness([vm(100, 'stopped')]);
     reports.start(HOUR, emit);
     await reports.refresh();
     driver.failing = true;
     await expect(reports.refresh()).resolves.toBeUndefined();
     expect(warnings.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([expect.objectContaining({ level: 'warn', msg: "cannot report the guests' run state", error: 'lxc-ls: not found' })]);
     driver.failing = false;
-    driver.guests = [vm(100, 'running', 4242)];
-    await reports.refresh();
+    await read([vm(100, 'running', 4242)]);
     reports.stop();
     expect(events()).toEqual([['vm-start', 100]]);
   });

@@ -28,6 +28,7 @@ export interface RequestRunnerOptions {
  */
 export class RequestRunner {
   private readonly seenIds = new Set<string>();
+  /** The outcome of each command run for a task, by `<upid> <command>`. */
   private readonly tasks = new Map<string, Promise<Outcome>>();
   /** Ends a running command with an outcome, by the id of the request it runs for. */
   private readonly running = new Map<string, (outcome: Outcome) => void>();
@@ -41,15 +42,17 @@ export class RequestRunner {
     if (this.seenIds.has(frame.id)) return logger.info('request seen before in this session: not run again', { id: frame.id, command: frame.command });
     this.seenIds.add(frame.id);
     bound(this.seenIds);
-    const earlier = frame.upid === undefined ? undefined : this.tasks.get(frame.upid);
+    // A task may run several commands (a destroy with force: stop, then destroy): each once.
+    const step = frame.upid === undefined ? undefined : `${frame.upid} ${frame.command}`;
+    const earlier = step === undefined ? undefined : this.tasks.get(step);
     if (earlier !== undefined) {
       logger.info('task seen before in this session: answering with its outcome', { id: frame.id, command: frame.command, upid: frame.upid });
       void earlier.then((outcome) => this.answer(frame, outcome));
       return;
     }
     const outcome = this.start(frame);
-    if (frame.upid !== undefined) {
-      this.tasks.set(frame.upid, outcome);
+    if (step !== undefined) {
+      this.tasks.set(step, outcome);
       bound(this.tasks);
     }
     void outcome.then((ended) => this.answer(frame, ended));

@@ -72,6 +72,12 @@ export function guestController(kind: GuestKind, endpoints: Common) {
       return this.guests.config(kind, p.node, p.vmid);
     }
 
+    @Endpoint(endpoints.clone)
+    clone(@Params() p: ParamsOf<Common['clone']>, @Caller() caller: Principal): Promise<string> {
+      const name = (p as { name?: string; hostname?: string }).name ?? (p as { hostname?: string }).hostname;
+      return this.guests.clone(kind, p.node, p.vmid, { ...p, ...(name !== undefined ? { name } : {}) }, caller);
+    }
+
     @Endpoint(endpoints.setConfig)
     setConfig(@Params() p: ParamsOf<Common['setConfig']>, @Caller() caller: Principal): Promise<null> {
       return this.guests.setConfig(kind, p.node, p.vmid, p, caller);

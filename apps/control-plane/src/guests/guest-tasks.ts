@@ -43,6 +43,11 @@ export class GuestTasks {
     private readonly hub: AgentHub,
   ) {}
 
+  /** Whether operations on the guest are running or waiting. */
+  busy(vmid: number): boolean {
+    return this.tails.has(vmid);
+  }
+
   /** Starts the operation's task (after those before it) and resolves with its UPID at once. */
   async submit(operation: GuestOperation): Promise<string> {
     return (await this.started(operation)).upid;
@@ -75,7 +80,7 @@ export class GuestTasks {
   private async start(operation: GuestOperation): Promise<string> {
     const { node, vmid, check } = operation;
     this.hub.reachable(node);
-    const waiting = this.tails.has(vmid);
+    const waiting = this.busy(vmid);
     if (!waiting) check?.();
     return this.runner.start({ node, type: operation.type, id: String(vmid), caller: operation.caller }, (upid, log, signal) => {
       const lines = new LineNumbers(log);

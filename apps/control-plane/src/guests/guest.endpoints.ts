@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { endpoint, type Check } from '../http/endpoint.js';
 import { booleanParam, integerParam, listParam, stringParam } from '../http/params.js';
 import { NODE } from '../nodes/nodes.endpoints.js';
-import { configParams } from './config-params.js';
+import { nodeParam } from '../nodes/node-params.js';
+import { configParam, configParams } from './config-params.js';
+import { DNS_NAME } from './formats/value-rules.js';
 import type { GuestKind } from './guest-kinds.js';
 
 export const VMID_PARAM = integerParam({ description: 'The guest id.', min: 100, max: 999_999_999 });
@@ -103,6 +105,23 @@ export function guestEndpoints(kind: GuestKind) {
     resume: powerAction(kind, 'resume', 'Resume a paused guest'),
     config: endpoint({ method: 'GET', path: `${one}/config`, summary: "The guest's configuration with its `digest`", parameters: z.object({ ...GUEST, current: booleanParam({ description: 'Accepted for PVE clients: Corral has no pending values.' }).optional() }), returns: z.record(z.string(), z.string()), permission: AUDIT }),
     setConfig: configChange(kind, 'PUT', "Change the guest's configuration (applies at its next start when it runs)"),
+    clone: endpoint({
+      method: 'POST',
+      path: `${one}/clone`,
+      summary: 'Copy the stopped guest (or template) into a new guest with every volume copied (a full clone)',
+      parameters: z.object({
+        ...GUEST,
+        newid: integerParam({ description: 'The new guest id.', min: 100, max: 999_999_999 }),
+        [kind.type === 'qemu' ? 'name' : 'hostname']: configParam(DNS_NAME).optional().meta({ description: 'The new name.' }),
+        description: stringParam({ description: 'Notes of the new guest.', maxLength: 8192 }).optional(),
+        full: booleanParam({ description: 'A full clone (the default and, so far, the only kind: 0 is refused).' }).optional(),
+        target: nodeParam().optional().meta({ description: 'The node of the new guest: only the same node so far.' }),
+        storage: stringParam({ description: 'The storage of the copied volumes (default: each where it is).', pattern: /^[A-Za-z][A-Za-z0-9_.-]*$/, patternHint: 'must be a storage id' }).optional(),
+        format: z.enum(['qcow2', 'raw'], { error: 'must be qcow2 or raw' }).optional().meta({ description: 'The image format of the copied VM disks (default: as the source\'s).' }),
+      }),
+      returns: UPID,
+      permission: { kind: 'allOf', checks: [on(['VM.Clone']), { kind: 'privileges', path: '/vms/{newid}', privileges: ['VM.Allocate'] }] },
+    }),
   };
 }
 

@@ -13,22 +13,34 @@ import { StoragesRepository } from '../storage/storages.repository.js';
 import { usableStorage, volumePath } from '../storage/volumes.js';
 import { configDigest } from './config-digest.js';
 import { GuestTasks, type GuestWork } from './guest-tasks.js';
-import type { GuestKind } from './guest-kinds.js';
+import { QEMU, type GuestKind } from './guest-kinds.js';
+import { monitorCommandKind, MODIFYING_MONITOR_COMMANDS, READ_ONLY_MONITOR_COMMANDS } from './qemu/monitor-commands.js';
 import type { GuestStatus } from './guest.endpoints.js';
 import { guestSpec } from './guest-spec.js';
 import { GuestView, type GuestState } from './guest-view.js';
 import { GuestsRepository } from './guests.repository.js';
-import { resolveNewConfig } from './new-config.js';
+import { cloneConfig, resolveNewConfig } from './new-config.js';
 import { runState, statusEntry } from './status-entry.js';
 
 /** How long the agent may take, by kind of work. */
 const CREATE_MS = 30 * 60_000;
 const POWER_MS = 5 * 60_000;
+const MONITOR_MS = 30_000;
 /** PVE's default shutdown timeouts. */
 const SHUTDOWN_DEFAULT_S = { qemu: 600, lxc: 60 } as const;
 
 /** Parameters that are not config keys. */
 const NOT_CONFIG = new Set(['node', 'vmid', 'start', 'ostemplate', 'storage', 'delete', 'digest', 'current']);
+
+export interface CloneOptions {
+  readonly newid: number;
+  readonly name?: string;
+  readonly description?: string;
+  readonly full?: boolean;
+  readonly target?: string;
+  readonly storage?: string;
+  readonly format?: 'qcow2' | 'raw';
+}
 
 export interface CreateRequest {
   readonly node: string;
@@ -83,22 +95,11 @@ export class GuestsService {
     this.hub.reachable(node);
     const given = this.configOf(params);
     if (kind.type === 'lxc') given['rootfs'] ??= `${typeof params['storage'] === 'string' ? params['storage'] : 'local'}:4`;
-    const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
+    const storages = await this.storageMap();
     const resolved = resolveNewConfig(kind, given, { vmid, node, storages });
-    const access = await this.access.current();
-    for (const storage of resolved.storages) {
-      if (!allows(access, caller.subject, `/storage/${storage}`, ['Datastore.AllocateSpace'])) throw permissionDenied({ path: `/storage/${storage}`, privileges: ['Datastore.AllocateSpace'] });
-    }
-    let ostemplate: string | undefined;
-    if (kind.type === 'lxc') ostemplate = this.templatePath(params['ostemplate'], node, storages);
-    try {
-      await this.repository.insert({ vmid, type: kind.type, node, config: resolved.config, lock: 'create' });
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      const other = await this.repository.get(vmid);
-      throw alreadyExists(`${other?.type === 'lxc' ? 'CT' : 'VM'} ${vmid}`, other ? `it is on node '${other.node}'` : undefined);
-    }
-    await this.view.reload(vmid);
+    await this.mayAllocate(resolved.storages, caller);
+    const ostemplate = kind.type === 'lxc' ? this.templatePath(params['ostemplate'], node, storages) : undefined;
+    await this.insertNew(kind, { vmid, node, config: resolved.config, lock: 'create' });
     const made = guestSpec({ vmid, type: kind.type, config: resolved.config }, storages);
     // The `pve` driver hands `pct create` the template's volume id; it is not a config key after the create.
     const spec = typeof params['ostemplate'] === 'string' ? { ...made, config: { ...made.config, ostemplate: params['ostemplate'] } } : made;
@@ -108,18 +109,7 @@ export class GuestsService {
       type: kind.tasks.create ?? 'create',
       caller,
       work: async (work) => {
-        try {
-          await work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...(ostemplate !== undefined ? { ostemplate } : {}) }, CREATE_MS);
-        } catch (error) {
-          await this.repository.remove(vmid);
-          await this.view.reload(vmid);
-          throw error;
-        }
-        await this.repository.update(vmid, async (_row, db) => {
-          await recordEvent(db, { event: 'vm-create', node, vmid, details: { type: kind.type } });
-          return { lock: null };
-        });
-        await this.view.reload(vmid);
+        await this.finishNew(kind, node, vmid, () => work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...(ostemplate !== undefined ? { ostemplate } : {}) }, CREATE_MS));
         if (params['start'] === true) await this.startWork(kind, vmid, work);
       },
     });
@@ -199,6 +189,60 @@ export class GuestsService {
     });
   }
 
+  /** Runs a monitor command of the allowed list on a running VM (no task: PVE answers with the output). */
+  async monitor(node: string, vmid: number, command: string, caller: Principal): Promise<string> {
+    this.existing(QEMU, node, vmid);
+    const kind = monitorCommandKind(command);
+    if (kind === null) throw badParam('command', `'${command}' is not a monitor command Corral runs (GET .../monitor lists them)`);
+    const privilege = kind === 'read-only' ? 'Sys.Audit' : 'Sys.Modify';
+    if (!allows(await this.access.current(), caller.subject, `/vms/${vmid}`, [privilege])) throw permissionDenied({ path: `/vms/${vmid}`, privileges: [privilege] });
+    this.hub.reachable(node);
+    this.mustBe(QEMU, node, vmid, ['running', 'paused'], 'is not running');
+    return this.hub.request(node, 'guest.monitor', { vmid, command: command.trim().replace(/\s+/g, ' ') }, { timeoutMs: MONITOR_MS });
+  }
+
+  monitorCommands(node: string, vmid: number): { command: string; privilege: 'Sys.Audit' | 'Sys.Modify' }[] {
+    this.existing(QEMU, node, vmid);
+    return [
+      ...READ_ONLY_MONITOR_COMMANDS.map((command) => ({ command, privilege: 'Sys.Audit' as const })),
+      ...MODIFYING_MONITOR_COMMANDS.map((command) => ({ command, privilege: 'Sys.Modify' as const })),
+    ];
+  }
+
+  /**
+   * A full clone (PVE's `.../clone`): the new guest is inserted at once, locked `clone` (a taken
+   * `newid` is a 409, as a create's), its volumes copied by the agent, then unlocked with its
+   * `vm-create` event; a failed copy removes it again. The source must be stopped or a template.
+   */
+  async clone(kind: GuestKind, node: string, vmid: number, options: CloneOptions, caller: Principal): Promise<string> {
+    const source = this.existing(kind, node, vmid);
+    if (options.full === false) throw badParam('full', 'linked clones are not supported by Corral yet: clone with full=1');
+    if (options.target !== undefined && options.target !== node) throw badParam('target', 'cloning to another node is not supported by Corral yet: clone on the same node, then migrate');
+    this.hub.reachable(node);
+    const check = () => {
+      if (this.existing(kind, node, vmid).row.config['template'] !== '1') this.mustBe(kind, node, vmid, ['stopped'], 'is running: clone it once it is stopped');
+    };
+    // Before the new guest exists: a refusal must leave nothing behind.
+    if (!this.tasks.busy(vmid)) check();
+    const storages = await this.storageMap();
+    const { newid, name, storage, format } = options;
+    const resolved = cloneConfig(kind, source.row.config, { vmid: newid, node, storages, ...(name !== undefined ? { name } : {}), ...(storage !== undefined ? { storage } : {}), ...(format !== undefined ? { format } : {}) });
+    await this.mayAllocate(resolved.storages, caller);
+    const config = options.description === undefined ? resolved.config : { ...resolved.config, description: options.description };
+    await this.insertNew(kind, { vmid: newid, node, config, lock: 'clone' });
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.clone ?? 'clone',
+      caller,
+      check,
+      work: async (work) => {
+        const target = guestSpec({ vmid: newid, type: kind.type, config }, storages);
+        await this.finishNew(kind, node, newid, () => work.agent('guest.clone', { source: guestSpec(this.existing(kind, node, vmid).row, storages), target }, CREATE_MS));
+      },
+    });
+  }
+
   /**
    * Turns a stopped guest into a template: its volumes become bases, it can no longer start. A VM's
    * answer is the task; a container's (PVE answers null) comes when the task is done.
@@ -272,6 +316,46 @@ export class GuestsService {
     await this.view.reload(vmid);
   }
 
+  /** Each storage that new volumes go to must allow the caller `Datastore.AllocateSpace`. */
+  private async mayAllocate(storages: ReadonlySet<string>, caller: Principal): Promise<void> {
+    const access = await this.access.current();
+    for (const storage of storages) {
+      if (!allows(access, caller.subject, `/storage/${storage}`, ['Datastore.AllocateSpace'])) throw permissionDenied({ path: `/storage/${storage}`, privileges: ['Datastore.AllocateSpace'] });
+    }
+  }
+
+  /** Inserts a new guest locked for its making; its vmid taken anywhere in the cluster is a 409. */
+  private async insertNew(kind: GuestKind, guest: { vmid: number; node: string; config: Record<string, string>; lock: 'create' | 'clone' }): Promise<void> {
+    try {
+      await this.repository.insert({ ...guest, type: kind.type });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const other = await this.repository.get(guest.vmid);
+      throw alreadyExists(`${other?.type === 'lxc' ? 'CT' : 'VM'} ${guest.vmid}`, other ? `it is on node '${other.node}'` : undefined);
+    }
+    await this.view.reload(guest.vmid);
+  }
+
+  /** Runs the agent's part of making a new guest: on success the lock goes with its `vm-create` event, on failure the guest goes. */
+  private async finishNew(kind: GuestKind, node: string, vmid: number, make: () => Promise<void>): Promise<void> {
+    try {
+      await make();
+    } catch (error) {
+      await this.repository.remove(vmid);
+      await this.view.reload(vmid);
+      throw error;
+    }
+    await this.repository.update(vmid, async (_row, db) => {
+      await recordEvent(db, { event: 'vm-create', node, vmid, details: { type: kind.type } });
+      return { lock: null };
+    });
+    await this.view.reload(vmid);
+  }
+
+  private async storageMap(): Promise<Map<string, StorageRow>> {
+    return new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
+  }
+
   private async startWork(kind: GuestKind, vmid: number, work: GuestWork): Promise<void> {
     const { row } = this.existing(kind, undefined, vmid);
     await work.agent('guest.start', { guest: await this.spec(kind, row.node, vmid) }, POWER_MS);
@@ -290,8 +374,7 @@ export class GuestsService {
   }
 
   private async spec(kind: GuestKind, node: string, vmid: number) {
-    const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
-    return guestSpec(this.existing(kind, node, vmid).row, storages);
+    return guestSpec(this.existing(kind, node, vmid).row, await this.storageMap());
   }
 
   /** The guest, or 404: unknown, another kind, or on another node (`undefined`: any node). */

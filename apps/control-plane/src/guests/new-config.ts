@@ -4,7 +4,7 @@ import type { StorageRow } from '../storage/storage.entity.js';
 import { usableStorage } from '../storage/volumes.js';
 import { formatLxcNic, formatQemuNic, formatVolume, parseDisk, parseLxcNic, parseMount, parseQemuNic, type VolumeValue } from './formats/devices.js';
 import { isNicKey } from './formats/qemu-keys.js';
-import { formatSize } from './formats/size.js';
+import { formatSize, parseSize } from './formats/size.js';
 import type { GuestKind } from './guest-kinds.js';
 
 /** Proxmox's OUI, which PVE gives every generated MAC address (facts.md 4.8). */
@@ -101,4 +101,41 @@ function bootOrder(config: Readonly<Record<string, string>>): string | undefined
   const devices = Object.keys(config).filter((key) => /^(?:scsi|virtio|sata|ide)\d+$/.test(key) || key === 'net0');
   if (devices.length === 0) return undefined;
   return `order=${devices.sort((a, b) => Number(a === 'net0') - Number(b === 'net0')).join(';')}`;
+}
+
+/**
+ * The config of a full clone of `source` as guest `placement.vmid`, as PVE's clone writes it: the
+ * same settings without `template`, every volume copied to a new one of the same size (on
+ * `storage`, in `format`, when given), new MAC addresses, a new SMBIOS UUID and generation id, and the new name.
+ */
+export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, string>>, placement: Placement & { readonly name?: string; readonly storage?: string; readonly format?: 'qcow2' | 'raw' }): ResolvedConfig {
+  const given: Record<string, string> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (key === 'template' || key === 'smbios1' || key === 'vmgenid') continue;
+    if (kind.isVolumeKey(key)) {
+      const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);
+      if (volume.source.kind !== 'volume' || volume.options.get('media') === 'cdrom') {
+        given[key] = value;
+        continue;
+      }
+      const size = parseSize(volume.options.get('size') ?? '') ?? 0;
+      const options = new Map(volume.options);
+      options.delete('size');
+      const format = placement.format ?? /\.(qcow2|raw)$/.exec(volume.source.volname)?.[1];
+      if (format !== undefined) options.set('format', format);
+      given[key] = formatVolume({ source: { kind: 'new', storage: placement.storage ?? volume.source.storage, size }, options });
+    } else if (isNicKey(key)) {
+      given[key] = withoutMac(kind, value);
+    } else {
+      given[key] = value;
+    }
+  }
+  if (placement.name !== undefined) given[kind.type === 'qemu' ? 'name' : 'hostname'] = placement.name;
+  return resolveNewConfig(kind, given, placement);
+}
+
+function withoutMac(kind: GuestKind, value: string): string {
+  if (kind.type === 'qemu') return formatQemuNic({ ...parseQemuNic(value), mac: undefined });
+  const { options } = parseLxcNic(value);
+  return formatLxcNic({ options: new Map([...options].filter(([key]) => key !== 'hwaddr')) });
 }

@@ -1,9 +1,9 @@
-import { COMMANDS, type GuestSpec } from '@corral/protocol';
+import { COMMANDS } from '@corral/protocol';
+import { WEB1 } from '../../../test-support/guest-specs.js';
 import type { GuestDriver } from '../../drivers/guest-driver.js';
 import type { CommandContext } from '../command-context.js';
 import { guestCommands } from './guest-commands.js';
 
-const GUEST: GuestSpec = { type: 'qemu', vmid: 100, name: 'web1', memoryMiB: 512, cores: 1, sockets: 1, template: false, nics: [], volumes: [], config: {} };
 const context: CommandContext = { signal: new AbortController().signal, log: () => undefined };
 
 /** A driver whose every method notes its name (and waits a turn, as real work does), failing where the test says. */
@@ -47,17 +47,17 @@ describe('the guest commands', () => {
 
   it('runs each command on the driver, then reads the run state before answering', async () => {
     const { commands, steps } = handlers();
-    await expect(commands['guest.create']({ guest: GUEST, allocate: [] }, context)).resolves.toBeNull();
-    await expect(commands['guest.start']({ guest: GUEST }, context)).resolves.toBeNull();
+    await expect(commands['guest.create']({ guest: WEB1, allocate: [] }, context)).resolves.toBeNull();
+    await expect(commands['guest.start']({ guest: WEB1 }, context)).resolves.toBeNull();
     await expect(commands['guest.stop']({ type: 'qemu', vmid: 100 }, context)).resolves.toBeNull();
     await expect(commands['guest.shutdown']({ type: 'qemu', vmid: 100, timeout: 5, forceStop: false }, context)).resolves.toBeNull();
-    await expect(commands['guest.reboot']({ guest: GUEST, timeout: 5 }, context)).resolves.toBeNull();
+    await expect(commands['guest.reboot']({ guest: WEB1, timeout: 5 }, context)).resolves.toBeNull();
     await expect(commands['guest.reset']({ vmid: 100 }, context)).resolves.toBeNull();
     await expect(commands['guest.suspend']({ type: 'qemu', vmid: 100 }, context)).resolves.toBeNull();
     await expect(commands['guest.resume']({ type: 'qemu', vmid: 100 }, context)).resolves.toBeNull();
-    await expect(commands['guest.destroy']({ guest: GUEST }, context)).resolves.toBeNull();
-    await expect(commands['guest.clone']({ source: GUEST, target: { ...GUEST, vmid: 101 } }, context)).resolves.toBeNull();
-    await expect(commands['guest.template']({ guest: GUEST }, context)).resolves.toBeNull();
+    await expect(commands['guest.destroy']({ guest: WEB1 }, context)).resolves.toBeNull();
+    await expect(commands['guest.clone']({ source: WEB1, target: { ...WEB1, vmid: 101 } }, context)).resolves.toBeNull();
+    await expect(commands['guest.template']({ guest: WEB1 }, context)).resolves.toBeNull();
     await expect(commands['guest.monitor']({ vmid: 100, command: 'info status' }, context)).resolves.toBe('VM status: running\r\n');
     const operations = ['create', 'start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume', 'destroy', 'clone', 'template', 'monitor'];
     expect(steps).toEqual(operations.flatMap((operation) => [operation, 'refresh']));

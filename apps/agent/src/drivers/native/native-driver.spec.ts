@@ -1,10 +1,9 @@
-import type { GuestRuntime, GuestSpec } from '@corral/protocol';
+import type { GuestRuntime } from '@corral/protocol';
+import { DB1, WEB1 } from '../../../test-support/guest-specs.js';
 import type { CommandContext } from '../../commands/command-context.js';
 import { NativeDriver, type NativeVms } from './native-driver.js';
 import type { NativeGuests } from './native-guests.js';
 
-const GUEST: GuestSpec = { type: 'qemu', vmid: 100, name: 'web1', memoryMiB: 512, cores: 1, sockets: 1, template: false, nics: [], volumes: [], config: {} };
-const CT: GuestSpec = { ...GUEST, type: 'lxc', vmid: 200, name: 'db1' };
 const context: CommandContext = { signal: new AbortController().signal, log: () => undefined };
 
 /** A part that records each call as [method, first argument] and lists the given guests. */
@@ -49,33 +48,33 @@ describe('the native driver', () => {
 
   it('hands each operation to the part of the guest type', async () => {
     const { native, vms, containers } = driver();
-    await native.create({ guest: CT, allocate: ['rootfs'] }, context);
-    await native.start(GUEST, context);
+    await native.create({ guest: DB1, allocate: ['rootfs'] }, context);
+    await native.start(WEB1, context);
     await native.stop('lxc', 200, context);
     await native.shutdown({ type: 'qemu', vmid: 100, timeout: 30, forceStop: true }, context);
-    await native.reboot({ guest: CT, timeout: 30 }, context);
+    await native.reboot({ guest: DB1, timeout: 30 }, context);
     await native.suspend('qemu', 100, context);
     await native.resume('lxc', 200, context);
-    await native.destroy(GUEST, context);
-    await native.clone({ source: CT, target: { ...CT, vmid: 201 } }, context);
-    await native.template(GUEST, context);
+    await native.destroy(WEB1, context);
+    await native.clone({ source: DB1, target: { ...DB1, vmid: 201 } }, context);
+    await native.template(WEB1, context);
     await native.reset(100, context);
     expect(await native.monitor(100, 'info status', context)).toBe('VM status: running\r\n');
     expect(vms).toEqual([
-      ['start', GUEST],
+      ['start', WEB1],
       ['shutdown', 100],
       ['suspend', 100],
-      ['destroy', GUEST],
-      ['template', GUEST],
+      ['destroy', WEB1],
+      ['template', WEB1],
       ['reset', 100],
       ['monitor', 100],
     ]);
     expect(containers).toEqual([
-      ['create', { guest: CT, allocate: ['rootfs'] }],
+      ['create', { guest: DB1, allocate: ['rootfs'] }],
       ['stop', 200],
-      ['reboot', CT],
+      ['reboot', DB1],
       ['resume', 200],
-      ['clone', { source: CT, target: { ...CT, vmid: 201 } }],
+      ['clone', { source: DB1, target: { ...DB1, vmid: 201 } }],
     ]);
   });
 

@@ -2,6 +2,7 @@ import type { GuestSpec } from '@corral/protocol';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DB1, GIB, WEB1 } from '../../../test-support/guest-specs.js';
 import type { CommandContext } from '../../commands/command-context.js';
 import { ProcessFigures } from '../../host/process-figures.js';
 import { PveDriver } from './pve-driver.js';
@@ -10,19 +11,11 @@ import { PveDriver } from './pve-driver.js';
 // and standard input and answer what the test put in canned.json, and /proc is a directory of the
 // test's.
 
-const GIB = 1024 ** 3;
-
+/** web1 with two more disks, one of them an existing image, and the PVE config that qm gets. */
 const VM: GuestSpec = {
-  type: 'qemu',
-  vmid: 100,
-  name: 'web1',
-  memoryMiB: 2048,
-  cores: 2,
-  sockets: 1,
-  template: false,
-  nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:01', bridge: 'vmbr0', model: 'virtio' }],
+  ...WEB1,
   volumes: [
-    { key: 'scsi0', volid: 'local:100/vm-100-disk-0.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-0.qcow2', format: 'qcow2', size: 32 * GIB },
+    ...WEB1.volumes,
     { key: 'scsi1', volid: 'local-lvm:vm-100-disk-1', path: '/dev/pve/vm-100-disk-1', format: 'raw', size: 1.5 * GIB },
     { key: 'virtio2', volid: 'local:iso/old-disk.raw', path: '/var/lib/vz/images/old-disk.raw', format: 'raw', size: 4 * GIB },
   ],
@@ -36,23 +29,14 @@ const VM: GuestSpec = {
     boot: 'order=scsi0;net0',
   },
 };
+/** db1 with a mount point, and the PVE config that pct gets, its template's volume id included. */
 const CT: GuestSpec = {
-  type: 'lxc',
-  vmid: 200,
-  name: 'db1',
-  memoryMiB: 512,
-  cores: 1,
-  sockets: 1,
-  template: false,
-  nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:02', bridge: 'vmbr0', name: 'eth0', ip: 'dhcp' }],
-  volumes: [
-    { key: 'rootfs', volid: 'local:200/subvol-200-disk-0', path: '/var/lib/vz/images/200/subvol-200-disk-0', format: 'subvol', size: 8 * GIB },
-    { key: 'mp0', volid: 'local:200/subvol-200-disk-1', path: '/var/lib/vz/images/200/subvol-200-disk-1', format: 'subvol', size: 2 * GIB },
-  ],
+  ...DB1,
+  volumes: [...DB1.volumes, { key: 'mp0', volid: 'local:200/subvol-200-disk-1', path: '/var/lib/vz/images/200/subvol-200-disk-1', format: 'subvol', size: 2 * GIB }],
   config: {
     hostname: 'db1',
     memory: '512',
-    net0: 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:3A:5F:02,ip=dhcp,type=veth',
+    net0: 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:3A:5F:02,ip=192.0.2.20/24,gw=192.0.2.1,type=veth',
     rootfs: 'local:200/subvol-200-disk-0,size=8G',
     mp0: 'local:200/subvol-200-disk-1,mp=/srv/data,backup=1,size=2G',
     ostemplate: 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst',
@@ -152,7 +136,7 @@ describe('the pve driver', () => {
         '--memory',
         '512',
         '--net0',
-        'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:3A:5F:02,ip=dhcp,type=veth',
+        'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:3A:5F:02,ip=192.0.2.20/24,gw=192.0.2.1,type=veth',
         '--rootfs',
         'local:8',
         '--mp0',

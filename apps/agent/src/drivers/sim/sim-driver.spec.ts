@@ -2,35 +2,12 @@ import type { GuestSpec } from '@corral/protocol';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { DB1, GIB, WEB1 } from '../../../test-support/guest-specs.js';
 import type { CommandContext } from '../../commands/command-context.js';
 import { openHost, type Host } from '../../host/host.js';
 import { SimDriver } from './sim-driver.js';
 import { SIM_STATE_FILE } from './sim-state.js';
 import { createTime, DEFAULT_SIM_TIMING } from './sim-timing.js';
-
-const GIB = 1024 ** 3;
-
-const VM: GuestSpec = {
-  type: 'qemu',
-  vmid: 100,
-  name: 'web1',
-  memoryMiB: 2048,
-  cores: 2,
-  sockets: 1,
-  template: false,
-  nics: [],
-  volumes: [{ key: 'scsi0', volid: 'local:100/vm-100-disk-0.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-0.qcow2', format: 'qcow2', size: 32 * GIB }],
-  config: { name: 'web1', memory: '2048', scsi0: 'local:100/vm-100-disk-0.qcow2,size=32G' },
-};
-const CT: GuestSpec = {
-  ...VM,
-  type: 'lxc',
-  vmid: 200,
-  name: 'db1',
-  memoryMiB: 512,
-  volumes: [{ key: 'rootfs', volid: 'local:200/subvol-200-disk-0', path: '/var/lib/vz/images/200/subvol-200-disk-0', format: 'subvol', size: 8 * GIB }],
-  config: { hostname: 'db1', rootfs: 'local:200/subvol-200-disk-0,size=8G' },
-};
 
 describe('the sim driver', () => {
   let dir: string;
@@ -53,8 +30,8 @@ describe('the sim driver', () => {
   it('creates a stopped guest, logging its volumes as the native driver does, and starts it with a stable pid, a growing uptime and plausible figures', async () => {
     jest.useFakeTimers({ now: new Date('2025-03-01T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
     const sim = instant();
-    await sim.create({ guest: VM, allocate: ['scsi0'] }, context);
-    await sim.create({ guest: CT, allocate: ['rootfs'], ostemplate: '/var/lib/vz/template/cache/debian-12.tar.zst' }, context);
+    await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
+    await sim.create({ guest: DB1, allocate: ['rootfs'], ostemplate: '/var/lib/vz/template/cache/debian-12.tar.zst' }, context);
     expect(lines).toEqual([
       `Formatting '/var/lib/vz/images/100/vm-100-disk-0.qcow2', fmt=qcow2 cluster_size=65536 extended_l2=off compression_type=zlib size=${32 * GIB} lazy_refcounts=off refcount_bits=16`,
       "extracting archive '/var/lib/vz/template/cache/debian-12.tar.zst'",
@@ -64,7 +41,7 @@ describe('the sim driver', () => {
       { vmid: 200, type: 'lxc', status: 'stopped', uptime: 0, cpu: 0, mem: 0 },
     ]);
 
-    await sim.start(VM, context);
+    await sim.start(WEB1, context);
     const [first] = await sim.list();
     jest.setSystemTime(Date.now() + 90_000);
     const [later] = await sim.list();
@@ -80,23 +57,23 @@ describe('the sim driver', () => {
 
   it('refuses what the native driver refuses, with its messages', async () => {
     const sim = instant();
-    await sim.create({ guest: VM, allocate: ['scsi0'] }, context);
-    await sim.create({ guest: CT, allocate: ['rootfs'] }, context);
-    await expect(sim.create({ guest: { ...VM, vmid: 101 }, allocate: ['scsi0'] }, context)).rejects.toThrow('VM 101: volume scsi0 already exists (/var/lib/vz/images/100/vm-100-disk-0.qcow2)');
-    await expect(sim.create({ guest: { ...CT, vmid: 201 }, allocate: ['rootfs'] }, context)).rejects.toThrow('volume local:200/subvol-200-disk-0 already exists at /var/lib/vz/images/200/subvol-200-disk-0 and is not empty');
-    await expect(sim.create({ guest: CT, allocate: [] }, context)).rejects.toThrow('CT 200 already exists on this host');
-    await expect(sim.start({ ...VM, template: true }, context)).rejects.toThrow(/^VM 100 is a template$/);
+    await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
+    await sim.create({ guest: DB1, allocate: ['rootfs'] }, context);
+    await expect(sim.create({ guest: { ...WEB1, vmid: 101 }, allocate: ['scsi0'] }, context)).rejects.toThrow('VM 101: volume scsi0 already exists (/var/lib/vz/images/100/vm-100-disk-0.qcow2)');
+    await expect(sim.create({ guest: { ...DB1, vmid: 201 }, allocate: ['rootfs'] }, context)).rejects.toThrow('volume local:200/subvol-200-disk-0 already exists at /var/lib/vz/images/200/subvol-200-disk-0 and is not empty');
+    await expect(sim.create({ guest: DB1, allocate: [] }, context)).rejects.toThrow('CT 200 already exists on this host');
+    await expect(sim.start({ ...WEB1, template: true }, context)).rejects.toThrow(/^VM 100 is a template$/);
     await expect(sim.suspend('qemu', 100, context)).rejects.toThrow('VM 100 is not running');
     await expect(sim.resume('lxc', 200, context)).rejects.toThrow('CT 200 is not running');
-    await expect(sim.reboot({ guest: VM, timeout: 60 }, context)).rejects.toThrow('VM 100 is not running');
-    await sim.start(VM, context);
-    await sim.start(CT, context);
-    await expect(sim.start(VM, context)).rejects.toThrow('VM 100 is already running');
-    await expect(sim.start(CT, context)).rejects.toThrow('CT 200 is already running');
-    await expect(sim.destroy(VM, context)).rejects.toThrow('VM 100 is running: stop it before destroying it');
-    await expect(sim.destroy(CT, context)).rejects.toThrow('CT 200 is running: stop it before destroying it');
-    await expect(sim.template(VM, context)).rejects.toThrow('VM 100 is running: make a template of it once it is stopped');
-    await expect(sim.clone({ source: CT, target: { ...CT, vmid: 201, volumes: [] } }, context)).rejects.toThrow('CT 200 is running: a full clone needs it stopped');
+    await expect(sim.reboot({ guest: WEB1, timeout: 60 }, context)).rejects.toThrow('VM 100 is not running');
+    await sim.start(WEB1, context);
+    await sim.start(DB1, context);
+    await expect(sim.start(WEB1, context)).rejects.toThrow('VM 100 is already running');
+    await expect(sim.start(DB1, context)).rejects.toThrow('CT 200 is already running');
+    await expect(sim.destroy(WEB1, context)).rejects.toThrow('VM 100 is running: stop it before destroying it');
+    await expect(sim.destroy(DB1, context)).rejects.toThrow('CT 200 is running: stop it before destroying it');
+    await expect(sim.template(WEB1, context)).rejects.toThrow('VM 100 is running: make a template of it once it is stopped');
+    await expect(sim.clone({ source: DB1, target: { ...DB1, vmid: 201, volumes: [] } }, context)).rejects.toThrow('CT 200 is running: a full clone needs it stopped');
     await expect(sim.reset(200, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no reset' });
     await expect(sim.monitor(200, 'info status', context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no monitor' });
     expect((await sim.list()).map((guest) => guest.status)).toEqual(['running', 'running']);
@@ -104,8 +81,8 @@ describe('the sim driver', () => {
 
   it('pauses and resumes, answers the monitor, stops, and destroys a stopped guest', async () => {
     const sim = instant();
-    await sim.create({ guest: VM, allocate: ['scsi0'] }, context);
-    await sim.start(VM, context);
+    await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
+    await sim.start(WEB1, context);
     const [running] = await sim.list();
     await sim.suspend('qemu', 100, context);
     expect(await sim.monitor(100, 'info  status', context)).toBe('VM status: paused\r\n');
@@ -115,21 +92,21 @@ describe('the sim driver', () => {
     await sim.stop('qemu', 100, context);
     await sim.stop('qemu', 100, context);
     lines.length = 0;
-    await sim.destroy(VM, context);
+    await sim.destroy(WEB1, context);
     expect(lines).toEqual(['removed local:100/vm-100-disk-0.qcow2']);
     expect(await sim.list()).toEqual([]);
-    await expect(sim.create({ guest: VM, allocate: ['scsi0'] }, context)).resolves.toBeUndefined();
+    await expect(sim.create({ guest: WEB1, allocate: ['scsi0'] }, context)).resolves.toBeUndefined();
   });
 
   it('shuts down within the timeout, or fails saying the guest still runs, or stops it with forceStop', async () => {
     const sim = instant();
-    await sim.start(VM, context);
+    await sim.start(WEB1, context);
     lines.length = 0;
     await expect(sim.shutdown({ type: 'qemu', vmid: 100, timeout: 0, forceStop: false }, context)).rejects.toThrow('VM 100 is still running after 0 s (shutdown timed out)');
     expect((await sim.list())[0]?.status).toBe('running');
     await sim.shutdown({ type: 'qemu', vmid: 100, timeout: 0, forceStop: true }, context);
     expect(lines).toEqual(['VM 100 did not shut down within 0 s: stopping it']);
-    await sim.start(VM, context);
+    await sim.start(WEB1, context);
     await sim.shutdown({ type: 'qemu', vmid: 100, timeout: 60, forceStop: false }, context);
     expect((await sim.list())[0]?.status).toBe('stopped');
     await sim.shutdown({ type: 'qemu', vmid: 100, timeout: 60, forceStop: false }, context);
@@ -138,8 +115,8 @@ describe('the sim driver', () => {
 
   it('refuses to shut a paused VM down unless forced, and thaws a paused container so that it can', async () => {
     const sim = instant();
-    await sim.start(VM, context);
-    await sim.start(CT, context);
+    await sim.start(WEB1, context);
+    await sim.start(DB1, context);
     await sim.suspend('qemu', 100, context);
     await sim.suspend('lxc', 200, context);
     lines.length = 0;
@@ -152,24 +129,24 @@ describe('the sim driver', () => {
 
   it('reboots a running guest into a new process; a stopped container is simply started, as natively', async () => {
     const sim = instant();
-    await sim.start(VM, context);
+    await sim.start(WEB1, context);
     const [before] = await sim.list();
-    await sim.reboot({ guest: VM, timeout: 60 }, context);
+    await sim.reboot({ guest: WEB1, timeout: 60 }, context);
     const [after] = await sim.list();
     expect(after?.status).toBe('running');
     expect(after?.pid).not.toBe(before?.pid);
-    await sim.reboot({ guest: CT, timeout: 60 }, context);
+    await sim.reboot({ guest: DB1, timeout: 60 }, context);
     expect((await sim.list()).map((guest) => guest.status)).toEqual(['running', 'running']);
   });
 
   it('clones a stopped guest into a new stopped one and refuses a volume that exists', async () => {
     const sim = instant();
-    await sim.create({ guest: VM, allocate: ['scsi0'] }, context);
-    await sim.template({ ...VM, template: true }, context);
+    await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
+    await sim.template({ ...WEB1, template: true }, context);
     expect(lines.at(-1)).toBe('local:100/vm-100-disk-0.qcow2 is read-only');
-    await expect(sim.start({ ...VM, template: true }, context)).rejects.toThrow('VM 100 is a template');
-    const target: GuestSpec = { ...VM, vmid: 101, name: 'web2', volumes: [{ key: 'scsi0', volid: 'local:101/vm-101-disk-0.qcow2', path: '/var/lib/vz/images/101/vm-101-disk-0.qcow2', format: 'qcow2', size: 32 * GIB, base: '/var/lib/vz/images/100/vm-100-disk-0.qcow2' }] };
-    await sim.clone({ source: VM, target }, context);
+    await expect(sim.start({ ...WEB1, template: true }, context)).rejects.toThrow('VM 100 is a template');
+    const target: GuestSpec = { ...WEB1, vmid: 101, name: 'web2', volumes: [{ key: 'scsi0', volid: 'local:101/vm-101-disk-0.qcow2', path: '/var/lib/vz/images/101/vm-101-disk-0.qcow2', format: 'qcow2', size: 32 * GIB, base: '/var/lib/vz/images/100/vm-100-disk-0.qcow2' }] };
+    await sim.clone({ source: WEB1, target }, context);
     expect(lines.at(-1)).toBe(
       `Formatting '/var/lib/vz/images/101/vm-101-disk-0.qcow2', fmt=qcow2 cluster_size=65536 extended_l2=off compression_type=zlib size=${32 * GIB} backing_file=/var/lib/vz/images/100/vm-100-disk-0.qcow2 backing_fmt=qcow2 lazy_refcounts=off refcount_bits=16`,
     );
@@ -177,20 +154,20 @@ describe('the sim driver', () => {
       [100, 'stopped'],
       [101, 'stopped'],
     ]);
-    await expect(sim.clone({ source: VM, target }, context)).rejects.toThrow('VM 101: volume scsi0 already exists (/var/lib/vz/images/101/vm-101-disk-0.qcow2)');
+    await expect(sim.clone({ source: WEB1, target }, context)).rejects.toThrow('VM 101: volume scsi0 already exists (/var/lib/vz/images/101/vm-101-disk-0.qcow2)');
   });
 
   it('keeps its guests in a state file, so that a restarted agent finds the running ones with their pid and uptime', async () => {
     jest.useFakeTimers({ now: new Date('2025-03-01T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
     const first = instant();
-    await first.create({ guest: VM, allocate: ['scsi0'] }, context);
-    await first.start(VM, context);
+    await first.create({ guest: WEB1, allocate: ['scsi0'] }, context);
+    await first.start(WEB1, context);
     const [running] = await first.list();
     jest.setSystemTime(Date.now() + 60_000);
     const restarted = instant();
     expect((await restarted.list())[0]).toEqual({ ...running, uptime: 60, cpu: expect.any(Number) });
-    await expect(restarted.start(VM, context)).rejects.toThrow('VM 100 is already running');
-    await restarted.start({ ...CT, vmid: 300 }, context);
+    await expect(restarted.start(WEB1, context)).rejects.toThrow('VM 100 is already running');
+    await restarted.start({ ...DB1, vmid: 300 }, context);
     expect((await restarted.list()).map((guest) => guest.pid)).toEqual([running?.pid, (running?.pid ?? 0) + 1]);
     expect(JSON.parse(await readFile(join(dir, SIM_STATE_FILE), 'utf8'))).toEqual(expect.objectContaining({ guests: expect.any(Array) }));
   });
@@ -210,7 +187,7 @@ describe('the sim driver', () => {
       const sim = new SimDriver(host, { speed });
       await sim.list();
       let started = false;
-      const starting = sim.start({ ...VM, vmid: 100 + speed }, context).then(() => (started = true));
+      const starting = sim.start({ ...WEB1, vmid: 100 + speed }, context).then(() => (started = true));
       await jest.advanceTimersByTimeAsync(startMs - 1);
       expect(started).toBe(false);
       await jest.advanceTimersByTimeAsync(1);
@@ -221,15 +198,15 @@ describe('the sim driver', () => {
   it('leaves the guest as it was when the request is cancelled midway', async () => {
     const sim = new SimDriver(host, { speed: 1, timing: { startMs: 60_000 } });
     const controller = new AbortController();
-    const starting = sim.start(VM, { ...context, signal: controller.signal });
+    const starting = sim.start(WEB1, { ...context, signal: controller.signal });
     controller.abort(new Error('the request was cancelled'));
     await expect(starting).rejects.toThrow('the request was cancelled');
     expect(await sim.list()).toEqual([]);
   });
 
   it('takes longer to create larger volumes, up to a limit', () => {
-    expect(createTime(DEFAULT_SIM_TIMING, VM, [])).toBe(300);
-    expect(createTime(DEFAULT_SIM_TIMING, VM, ['scsi0'])).toBe(300 + 32 * 100);
-    expect(createTime(DEFAULT_SIM_TIMING, { ...VM, volumes: [{ key: 'scsi0', volid: 'local:1', path: '/x', format: 'raw', size: 1024 * GIB }] }, ['scsi0'])).toBe(DEFAULT_SIM_TIMING.createMaxMs);
+    expect(createTime(DEFAULT_SIM_TIMING, WEB1, [])).toBe(300);
+    expect(createTime(DEFAULT_SIM_TIMING, WEB1, ['scsi0'])).toBe(300 + 32 * 100);
+    expect(createTime(DEFAULT_SIM_TIMING, { ...WEB1, volumes: [{ key: 'scsi0', volid: 'local:1', path: '/x', format: 'raw', size: 1024 * GIB }] }, ['scsi0'])).toBe(DEFAULT_SIM_TIMING.createMaxMs);
   });
 });

@@ -2,10 +2,28 @@ import type { GuestRuntime, GuestSpec, GuestType, GuestVolume, ParamsOf } from '
 import type { CommandContext } from '../../commands/command-context.js';
 import type { Host } from '../../host/host.js';
 import type { GuestDriver } from '../guest-driver.js';
-import { containersHaveNo, guestLabel as label } from '../guest-messages.js';
+import {
+  alreadyRunning,
+  containerExists,
+  containersHaveNo,
+  extractingArchive,
+  isTemplate,
+  madeReadOnly,
+  notRunning,
+  pausedVmCannotShutDown,
+  refusedWhileRunning,
+  removingVolume,
+  resumingPausedContainer,
+  shutdownTimedOut,
+  stoppingAfterTimeout,
+  stoppingPausedVm,
+  volumeExists,
+  type StoppedOnlyOperation,
+} from '../guest-messages.js';
+import { ownVolumes } from '../guest-volumes.js';
 import { readSimState, SimStateWriter, type SimGuest, type SimState } from './sim-state.js';
 import { createTime, DEFAULT_SIM_TIMING, type SimTiming } from './sim-timing.js';
-import { SIM_WORDS } from './sim-words.js';
+import { madeVolumeLine } from './sim-words.js';
 
 export interface SimOptions {
   /** Multiplies every duration of `timing`: 1 is realistic, 0 instant (benchmarks), 10 slow motion. */
@@ -50,18 +68,17 @@ export class SimDriver implements GuestDriver {
     this.refuseTaken(guest, made);
     await this.pause(createTime(this.timing, guest, allocate), context);
     this.refuseTaken(guest, made);
-    for (const volume of made) logLine(context, SIM_WORDS[guest.type].made(volume, undefined));
-    if (ostemplate !== undefined) context.log(`extracting archive '${ostemplate}'`);
+    for (const volume of made) logLine(context, madeVolumeLine(guest.type, volume, undefined));
+    if (ostemplate !== undefined) context.log(extractingArchive(ostemplate));
     this.guests.set(guest.vmid, { ...describe(guest), status: 'stopped', volids: guest.volumes.map((volume) => volume.volid) });
     await this.writer.save();
   }
 
   async start(guest: GuestSpec, context: CommandContext): Promise<void> {
     await this.load();
-    const name = label(guest.type, guest.vmid);
-    if (guest.template) throw new Error(`${name} is a template`);
+    if (guest.template) throw new Error(isTemplate(guest.type, guest.vmid));
     const known = this.guests.get(guest.vmid);
-    if (known !== undefined && known.status !== 'stopped') throw new Error(`${name} is already running`);
+    if (known !== undefined && known.status !== 'stopped') throw new Error(alreadyRunning(guest.type, guest.vmid));
     if (guest.type === 'qemu') context.log(`qemu-system-x86_64 -name ${guest.name} -m ${guest.memoryMiB} -smp ${guest.cores * guest.sockets} (simulated)`);
     await this.pause(this.timing.startMs, context);
     this.run({ ...describe(guest), volids: known?.volids ?? guest.volumes.map((volume) => volume.volid) });
@@ -70,7 +87,7 @@ export class SimDriver implements GuestDriver {
 
   async stop(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
     const guest = await this.find(type, vmid);
-    if (guest === undefined || guest.status === 'stopped') return notRunning(type, vmid, context);
+    if (guest === undefined || guest.status === 'stopped') return logNotRunning(type, vmid, context);
     await this.pause(this.timing.stopMs, context);
     this.halt(guest);
     await this.writer.save();
@@ -78,7 +95,7 @@ export class SimDriver implements GuestDriver {
 
   async shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {
     const guest = await this.find(type, vmid);
-    if (guest === undefined || guest.status === 'stopped') return notRunning(type, vmid, context);
+    if (guest === undefined || guest.status === 'stopped') return logNotRunning(type, vmid, context);
     await this.shutDown(guest, timeout, forceStop, context);
     await this.writer.save();
   }
@@ -118,18 +135,18 @@ export class SimDriver implements GuestDriver {
   async destroy(spec: GuestSpec, context: CommandContext): Promise<void> {
     await this.refuseRunning(spec.type, spec.vmid, 'destroy');
     await this.pause(this.timing.destroyMs, context);
-    for (const volume of disks(spec)) context.log(SIM_WORDS[spec.type].removed(volume));
+    for (const volume of ownVolumes(spec)) context.log(removingVolume(spec.type, volume));
     this.guests.delete(spec.vmid);
     await this.writer.save();
   }
 
   async clone({ source, target }: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void> {
     await this.refuseRunning(source.type, source.vmid, 'clone');
-    const made = disks(target);
+    const made = ownVolumes(target);
     this.refuseTaken(target, made);
     await this.pause(this.timing.cloneMs, context);
     this.refuseTaken(target, made);
-    for (const volume of made) logLine(context, SIM_WORDS[target.type].made(volume, source.volumes.find((from) => from.key === volume.key)));
+    for (const volume of made) logLine(context, madeVolumeLine(target.type, volume, source.volumes.find((from) => from.key === volume.key)));
     this.guests.set(target.vmid, { ...describe(target), status: 'stopped', volids: target.volumes.map((volume) => volume.volid) });
     await this.writer.save();
   }
@@ -137,7 +154,7 @@ export class SimDriver implements GuestDriver {
   async template(spec: GuestSpec, context: CommandContext): Promise<void> {
     await this.refuseRunning(spec.type, spec.vmid, 'template');
     await this.pause(this.timing.templateMs, context);
-    if (spec.type === 'qemu') for (const volume of disks(spec)) context.log(`${volume.volid} is read-only`);
+    if (spec.type === 'qemu') for (const volume of ownVolumes(spec)) context.log(madeReadOnly(volume));
     this.guests.set(spec.vmid, { ...describe(spec), template: true, status: 'stopped', volids: spec.volumes.map((volume) => volume.volid) });
     await this.writer.save();
   }
@@ -192,7 +209,7 @@ export class SimDriver implements GuestDriver {
   /** The guest, which must be running or paused. */
   private async running(type: GuestType, vmid: number): Promise<SimGuest> {
     const guest = await this.find(type, vmid);
-    if (guest === undefined || guest.status === 'stopped') throw new Error(`${label(type, vmid)} is not running`);
+    if (guest === undefined || guest.status === 'stopped') throw new Error(notRunning(type, vmid));
     return guest;
   }
 
@@ -202,17 +219,17 @@ export class SimDriver implements GuestDriver {
     return this.running('qemu', vmid);
   }
 
-  private async refuseRunning(type: GuestType, vmid: number, operation: 'destroy' | 'clone' | 'template'): Promise<void> {
+  private async refuseRunning(type: GuestType, vmid: number, operation: StoppedOnlyOperation): Promise<void> {
     const guest = await this.find(type, vmid);
-    if (guest !== undefined && guest.status !== 'stopped') throw new Error(SIM_WORDS[type].running(vmid, operation));
+    if (guest !== undefined && guest.status !== 'stopped') throw new Error(refusedWhileRunning(type, vmid, operation));
   }
 
   /** A container that exists, or a volume another guest holds, as the native driver finds them on disk. */
   private refuseTaken(guest: GuestSpec, volumes: readonly GuestVolume[]): void {
-    if (guest.type === 'lxc' && this.guests.get(guest.vmid)?.type === 'lxc') throw new Error(`CT ${guest.vmid} already exists on this host`);
+    if (guest.type === 'lxc' && this.guests.get(guest.vmid)?.type === 'lxc') throw new Error(containerExists(guest.vmid));
     const taken = new Set([...this.guests.values()].flatMap((other) => other.volids));
     const volume = volumes.find((candidate) => taken.has(candidate.volid));
-    if (volume !== undefined) throw new Error(SIM_WORDS[guest.type].volumeExists(guest.vmid, volume));
+    if (volume !== undefined) throw new Error(volumeExists(guest.type, guest.vmid, volume));
   }
 
   /**
@@ -221,22 +238,21 @@ export class SimDriver implements GuestDriver {
    * paused container is thawed first.
    */
   private async shutDown(guest: SimGuest, timeoutS: number, forceStop: boolean, context: CommandContext): Promise<void> {
-    const name = label(guest.type, guest.vmid);
     if (guest.status === 'paused' && guest.type === 'lxc') {
-      context.log(`${name} is paused: resuming it so that it can shut down`);
+      context.log(resumingPausedContainer(guest.vmid));
       guest.status = 'running';
     }
     if (guest.status === 'paused') {
-      if (!forceStop) throw new Error(`${name} is paused and cannot shut down (resume it first, or force the stop)`);
-      context.log(`${name} is paused: stopping it`);
+      if (!forceStop) throw new Error(pausedVmCannotShutDown(guest.vmid));
+      context.log(stoppingPausedVm(guest.vmid));
     } else if (this.timing.shutdownMs <= timeoutS * 1000) {
       await this.pause(this.timing.shutdownMs, context);
       return this.halt(guest);
     } else {
       // The timeout is simulated time too: it scales with the speed.
       await this.pause(timeoutS * 1000, context);
-      if (!forceStop) throw new Error(`${name} is still running after ${timeoutS} s (shutdown timed out)`);
-      context.log(`${name} did not shut down within ${timeoutS} s: stopping it`);
+      if (!forceStop) throw new Error(shutdownTimedOut(guest.type, guest.vmid, timeoutS));
+      context.log(stoppingAfterTimeout(guest.type, guest.vmid, timeoutS));
     }
     await this.pause(this.timing.stopMs, context);
     this.halt(guest);
@@ -259,13 +275,8 @@ export class SimDriver implements GuestDriver {
 }
 
 /** A stop or shutdown of a stopped guest is no error; the VM part says so in the task log. */
-function notRunning(type: GuestType, vmid: number, context: CommandContext): void {
-  if (type === 'qemu') context.log(`VM ${vmid} is not running`);
-}
-
-/** The volumes that are the guest's own: a CD-ROM is a shared ISO. */
-function disks(guest: GuestSpec): GuestVolume[] {
-  return guest.volumes.filter((volume) => volume.cdrom !== true);
+function logNotRunning(type: GuestType, vmid: number, context: CommandContext): void {
+  if (type === 'qemu') context.log(notRunning(type, vmid));
 }
 
 function logLine(context: CommandContext, line: string | undefined): void {

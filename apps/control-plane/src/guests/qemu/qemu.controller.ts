@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Caller, type Principal } from '../../access/auth/principal.js';
-import { Endpoint, type ParamsOf } from '../../http/endpoint.js';
+import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
 import { guestController } from '../guest-controller.js';
 import { QEMU } from '../guest-kinds.js';
@@ -29,6 +29,16 @@ export class QemuController extends guestController(QEMU, QEMU_ENDPOINTS) {
   @Endpoint(QEMU_ENDPOINTS.setConfigAsync)
   setConfigAsync(@Params() p: ParamsOf<Endpoints['setConfigAsync']>, @Caller() caller: Principal): Promise<string> {
     return this.guests.setConfigAsync(QEMU, p.node, p.vmid, p, caller);
+  }
+
+  @Endpoint(QEMU_ENDPOINTS.monitorCommands)
+  monitorCommands(@Params() p: ParamsOf<Endpoints['monitorCommands']>): ResultOf<Endpoints['monitorCommands']> {
+    return this.guests.monitorCommands(p.node, p.vmid);
+  }
+
+  @Endpoint(QEMU_ENDPOINTS.monitor)
+  monitor(@Params() p: ParamsOf<Endpoints['monitor']>, @Caller() caller: Principal): Promise<string> {
+    return this.guests.monitor(p.node, p.vmid, p.command, caller);
   }
 
   @Endpoint(QEMU_ENDPOINTS.template)

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
-import { booleanParam } from '../../http/params.js';
+import { booleanParam, stringParam } from '../../http/params.js';
 import { QEMU } from '../guest-kinds.js';
 import { ALLOCATE, configChange, createParams, GUEST, guestEndpoints, powerAction, UPID } from '../guest.endpoints.js';
+
+/** PVE 9's check for the monitor: Sys.Audit or Sys.Modify on the VM (which one a command needs is the service's). */
+const MONITOR = { kind: 'privileges', path: '/vms/{vmid}', privileges: ['Sys.Audit', 'Sys.Modify'], any: true } as const;
 
 /** `/nodes/{node}/qemu` (spec 4.3). */
 export const QEMU_ENDPOINTS = {
@@ -19,5 +22,21 @@ export const QEMU_ENDPOINTS = {
   suspend: powerAction(QEMU, 'suspend', 'Pause the VM', { todisk: booleanParam({ description: 'Hibernate to disk: not supported by Corral yet (only 0).' }).optional() }),
   reset: powerAction(QEMU, 'reset', 'Reset the VM (the reset button)'),
   setConfigAsync: configChange(QEMU, 'POST', "Change the VM's configuration, as a task"),
+  monitorCommands: endpoint({
+    method: 'GET',
+    path: '/nodes/{node}/qemu/{vmid}/monitor',
+    summary: 'The monitor commands Corral runs (spec 4.3): read-only ones with Sys.Audit, the others with Sys.Modify',
+    parameters: z.object(GUEST),
+    returns: z.array(z.object({ command: z.string(), privilege: z.enum(['Sys.Audit', 'Sys.Modify']) })),
+    permission: MONITOR,
+  }),
+  monitor: endpoint({
+    method: 'POST',
+    path: '/nodes/{node}/qemu/{vmid}/monitor',
+    summary: 'Run a human-monitor command on the running VM and return its output',
+    parameters: z.object({ ...GUEST, command: stringParam({ description: 'One of the commands GET .../monitor lists, e.g. `info status`.', maxLength: 1024 }) }),
+    returns: z.string(),
+    permission: MONITOR,
+  }),
   template: endpoint({ method: 'POST', path: '/nodes/{node}/qemu/{vmid}/template', summary: 'Turn the stopped VM into a template', parameters: z.object(GUEST), returns: UPID, permission: ALLOCATE }),
 };

@@ -37,6 +37,8 @@ function guestAgentAnswers(agent: () => FakeAgent, asked: RequestFrame[], failin
       changed(vmid, 'vm-start');
     } else if (request.command === 'guest.stop' && running.delete(vmid)) {
       changed(vmid, 'vm-stop');
+    } else if (request.command === 'guest.monitor') {
+      return { result: `ran ${String((request.params as { command: string }).command)}` };
     }
     return { result: null };
   };
@@ -139,6 +141,35 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expect(asked.map((request) => request.command)).toEqual(['guest.create', 'guest.start', 'guest.stop', 'guest.destroy']);
     expectError(await call(t, 'GET', '/nodes/pve1/qemu/103/status/current'), 404, 'VM 103 does not exist');
     expect((await events(t)).map((event) => event.event).filter((event) => event === 'vm-delete')).toHaveLength(1);
+  });
+
+  it('runs the listed monitor commands on a running VM only', async () => {
+    const commands = dataOf<{ command: string; privilege: string }[]>(await call(t, 'GET', '/nodes/pve1/qemu/100/monitor'));
+    expect(commands).toContainEqual({ command: 'info status', privilege: 'Sys.Audit' });
+    expect(commands).toContainEqual({ command: 'system_reset', privilege: 'Sys.Modify' });
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/monitor', { form: { command: 'info status' } }), 409, 'VM 100 is not running');
+    expect(await action(100, 'start')).toBe('OK');
+    expect(dataOf(await call(t, 'POST', '/nodes/pve1/qemu/100/monitor', { form: { command: '  info   status ' } }))).toBe('ran info status');
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/monitor', { form: { command: 'migrate tcp:evil:1' } }), 400, "'migrate tcp:evil:1' is not a monitor command Corral runs");
+    expect(await action(100, 'stop')).toBe('OK');
+  });
+
+  it('clones a stopped VM: new volumes, new MACs, the new name, a vm-create event; a running source or a taken newid is a 409', async () => {
+    asked.length = 0;
+    const upid = dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 120, name: 'web2' } }));
+    expect(upid).toContain(':qmclone:100:');
+    expect(await finished(t, 'pve1', upid)).toBe('OK');
+    const [source, copy] = [await config(100), await config(120)];
+    expect(copy).toMatchObject({ name: 'web2', memory: source['memory'], scsi0: 'local:120/vm-120-disk-0.qcow2,size=32G' });
+    expect(copy['net0']).not.toBe(source['net0']);
+    expect(copy['smbios1']).not.toBe(source['smbios1']);
+    expect(asked[0]).toMatchObject({ command: 'guest.clone', params: { source: { vmid: 100 }, target: { vmid: 120, name: 'web2', volumes: [{ key: 'scsi0', path: '/var/lib/vz/images/120/vm-120-disk-0.qcow2' }] } } });
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 120 } }), 409, 'VM 120 already exists');
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 121, full: 0 } }), 400, 'linked clones are not supported');
+    expect(await action(120, 'start')).toBe('OK');
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu/120/clone', { form: { newid: 122 } }), 409, 'VM 120 is running');
+    expectError(await call(t, 'GET', '/nodes/pve1/qemu/122/config'), 404, 'VM 122 does not exist');
+    expect(await action(120, 'stop')).toBe('OK');
   });
 
   it('makes a template that cannot start', async () => {

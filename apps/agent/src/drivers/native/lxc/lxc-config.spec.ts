@@ -1,21 +1,10 @@
 import type { GuestNic, GuestSpec } from '@corral/protocol';
+import { DB1 } from '../../../../test-support/guest-specs.js';
 import { lxcConfig, type LxcHostSetup } from './lxc-config.js';
 
 const staticNic: GuestNic = { key: 'net0', mac: 'BC:24:11:3A:5F:02', bridge: 'vmbr0', name: 'eth0', ip: '192.0.2.20/24', gw: '192.0.2.1' };
 const dhcpNic: GuestNic = { key: 'net3', mac: 'BC:24:11:3A:5F:03', bridge: 'vmbr1', ip: 'dhcp', gw: '192.0.2.1' };
-const guest: GuestSpec = {
-  type: 'lxc',
-  vmid: 200,
-  name: 'db1',
-  memoryMiB: 512,
-  cores: 2,
-  sockets: 1,
-  ostype: 'debian',
-  template: false,
-  nics: [staticNic, dhcpNic],
-  volumes: [{ key: 'rootfs', volid: 'local:200/subvol-200-disk-0', path: '/var/lib/vz/images/200/subvol-200-disk-0', format: 'subvol', size: 8 * 1024 ** 3 }],
-  config: {},
-};
+const guest: GuestSpec = { ...DB1, cores: 2, nics: [staticNic, dhcpNic] };
 const setup: LxcHostSetup = { rootfs: '/srv/root/var/lib/vz/images/200/subvol-200-disk-0', cgroup: 'legacy', bridges: new Set(['vmbr0', 'vmbr1']) };
 
 const lines = (text: string) => text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));

@@ -5,6 +5,7 @@ import type { GuestVolume } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
+import { copyingVolume, extractingArchive, volumeExists } from '../../guest-messages.js';
 
 /*
  * Container volumes are directories (`subvol`) on the host. Their `size` is recorded in the
@@ -31,7 +32,7 @@ export async function makeVolumeDirectory(host: Host, vmid: number, volume: Gues
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
-  if (entries !== undefined && entries.length > 0) throw new Error(`volume ${volume.volid} already exists at ${volume.path} and is not empty`);
+  if (entries !== undefined && entries.length > 0) throw new Error(volumeExists('lxc', vmid, volume));
   if (entries !== undefined) {
     return async () => {
       for (const entry of await readdir(path)) await removeTree(join(path, entry), cleanupSignal());
@@ -56,7 +57,7 @@ export async function makeFolder(path: string): Promise<Undo> {
 export async function unpackTemplate(host: Host, archive: string, rootfs: string, context: CommandContext): Promise<void> {
   const file = hostPath(host, archive);
   if ((await statOf(file))?.isFile() !== true) throw new Error(`template archive ${archive} does not exist`);
-  context.log(`extracting archive '${archive}'`);
+  context.log(extractingArchive(archive));
   const args = ['-x', '-C', rootfs, '--numeric-owner', '--xattrs', '--xattrs-include=user.*', '--xattrs-include=security.capability', '--totals', '-f', file];
   await runChecked('tar', args, { signal: context.signal, onLine: context.log, timeoutMs: BULK_TIMEOUT_MS });
 }
@@ -69,7 +70,7 @@ export async function unpackTemplate(host: Host, archive: string, rootfs: string
 export async function copyVolume(host: Host, from: GuestVolume, to: GuestVolume, context: CommandContext): Promise<void> {
   const source = hostPath(host, from.path);
   if ((await statOf(source))?.isDirectory() !== true) throw new Error(`volume ${from.volid} is missing: ${from.path} is not a directory`);
-  context.log(`copying ${from.volid} to ${to.volid}`);
+  context.log(copyingVolume(from, to));
   await runChecked('cp', ['-a', '--reflink=auto', '--', `${source}/.`, hostPath(host, to.path)], { signal: context.signal, timeoutMs: BULK_TIMEOUT_MS });
 }
 

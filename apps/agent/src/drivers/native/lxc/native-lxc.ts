@@ -1,10 +1,24 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import type { GuestRuntime, GuestSpec, GuestVolume, ParamsOf } from '@corral/protocol';
+import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { writeHostFile } from '../../../host/host-files.js';
 import { CpuMeter } from '../../../host/process-figures.js';
 import type { Logger } from '../../../logging/logger.js';
+import {
+  alreadyRunning,
+  cardNotConnected,
+  containerExists,
+  isTemplate,
+  notRunning,
+  refusedWhileRunning,
+  removingVolume,
+  resumingPausedContainer,
+  shutdownTimedOut,
+  stoppingAfterTimeout,
+  type StoppedOnlyOperation,
+} from '../../guest-messages.js';
+import { volumeOf } from '../../guest-volumes.js';
 import type { NativeGuests } from '../native-guests.js';
 import { existingBridges } from '../host-bridges.js';
 import { cgroupLayout } from './kernel-facts.js';
@@ -45,8 +59,8 @@ export class NativeLxc implements NativeGuests {
     await this.refuseExisting(guest.vmid);
     const toMake = new Set([...allocate, ...(ostemplate === undefined ? [] : ['rootfs'])]);
     await this.undoOnFailure(guest.vmid, async (undo) => {
-      for (const key of toMake) undo.push(await makeVolumeDirectory(this.host, guest.vmid, volume(guest, key)));
-      if (ostemplate !== undefined) await unpackTemplate(this.host, ostemplate, hostPath(this.host, volume(guest, 'rootfs').path), context);
+      for (const key of toMake) undo.push(await makeVolumeDirectory(this.host, guest.vmid, volumeOf(guest, key)));
+      if (ostemplate !== undefined) await unpackTemplate(this.host, ostemplate, hostPath(this.host, volumeOf(guest, 'rootfs').path), context);
       undo.push(await makeFolder(this.containerFile(guest.vmid)));
       await this.writeConfig(guest, context);
     });
@@ -54,9 +68,9 @@ export class NativeLxc implements NativeGuests {
 
   async start(guest: GuestSpec, context: CommandContext): Promise<void> {
     const { vmid } = guest;
-    if (guest.template) throw new Error(`CT ${vmid} is a template`);
-    if ((await this.tools.state(vmid, context.signal)) !== 'STOPPED') throw new Error(`CT ${vmid} is already running`);
-    const rootfs = volume(guest, 'rootfs');
+    if (guest.template) throw new Error(isTemplate('lxc', vmid));
+    if ((await this.tools.state(vmid, context.signal)) !== 'STOPPED') throw new Error(alreadyRunning('lxc', vmid));
+    const rootfs = volumeOf(guest, 'rootfs');
     if ((await statOf(hostPath(this.host, rootfs.path)))?.isDirectory() !== true) throw new Error(`CT ${vmid} has no root file system: ${rootfs.path} is not a directory`);
     await this.writeConfig(guest, context);
     const log = this.containerFile(vmid, 'lxc.log');
@@ -78,13 +92,13 @@ export class NativeLxc implements NativeGuests {
     const state = await this.tools.state(vmid, context.signal);
     if (state === 'STOPPED') return;
     if (state === 'FROZEN') {
-      context.log(`CT ${vmid} is paused: resuming it so that it can shut down`);
+      context.log(resumingPausedContainer(vmid));
       await this.tools.check('lxc-unfreeze', vmid, [], { signal: context.signal });
     }
     await this.tools.run('lxc-stop', vmid, ['--nokill', '-t', String(timeoutS)], { signal: context.signal, timeoutMs: timeoutS * 1000 + STOP_SLACK_MS });
     if ((await this.tools.state(vmid, context.signal)) === 'STOPPED') return;
-    if (!forceStop) throw new Error(`CT ${vmid} is still running after ${timeoutS} s (shutdown timed out)`);
-    context.log(`CT ${vmid} did not shut down within ${timeoutS} s: stopping it`);
+    if (!forceStop) throw new Error(shutdownTimedOut('lxc', vmid, timeoutS));
+    context.log(stoppingAfterTimeout('lxc', vmid, timeoutS));
     await this.stop(vmid, context);
   }
 
@@ -95,20 +109,20 @@ export class NativeLxc implements NativeGuests {
 
   async suspend(vmid: number, context: CommandContext): Promise<void> {
     const state = await this.tools.state(vmid, context.signal);
-    if (state === 'STOPPED') throw new Error(`CT ${vmid} is not running`);
+    if (state === 'STOPPED') throw new Error(notRunning('lxc', vmid));
     if (state !== 'FROZEN') await this.tools.check('lxc-freeze', vmid, [], { signal: context.signal });
   }
 
   async resume(vmid: number, context: CommandContext): Promise<void> {
-    if ((await this.tools.state(vmid, context.signal)) === 'STOPPED') throw new Error(`CT ${vmid} is not running`);
+    if ((await this.tools.state(vmid, context.signal)) === 'STOPPED') throw new Error(notRunning('lxc', vmid));
     await this.tools.check('lxc-unfreeze', vmid, [], { signal: context.signal });
   }
 
   /** Removes the guest's volumes and its folder on the lxcpath; what is missing already is fine. */
   async destroy(guest: GuestSpec, context: CommandContext): Promise<void> {
-    await this.refuseRunning(guest.vmid, 'stop it before destroying it', context.signal);
+    await this.refuseRunning(guest.vmid, 'destroy', context.signal);
     for (const each of guest.volumes) {
-      context.log(`removing volume ${each.volid}`);
+      context.log(removingVolume('lxc', each));
       await removeVolume(this.host, guest.vmid, each, context.signal);
     }
     await removeTree(this.containerFile(guest.vmid), context.signal);
@@ -116,11 +130,11 @@ export class NativeLxc implements NativeGuests {
 
   /** A full copy of each volume of `source` into the volume of `target` with the same key. */
   async clone({ source, target }: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void> {
-    await this.refuseRunning(source.vmid, 'a full clone needs it stopped', context.signal);
+    await this.refuseRunning(source.vmid, 'clone', context.signal);
     await this.refuseExisting(target.vmid);
     await this.undoOnFailure(target.vmid, async (undo) => {
       for (const to of target.volumes) {
-        const from = volume(source, to.key);
+        const from = volumeOf(source, to.key);
         undo.push(await makeVolumeDirectory(this.host, target.vmid, to));
         await copyVolume(this.host, from, to, context);
       }
@@ -134,7 +148,7 @@ export class NativeLxc implements NativeGuests {
    * and `start` refuses a guest whose spec says template. Only a running container is refused.
    */
   async template(guest: GuestSpec, context: CommandContext): Promise<void> {
-    await this.refuseRunning(guest.vmid, 'stop it before turning it into a template', context.signal);
+    await this.refuseRunning(guest.vmid, 'template', context.signal);
   }
 
   async list(signal: AbortSignal): Promise<GuestRuntime[]> {
@@ -158,10 +172,10 @@ export class NativeLxc implements NativeGuests {
   private async writeConfig(guest: GuestSpec, context: CommandContext): Promise<void> {
     const bridges = await existingBridges(guest.nics.flatMap((nic) => (nic.bridge === undefined ? [] : [nic.bridge])));
     for (const nic of guest.nics) {
-      if (nic.bridge !== undefined && !bridges.has(nic.bridge)) context.log(`${nic.key}: bridge '${nic.bridge}' does not exist on this host; the card is not connected`);
+      if (nic.bridge !== undefined && !bridges.has(nic.bridge)) context.log(cardNotConnected(nic.key, nic.bridge));
     }
     this.cgroup ??= cgroupLayout();
-    const text = lxcConfig(guest, { rootfs: hostPath(this.host, volume(guest, 'rootfs').path), cgroup: await this.cgroup, bridges });
+    const text = lxcConfig(guest, { rootfs: hostPath(this.host, volumeOf(guest, 'rootfs').path), cgroup: await this.cgroup, bridges });
     await writeHostFile(this.host, `${LXC_PATH}/${guest.vmid}/config`, text);
   }
 
@@ -171,11 +185,11 @@ export class NativeLxc implements NativeGuests {
   }
 
   private async refuseExisting(vmid: number): Promise<void> {
-    if ((await statOf(this.containerFile(vmid, 'config'))) !== undefined) throw new Error(`CT ${vmid} already exists on this host`);
+    if ((await statOf(this.containerFile(vmid, 'config'))) !== undefined) throw new Error(containerExists(vmid));
   }
 
-  private async refuseRunning(vmid: number, advice: string, signal: AbortSignal): Promise<void> {
-    if ((await this.tools.state(vmid, signal)) !== 'STOPPED') throw new Error(`CT ${vmid} is running: ${advice}`);
+  private async refuseRunning(vmid: number, operation: StoppedOnlyOperation, signal: AbortSignal): Promise<void> {
+    if ((await this.tools.state(vmid, signal)) !== 'STOPPED') throw new Error(refusedWhileRunning('lxc', vmid, operation));
   }
 
   /** Runs `work`; when it fails, runs the undo steps it collected, last first, and fails with its error. */
@@ -190,11 +204,4 @@ export class NativeLxc implements NativeGuests {
       throw error;
     }
   }
-}
-
-/** The guest's volume with this key. */
-function volume(guest: GuestSpec, key: string): GuestVolume {
-  const found = guest.volumes.find((each) => each.key === key);
-  if (found === undefined) throw new Error(`CT ${guest.vmid} has no ${key} volume`);
-  return found;
 }

@@ -1,10 +1,23 @@
 import { chmod, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
-import type { GuestRuntime, GuestSpec, GuestVolume, ParamsOf } from '@corral/protocol';
+import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { ProcessFigures } from '../../../host/process-figures.js';
 import { lastWords, runChecked, runProgram, type ProgramOutput } from '../../../host/run-program.js';
 import type { Logger } from '../../../logging/logger.js';
+import {
+  alreadyRunning,
+  isTemplate,
+  madeReadOnly,
+  notRunning,
+  pausedVmCannotShutDown,
+  refusedWhileRunning,
+  removingVolume,
+  shutdownTimedOut,
+  stoppingAfterTimeout,
+  stoppingPausedVm,
+} from '../../guest-messages.js';
+import { ownVolumes, volumeOf } from '../../guest-volumes.js';
 import { existingBridges } from '../host-bridges.js';
 import type { NativeGuests } from '../native-guests.js';
 import { formatCommandLine, qemuCommandLine } from './qemu-command-line.js';
@@ -49,9 +62,9 @@ export class NativeQemu implements NativeGuests {
 
   async start(guest: GuestSpec, context: CommandContext): Promise<void> {
     const vm = this.vm(guest.vmid);
-    if (guest.template) throw new Error(`VM ${vm.vmid} is a template`);
+    if (guest.template) throw new Error(isTemplate('qemu', vm.vmid));
     if (this.starting.has(vm.vmid)) throw new Error(`VM ${vm.vmid} is already starting`);
-    if ((await vm.runningPid()) !== undefined) throw new Error(`VM ${vm.vmid} is already running`);
+    if ((await vm.runningPid()) !== undefined) throw new Error(alreadyRunning('qemu', vm.vmid));
     this.starting.add(vm.vmid);
     try {
       await this.launch(vm, guest, context);
@@ -64,7 +77,7 @@ export class NativeQemu implements NativeGuests {
     const vm = this.vm(vmid);
     const pid = await vm.runningPid();
     if (pid !== undefined) return vm.quit(pid, context);
-    context.log(`VM ${vmid} is not running`);
+    context.log(notRunning('qemu', vmid));
     await removeRuntimeFiles(vm.files);
   }
 
@@ -79,10 +92,10 @@ export class NativeQemu implements NativeGuests {
       return current;
     });
     // A paused guest cannot see the button: PVE refuses, or stops it when forced.
-    if (state === 'paused' && !forceStop) throw new Error(`VM ${vmid} is paused and cannot shut down (resume it first, or force the stop)`);
+    if (state === 'paused' && !forceStop) throw new Error(pausedVmCannotShutDown(vmid));
     if (state === 'running' && (await waitForExit(pid, vm.files.pid, timeoutS * 1000, context.signal))) return removeRuntimeFiles(vm.files);
-    if (!forceStop) throw new Error(`VM ${vmid} is still running after ${timeoutS} s (shutdown timed out)`);
-    context.log(state === 'paused' ? `VM ${vmid} is paused: stopping it` : `VM ${vmid} did not shut down within ${timeoutS} s: stopping it`);
+    if (!forceStop) throw new Error(shutdownTimedOut('qemu', vmid, timeoutS));
+    context.log(state === 'paused' ? stoppingPausedVm(vmid) : stoppingAfterTimeout('qemu', vmid, timeoutS));
     await vm.quit(pid, context);
   }
 
@@ -117,18 +130,18 @@ export class NativeQemu implements NativeGuests {
   /** The VM's images and runtime files; a file already gone is fine. CD-ROM images are shared ISOs and stay. */
   async destroy(guest: GuestSpec, context: CommandContext): Promise<void> {
     const vm = this.vm(guest.vmid);
-    if ((await vm.runningPid()) !== undefined) throw new Error(`VM ${vm.vmid} is running: stop it before destroying it`);
-    for (const volume of ownImages(guest)) {
+    if ((await vm.runningPid()) !== undefined) throw new Error(refusedWhileRunning('qemu', vm.vmid, 'destroy'));
+    for (const volume of ownVolumes(guest)) {
       await rm(hostPath(this.host, volume.path), { force: true });
-      context.log(`removed ${volume.volid}`);
+      context.log(removingVolume('qemu', volume));
     }
     await removeRuntimeFiles(vm.files, true);
   }
 
   /** Each target volume from the source's volume of the same key: a full copy, or an overlay of its `base` for a linked clone. */
   async clone({ source, target }: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void> {
-    if ((await this.vm(source.vmid).runningPid()) !== undefined) throw new Error(`VM ${source.vmid} is running: clone it once it is stopped`);
-    const plans = ownImages(target).map((volume) =>
+    if ((await this.vm(source.vmid).runningPid()) !== undefined) throw new Error(refusedWhileRunning('qemu', source.vmid, 'clone'));
+    const plans = ownVolumes(target).map((volume) =>
       volume.base === undefined ? convertImagePlan(this.host, target.vmid, volumeOf(source, volume.key), volume) : createImagePlan(this.host, target.vmid, volume),
     );
     await makeImages(this.host, target.vmid, plans, context);
@@ -137,8 +150,8 @@ export class NativeQemu implements NativeGuests {
   /** Read-only images, so that nothing writes to a base that linked clones read; the control plane renames and flags. */
   async template(guest: GuestSpec, context: CommandContext): Promise<void> {
     const { vmid } = guest;
-    if ((await this.vm(vmid).runningPid()) !== undefined) throw new Error(`VM ${vmid} is running: make a template of it once it is stopped`);
-    const paths = ownImages(guest).map((volume) => ({ volume, path: hostPath(this.host, volume.path) }));
+    if ((await this.vm(vmid).runningPid()) !== undefined) throw new Error(refusedWhileRunning('qemu', vmid, 'template'));
+    const paths = ownVolumes(guest).map((volume) => ({ volume, path: hostPath(this.host, volume.path) }));
     // All checked first, so that a missing one leaves no image half made read-only.
     for (const { volume, path } of paths) {
       await stat(path).catch(() => {
@@ -147,7 +160,7 @@ export class NativeQemu implements NativeGuests {
     }
     for (const { volume, path } of paths) {
       await chmod(path, 0o444);
-      context.log(`${volume.volid} is read-only`);
+      context.log(madeReadOnly(volume));
     }
   }
 
@@ -219,17 +232,6 @@ export class NativeQemu implements NativeGuests {
   private vm(vmid: number): QemuVm {
     return new QemuVm(this.host, vmid);
   }
-}
-
-function volumeOf(guest: GuestSpec, key: string): GuestVolume {
-  const volume = guest.volumes.find((candidate) => candidate.key === key);
-  if (volume === undefined) throw new Error(`VM ${guest.vmid} has no volume ${key}`);
-  return volume;
-}
-
-/** The images that are the VM's own: not its CD-ROMs, which are shared ISO images. */
-function ownImages(guest: GuestSpec): GuestVolume[] {
-  return guest.volumes.filter((volume) => volume.cdrom !== true);
 }
 
 /** What QEMU said when it failed to start: once it goes to the background, it writes its errors to its log (-D), not to stderr. */

@@ -1,4 +1,5 @@
 import type { GuestSpec } from '@corral/protocol';
+import { WEB1 } from '../../../../test-support/guest-specs.js';
 import type { Host } from '../../../host/host.js';
 import { formatCommandLine, qemuCommandLine, type QemuHostFacts } from './qemu-command-line.js';
 import { cpuArgument } from './qemu-cpu-model.js';
@@ -6,23 +7,9 @@ import { qemuRuntimeFiles } from './qemu-runtime-files.js';
 
 const host: Host = { root: '/srv/host', live: false };
 
-/** guest.start's golden fixture: web1 with one scsi disk and one card on vmbr0. */
-function web1(overrides: Partial<GuestSpec> = {}): GuestSpec {
-  return {
-    type: 'qemu',
-    vmid: 100,
-    name: 'web1',
-    memoryMiB: 2048,
-    cores: 2,
-    sockets: 1,
-    cpu: 'x86-64-v2-AES',
-    ostype: 'l26',
-    template: false,
-    nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:01', bridge: 'vmbr0', model: 'virtio' }],
-    volumes: [{ key: 'scsi0', volid: 'local:100/vm-100-disk-0.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-0.qcow2', format: 'qcow2', size: 34359738368 }],
-    config: { smbios1: 'uuid=7d1c1f0e-2f3a-4b5c-8d9e-0a1b2c3d4e5f', boot: 'order=scsi0;net0' },
-    ...overrides,
-  };
+/** WEB1 with some changes. */
+function web1(changes: Partial<GuestSpec> = {}): GuestSpec {
+  return { ...WEB1, ...changes };
 }
 
 function facts(overrides: Partial<QemuHostFacts> = {}): QemuHostFacts {

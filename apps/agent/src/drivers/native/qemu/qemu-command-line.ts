@@ -1,5 +1,6 @@
 import type { GuestNic, GuestSpec, GuestVolume } from '@corral/protocol';
 import { hostPath, type Host } from '../../../host/host.js';
+import { cardNotConnected } from '../../guest-messages.js';
 import { cpuArgument, type Accelerator } from './qemu-cpu-model.js';
 import type { QemuRuntimeFiles } from './qemu-runtime-files.js';
 
@@ -105,7 +106,7 @@ function nicArgs(vmid: number, nic: GuestNic, bootIndex: number | undefined, bri
   const device = `${NIC_DEVICES[nic.model ?? 'virtio']},mac=${nic.mac},id=${nic.key}${bootSuffix(bootIndex)}`;
   if (nic.bridge === undefined) return ['-netdev', `user,id=${nic.key}`, '-device', `${device},netdev=${nic.key}`];
   if (!bridges.has(nic.bridge)) {
-    notes.push(`${nic.key}: bridge '${nic.bridge}' does not exist on this host; the card is not connected`);
+    notes.push(cardNotConnected(nic.key, nic.bridge));
     return ['-device', device];
   }
   const ifname = `tap${vmid}i${number}`;

@@ -4,6 +4,7 @@ import type { GuestVolume } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
+import { volumeExists } from '../../guest-messages.js';
 import { vmFailure } from './vm-failure.js';
 
 /** One image to make: the volume it becomes and the `qemu-img` arguments that make it. */
@@ -36,7 +37,7 @@ export function convertImagePlan(host: Host, vmid: number, source: GuestVolume, 
  */
 export async function makeImages(host: Host, vmid: number, plans: readonly ImagePlan[], { signal, log }: CommandContext): Promise<void> {
   for (const { volume } of plans) {
-    if (await exists(hostPath(host, volume.path))) throw new Error(`VM ${vmid}: volume ${volume.key} already exists (${volume.path})`);
+    if (await exists(hostPath(host, volume.path))) throw new Error(volumeExists('qemu', vmid, volume));
   }
   const made: string[] = [];
   for (const { volume, args } of plans) {

@@ -1,5 +1,6 @@
 import type { CommandContext } from '../../../commands/command-context.js';
 import type { Host } from '../../../host/host.js';
+import { notRunning } from '../../guest-messages.js';
 import { isQemuOf, waitForExit } from './qemu-process.js';
 import { qemuRuntimeFiles, readPidFile, removeRuntimeFiles, type QemuRuntimeFiles } from './qemu-runtime-files.js';
 import { QmpClient } from './qmp-client.js';
@@ -31,7 +32,7 @@ export class QemuVm {
 
   async requireRunning(): Promise<number> {
     const pid = await this.runningPid();
-    if (pid === undefined) throw new Error(`VM ${this.vmid} is not running`);
+    if (pid === undefined) throw new Error(notRunning('qemu', this.vmid));
     return pid;
   }
 
