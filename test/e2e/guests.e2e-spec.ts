@@ -109,9 +109,15 @@ describe('guests on the native driver', () => {
 
     expect(await task('/nodes/host1/qemu/100/template')).toBe('OK');
     expect((await send('/nodes/host1/qemu/100/status/start', 'POST')).status).toBe(409);
+    // A linked clone of the template: its disk an overlay of the template's image.
+    expect(await task('/nodes/host1/qemu/100/clone', 'POST', { newid: 102, name: 'vm3' })).toBe('OK');
+    const { stdout: overlay } = await run('qemu-img', ['info', '--output=json', join(root, 'host/var/lib/vz/images/102/vm-102-disk-0.qcow2')]);
+    expect(JSON.parse(overlay)).toMatchObject({ 'backing-filename': expect.stringContaining('images/100/vm-100-disk-0.qcow2') });
+    expect(await task('/nodes/host1/qemu/102/status/start')).toBe('OK');
+    expect(await task('/nodes/host1/qemu/102', 'DELETE', { force: 1 })).toBe('OK');
     expect(await task('/nodes/host1/qemu/100', 'DELETE')).toBe('OK');
     await expect(stat(image)).rejects.toThrow(/ENOENT/);
-    expect(await events()).toEqual(['vm-create 100', 'vm-start 100', 'vm-stop 100', 'vm-create 101', 'vm-start 101', 'vm-stop 101', 'vm-delete 101', 'vm-delete 100']);
+    expect(await events()).toEqual(['vm-create 100', 'vm-start 100', 'vm-stop 100', 'vm-create 101', 'vm-start 101', 'vm-stop 101', 'vm-delete 101', 'vm-create 102', 'vm-start 102', 'vm-stop 102', 'vm-delete 102', 'vm-delete 100']);
   });
 
   it('creates, starts, stops and destroys a real LXC container from a template', async () => {

@@ -1,7 +1,7 @@
 import type { GuestNic, GuestSpec, GuestVolume } from '@corral/protocol';
 import { ApiError } from '../errors/api-error.js';
 import type { StorageRow } from '../storage/storage.entity.js';
-import { parseVolname, volumePath } from '../storage/volumes.js';
+import { parseVolname, storagePath, volumePath } from '../storage/volumes.js';
 import { parseDisk, parseLxcNic, parseMount, parseQemuNic, type VolumeValue } from './formats/devices.js';
 import { isMountKey } from './formats/lxc-keys.js';
 import { isDiskKey, isNicKey } from './formats/qemu-keys.js';
@@ -68,6 +68,7 @@ function volumeOf(key: string, value: VolumeValue, storages: ReadonlyMap<string,
       path: volumePath(storage, source.volname),
       format: parsed.content === 'iso' ? 'raw' : format,
       size: parseSize(options.get('size') ?? '0') ?? 0,
+      ...(parsed.base ? { base: storagePath(storage, parsed.base.relative) } : {}),
       ...(cdrom ? { cdrom } : {}),
     },
   ];

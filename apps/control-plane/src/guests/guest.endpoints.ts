@@ -108,13 +108,13 @@ export function guestEndpoints(kind: GuestKind) {
     clone: endpoint({
       method: 'POST',
       path: `${one}/clone`,
-      summary: 'Copy the stopped guest (or template) into a new guest with every volume copied (a full clone)',
+      summary: 'Copy the stopped guest (or template) into a new guest: a full clone copies every volume, a linked clone of a VM template makes overlays of its disks',
       parameters: z.object({
         ...GUEST,
         newid: integerParam({ description: 'The new guest id.', min: 100, max: 999_999_999 }),
         [kind.type === 'qemu' ? 'name' : 'hostname']: configParam(DNS_NAME).optional().meta({ description: 'The new name.' }),
         description: stringParam({ description: 'Notes of the new guest.', maxLength: 8192 }).optional(),
-        full: booleanParam({ description: 'A full clone (the default and, so far, the only kind: 0 is refused).' }).optional(),
+        full: booleanParam({ description: 'A full clone; 0 is a linked clone, only of a VM template (the default for VM templates, as in PVE).' }).optional(),
         target: nodeParam().optional().meta({ description: 'The node of the new guest: only the same node so far.' }),
         storage: stringParam({ description: 'The storage of the copied volumes (default: each where it is).', pattern: /^[A-Za-z][A-Za-z0-9_.-]*$/, patternHint: 'must be a storage id' }).optional(),
         format: z.enum(['qcow2', 'raw'], { error: 'must be qcow2 or raw' }).optional().meta({ description: 'The image format of the copied VM disks (default: as the source\'s).' }),

@@ -10,7 +10,8 @@ import { recordEvent } from '../events/record-event.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import type { StorageRow } from '../storage/storage.entity.js';
 import { StoragesRepository } from '../storage/storages.repository.js';
-import { usableStorage, volumePath } from '../storage/volumes.js';
+import { parseVolname, usableStorage, volumePath } from '../storage/volumes.js';
+import { parseDisk } from './formats/devices.js';
 import { configDigest } from './config-digest.js';
 import { GuestTasks, type GuestWork } from './guest-tasks.js';
 import { QEMU, type GuestKind } from './guest-kinds.js';
@@ -178,6 +179,8 @@ export class GuestsService {
       check: () => {
         const { row } = this.existing(kind, node, vmid);
         if (row.config['protection'] === '1') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is protected: set protection=0 first`);
+        const clones = this.linkedClonesOf(vmid);
+        if (clones.length > 0) throw new ApiError('IN_USE', `${kind.noun} ${vmid} is the base of the linked clones ${clones.join(', ')}: destroy them first`);
         if (!force) this.mustBe(kind, node, vmid, ['stopped'], 'is running: stop it first, or destroy with force=1');
       },
       work: async (work) => {
@@ -216,7 +219,12 @@ export class GuestsService {
    */
   async clone(kind: GuestKind, node: string, vmid: number, options: CloneOptions, caller: Principal): Promise<string> {
     const source = this.existing(kind, node, vmid);
-    if (options.full === false) throw badParam('full', 'linked clones are not supported by Corral yet: clone with full=1');
+    const template = source.row.config['template'] === '1';
+    // PVE's default: a linked clone of a template, a full clone of anything else.
+    const linked = options.full === undefined ? template && kind.type === 'qemu' : !options.full;
+    if (linked && kind.type === 'lxc') throw badParam('full', 'linked clones of containers need a storage with snapshots, and directory storages have none: clone with full=1');
+    if (linked && !template) throw badParam('full', `linked clones are made of templates, and ${kind.noun} ${vmid} is none: clone with full=1`);
+    if (linked && options.storage !== undefined) throw badParam('storage', 'a linked clone stays on the storage of its template: give storage only with full=1');
     if (options.target !== undefined && options.target !== node) throw badParam('target', 'cloning to another node is not supported by Corral yet: clone on the same node, then migrate');
     this.hub.reachable(node);
     const check = () => {
@@ -226,7 +234,7 @@ export class GuestsService {
     if (!this.tasks.busy(vmid)) check();
     const storages = await this.storageMap();
     const { newid, name, storage, format } = options;
-    const resolved = cloneConfig(kind, source.row.config, { vmid: newid, node, storages, ...(name !== undefined ? { name } : {}), ...(storage !== undefined ? { storage } : {}), ...(format !== undefined ? { format } : {}) });
+    const resolved = cloneConfig(kind, source.row.config, { vmid: newid, node, storages, linked, ...(name !== undefined ? { name } : {}), ...(storage !== undefined ? { storage } : {}), ...(format !== undefined ? { format } : {}) });
     await this.mayAllocate(resolved.storages, caller);
     const config = options.description === undefined ? resolved.config : { ...resolved.config, description: options.description };
     await this.insertNew(kind, { vmid: newid, node, config, lock: 'clone' });
@@ -352,6 +360,15 @@ export class GuestsService {
     await this.view.reload(vmid);
   }
 
+  /** The guests whose disks are overlays of the template `vmid`'s images. */
+  private linkedClonesOf(vmid: number): number[] {
+    return this.view
+      .list()
+      .filter(({ row }) => row.type === 'qemu' && Object.entries(row.config).some(([key, value]) => QEMU.isVolumeKey(key) && baseOf(value) === vmid))
+      .map(({ row }) => row.vmid)
+      .sort((a, b) => a - b);
+  }
+
   private async storageMap(): Promise<Map<string, StorageRow>> {
     return new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
   }
@@ -395,4 +412,10 @@ export class GuestsService {
     const colon = text.indexOf(':');
     return volumePath(usableStorage(storages, text.slice(0, colon), node, 'vztmpl', 'ostemplate'), text.slice(colon + 1));
   }
+}
+
+/** The template vmid a VM disk value is a linked overlay of, if it is one. */
+function baseOf(value: string): number | undefined {
+  const { source } = parseDisk(value);
+  return source.kind === 'volume' ? parseVolname(source.volname)?.base?.vmid : undefined;
 }

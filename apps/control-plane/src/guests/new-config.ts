@@ -104,26 +104,22 @@ function bootOrder(config: Readonly<Record<string, string>>): string | undefined
 }
 
 /**
- * The config of a full clone of `source` as guest `placement.vmid`, as PVE's clone writes it: the
- * same settings without `template`, every volume copied to a new one of the same size (on
- * `storage`, in `format`, when given), new MAC addresses, a new SMBIOS UUID and generation id, and the new name.
+ * The config of a clone of `source` as guest `placement.vmid`, as PVE's clone writes it: the same
+ * settings without `template`, new MAC addresses, a new SMBIOS UUID and generation id, the new
+ * name, and its volumes: for a full clone each copied to a new volume of the same size (on
+ * `storage`, in `format`, when given); for a linked clone of a template each an overlay of the
+ * template's image, named as PVE names it (`local:100/vm-100-disk-0.qcow2/101/vm-101-disk-0.qcow2`).
  */
-export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, string>>, placement: Placement & { readonly name?: string; readonly storage?: string; readonly format?: 'qcow2' | 'raw' }): ResolvedConfig {
+export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, string>>, placement: Placement & CloneChoices): ResolvedConfig {
   const given: Record<string, string> = {};
+  const linked: Record<string, string> = {};
   for (const [key, value] of Object.entries(source)) {
     if (key === 'template' || key === 'smbios1' || key === 'vmgenid') continue;
     if (kind.isVolumeKey(key)) {
       const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);
-      if (volume.source.kind !== 'volume' || volume.options.get('media') === 'cdrom') {
-        given[key] = value;
-        continue;
-      }
-      const size = parseSize(volume.options.get('size') ?? '') ?? 0;
-      const options = new Map(volume.options);
-      options.delete('size');
-      const format = placement.format ?? /\.(qcow2|raw)$/.exec(volume.source.volname)?.[1];
-      if (format !== undefined) options.set('format', format);
-      given[key] = formatVolume({ source: { kind: 'new', storage: placement.storage ?? volume.source.storage, size }, options });
+      if (volume.source.kind !== 'volume' || volume.options.get('media') === 'cdrom') given[key] = value;
+      else if (placement.linked) linked[key] = linkedVolume(volume.source, volume.options, placement.vmid, Object.keys(linked).length);
+      else given[key] = copiedVolume(volume.source.storage, volume.source.volname, volume.options, placement);
     } else if (isNicKey(key)) {
       given[key] = withoutMac(kind, value);
     } else {
@@ -131,7 +127,29 @@ export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, str
     }
   }
   if (placement.name !== undefined) given[kind.type === 'qemu' ? 'name' : 'hostname'] = placement.name;
-  return resolveNewConfig(kind, given, placement);
+  const resolved = resolveNewConfig(kind, given, placement);
+  return { ...resolved, config: { ...resolved.config, ...linked } };
+}
+
+export interface CloneChoices {
+  readonly name?: string;
+  readonly storage?: string;
+  readonly format?: 'qcow2' | 'raw';
+  readonly linked?: boolean;
+}
+
+/** A full copy: a new volume of the source's size, which `resolveNewConfig` names. */
+function copiedVolume(storage: string, volname: string, options: ReadonlyMap<string, string>, placement: CloneChoices): string {
+  const size = parseSize(options.get('size') ?? '') ?? 0;
+  const rest = new Map(options);
+  rest.delete('size');
+  const format = placement.format ?? /\.(qcow2|raw)$/.exec(volname)?.[1];
+  if (format !== undefined) rest.set('format', format);
+  return formatVolume({ source: { kind: 'new', storage: placement.storage ?? storage, size }, options: rest });
+}
+
+function linkedVolume(source: { storage: string; volname: string }, options: ReadonlyMap<string, string>, vmid: number, index: number): string {
+  return formatVolume({ source: { kind: 'volume', storage: source.storage, volname: `${source.volname}/${vmid}/vm-${vmid}-disk-${index}.qcow2` }, options });
 }
 
 function withoutMac(kind: GuestKind, value: string): string {

@@ -4,8 +4,9 @@ import type { ContentKind, StorageRow } from './storage.entity.js';
 
 /*
  * Volumes on directory storages, named as PVE names them: `<vmid>/vm-<vmid>-disk-<n>.<format>`
- * (VM disks; `base-` once the VM is a template), `<vmid>/subvol-<vmid>-disk-<n>` (container
- * roots), `vztmpl/<file>`, `iso/<file>`, `backup/<file>`.
+ * (VM disks), `<template vmid>/<its image>/<vmid>/vm-<vmid>-disk-<n>.qcow2` (a linked clone's
+ * disk, an overlay of the template's image), `<vmid>/subvol-<vmid>-disk-<n>` (container roots),
+ * `vztmpl/<file>`, `iso/<file>`, `backup/<file>`.
  */
 
 /** Where each kind of volume lives under a directory storage's path. */
@@ -17,10 +18,18 @@ export interface ParsedVolname {
   readonly vmid?: number;
   /** The path below the storage's path. */
   readonly relative: string;
+  /** A linked clone's image: the template's image it is an overlay of. */
+  readonly base?: { readonly vmid: number; readonly relative: string };
 }
 
 /** What a volume name on a directory storage refers to; null when it is not one. */
 export function parseVolname(volname: string): ParsedVolname | null {
+  // PVE's name of a linked clone's disk: `<template vmid>/<its image>/<vmid>/<image>`.
+  const linked = /^(\d+)\/((?:vm|base)-\1-disk-\d+\.qcow2)\/(\d+)\/(vm-\3-disk-\d+\.qcow2)$/.exec(volname);
+  if (linked) {
+    const [, baseVmid = '', baseFile = '', vmid = '', file = ''] = linked;
+    return { content: 'images', vmid: Number(vmid), relative: `images/${vmid}/${file}`, base: { vmid: Number(baseVmid), relative: `images/${baseVmid}/${baseFile}` } };
+  }
   const guest = /^(\d+)\/((?:vm|base|subvol|basevol)-\1-disk-\d+(?:\.(?:qcow2|raw))?)$/.exec(volname);
   if (guest) {
     const [, vmid = '', file = ''] = guest;
@@ -37,7 +46,12 @@ export function parseVolname(volname: string): ParsedVolname | null {
 export function volumePath(storage: StorageRow, volname: string): string {
   const parsed = parseVolname(volname);
   if (!parsed) throw new ApiError('INTERNAL', `'${storage.storage}:${volname}' is not a volume name of a directory storage`);
-  return `${storage.path.replace(/\/+$/, '')}/${parsed.relative}`;
+  return storagePath(storage, parsed.relative);
+}
+
+/** A path below a directory storage's path. */
+export function storagePath(storage: StorageRow, relative: string): string {
+  return `${storage.path.replace(/\/+$/, '')}/${relative}`;
 }
 
 /**

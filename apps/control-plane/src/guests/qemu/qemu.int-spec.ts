@@ -165,7 +165,7 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expect(copy['smbios1']).not.toBe(source['smbios1']);
     expect(asked[0]).toMatchObject({ command: 'guest.clone', params: { source: { vmid: 100 }, target: { vmid: 120, name: 'web2', volumes: [{ key: 'scsi0', path: '/var/lib/vz/images/120/vm-120-disk-0.qcow2' }] } } });
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 120 } }), 409, 'VM 120 already exists');
-    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 121, full: 0 } }), 400, 'linked clones are not supported');
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 121, full: 0 } }), 400, 'linked clones are made of templates, and VM 100 is none');
     expect(await action(120, 'start')).toBe('OK');
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/120/clone', { form: { newid: 122 } }), 409, 'VM 120 is running');
     expectError(await call(t, 'GET', '/nodes/pve1/qemu/122/config'), 404, 'VM 122 does not exist');
@@ -176,6 +176,16 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/template')))).toBe('OK');
     expect((await config(100))['template']).toBe('1');
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/status/start'), 409, 'VM 100 is a template');
+  });
+
+  it('makes a linked clone of a template by default, and keeps the template while the clone needs it', async () => {
+    asked.length = 0;
+    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 130 } })))).toBe('OK');
+    expect((await config(130))['scsi0']).toBe('local:100/vm-100-disk-0.qcow2/130/vm-130-disk-0.qcow2,size=32G');
+    expect(asked[0]?.params).toMatchObject({ target: { volumes: [{ key: 'scsi0', path: '/var/lib/vz/images/130/vm-130-disk-0.qcow2', base: '/var/lib/vz/images/100/vm-100-disk-0.qcow2' }] } });
+    expectError(await call(t, 'DELETE', '/nodes/pve1/qemu/100'), 409, 'VM 100 is the base of the linked clones 130: destroy them first');
+    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'DELETE', '/nodes/pve1/qemu/130')))).toBe('OK');
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 131, full: 0, storage: 'local' } }), 400, 'a linked clone stays on the storage of its template');
   });
 
   it('hands out distinct free ids from /cluster/nextid, and checks a given one', async () => {
