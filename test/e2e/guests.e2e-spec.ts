@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import WebSocket from 'ws';
 import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.js';
 
 const run = promisify(execFile);
@@ -159,5 +160,40 @@ describe('guests on the native driver', () => {
       ct_clone_hostname: 'compat-ct2',
       ct_delete: ['OK', 'OK'],
     });
+  });
+
+  it("opens a real VM's VNC console: vncproxy, then QEMU's RFB version through vncwebsocket, trusting the certificate vncproxy gave", async () => {
+    expect(await task('/nodes/host1/qemu', 'POST', { vmid: 120, name: 'vnc1', memory: 64 })).toBe('OK');
+    expect(await task('/nodes/host1/qemu/120/status/start')).toBe('OK');
+    const vnc = data<{ user: string; ticket: string; cert: string; port: number; upid: string }>(await send('/nodes/host1/qemu/120/vncproxy', 'POST', { websocket: 1 }));
+    expect(vnc).toMatchObject({ user: 'root@pam', upid: expect.stringContaining(':vncproxy:120:root@pam:') });
+
+    const query = new URLSearchParams({ port: String(vnc.port), vncticket: vnc.ticket });
+    const socket = new WebSocket(`wss://127.0.0.1:${cp.port}/api2/json/nodes/host1/qemu/120/vncwebsocket?${query.toString()}`, { ca: vnc.cert, headers: asRoot });
+    const version = await new Promise<string>((done, fail) => {
+      let received = Buffer.alloc(0);
+      socket.on('message', (bytes: Buffer) => {
+        received = Buffer.concat([received, bytes]);
+        if (received.length >= 12) done(received.subarray(0, 12).toString('latin1'));
+      });
+      socket.once('unexpected-response', (_request, response) => fail(new Error(`vncwebsocket refused: ${response.statusCode ?? 0} ${response.statusMessage ?? ''}`)));
+      socket.once('error', fail);
+      socket.once('close', (code, reason) => fail(new Error(`closed before the RFB version: ${code} ${reason.toString()}`)));
+    });
+    expect(version).toBe('RFB 003.008\n');
+
+    // The vncproxy task lasts as long as the console.
+    socket.close(1000);
+    let status: { status: string; exitstatus?: string } = { status: 'running' };
+    await waitFor(
+      async () => {
+        status = data(await send(`/nodes/host1/tasks/${encodeURIComponent(vnc.upid)}/status`));
+        return status.status === 'stopped';
+      },
+      { timeoutMs: PATIENCE_MS, what: 'the vncproxy task to end' },
+    );
+    expect(status.exitstatus).toBe('OK');
+    expect(await task('/nodes/host1/qemu/120/status/stop')).toBe('OK');
+    expect(await task('/nodes/host1/qemu/120', 'DELETE')).toBe('OK');
   });
 });

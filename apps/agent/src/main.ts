@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // corral-agent: dials the control plane named in its config file and runs its commands on this host.
+import { AGENT_STREAMS_PATH } from '@corral/protocol';
 import { readFile } from 'node:fs/promises';
 import { Agent } from './agent.js';
 import { createCommandHandlers } from './commands/command-handlers.js';
 import { AGENT_USAGE, parseAgentArguments, UsageError } from './config/agent-arguments.js';
 import { ConfigError, readAgentConfig } from './config/agent-config.js';
+import { dial } from './connection/dial.js';
 import { DriverSettingError, selectDriver } from './drivers/select-driver.js';
 import { detectCapabilities } from './host/capabilities.js';
 import { createInventory } from './host/inventory.js';
@@ -63,7 +65,9 @@ async function main(): Promise<number> {
   void runtime.refresh();
   const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   const inventory = createInventory(host);
-  const agent = new Agent({ config, version, capabilities: await detectCapabilities(), handlers: createCommandHandlers(host, driver, runtime), inventory, runtime, logger });
+  const openStream = (stream: string) => dial(config, `${AGENT_STREAMS_PATH}/${stream}`);
+  const handlers = createCommandHandlers(host, driver, runtime, openStream, logger);
+  const agent = new Agent({ config, version, capabilities: await detectCapabilities(), handlers, inventory, runtime, logger });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => agent.stop());
   if (process.env['CORRAL_AGENT_STOP_WITH_PARENT'] === '1') stopWithParent(() => agent.stop());
   const exitCode = await agent.run();

@@ -4,6 +4,7 @@ import { ClusterModule } from './cluster/cluster.module.js';
 import { CoreModule, type Runtime } from './http/core.module.js';
 import { NodeFirewallModule } from './nodes/firewall/firewall.module.js';
 import { GuestsModule } from './guests/guests.module.js';
+import { VncModule } from './guests/vnc/vnc.module.js';
 import { HostModule } from './nodes/host/host.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
@@ -11,7 +12,7 @@ import { TasksModule } from './tasks/tasks.module.js';
 import { VersionModule } from './version/version.module.js';
 
 /** Every API area: the app serves these, and the permission matrix test walks their endpoints. */
-export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule];
+export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule, VncModule];
 
 @Module({})
 export class AppModule {

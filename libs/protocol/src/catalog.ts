@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { CommandDefinition } from './command-definition.js';
-import { guestClone, guestCreate, guestDestroy, guestMonitor, guestReboot, guestReset, guestResume, guestShutdown, guestStart, guestStop, guestSuspend, guestTemplate } from './commands/guest.js';
+import { guestClone, guestCreate, guestDestroy, guestMonitor, guestReboot, guestReset, guestResume, guestShutdown, guestStart, guestStop, guestSuspend, guestTemplate, guestVncOpen } from './commands/guest.js';
+import { guestMigrateAbort, guestMigrateFinish, guestMigrateReceive, guestMigrateSend } from './commands/guest-migrate.js';
 import { nodeAptChangelog, nodeAptUpdate, nodeAptUpgradable } from './commands/node-apt.js';
 import { nodeDisksInitGpt, nodeDisksList } from './commands/node-disks.js';
 import { nodeDnsGet, nodeDnsSet } from './commands/node-dns.js';
@@ -42,6 +43,11 @@ export const COMMANDS = {
   'guest.clone': guestClone,
   'guest.template': guestTemplate,
   'guest.monitor': guestMonitor,
+  'guest.migrate.receive': guestMigrateReceive,
+  'guest.migrate.send': guestMigrateSend,
+  'guest.migrate.finish': guestMigrateFinish,
+  'guest.migrate.abort': guestMigrateAbort,
+  'guest.vnc.open': guestVncOpen,
 } as const satisfies Record<string, CommandDefinition>;
 
 export type CommandName = keyof typeof COMMANDS;

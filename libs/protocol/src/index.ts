@@ -19,4 +19,4 @@ export { GuestRuntime, InventoryReport, ReportFrame, ReportPayload, RuntimeRepor
 export { RequestFrame } from './frames/request.js';
 export { HeartbeatFrame, HelloFrame, WelcomeFrame } from './frames/session.js';
 export { NODE_NAME_HINT, NODE_NAME_PATTERN } from './fields.js';
-export { AGENT_WEBSOCKET_PATH, PROTOCOL_VERSION } from './version.js';
+export { AGENT_STREAMS_PATH, AGENT_WEBSOCKET_PATH, PROTOCOL_VERSION } from './version.js';

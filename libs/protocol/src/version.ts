@@ -8,3 +8,9 @@ export const PROTOCOL_VERSION = 1;
 
 /** Where the agent dials the control plane: `wss://<control plane>:8006/agent/v1` (DESIGN.md "Agent protocol"). */
 export const AGENT_WEBSOCKET_PATH = '/agent/v1';
+
+/**
+ * Where an agent opens a byte stream the control plane asked for (`guest.vnc.open`):
+ * `wss://<control plane>:8006/agent/v1/streams/<stream>`, with the credential of its connection.
+ */
+export const AGENT_STREAMS_PATH = `${AGENT_WEBSOCKET_PATH}/streams`;

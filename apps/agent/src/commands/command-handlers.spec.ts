@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { COMMANDS, encodeFrame, parseCommandRequest, runCommand } from '@corral/protocol';
 import { SimDriver } from '../drivers/sim/sim-driver.js';
 import { openHost, type Host } from '../host/host.js';
+import { jsonLogger } from '../logging/logger.js';
 import { createCommandHandlers, withoutUndefined } from './command-handlers.js';
 
-/** The handlers with a simulated driver whose run state nobody reads. */
+/** The handlers with a simulated driver whose run state nobody reads, and no control plane to open streams to. */
 function handlersFor(host: Host) {
-  return createCommandHandlers(host, new SimDriver(host, { speed: 0 }), { refresh: async () => undefined });
+  const noStreams = () => Promise.reject(new Error('no control plane in this test'));
+  return createCommandHandlers(host, new SimDriver(host, { speed: 0 }), { refresh: async () => undefined }, noStreams, jsonLogger(() => undefined));
 }
 
 describe('the command handlers', () => {

@@ -1,6 +1,7 @@
 import type { CommandHandlers } from '@corral/protocol';
 import type { GuestDriver } from '../drivers/guest-driver.js';
 import type { Host } from '../host/host.js';
+import type { Logger } from '../logging/logger.js';
 import type { RuntimeReports } from '../reports/runtime-reports.js';
 import { aptCommands } from './apt/apt-commands.js';
 import type { CommandContext } from './command-context.js';
@@ -8,6 +9,7 @@ import { diskCommands } from './disks/disk-commands.js';
 import { dnsCommands } from './dns/dns-commands.js';
 import { firewallCommands } from './firewall/firewall-commands.js';
 import { guestCommands } from './guests/guest-commands.js';
+import { vncCommands, type StreamOpener } from './guests/vnc-stream.js';
 import { networkCommands } from './network/network-commands.js';
 import { statusCommands } from './status/status-commands.js';
 import { storageCommands } from './storage/storage-commands.js';
@@ -16,9 +18,10 @@ import { storageCommands } from './storage/storage-commands.js';
  * Every command of the protocol's catalog, by area; the type makes a command without a handler a
  * compile error. A handler throws CommandFailure to answer a failure frame with that code; any
  * other Error means code 'failed' with error.message. The guest commands run on `driver` and have
- * `runtime` read the guests' run state before they answer.
+ * `runtime` read the guests' run state before they answer; a VNC console's bytes go through a
+ * stream that `openStream` opens to the control plane.
  */
-export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>): CommandHandlers<CommandContext> {
+export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>, openStream: StreamOpener, logger: Logger): CommandHandlers<CommandContext> {
   const handlers: CommandHandlers<CommandContext> = {
     ...statusCommands(host),
     ...dnsCommands(host),
@@ -28,6 +31,7 @@ export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: 
     ...storageCommands(),
     ...firewallCommands(host),
     ...guestCommands(driver, runtime),
+    ...vncCommands(driver, openStream, logger),
   };
   // Optional result fields are often written `field: undefined`; the result frame carries JSON, which has no undefined.
   const asJson = Object.entries(handlers).map(([name, handler]) => [name, async (params: never, context: CommandContext) => withoutUndefined(await handler(params, context))]);

@@ -28,12 +28,12 @@ export class UpgradeRefused extends Error {
 const STEP_TIMEOUT_MS = 10_000;
 
 /**
- * Opens `wss://<host:port>/agent/v1` with the node's credential. The socket ws writes the upgrade
- * request to (and so the credential) is handed over only once pinned: a server with another
- * certificate never sees a byte. Rejects with `UpgradeRefused` (a 401 for a wrong credential), a
- * `FingerprintMismatch`, or the connection's error.
+ * Opens `wss://<host:port>/agent/v1` (or another `path` of the agent's, such as a stream's) with the
+ * node's credential. The socket ws writes the upgrade request to (and so the credential) is handed
+ * over only once pinned: a server with another certificate never sees a byte. Rejects with
+ * `UpgradeRefused` (a 401 for a wrong credential), a `FingerprintMismatch`, or the connection's error.
  */
-export function dial(target: DialTarget): Promise<WebSocket> {
+export function dial(target: DialTarget, path = AGENT_WEBSOCKET_PATH): Promise<WebSocket> {
   // Node's http client also takes the asynchronous form createConnection(options, callback), the
   // one http.Agent uses; ws hands the option on to it.
   const createConnection = ((_options: unknown, callback: (error: Error | null, socket?: TLSSocket) => void) => {
@@ -42,7 +42,7 @@ export function dial(target: DialTarget): Promise<WebSocket> {
       (error: Error) => callback(error),
     );
   }) as unknown as ClientOptions['createConnection'];
-  const socket = new WebSocket(`wss://${target.url.host}${AGENT_WEBSOCKET_PATH}`, {
+  const socket = new WebSocket(`wss://${target.url.host}${path}`, {
     headers: { authorization: `CorralNode ${target.node}:${target.credential}` },
     createConnection,
     handshakeTimeout: STEP_TIMEOUT_MS,

@@ -1,5 +1,7 @@
 import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
+import type { Socket } from 'node:net';
 import type { CommandContext } from '../commands/command-context.js';
+import type { GuestMigration } from './guest-migration.js';
 
 /** The drivers `CORRAL_DRIVER` may name (DESIGN.md "Drivers"). */
 export const DRIVER_NAMES = ['pve', 'native', 'sim'] as const;
@@ -34,6 +36,10 @@ export interface GuestDriver {
   template(guest: GuestSpec, context: CommandContext): Promise<void>;
   /** QEMU only: one human-monitor command's output. */
   monitor(vmid: number, command: string, context: CommandContext): Promise<string>;
+  /** QEMU only: a connection to the running VM's VNC display (RFB), which the caller closes. A driver without a display of its own refuses (`unavailable`), saying so. */
+  vnc(vmid: number, context: CommandContext): Promise<Socket>;
+  /** A VM's migration between two nodes (the guest.migrate.* commands). */
+  readonly migration: GuestMigration;
   /**
    * The guests of this host the driver knows, with their run state: at least every guest that runs
    * or is paused (a guest absent from the list is stopped). Cheap enough to call every 2 s.

@@ -15,8 +15,8 @@ export function guestLabel(type: GuestType, vmid: number): string {
   return `${type === 'qemu' ? 'VM' : 'CT'} ${vmid}`;
 }
 
-/** `reset` and `monitor` name no guest type: asked of a container, the answer says why not, rather than "VM 200 is not running". */
-export function containersHaveNo(what: 'reset' | 'monitor', vmid: number): CommandFailure {
+/** `reset`, `monitor` and `vnc` name no guest type: asked of a container, the answer says why not, rather than "VM 200 is not running". */
+export function containersHaveNo(what: 'reset' | 'monitor' | 'VNC display', vmid: number): CommandFailure {
   return new CommandFailure('invalid-params', `CT ${vmid} is a container: containers have no ${what}`);
 }
 
@@ -104,4 +104,19 @@ export function extractingArchive(archive: string): string {
 /** The task log line of a card whose bridge the host lacks: the guest starts with it unplugged. */
 export function cardNotConnected(key: string, bridge: string): string {
   return `${key}: bridge '${bridge}' does not exist on this host; the card is not connected`;
+}
+
+/** A migration's target that has the guest already. */
+export function existsOnTarget(type: GuestType, vmid: number): string {
+  return `${guestLabel(type, vmid)} already exists on this node`;
+}
+
+/** An offline migration of a guest that runs. */
+export function runningNeedsOnline(type: GuestType, vmid: number): string {
+  return `${guestLabel(type, vmid)} is running: migrate it online`;
+}
+
+/** The task log line of a volume an offline migration copies (and an online one that the VM does not use). */
+export function copyingToNode(volume: GuestVolume, node: string): string {
+  return `copying ${volume.volid} to node ${node}`;
 }

@@ -34,6 +34,8 @@ export class AgentConnection {
     readonly node: string,
     private readonly socket: WebSocket,
     private readonly events: ConnectionEvents,
+    /** The agent's address as this replica sees it (an IPv4-mapped IPv6 address as IPv4): where other agents reach its node. */
+    readonly address = '',
   ) {
     this.helloTimer = setTimeout(() => this.close(CLOSE_CODES.unexpectedFrame, 'no hello within 10 s'), HELLO_TIMEOUT_MS);
     socket.on('message', (data, isBinary) => this.receive(isBinary ? null : data.toString()));

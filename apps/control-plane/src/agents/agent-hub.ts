@@ -1,19 +1,19 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { AGENT_WEBSOCKET_PATH, CLOSE_CODES, parseCommandResult, type CommandName, type EventFrame, type GuestRuntime, type HelloFrame, type LogLine, type ParamsOf, type RequestFrame, type ResultOf } from '@corral/protocol';
+import { AGENT_STREAMS_PATH, AGENT_WEBSOCKET_PATH, CLOSE_CODES, parseCommandResult, type CommandName, type EventFrame, type GuestRuntime, type HelloFrame, type LogLine, type ParamsOf, type RequestFrame, type ResultOf } from '@corral/protocol';
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { DataSource, type EntityManager } from 'typeorm';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { sha256 } from '../access/auth/authenticator.js';
 import { ApiError } from '../errors/api-error.js';
 import { recordEvent } from '../events/record-event.js';
+import { refuseUpgrade, WebSocketUpgrades, type Upgrade } from '../http/websocket-upgrades.js';
 import { LOGGER } from '../logging/loggers.js';
 import { NodeView } from '../nodes/node-view.js';
 import { NodesRepository } from '../nodes/nodes.repository.js';
-import { AgentConnection, HEARTBEAT_MS, type NumberedFrame } from './agent-connection.js';
+import { AgentConnection, HEARTBEAT_MS, type ConnectionEvents, type NumberedFrame } from './agent-connection.js';
 import { agentFailure } from './agent-failure.js';
 
 /** No heartbeat for this long and the node is offline (issue 4, DESIGN.md). */
@@ -50,8 +50,12 @@ interface Pending {
 export interface GuestListener {
   /** A runtime report: every guest the node's driver knows, with its run state. */
   runtime(node: string, guests: readonly GuestRuntime[]): Promise<void>;
-  /** A guest event, inside the transaction that writes it to the event table. */
-  event(db: EntityManager, node: string, frame: EventFrame): Promise<void>;
+  /**
+   * A guest event, inside the transaction that writes it to the event table; resolves false when
+   * the frame is no event of the guest (a migrating VM appears on its target and leaves its source
+   * without starting or stopping), which is then not written.
+   */
+  event(db: EntityManager, node: string, frame: EventFrame): Promise<boolean>;
 }
 
 /** One node's agent as this replica holds it, across reconnects within one agent session. */
@@ -73,28 +77,32 @@ interface Link {
  * The agent hub (DESIGN.md "Agent protocol"): accepts agents on `wss://<host>:8006/agent/v1`
  * (their credential checked at the upgrade), keeps each node's session, sends requests and
  * matches their answers, acknowledges numbered frames once handled, and judges liveness: a node
- * whose heartbeats stop for 10 s is offline, with a `node-down` event.
+ * whose heartbeats stop for 10 s is offline, with a `node-down` event. Also accepts the byte
+ * streams agents open beside their connection when asked (`/agent/v1/streams/<id>`).
  */
 @Injectable()
 export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly links = new Map<string, Link>();
   private readonly onlineListeners: ((node: string) => void)[] = [];
   private readonly guestListeners: GuestListener[] = [];
+  /** The byte streams asked of agents and not yet opened, by stream id. */
+  private readonly streams = new Map<string, { readonly node: string; readonly accept: (socket: WebSocket) => void }>();
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private liveness: NodeJS.Timeout | null = null;
   private readonly startedAt = Date.now();
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
+    upgrades: WebSocketUpgrades,
     private readonly dataSource: DataSource,
     private readonly nodes: NodesRepository,
     private readonly view: NodeView,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    upgrades.route(new RegExp(`^${AGENT_WEBSOCKET_PATH}$`), (upgrade) => this.connect(upgrade));
+    upgrades.route(new RegExp(`^${AGENT_STREAMS_PATH}/([^/]+)$`), (upgrade) => this.stream(upgrade));
+  }
 
   onApplicationBootstrap(): void {
-    const server = this.adapterHost.httpAdapter.getHttpServer() as import('node:https').Server;
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head));
     this.liveness = setInterval(() => void this.checkLiveness(), LIVENESS_MS);
     this.liveness.unref();
   }
@@ -131,6 +139,13 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     if (!this.holds(node)) throw this.unreachable(node);
   }
 
+  /** The address this replica sees the node's agent connect from, where other agents reach the node (a migration's target); the 503 unless held. */
+  address(node: string): string {
+    const connection = this.links.get(node)?.connection;
+    if (!connection) throw this.unreachable(node);
+    return connection.address;
+  }
+
   /** Runs a command of the catalog on the node's agent and resolves with its checked result. */
   async request<K extends CommandName>(node: string, command: K, params: ParamsOf<K>, options: RequestOptions): Promise<ResultOf<K>> {
     const link = this.links.get(node);
@@ -158,6 +173,19 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     });
   }
 
+  /**
+   * Awaits the byte stream `id` that the node's agent was asked to open (`guest.vnc.open`): once its
+   * websocket is upgraded, with the node's credential, it goes to `accept`. Returns what stops the
+   * wait; a stream nobody awaits (or awaits from another node) is refused with 404.
+   */
+  expectStream(node: string, id: string, accept: (socket: WebSocket) => void): () => void {
+    const expected = { node, accept };
+    this.streams.set(id, expected);
+    return () => {
+      if (this.streams.get(id) === expected) this.streams.delete(id);
+    };
+  }
+
   private unreachable(node: string): ApiError {
     const state = this.view.get(node);
     if (state?.online) {
@@ -166,9 +194,36 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     return new ApiError('NODE_UNAVAILABLE', `node '${node}' is offline`);
   }
 
-  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const path = (request.url ?? '').split('?')[0];
-    if (path !== AGENT_WEBSOCKET_PATH) return refuse(socket, 404, 'Not Found');
+  private async connect({ request, socket, head }: Upgrade): Promise<void> {
+    const node = await this.authenticated(request, socket);
+    if (node === null) return;
+    this.server.handleUpgrade(request, socket, head, (ws) => {
+      const events: ConnectionEvents = {
+        hello: (c, hello) => void this.hello(c, hello),
+        heartbeat: (c) => this.heartbeat(c),
+        frame: (c, frame) => this.frame(c, frame),
+        closed: (c, code, reason) => this.closed(c, code, reason),
+      };
+      new AgentConnection(node, ws, events, remoteAddress(request));
+      this.logger.info({ node, address: request.socket.remoteAddress }, 'agent connected');
+    });
+  }
+
+  private async stream({ request, socket, head, match }: Upgrade): Promise<void> {
+    const node = await this.authenticated(request, socket);
+    if (node === null) return;
+    const id = match[1] ?? '';
+    const expected = this.streams.get(id);
+    if (expected?.node !== node) {
+      this.logger.warn({ node, stream: id }, 'agent stream refused: not awaited from this node (asked by another replica, or given up)');
+      return refuseUpgrade(socket, 404, 'Not Found');
+    }
+    this.streams.delete(id);
+    this.server.handleUpgrade(request, socket, head, (ws) => expected.accept(ws));
+  }
+
+  /** The node whose credential the upgrade request carries; null once it is refused (401, or 503 when it cannot be checked). */
+  private async authenticated(request: IncomingMessage, socket: Duplex): Promise<string | null> {
     const [, node = '', credential = ''] = AUTHORIZATION.exec(request.headers.authorization ?? '') ?? [];
     const credentialHash = sha256(credential);
     let row;
@@ -176,21 +231,15 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
       row = node === '' ? null : await this.nodes.byCredentialHash(credentialHash);
     } catch (error) {
       this.logger.error({ err: error, node }, 'cannot check an agent credential');
-      return refuse(socket, 503, 'Service Unavailable');
+      refuseUpgrade(socket, 503, 'Service Unavailable');
+      return null;
     }
     if (!row || row.name !== node) {
       this.logger.warn({ node, address: request.socket.remoteAddress }, 'agent refused: unknown node or wrong credential');
-      return refuse(socket, 401, 'Unauthorized');
+      refuseUpgrade(socket, 401, 'Unauthorized');
+      return null;
     }
-    this.server.handleUpgrade(request, socket, head, (ws) => {
-      new AgentConnection(node, ws, {
-        hello: (c, hello) => void this.hello(c, hello),
-        heartbeat: (c) => this.heartbeat(c),
-        frame: (c, frame) => this.frame(c, frame),
-        closed: (c, code, reason) => this.closed(c, code, reason),
-      });
-      this.logger.info({ node, address: request.socket.remoteAddress }, 'agent connected');
-    });
+    return node;
   }
 
   private async hello(connection: AgentConnection, hello: HelloFrame): Promise<void> {
@@ -272,8 +321,8 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
         return;
       case 'event':
         await this.dataSource.transaction(async (db) => {
+          for (const listener of this.guestListeners) if (!(await listener.event(db, node, frame))) return;
           await recordEvent(db, { event: frame.event, node, vmid: frame.vmid, timestamp: new Date(frame.timestamp), details: { session: link.session, seq: frame.seq } });
-          for (const listener of this.guestListeners) await listener.event(db, node, frame);
         });
         return;
     }
@@ -354,6 +403,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-function refuse(socket: Duplex, status: number, text: string): void {
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+/** The peer's address, an IPv4-mapped IPv6 address (`::ffff:192.0.2.10`, from a dual-stack listener) as the IPv4 address it is. */
+function remoteAddress(request: IncomingMessage): string {
+  return (request.socket.remoteAddress ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 }

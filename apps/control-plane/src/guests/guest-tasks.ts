@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { CommandName, LogLine, ParamsOf } from '@corral/protocol';
+import type { CommandName, LogLine, ParamsOf, ResultOf } from '@corral/protocol';
 import type { Principal } from '../access/auth/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { TaskRunner } from '../tasks/task-runner.js';
@@ -9,6 +9,12 @@ export interface GuestWork {
   readonly upid: string;
   /** Runs a command on the guest's node for this task; its output lines go to the task log. */
   agent<K extends CommandName>(command: K, params: ParamsOf<K>, timeoutMs: number): Promise<void>;
+  /**
+   * Runs a command on any node for this task (a migration's target), its lines going to the task
+   * log; resolves with its result. A `cleanup` runs even once the task was stopped: it undoes what
+   * the stopped work left.
+   */
+  on<K extends CommandName>(node: string, command: K, params: ParamsOf<K>, timeoutMs: number, options?: { readonly cleanup?: boolean }): Promise<ResultOf<K>>;
   /** One line of the control plane's own in the task log. */
   line(text: string): void;
 }
@@ -89,11 +95,14 @@ export class GuestTasks {
         // Stopped (DELETE .../tasks/{upid}) while it waited: it never runs.
         signal.throwIfAborted();
         check?.();
+        const on: GuestWork['on'] = (target, command, params, timeoutMs, options) =>
+          this.hub.request(target, command, params, { timeoutMs, upid, onLog: lines.step(), ...(options?.cleanup === true ? {} : { signal }) });
         await operation.work({
           upid,
           line: (text) => lines.line(text),
+          on,
           agent: async (command, params, timeoutMs) => {
-            await this.hub.request(node, command, params, { timeoutMs, upid, onLog: lines.step(), signal });
+            await on(node, command, params, timeoutMs);
           },
         });
       });

@@ -21,11 +21,17 @@ export interface GuestState {
  * from the runtime reports of the agents this replica holds. A changed run state is written to the
  * guest's row (so other replicas show it); a start or stop is written with its event, in the
  * event's transaction.
+ *
+ * A migrating guest (locked `migrate`) keeps the run state it had until the migration's end moves
+ * its row: its VM leaves the source before the row names the target, and neither is a stop or a
+ * start. Each node's last report is kept, so that the row, once moved, takes the target's at once.
  */
 @Injectable()
 export class GuestView implements OnModuleInit {
   private guests = new Map<number, GuestRow>();
   private readonly runtime = new Map<number, GuestRuntime>();
+  /** Each node's last runtime report, by vmid. */
+  private readonly reports = new Map<string, ReadonlyMap<number, GuestRuntime>>();
 
   constructor(
     private readonly repository: GuestsRepository,
@@ -54,8 +60,10 @@ export class GuestView implements OnModuleInit {
   async reload(vmid: number): Promise<void> {
     try {
       const row = await this.repository.get(vmid);
-      if (row) this.guests.set(vmid, row);
-      else {
+      if (row) {
+        this.guests.set(vmid, row);
+        if (this.reports.has(row.node)) await this.takeRuntime(row);
+      } else {
         this.guests.delete(vmid);
         this.runtime.delete(vmid);
       }
@@ -66,26 +74,32 @@ export class GuestView implements OnModuleInit {
   }
 
   private async report(node: string, guests: readonly GuestRuntime[]): Promise<void> {
-    const reported = new Map(guests.map((guest) => [guest.vmid, guest]));
-    for (const row of this.guests.values()) {
-      if (row.node !== node) continue;
-      const runtime = reported.get(row.vmid);
-      if (runtime && runtime.status !== 'stopped') this.runtime.set(row.vmid, runtime);
-      else this.runtime.delete(row.vmid);
-      const status = runtime?.status ?? 'stopped';
-      if (status === row.status) continue;
-      try {
-        this.guests.set(row.vmid, await this.repository.update(row.vmid, async () => ({ status })));
-      } catch (error) {
-        this.logger.warn({ err: error, vmid: row.vmid }, 'cannot save the run state of a guest');
-      }
+    this.reports.set(node, new Map(guests.map((guest) => [guest.vmid, guest])));
+    for (const row of [...this.guests.values()]) if (row.node === node) await this.takeRuntime(row);
+  }
+
+  /** The guest's run state from its node's last report, written to its row when it changed; a migrating guest's stays. */
+  private async takeRuntime(row: GuestRow): Promise<void> {
+    if (row.lock === 'migrate') return;
+    const runtime = this.reports.get(row.node)?.get(row.vmid);
+    if (runtime && runtime.status !== 'stopped') this.runtime.set(row.vmid, runtime);
+    else this.runtime.delete(row.vmid);
+    const status = runtime?.status ?? 'stopped';
+    if (status === row.status) return;
+    try {
+      this.guests.set(row.vmid, await this.repository.update(row.vmid, async () => ({ status })));
+    } catch (error) {
+      this.logger.warn({ err: error, vmid: row.vmid }, 'cannot save the run state of a guest');
     }
   }
 
-  private async event(db: EntityManager, node: string, frame: EventFrame): Promise<void> {
+  /** A start or stop of a migrating guest is its VM appearing on the target or leaving the source: no event. */
+  private async event(db: EntityManager, node: string, frame: EventFrame): Promise<boolean> {
+    if (this.guests.get(frame.vmid)?.lock === 'migrate') return false;
     const status = frame.event === 'vm-start' || frame.event === 'ct-start' ? 'running' : frame.event === 'vm-stop' || frame.event === 'ct-stop' ? 'stopped' : undefined;
-    if (status === undefined) return;
+    if (status === undefined) return true;
     await this.repository.setStatus(db, frame.vmid, node, status);
+    return true;
   }
 
   private async reloadAllLogged(): Promise<void> {

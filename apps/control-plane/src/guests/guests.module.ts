@@ -8,13 +8,15 @@ import { GuestView } from './guest-view.js';
 import { GuestsRepository } from './guests.repository.js';
 import { GuestsService } from './guests.service.js';
 import { LxcController } from './lxc/lxc.controller.js';
+import { MigrateController } from './migrate/migrate.controller.js';
+import { MigrateService } from './migrate/migrate.service.js';
 import { QemuController } from './qemu/qemu.controller.js';
 
 /** VMs and containers (issue 5): `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule],
-  controllers: [QemuController, LxcController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository],
-  exports: [GuestView, GuestsRepository, StoragesRepository],
+  controllers: [QemuController, LxcController, MigrateController],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService],
+  exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService],
 })
 export class GuestsModule {}

@@ -10,8 +10,8 @@ import { recordEvent } from '../events/record-event.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import type { StorageRow } from '../storage/storage.entity.js';
 import { StoragesRepository } from '../storage/storages.repository.js';
-import { parseVolname, usableStorage, volumePath } from '../storage/volumes.js';
-import { parseDisk } from './formats/devices.js';
+import { usableStorage, volumePath } from '../storage/volumes.js';
+import { linkedClonesOf } from './linked-clones.js';
 import { configDigest } from './config-digest.js';
 import { GuestTasks, type GuestWork } from './guest-tasks.js';
 import { QEMU, type GuestKind } from './guest-kinds.js';
@@ -179,7 +179,7 @@ export class GuestsService {
       check: () => {
         const { row } = this.existing(kind, node, vmid);
         if (row.config['protection'] === '1') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is protected: set protection=0 first`);
-        const clones = this.linkedClonesOf(vmid);
+        const clones = linkedClonesOf(vmid, this.view.list().map((state) => state.row));
         if (clones.length > 0) throw new ApiError('IN_USE', `${kind.noun} ${vmid} is the base of the linked clones ${clones.join(', ')}: destroy them first`);
         if (!force) this.mustBe(kind, node, vmid, ['stopped'], 'is running: stop it first, or destroy with force=1');
       },
@@ -360,15 +360,6 @@ export class GuestsService {
     await this.view.reload(vmid);
   }
 
-  /** The guests whose disks are overlays of the template `vmid`'s images. */
-  private linkedClonesOf(vmid: number): number[] {
-    return this.view
-      .list()
-      .filter(({ row }) => row.type === 'qemu' && Object.entries(row.config).some(([key, value]) => QEMU.isVolumeKey(key) && baseOf(value) === vmid))
-      .map(({ row }) => row.vmid)
-      .sort((a, b) => a - b);
-  }
-
   private async storageMap(): Promise<Map<string, StorageRow>> {
     return new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
   }
@@ -414,8 +405,3 @@ export class GuestsService {
   }
 }
 
-/** The template vmid a VM disk value is a linked overlay of, if it is one. */
-function baseOf(value: string): number | undefined {
-  const { source } = parseDisk(value);
-  return source.kind === 'volume' ? parseVolname(source.volname)?.base?.vmid : undefined;
-}

@@ -12,6 +12,7 @@ import { BUILD_INFO, type BuildInfo } from '../version/build-info.js';
 import { EndpointGuard } from './endpoint.guard.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 import { ErrorEnvelopeFilter } from './error-envelope.filter.js';
+import { WebSocketUpgrades } from './websocket-upgrades.js';
 
 /** What main() has set up before Nest starts. */
 export interface Runtime {
@@ -23,7 +24,7 @@ export interface Runtime {
   readonly fingerprint: string;
 }
 
-/** The machinery every API area relies on: settings, logger, database and its notifications, authentication, the endpoint registry, guard and error filter. */
+/** The machinery every API area relies on: settings, logger, database and its notifications, authentication, the endpoint registry, guard and error filter, the websocket upgrades. */
 @Global()
 @Module({})
 export class CoreModule {
@@ -45,6 +46,7 @@ export class CoreModule {
         { provide: TLS_FINGERPRINT, useValue: runtime.fingerprint },
         DatabaseNotifications,
         EndpointRegistry,
+        WebSocketUpgrades,
         { provide: APP_GUARD, useClass: EndpointGuard },
         {
           provide: APP_FILTER,
@@ -52,7 +54,7 @@ export class CoreModule {
           useFactory: (registry: EndpointRegistry, logger: Logger) => new ErrorEnvelopeFilter(registry, logger),
         },
       ],
-      exports: [CONFIG, LOGGER, BUILD_INFO, TLS_FINGERPRINT, DatabaseNotifications, EndpointRegistry],
+      exports: [CONFIG, LOGGER, BUILD_INFO, TLS_FINGERPRINT, DatabaseNotifications, EndpointRegistry, WebSocketUpgrades],
     };
   }
 }

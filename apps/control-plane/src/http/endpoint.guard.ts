@@ -1,13 +1,15 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Authenticator } from '../access/auth/authenticator.js';
 import { denial, permissionDenied } from '../access/auth/authorizer.js';
 import { readCredentials, TOKEN_QUERY_PARAM } from '../access/auth/credentials.js';
+import type { Principal } from '../access/auth/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { ApiError } from '../errors/api-error.js';
 import { ENDPOINT, type EndpointDeclaration } from './endpoint.js';
-import { decodeParams } from './request-params.js';
+import { decodeParams, type RequestParts } from './request-params.js';
 
 /**
  * The one guard every route passes, in PVE's order: credentials (401), parameters (400),
@@ -38,34 +40,54 @@ export class EndpointGuard implements CanActivate {
   }
 
   private async authorize(declaration: EndpointDeclaration, request: FastifyRequest): Promise<boolean> {
-    const principal = await this.authenticator.authenticate({
-      credentials: readCredentials({
-        authorization: request.headers.authorization,
-        cookie: request.headers.cookie,
-        tokenQuery: (request.query as Record<string, unknown> | undefined)?.[TOKEN_QUERY_PARAM],
-      }),
-      method: request.method,
-      address: request.ip,
-      csrfToken: header(request, 'csrfpreventiontoken'),
-    });
-    if (declaration.allowToken === false && principal.tokenid !== null) {
-      throw new ApiError('PERMISSION_DENIED', 'permission denied', { reason: `permission denied - ${declaration.path} is not available with an API token, log in with a password` });
-    }
-    const params = decodeParams(declaration, request);
-    const permission = declaration.permission;
-    if (permission.kind !== 'authenticated' && permission.kind !== 'public') {
-      const denied = denial(permission, { access: await this.access.current(), principal, params });
-      if (denied) throw permissionDenied(denied);
-    }
+    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access }, declaration, { method: request.method, headers: request.headers, address: request.ip, parts: request });
     request.corralParams = params;
     request.corralPrincipal = principal;
     return true;
   }
 }
 
+/** A request to admit: as the router parsed it, or as a websocket upgrade's URL gives it (upgrades bypass the router and this guard). */
+export interface AdmissionRequest {
+  readonly method: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly address: string;
+  readonly parts: RequestParts;
+}
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
+/**
+ * The guard's checks of an endpoint that is not public, in PVE's order: credentials (401),
+ * parameters (400), privileges (403). Resolves with the caller and the validated parameters.
+ */
+export async function admit(
+  checks: { readonly authenticator: Authenticator; readonly access: AccessState },
+  declaration: EndpointDeclaration,
+  request: AdmissionRequest,
+): Promise<{ principal: Principal; params: Record<string, unknown> }> {
+  const principal = await checks.authenticator.authenticate({
+    credentials: readCredentials({
+      authorization: request.headers.authorization,
+      cookie: request.headers.cookie,
+      tokenQuery: (request.parts.query as Record<string, unknown> | undefined)?.[TOKEN_QUERY_PARAM],
+    }),
+    method: request.method,
+    address: request.address,
+    csrfToken: header(request.headers, 'csrfpreventiontoken'),
+  });
+  if (declaration.allowToken === false && principal.tokenid !== null) {
+    throw new ApiError('PERMISSION_DENIED', 'permission denied', { reason: `permission denied - ${declaration.path} is not available with an API token, log in with a password` });
+  }
+  const params = decodeParams(declaration, request.parts);
+  const permission = declaration.permission;
+  if (permission.kind !== 'authenticated' && permission.kind !== 'public') {
+    const denied = denial(permission, { access: await checks.access.current(), principal, params });
+    if (denied) throw permissionDenied(denied);
+  }
+  return { principal, params };
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 

@@ -203,6 +203,12 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/monitor', request: () => ({ path: '/nodes/matrix/qemu/100/monitor' }), expect: AUDITORS },
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/monitor', request: () => ({ path: '/nodes/matrix/qemu/100/monitor', form: { command: 'info status' } }), expect: AUDIT_OFFLINE_NODE },
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/template', request: () => ({ path: '/nodes/matrix/qemu/100/template' }), expect: MODIFY_OFFLINE_NODE },
+  // VM.Migrate, which only root has here; a migration to the VM's own node is a 400 once allowed.
+  { endpoint: 'GET /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate' }), expect: ROOT_ONLY },
+  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate', form: { target: 'matrix' } }), expect: '401 400 403 403 403 403' },
+  // VM.Console, which PVEVMUser has and PVEAuditor lacks; a vncwebsocket without the websocket upgrade is a 400 once allowed.
+  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/vncproxy', request: () => ({ path: '/nodes/matrix/qemu/100/vncproxy' }), expect: VM_USER_POWER },
+  { endpoint: 'GET /nodes/{node}/qemu/{vmid}/vncwebsocket', request: () => ({ path: '/nodes/matrix/qemu/100/vncwebsocket', query: 'port=5900&vncticket=PVEVNC:00000000::matrix' }), expect: '401 400 403 400 403 403' },
   { endpoint: 'POST /nodes/{node}/lxc', request: () => ({ path: '/nodes/matrix/lxc', form: { vmid: 151, ostemplate: 'local:vztmpl/busybox.tar.gz' } }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status/suspend', request: () => ({ path: '/nodes/matrix/lxc/101/status/suspend' }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status/restart', request: () => ({ path: '/nodes/matrix/lxc/101/status/restart' }), expect: MODIFY_OFFLINE_NODE },

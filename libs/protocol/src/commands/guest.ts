@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Bytes, InterfaceName, Seconds, Vmid } from '../fields.js';
+import { Bytes, InterfaceName, OpaqueId, Seconds, Vmid } from '../fields.js';
 import type { CommandDefinition } from '../command-definition.js';
 
 /*
@@ -171,4 +171,11 @@ export const guestMonitor = {
   description: "QEMU only: run one human-monitor command (`info status`, `info version`, ...) through QMP's human-monitor-command and return its output. The control plane allows only the commands it lists.",
   params: z.strictObject({ vmid: Vmid, command: z.string().min(1).max(1024).regex(/^[^\r\n\0]*$/, 'must be one line') }),
   result: z.string(),
+} satisfies CommandDefinition;
+
+export const guestVncOpen = {
+  description:
+    "QEMU only: connect to the running VM's VNC display and open the byte stream `stream` to the control plane beside the agent's connection (`AGENT_STREAMS_PATH/<stream>`, with the node's credential). The display's bytes (RFB) then pass unchanged both ways as binary messages until either side closes, which closes the other. Answered once the stream is open; the stream outlives the request. Refused by drivers without a VNC display of their own: `sim`, and `pve`, whose nodes serve PVE's own vncproxy.",
+  params: z.strictObject({ vmid: Vmid, stream: OpaqueId }),
+  result: z.null(),
 } satisfies CommandDefinition;

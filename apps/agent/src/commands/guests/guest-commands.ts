@@ -4,12 +4,12 @@ import type { RuntimeReports } from '../../reports/runtime-reports.js';
 import type { AreaHandlers } from '../command-context.js';
 
 /**
- * The guest commands, each one call of the driver. Whether it succeeded or failed, the guests' run
- * state is read again before the answer, so that the runtime report and the vm-start/vm-stop
- * events it causes reach the control plane before the task ends: a client that sees the task end
- * `OK` then finds the guest running.
+ * The guest commands, each one call of the driver (but `guest.vnc.open`: vnc-stream.ts). Whether it
+ * succeeded or failed, the guests' run state is read again before the answer, so that the runtime
+ * report and the vm-start/vm-stop events it causes reach the control plane before the task ends: a
+ * client that sees the task end `OK` then finds the guest running.
  */
-export function guestCommands(driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>): AreaHandlers<Extract<CommandName, `guest.${string}`>> {
+export function guestCommands(driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>): AreaHandlers<Exclude<Extract<CommandName, `guest.${string}`>, 'guest.vnc.open'>> {
   const thenRefresh = async <T>(operation: Promise<T>): Promise<T> => {
     try {
       return await operation;
@@ -35,5 +35,10 @@ export function guestCommands(driver: GuestDriver, runtime: Pick<RuntimeReports,
     'guest.template': ({ guest }, context) => act(driver.template(guest, context)),
     // A monitor command may change the run state too (`stop`, `cont`, `system_reset`).
     'guest.monitor': ({ vmid, command }, context) => thenRefresh(driver.monitor(vmid, command, context)),
+    // The VM appears on the target and leaves the source: each side reports it before the answer.
+    'guest.migrate.receive': (params, context) => thenRefresh(driver.migration.receive(params, context)),
+    'guest.migrate.send': (params, context) => thenRefresh(driver.migration.send(params, context)),
+    'guest.migrate.finish': (params, context) => act(driver.migration.finish(params, context)),
+    'guest.migrate.abort': (params, context) => act(driver.migration.abort(params, context)),
   };
 }

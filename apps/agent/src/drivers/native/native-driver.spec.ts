@@ -1,4 +1,5 @@
 import type { GuestRuntime } from '@corral/protocol';
+import { Socket } from 'node:net';
 import { DB1, WEB1 } from '../../../test-support/guest-specs.js';
 import type { CommandContext } from '../../commands/command-context.js';
 import { NativeDriver, type NativeVms } from './native-driver.js';
@@ -30,6 +31,11 @@ function fakePart(listed: GuestRuntime[]) {
       calls.push(['monitor', vmid]);
       return 'VM status: running\r\n';
     },
+    vnc: async (vmid) => {
+      calls.push(['vnc', vmid]);
+      return new Socket();
+    },
+    migration: { receive: async () => ({ nbdPort: 0 }), send: async () => ({ state: 'stopped' }), finish: record('finish'), abort: record('abort') },
     list: async () => listed,
   };
   return { part, calls };
@@ -41,7 +47,7 @@ describe('the native driver', () => {
   function driver() {
     const vms = fakePart([running(100, 'qemu')]);
     const containers = fakePart([running(200, 'lxc')]);
-    const { reset: _reset, monitor: _monitor, ...containerPart } = containers.part;
+    const { reset: _reset, monitor: _monitor, vnc: _vnc, migration: _migration, ...containerPart } = containers.part;
     const native = new NativeDriver(vms.part, containerPart satisfies NativeGuests);
     return { native, vms: vms.calls, containers: containers.calls };
   }
@@ -60,6 +66,7 @@ describe('the native driver', () => {
     await native.template(WEB1, context);
     await native.reset(100, context);
     expect(await native.monitor(100, 'info status', context)).toBe('VM status: running\r\n');
+    expect(await native.vnc(100, context)).toBeInstanceOf(Socket);
     expect(vms).toEqual([
       ['start', WEB1],
       ['shutdown', 100],
@@ -68,6 +75,7 @@ describe('the native driver', () => {
       ['template', WEB1],
       ['reset', 100],
       ['monitor', 100],
+      ['vnc', 100],
     ]);
     expect(containers).toEqual([
       ['create', { guest: DB1, allocate: ['rootfs'] }],
@@ -78,14 +86,21 @@ describe('the native driver', () => {
     ]);
   });
 
+  it("migrates with the QEMU part's migration: containers do not migrate yet", () => {
+    const vms = fakePart([]);
+    const { reset: _reset, monitor: _monitor, vnc: _vnc, migration: _migration, ...containerPart } = fakePart([]).part;
+    expect(new NativeDriver(vms.part, containerPart).migration).toBe(vms.part.migration);
+  });
+
   it('lists the guests of both parts', async () => {
     await expect(driver().native.list(context.signal)).resolves.toEqual([running(100, 'qemu'), running(200, 'lxc')]);
   });
 
-  it('answers invalid-params for the reset or monitor of a container, running nothing', async () => {
+  it('answers invalid-params for the reset, monitor or VNC display of a container, running nothing', async () => {
     const { native, vms } = driver();
     await expect(native.reset(200, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no reset' });
     await expect(native.monitor(200, 'info status', context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no monitor' });
+    await expect(native.vnc(200, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no VNC display' });
     expect(vms).toEqual([]);
   });
 });

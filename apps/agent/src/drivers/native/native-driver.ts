@@ -1,6 +1,8 @@
 import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
+import type { Socket } from 'node:net';
 import type { CommandContext } from '../../commands/command-context.js';
 import type { GuestDriver } from '../guest-driver.js';
+import type { GuestMigration } from '../guest-migration.js';
 import { containersHaveNo } from '../guest-messages.js';
 import type { NativeGuests } from './native-guests.js';
 
@@ -8,20 +10,26 @@ import type { NativeGuests } from './native-guests.js';
 export interface NativeVms extends NativeGuests {
   reset(vmid: number, context: CommandContext): Promise<void>;
   monitor(vmid: number, command: string, context: CommandContext): Promise<string>;
+  readonly migration: GuestMigration;
+  vnc(vmid: number, context: CommandContext): Promise<Socket>;
 }
 
 /**
  * The `native` driver (DESIGN.md "Drivers"): QEMU run directly for VMs, LXC's tools for
- * containers, each part handling its own guests; this joins them by guest type. `reset` and
- * `monitor` name no type: they go to the QEMU part, unless the id is one of the containers.
+ * containers, each part handling its own guests; this joins them by guest type. `reset`,
+ * `monitor` and `vnc` name no type: they go to the QEMU part, unless the id is one of the containers.
  */
 export class NativeDriver implements GuestDriver {
   readonly name = 'native';
+  /** VMs only: the QEMU part's (containers do not migrate yet). */
+  readonly migration: GuestMigration;
 
   constructor(
     private readonly vms: NativeVms,
     private readonly containers: NativeGuests,
-  ) {}
+  ) {
+    this.migration = vms.migration;
+  }
 
   create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
     return this.part(params.guest.type).create(params, context);
@@ -73,6 +81,11 @@ export class NativeDriver implements GuestDriver {
     return this.vms.monitor(vmid, command, context);
   }
 
+  async vnc(vmid: number, context: CommandContext): Promise<Socket> {
+    await this.refuseContainer(vmid, 'VNC display', context.signal);
+    return this.vms.vnc(vmid, context);
+  }
+
   async list(signal: AbortSignal): Promise<GuestRuntime[]> {
     const [vms, containers] = await Promise.all([this.vms.list(signal), this.containers.list(signal)]);
     return [...vms, ...containers];
@@ -82,7 +95,7 @@ export class NativeDriver implements GuestDriver {
     return type === 'qemu' ? this.vms : this.containers;
   }
 
-  private async refuseContainer(vmid: number, what: 'reset' | 'monitor', signal: AbortSignal): Promise<void> {
+  private async refuseContainer(vmid: number, what: Parameters<typeof containersHaveNo>[0], signal: AbortSignal): Promise<void> {
     const containers = await this.containers.list(signal);
     if (containers.some((container) => container.vmid === vmid)) throw containersHaveNo(what, vmid);
   }

@@ -1,10 +1,13 @@
 import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
+import type { Socket } from 'node:net';
 import type { CommandContext } from '../../commands/command-context.js';
+import { CommandFailure } from '../../commands/command-failure.js';
 import { ProcessFigures, type Figures } from '../../host/process-figures.js';
 import { lastWords, runProgram } from '../../host/run-program.js';
 import type { GuestDriver } from '../guest-driver.js';
 import { cloneArguments, cloneNicArguments, createArguments } from './pve-arguments.js';
 import { parsePctList, parseQmList, type ListedGuest } from './pve-lists.js';
+import { PveMigration } from './pve-migration.js';
 
 /** The request's signal bounds a guest operation (a full clone of a large disk takes long); this only catches a hung qm. */
 const OPERATION_LIMIT_MS = 24 * 3600_000;
@@ -31,6 +34,7 @@ const MONITOR_PROMPT = 'qm> ';
  */
 export class PveDriver implements GuestDriver {
   readonly name = 'pve';
+  readonly migration = new PveMigration((args, context) => this.run('qm', args, context));
 
   constructor(private readonly figures = new ProcessFigures()) {}
 
@@ -88,6 +92,11 @@ export class PveDriver implements GuestDriver {
     // qm prints a failed command's error and goes on.
     if (output.startsWith('ERROR: ')) throw new Error(output.slice('ERROR: '.length).trim());
     return output;
+  }
+
+  /** A PVE node serves its VMs' consoles itself. */
+  async vnc(): Promise<Socket> {
+    throw new CommandFailure('unavailable', "VNC is not available with the pve driver: use the PVE node's own console (its vncproxy)");
   }
 
   async list(signal: AbortSignal): Promise<GuestRuntime[]> {

@@ -204,6 +204,34 @@ describe('the sim driver', () => {
     expect(await sim.list()).toEqual([]);
   });
 
+  it('migrates a running VM between two simulated nodes, and a stopped one offline, refusing what the native driver refuses', async () => {
+    const target = await openHost(await mkdtemp(join(dir, 'target-')));
+    const [from, to] = [instant(), new SimDriver(target, { speed: 0 })];
+    const volids = { scsi0: 'local:100/vm-100-disk-0.qcow2' };
+    const send = (online: boolean) => ({ guest: WEB1, copy: ['scsi0'], online, target: { node: 'sim2', address: '192.0.2.12', nbdPort: 0, volids } });
+    await from.create({ guest: WEB1, allocate: ['scsi0'] }, context);
+    await expect(from.migration.send(send(true), context)).rejects.toThrow('VM 100 is not running');
+    await from.start(WEB1, context);
+    await from.suspend('qemu', 100, context);
+    await expect(from.migration.send(send(false), context)).rejects.toThrow('VM 100 is running: migrate it online');
+
+    await expect(to.migration.receive({ guest: WEB1, copy: ['scsi0'], online: true, listen: '192.0.2.12' }, context)).resolves.toEqual({ nbdPort: 0, migrationPort: 0 });
+    expect(await to.list()).toEqual([]);
+    await expect(from.migration.send(send(true), context)).resolves.toEqual({ state: 'paused' });
+    await to.migration.finish({ guest: WEB1, copy: ['scsi0'], state: 'paused' }, context);
+    expect(await from.list()).toEqual([]);
+    expect(await to.list()).toEqual([expect.objectContaining({ vmid: 100, status: 'paused' })]);
+    expect(lines).toContain('copying local:100/vm-100-disk-0.qcow2 to node sim2');
+    await expect(to.migration.receive({ guest: WEB1, copy: ['scsi0'], online: true, listen: '192.0.2.12' }, context)).rejects.toThrow('VM 100 already exists on this node');
+
+    await to.stop('qemu', 100, context);
+    await from.migration.receive({ guest: WEB1, copy: ['scsi0'], online: false, listen: '192.0.2.11' }, context);
+    await expect(to.migration.send(send(false), context)).resolves.toEqual({ state: 'stopped' });
+    await from.migration.finish({ guest: WEB1, copy: ['scsi0'], state: 'stopped' }, context);
+    expect(await to.list()).toEqual([]);
+    expect(await from.list()).toEqual([{ vmid: 100, type: 'qemu', status: 'stopped', uptime: 0, cpu: 0, mem: 0 }]);
+  });
+
   it('takes longer to create larger volumes, up to a limit', () => {
     expect(createTime(DEFAULT_SIM_TIMING, WEB1, [])).toBe(300);
     expect(createTime(DEFAULT_SIM_TIMING, WEB1, ['scsi0'])).toBe(300 + 32 * 100);

@@ -1,11 +1,16 @@
-import type { GuestRuntime, GuestSpec, GuestType, GuestVolume, ParamsOf } from '@corral/protocol';
+import type { GuestRuntime, GuestSpec, GuestType, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
+import type { Socket } from 'node:net';
 import type { CommandContext } from '../../commands/command-context.js';
+import { CommandFailure } from '../../commands/command-failure.js';
 import type { Host } from '../../host/host.js';
 import type { GuestDriver } from '../guest-driver.js';
+import type { GuestMigration } from '../guest-migration.js';
 import {
   alreadyRunning,
   containerExists,
   containersHaveNo,
+  copyingToNode,
+  existsOnTarget,
   extractingArchive,
   isTemplate,
   madeReadOnly,
@@ -14,13 +19,14 @@ import {
   refusedWhileRunning,
   removingVolume,
   resumingPausedContainer,
+  runningNeedsOnline,
   shutdownTimedOut,
   stoppingAfterTimeout,
   stoppingPausedVm,
   volumeExists,
   type StoppedOnlyOperation,
 } from '../guest-messages.js';
-import { ownVolumes } from '../guest-volumes.js';
+import { ownVolumes, volumeOf } from '../guest-volumes.js';
 import { readSimState, SimStateWriter, type SimGuest, type SimState } from './sim-state.js';
 import { createTime, DEFAULT_SIM_TIMING, type SimTiming } from './sim-timing.js';
 import { madeVolumeLine } from './sim-words.js';
@@ -52,6 +58,13 @@ export class SimDriver implements GuestDriver {
   private nextPid = 0;
   private loaded: Promise<void> | undefined;
   private readonly writer: SimStateWriter;
+  /** The target leaves the guest to the source until finish: nothing is received, so there is nothing to undo. */
+  readonly migration: GuestMigration = {
+    receive: (params, context) => this.receiveMigration(params, context),
+    send: (params, context) => this.sendMigration(params, context),
+    finish: (params) => this.finishMigration(params),
+    abort: async () => undefined,
+  };
 
   constructor(
     private readonly host: Host,
@@ -169,6 +182,39 @@ export class SimDriver implements GuestDriver {
     return `unknown command: '${words}' (the simulator answers info status, info version and info name)\r\n`;
   }
 
+  /** A simulated VM has no display to show. */
+  async vnc(): Promise<Socket> {
+    throw new CommandFailure('unavailable', 'VNC is not available with the sim driver');
+  }
+
+  private async receiveMigration({ guest, copy, online }: ParamsOf<'guest.migrate.receive'>, context: CommandContext): Promise<ResultOf<'guest.migrate.receive'>> {
+    if ((await this.find(guest.type, guest.vmid)) !== undefined) throw new Error(existsOnTarget(guest.type, guest.vmid));
+    this.refuseTaken(guest, guest.volumes.filter((volume) => copy.includes(volume.key)));
+    await this.pause(online ? this.timing.startMs : 0, context);
+    return online ? { nbdPort: 0, migrationPort: 0 } : { nbdPort: 0 };
+  }
+
+  private async sendMigration({ guest: spec, copy, online, target }: ParamsOf<'guest.migrate.send'>, context: CommandContext): Promise<ResultOf<'guest.migrate.send'>> {
+    const guest = await this.find(spec.type, spec.vmid);
+    const state = guest?.status ?? 'stopped';
+    if (online && state === 'stopped') throw new Error(notRunning(spec.type, spec.vmid));
+    if (!online && state !== 'stopped') throw new Error(runningNeedsOnline(spec.type, spec.vmid));
+    for (const key of copy) context.log(copyingToNode(volumeOf(spec, key), target.node));
+    await this.pause(this.timing.migrateMs, context);
+    if (online) context.log('migration completed (simulated)');
+    this.guests.delete(spec.vmid);
+    await this.writer.save();
+    return { state };
+  }
+
+  private async finishMigration({ guest, state }: ParamsOf<'guest.migrate.finish'>): Promise<void> {
+    await this.load();
+    const arrived = { ...describe(guest), volids: guest.volumes.map((volume) => volume.volid) };
+    if (state === 'stopped') this.guests.set(guest.vmid, { ...arrived, status: 'stopped' });
+    else this.run(arrived, state);
+    await this.writer.save();
+  }
+
   async list(): Promise<GuestRuntime[]> {
     await this.load();
     const now = Date.now();
@@ -258,8 +304,8 @@ export class SimDriver implements GuestDriver {
     this.halt(guest);
   }
 
-  private run(guest: Omit<SimGuest, 'status'>): void {
-    this.guests.set(guest.vmid, { ...guest, status: 'running', pid: this.nextPid, startedAt: Date.now() });
+  private run(guest: Omit<SimGuest, 'status'>, status: 'running' | 'paused' = 'running'): void {
+    this.guests.set(guest.vmid, { ...guest, status, pid: this.nextPid, startedAt: Date.now() });
     this.nextPid += 1;
   }
 

@@ -20,6 +20,8 @@ export interface SimTiming {
   readonly cloneMs: number;
   readonly templateMs: number;
   readonly monitorMs: number;
+  /** Moving a guest to another node, its volumes and (online) its memory. */
+  readonly migrateMs: number;
 }
 
 export const DEFAULT_SIM_TIMING: SimTiming = {
@@ -36,6 +38,7 @@ export const DEFAULT_SIM_TIMING: SimTiming = {
   cloneMs: 500,
   templateMs: 200,
   monitorMs: 20,
+  migrateMs: 2_000,
 };
 
 const GIB = 1024 ** 3;

@@ -1,4 +1,5 @@
 import { chmod, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import type { Socket } from 'node:net';
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
@@ -17,15 +18,18 @@ import {
   stoppingAfterTimeout,
   stoppingPausedVm,
 } from '../../guest-messages.js';
+import type { GuestMigration } from '../../guest-migration.js';
 import { ownVolumes, volumeOf } from '../../guest-volumes.js';
 import { existingBridges } from '../host-bridges.js';
 import type { NativeGuests } from '../native-guests.js';
 import { formatCommandLine, qemuCommandLine } from './qemu-command-line.js';
 import type { Accelerator } from './qemu-cpu-model.js';
 import { convertImagePlan, createImagePlan, makeImages } from './qemu-images.js';
+import { QemuMigration } from './qemu-migration.js';
 import { waitForExit } from './qemu-process.js';
 import { removeRuntimeFiles, vmidsWithPidFiles, type QemuRuntimeFiles } from './qemu-runtime-files.js';
 import { QemuVm, runState, type RunState } from './qemu-vm.js';
+import { connectVnc } from './qemu-vnc.js';
 import { vmFailure } from './vm-failure.js';
 
 const QEMU = 'qemu-system-x86_64';
@@ -48,26 +52,34 @@ export class NativeQemu implements NativeGuests {
   private readonly states = new Map<number, RunState>();
   /** VMs this agent is starting: their pid file may be half written, so list() leaves them alone. */
   private readonly starting = new Set<number>();
+  readonly migration: GuestMigration;
 
   constructor(
     private readonly host: Host,
     private readonly logger?: Logger,
     private readonly options: NativeQemuOptions = {},
-  ) {}
+  ) {
+    this.migration = new QemuMigration(host, (guest, context) => this.begin(guest, context, true));
+  }
 
   async create({ guest, allocate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
     const plans = allocate.map((key) => createImagePlan(this.host, guest.vmid, volumeOf(guest, key)));
     await makeImages(this.host, guest.vmid, plans, context);
   }
 
-  async start(guest: GuestSpec, context: CommandContext): Promise<void> {
+  start(guest: GuestSpec, context: CommandContext): Promise<void> {
+    return this.begin(guest, context, false);
+  }
+
+  /** A start, or for the target of a migration a QEMU that waits for the VM's state (`incoming`). */
+  private async begin(guest: GuestSpec, context: CommandContext, incoming: boolean): Promise<void> {
     const vm = this.vm(guest.vmid);
     if (guest.template) throw new Error(isTemplate('qemu', vm.vmid));
     if (this.starting.has(vm.vmid)) throw new Error(`VM ${vm.vmid} is already starting`);
     if ((await vm.runningPid()) !== undefined) throw new Error(alreadyRunning('qemu', vm.vmid));
     this.starting.add(vm.vmid);
     try {
-      await this.launch(vm, guest, context);
+      await this.launch(vm, guest, context, incoming);
     } finally {
       this.starting.delete(vm.vmid);
     }
@@ -127,6 +139,12 @@ export class NativeQemu implements NativeGuests {
     return typeof output === 'string' ? output : '';
   }
 
+  async vnc(vmid: number): Promise<Socket> {
+    const vm = this.vm(vmid);
+    await vm.requireRunning();
+    return connectVnc(vmid, vm.files);
+  }
+
   /** The VM's images and runtime files; a file already gone is fine. CD-ROM images are shared ISOs and stay. */
   async destroy(guest: GuestSpec, context: CommandContext): Promise<void> {
     const vm = this.vm(guest.vmid);
@@ -174,12 +192,12 @@ export class NativeQemu implements NativeGuests {
     return guests;
   }
 
-  private async launch(vm: QemuVm, guest: GuestSpec, { signal, log }: CommandContext): Promise<void> {
+  private async launch(vm: QemuVm, guest: GuestSpec, { signal, log }: CommandContext, incoming: boolean): Promise<void> {
     await removeRuntimeFiles(vm.files); // a killed QEMU's
     await mkdir(vm.files.dir, { recursive: true });
     const accelerator = this.options.accelerator ?? (await probeAccelerator());
     const bridges = await existingBridges([...new Set(guest.nics.flatMap((nic) => nic.bridge ?? []))]);
-    const line = qemuCommandLine(guest, { host: this.host, accelerator, files: vm.files, bridges });
+    const line = qemuCommandLine(guest, { host: this.host, accelerator, files: vm.files, bridges, incoming });
     for (const note of line.notes) log(note);
     log(formatCommandLine(QEMU, line.args));
     try {
@@ -187,6 +205,8 @@ export class NativeQemu implements NativeGuests {
       const output = await runProgram(QEMU, line.args, { signal });
       if (output.code !== 0) throw new Error(`${QEMU} failed (exit code ${output.code}): ${await qemuLastWords(output, vm.files)}`);
       for (const tap of line.taps) await runChecked('ip', ['link', 'set', 'dev', tap.ifname, 'master', tap.bridge, 'up'], { signal });
+      // It runs once its state has arrived (QemuMigration.finish).
+      if (incoming) return;
       const state = await vm.qmp('did not answer on QMP', signal, async (qmp) => {
         await qmp.execute('cont');
         return runState(qmp);

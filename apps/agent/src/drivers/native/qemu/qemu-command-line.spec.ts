@@ -39,6 +39,12 @@ describe('qemuCommandLine', () => {
     expect(line.notes).toEqual([]);
   });
 
+  it("waits paused for a migration's state on the target, with the same machine", () => {
+    const args = qemuCommandLine(web1(), facts({ incoming: true })).args;
+    expect(args.slice(0, 6)).toEqual(['-name', 'guest=web1', '-S', '-incoming', 'defer', '-daemonize']);
+    expect(args.filter((arg) => arg !== '-incoming' && arg !== 'defer')).toEqual(qemuCommandLine(web1(), facts()).args);
+  });
+
   it('leaves a card on a bridge the host lacks without a backend and says so', () => {
     const guest = web1({ nics: [{ key: 'net1', mac: 'BC:24:11:3A:5F:02', bridge: 'vmbr9', model: 'e1000' }] });
     const line = qemuCommandLine(guest, facts());

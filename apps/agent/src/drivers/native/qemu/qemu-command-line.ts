@@ -12,6 +12,8 @@ export interface QemuHostFacts {
   readonly files: QemuRuntimeFiles;
   /** The bridges the host has: a card on any other is left unplugged. */
   readonly bridges: ReadonlySet<string>;
+  /** The target of a migration: QEMU waits for the VM's state (`-incoming defer`, then QMP `migrate-incoming`). */
+  readonly incoming?: boolean;
 }
 
 /** A tap QEMU creates for a card; the agent puts it on its bridge once QEMU runs. */
@@ -62,7 +64,7 @@ export function qemuCommandLine(guest: GuestSpec, facts: QemuHostFacts): QemuCom
   const buses = new Set(disks.map((volume) => DISK.exec(volume.key)?.[1]));
   return {
     args: [
-      ...['-name', `guest=${guest.name}`, '-S', '-daemonize', '-pidfile', files.pid, '-D', files.log],
+      ...['-name', `guest=${guest.name}`, '-S', ...(facts.incoming === true ? ['-incoming', 'defer'] : []), '-daemonize', '-pidfile', files.pid, '-D', files.log],
       ...['-chardev', `socket,id=qmp,path=${escape(files.qmp)},server=on,wait=off`, '-mon', 'chardev=qmp,mode=control'],
       ...['-vnc', `unix:${escape(files.vnc)}`, '-nodefaults', '-no-user-config', '-machine', 'pc', '-accel', accelerator],
       ...['-m', String(guest.memoryMiB), '-smp', `${guest.cores * guest.sockets},sockets=${guest.sockets},cores=${guest.cores}`],

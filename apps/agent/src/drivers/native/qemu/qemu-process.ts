@@ -12,9 +12,10 @@ import { PROC_ROOT } from '../../../host/process-figures.js';
 const POLL_MS = 100;
 
 /**
- * Whether `pid` is the QEMU that wrote `pidFile`: a qemu-system program started with that pid
- * file. So a pid the kernel gave to another program after QEMU died is not taken for it, and a
- * zombie (where PID 1 reaps no orphans, a killed QEMU stays one) has an empty command line.
+ * Whether `pid` is the QEMU that wrote `pidFile`: a qemu-system program (or a migration's
+ * qemu-storage-daemon) started with that pid file. So a pid the kernel gave to another program
+ * after QEMU died is not taken for it, and a zombie (where PID 1 reaps no orphans, a killed QEMU
+ * stays one) has an empty command line.
  */
 export async function isQemuOf(pid: number, pidFile: string): Promise<boolean> {
   let cmdline: string;
@@ -24,7 +25,7 @@ export async function isQemuOf(pid: number, pidFile: string): Promise<boolean> {
     return false;
   }
   const args = cmdline.split('\0');
-  return basename(args[0] ?? '').startsWith('qemu-system') && args.includes(pidFile);
+  return /^qemu-(?:system|storage-daemon)/.test(basename(args[0] ?? '')) && args.includes(pidFile);
 }
 
 /**

@@ -33,7 +33,7 @@ export function qemuRuntimeFiles(host: Host, vmid: number): QemuRuntimeFiles {
 }
 
 /** The pid QEMU wrote, or undefined when there is no pid file (or no number in it). */
-export async function readPidFile(files: QemuRuntimeFiles): Promise<number | undefined> {
+export async function readPidFile(files: Pick<QemuRuntimeFiles, 'pid'>): Promise<number | undefined> {
   let text: string;
   try {
     text = await readFile(files.pid, 'utf8');

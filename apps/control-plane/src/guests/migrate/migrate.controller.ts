@@ -1,0 +1,24 @@
+import { Controller } from '@nestjs/common';
+import { Caller, type Principal } from '../../access/auth/principal.js';
+import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
+import { Params } from '../../http/request-params.js';
+import { MIGRATE_ENDPOINTS } from './migrate.endpoints.js';
+import { MigrateService } from './migrate.service.js';
+
+type Endpoints = typeof MIGRATE_ENDPOINTS;
+
+/** `/nodes/{node}/qemu/{vmid}/migrate`. */
+@Controller()
+export class MigrateController {
+  constructor(private readonly migrations: MigrateService) {}
+
+  @Endpoint(MIGRATE_ENDPOINTS.preconditions)
+  preconditions(@Params() p: ParamsOf<Endpoints['preconditions']>): Promise<ResultOf<Endpoints['preconditions']>> {
+    return this.migrations.preconditions(p.node, p.vmid, p.target);
+  }
+
+  @Endpoint(MIGRATE_ENDPOINTS.migrate)
+  migrate(@Params() p: ParamsOf<Endpoints['migrate']>, @Caller() caller: Principal): Promise<string> {
+    return this.migrations.migrate(p, caller);
+  }
+}

@@ -1,0 +1,118 @@
+import { AgentProcess, waitFor, type ApiResponse, type ControlPlaneProcess } from '@corral/testing';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.js';
+
+const run = promisify(execFile);
+const ROOT_PASSWORD = 'migrate-e2e-root-password';
+const asRoot = { authorization: `Basic ${Buffer.from(`root@pam:${ROOT_PASSWORD}`).toString('base64')}` };
+/** How long anything here may take on a slow, shared machine: never a measure of speed. */
+const PATIENCE_MS = 90_000;
+const NODES = ['host1', 'host2'] as const;
+const IMAGE = 'var/lib/vz/images/100/vm-100-disk-0.qcow2';
+
+const data = <T>(res: ApiResponse): T => {
+  if (res.status !== 200) throw new Error(`${res.status} ${res.reason}: ${res.text}`);
+  return res.json<{ data: T }>().data;
+};
+
+// Issue 5: a running VM (real QEMU, TCG) moved live between two real agents on the native driver,
+// each with a host root of its own, so that its disk is copied from one to the other as between
+// two hosts; driven through the API as a PVE client drives `qm migrate --online`.
+describe('live migration between two agents on the native driver', () => {
+  let cp: ControlPlaneProcess;
+  let db: pg.Client;
+  const agents: AgentProcess[] = [];
+  let root: string;
+
+  const send = (path: string, method = 'GET', form?: Record<string, string | number>) =>
+    cp.api.send(path, {
+      method,
+      headers: { ...asRoot, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(form ? { body: new URLSearchParams(Object.entries(form).map(([key, value]): [string, string] => [key, String(value)])).toString() } : {}),
+    });
+
+  /** Runs an action on `node` and waits for its task: its exit status, with its log when it failed. */
+  const task = async (node: string, path: string, method = 'POST', form?: Record<string, string | number>): Promise<string> => {
+    const upid = data<string>(await send(path, method, form));
+    const taskPath = `/nodes/${node}/tasks/${encodeURIComponent(upid)}`;
+    let status: { status: string; exitstatus?: string } = { status: 'running' };
+    await waitFor(
+      async () => {
+        status = data(await send(`${taskPath}/status`));
+        return status.status === 'stopped';
+      },
+      { timeoutMs: PATIENCE_MS, what: `task ${upid}` },
+    );
+    if (status.exitstatus === 'OK') return 'OK';
+    const log = data<{ t: string }[]>(await send(`${taskPath}/log?limit=0`));
+    return `${status.exitstatus ?? ''}\n${log.map((line) => line.t).join('\n')}`;
+  };
+  const hostFile = (node: string, path: string) => join(root, node, path);
+  /** qemu-io's check of a pattern in the VM's image on `node` (`-U`: also while a QEMU has it open). */
+  const holds = async (node: string, pattern: string, offset: string) => !(await run('qemu-io', ['-r', '-U', '-f', 'qcow2', '-c', `read -P ${pattern} ${offset} 1M`, hostFile(node, IMAGE)])).stdout.includes('verification failed');
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'corral-migrate-'));
+    const url = await testDatabaseUrl();
+    db = new pg.Client({ connectionString: url });
+    await db.connect();
+    cp = await startOnTestDatabase({ databaseUrl: url, env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
+    for (const node of NODES) {
+      const { token, fingerprint } = data<{ token: string; fingerprint: string }>(await send('/cluster/join-tokens', 'POST', { node }));
+      const { credential } = data<{ credential: string }>(await send('/cluster/join', 'POST', { token, node }));
+      const config = join(root, `${node}.json`);
+      await mkdir(join(root, node));
+      await writeFile(config, JSON.stringify({ url: `https://127.0.0.1:${cp.port}`, fingerprint, node, credential, hostRoot: join(root, node) }), { mode: 0o600 });
+      agents.push(AgentProcess.agent(config, { CORRAL_DRIVER: 'native' }));
+    }
+    await waitFor(async () => data<{ status: string }[]>(await send('/nodes')).filter((node) => node.status === 'online').length === NODES.length, { timeoutMs: PATIENCE_MS, what: 'both nodes online' });
+  }, 2 * PATIENCE_MS);
+
+  afterAll(async () => {
+    // VMs outlive their agents (as in PVE): the QEMUs a failed test left under this test's roots are killed here.
+    for (const agent of agents) await agent.kill();
+    for (const pid of await processesUnder(root)) process.kill(pid, 'SIGKILL');
+    await cp?.stop();
+    await db?.end();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('moves a running VM from host1 to host2 with its disk, without a stop or a start, and stops and destroys it there', async () => {
+    expect(await task('host1', '/nodes/host1/qemu', 'POST', { vmid: 100, name: 'mover', memory: 64, scsi0: 'local:0.0625', net0: 'virtio,bridge=vmbr0' })).toBe('OK');
+    await run('qemu-io', ['-f', 'qcow2', '-c', 'write -P 0x5a 0 1M', hostFile('host1', IMAGE)]);
+    expect(await task('host1', '/nodes/host1/qemu/100/status/start')).toBe('OK');
+    const before = data<{ pid: number }>(await send('/nodes/host1/qemu/100/status/current'));
+
+    expect((await send('/nodes/host1/qemu/100/migrate', 'POST', { target: 'host2' })).status).toBe(409);
+    expect(await task('host1', '/nodes/host1/qemu/100/migrate', 'POST', { target: 'host2', online: 1, 'with-local-disks': 1 })).toBe('OK');
+
+    expect(data<Record<string, unknown>>(await send('/nodes/host2/qemu/100/status/current'))).toMatchObject({ status: 'running', qmpstatus: 'running', name: 'mover', pid: expect.any(Number) });
+    expect(data<{ pid: number }>(await send('/nodes/host2/qemu/100/status/current')).pid).not.toBe(before.pid);
+    expect(data<string>(await send('/nodes/host2/qemu/100/monitor', 'POST', { command: 'info status' }))).toMatch(/VM status: running/);
+    expect((await send('/nodes/host1/qemu/100/status/current')).status).toBe(404);
+    expect(data<Record<string, unknown>[]>(await send('/cluster/resources?type=vm'))).toContainEqual(expect.objectContaining({ vmid: 100, node: 'host2', status: 'running' }));
+    await expect(stat(hostFile('host1', IMAGE))).rejects.toThrow(/ENOENT/);
+    expect(await readdir(hostFile('host1', 'run/corral/qemu'))).toEqual([]);
+    expect(await holds('host2', '0x5a', '0')).toBe(true);
+
+    expect(await task('host2', '/nodes/host2/qemu/100/status/stop')).toBe('OK');
+    expect(data<Record<string, unknown>>(await send('/nodes/host2/qemu/100/status/current'))).toMatchObject({ status: 'stopped' });
+    expect(await holds('host2', '0x5a', '0')).toBe(true);
+    expect(await task('host2', '/nodes/host2/qemu/100', 'DELETE')).toBe('OK');
+    await expect(stat(hostFile('host2', IMAGE))).rejects.toThrow(/ENOENT/);
+    const events = (await db.query('SELECT "event", "node" FROM "events" WHERE "vmid" = 100 ORDER BY "seq"')).rows as { event: string; node: string }[];
+    expect(events.map((row) => `${row.event}@${row.node}`)).toEqual(['vm-create@host1', 'vm-start@host1', 'vm-stop@host2', 'vm-delete@host2']);
+  });
+});
+
+/** Processes whose command line names `dir`: this test's QEMUs, and no other's. */
+async function processesUnder(dir: string): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter((name) => /^[0-9]+$/.test(name));
+  const found = await Promise.all(pids.map(async (pid) => ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(dir) ? [Number(pid)] : [])));
+  return found.flat();
+}
