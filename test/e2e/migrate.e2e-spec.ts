@@ -54,7 +54,7 @@ describe('live migration between two agents on the native driver', () => {
   };
   const hostFile = (node: string, path: string) => join(root, node, path);
   /** qemu-io's check of a pattern in the VM's image on `node` (`-U`: also while a QEMU has it open). */
-  const holds = async (node: string, pattern: string, offset: string) => !(await run('qemu-io', ['-r', '-U', '-f', 'qcow2', '-c', `read -P ${pattern} ${offset} 1M`, hostFile(node, IMAGE)])).stdout.includes('verification failed');
+  const holds = async (node: string, pattern: string, offset: string, image = IMAGE) => !(await run('qemu-io', ['-r', '-U', '-f', 'qcow2', '-c', `read -P ${pattern} ${offset} 1M`, hostFile(node, image)])).stdout.includes('verification failed');
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'corral-migrate-'));
@@ -107,6 +107,17 @@ describe('live migration between two agents on the native driver', () => {
     await expect(stat(hostFile('host2', IMAGE))).rejects.toThrow(/ENOENT/);
     const events = (await db.query('SELECT "event", "node" FROM "events" WHERE "vmid" = 100 ORDER BY "seq"')).rows as { event: string; node: string }[];
     expect(events.map((row) => `${row.event}@${row.node}`)).toEqual(['vm-create@host1', 'vm-start@host1', 'vm-stop@host2', 'vm-delete@host2']);
+  });
+
+  it('clones a VM of host1 to host2 (made on host1, then moved offline) with the content of its disk', async () => {
+    expect(await task('host1', '/nodes/host1/qemu', 'POST', { vmid: 110, name: 'original', memory: 64, scsi0: 'local:0.0625' })).toBe('OK');
+    await run('qemu-io', ['-f', 'qcow2', '-c', 'write -P 0x3c 0 1M', hostFile('host1', 'var/lib/vz/images/110/vm-110-disk-0.qcow2')]);
+    expect(await task('host1', '/nodes/host1/qemu/110/clone', 'POST', { newid: 111, name: 'copy', target: 'host2' })).toBe('OK');
+    expect(data<Record<string, unknown>>(await send('/nodes/host2/qemu/111/status/current'))).toMatchObject({ status: 'stopped', name: 'copy' });
+    expect(await holds('host2', '0x3c', '0', 'var/lib/vz/images/111/vm-111-disk-0.qcow2')).toBe(true);
+    await expect(stat(hostFile('host1', 'var/lib/vz/images/111/vm-111-disk-0.qcow2'))).rejects.toThrow(/ENOENT/);
+    expect(await task('host2', '/nodes/host2/qemu/111', 'DELETE')).toBe('OK');
+    expect(await task('host1', '/nodes/host1/qemu/110', 'DELETE')).toBe('OK');
   });
 });
 

@@ -115,7 +115,7 @@ export function guestEndpoints(kind: GuestKind) {
         [kind.type === 'qemu' ? 'name' : 'hostname']: configParam(DNS_NAME).optional().meta({ description: 'The new name.' }),
         description: stringParam({ description: 'Notes of the new guest.', maxLength: 8192 }).optional(),
         full: booleanParam({ description: 'A full clone; 0 is a linked clone, only of a VM template (the default for VM templates, as in PVE).' }).optional(),
-        target: nodeParam().optional().meta({ description: 'The node of the new guest: only the same node so far.' }),
+        target: nodeParam().optional().meta({ description: 'The node of the new VM (default: this one): it is made here, then moved there (containers: this node only).' }),
         storage: stringParam({ description: 'The storage of the copied volumes (default: each where it is).', pattern: /^[A-Za-z][A-Za-z0-9_.-]*$/, patternHint: 'must be a storage id' }).optional(),
         format: z.enum(['qcow2', 'raw'], { error: 'must be qcow2 or raw' }).optional().meta({ description: 'The image format of the copied VM disks (default: as the source\'s).' }),
       }),

@@ -12,6 +12,8 @@ import type { StorageRow } from '../storage/storage.entity.js';
 import { StoragesRepository } from '../storage/storages.repository.js';
 import { usableStorage, volumePath } from '../storage/volumes.js';
 import { linkedClonesOf } from './linked-clones.js';
+import { storageMapping } from './migrate/migrate-plan.js';
+import { MigrateService } from './migrate/migrate.service.js';
 import { configDigest } from './config-digest.js';
 import { GuestTasks, type GuestWork } from './guest-tasks.js';
 import { QEMU, type GuestKind } from './guest-kinds.js';
@@ -63,6 +65,7 @@ export class GuestsService {
     private readonly storages: StoragesRepository,
     private readonly access: AccessState,
     private readonly hub: AgentHub,
+    private readonly migrations: MigrateService,
   ) {}
 
   async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
@@ -225,7 +228,13 @@ export class GuestsService {
     if (linked && kind.type === 'lxc') throw badParam('full', 'linked clones of containers need a storage with snapshots, and directory storages have none: clone with full=1');
     if (linked && !template) throw badParam('full', `linked clones are made of templates, and ${kind.noun} ${vmid} is none: clone with full=1`);
     if (linked && options.storage !== undefined) throw badParam('storage', 'a linked clone stays on the storage of its template: give storage only with full=1');
-    if (options.target !== undefined && options.target !== node) throw badParam('target', 'cloning to another node is not supported by Corral yet: clone on the same node, then migrate');
+    const target = options.target ?? node;
+    if (target !== node) {
+      if (kind.type === 'lxc') throw badParam('target', 'containers cannot move between nodes yet: clone on the same node');
+      if (linked) throw badParam('target', 'a linked clone stays on the node of its template: clone with full=1 to another node');
+      this.nodes.existing(target);
+      this.hub.reachable(target);
+    }
     this.hub.reachable(node);
     const check = () => {
       if (this.existing(kind, node, vmid).row.config['template'] !== '1') this.mustBe(kind, node, vmid, ['stopped'], 'is running: clone it once it is stopped');
@@ -245,8 +254,10 @@ export class GuestsService {
       caller,
       check,
       work: async (work) => {
-        const target = guestSpec({ vmid: newid, type: kind.type, config }, storages);
-        await this.finishNew(kind, node, newid, () => work.agent('guest.clone', { source: guestSpec(this.existing(kind, node, vmid).row, storages), target }, CREATE_MS));
+        const copy = guestSpec({ vmid: newid, type: kind.type, config }, storages);
+        await this.finishNew(kind, node, newid, () => work.agent('guest.clone', { source: guestSpec(this.existing(kind, node, vmid).row, storages), target: copy }, CREATE_MS));
+        // PVE's clone to another node: made here, then moved there (offline: the new VM is stopped).
+        if (target !== node) await this.migrations.move(work, { node, vmid: newid, target }, storages, storageMapping({}));
       },
     });
   }

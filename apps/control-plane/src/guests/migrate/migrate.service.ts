@@ -23,6 +23,8 @@ import { migratePlan, storageMapping, type MigratePlan, type StorageMapping } fr
 import type { MIGRATE_ENDPOINTS, MigratePreconditions } from './migrate.endpoints.js';
 
 type MigrateRequest = ParamsOf<(typeof MIGRATE_ENDPOINTS)['migrate']>;
+/** What a move needs of a request: where the VM is, where it goes, and whether it may go live. */
+export type MoveRequest = Pick<MigrateRequest, 'node' | 'vmid' | 'target' | 'online'>;
 
 /** How long each step may take: the target gets ready and finishes in moments; the copy of large disks takes long. */
 const RECEIVE_MS = 5 * 60_000;
@@ -114,7 +116,8 @@ export class MigrateService {
     if (clones.length > 0) throw new ApiError('IN_USE', `VM ${vmid} is the base of the linked clones ${clones.join(', ')}: they need its images on node '${node}'`);
   }
 
-  private async move(work: GuestWork, request: MigrateRequest, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping): Promise<void> {
+  /** Moves the VM within a task that holds its queue: this one's, or a clone's to another node (then offline, the clone being stopped). */
+  async move(work: GuestWork, request: MoveRequest, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping): Promise<void> {
     const { node, vmid, target } = request;
     const state = this.existing(node, vmid);
     const online = runState(state) !== 'stopped';
