@@ -1,23 +1,19 @@
-import { AgentProcess, buildBusyboxTemplate, waitFor, type ApiResponse, type ControlPlaneProcess } from '@corral/testing';
+import { buildBusyboxTemplate, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.js';
+import { data, guestApi, type Form } from '../support/guest-api.js';
 
 const run = promisify(execFile);
 const ROOT_PASSWORD = 'guests-e2e-root-password';
-const asRoot = { authorization: `Basic ${Buffer.from(`root@pam:${ROOT_PASSWORD}`).toString('base64')}` };
 /** How long anything here may take on a slow, shared machine: never a measure of speed. */
 const PATIENCE_MS = 60_000;
 
-const data = <T>(res: ApiResponse): T => {
-  if (res.status !== 200) throw new Error(`${res.status} ${res.reason}: ${res.text}`);
-  return res.json<{ data: T }>().data;
-};
 
 // Issue 5's done-when: real VMs (QEMU, TCG) and real containers (LXC) through a real agent on the
 // native driver, driven through the API as a PVE client drives them.
@@ -27,30 +23,9 @@ describe('guests on the native driver', () => {
   let agent: AgentProcess | undefined;
   let root: string;
 
-  const send = (path: string, method = 'GET', form?: Record<string, string | number>) =>
-    cp.api.send(path, {
-      method,
-      headers: { ...asRoot, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(form ? { body: new URLSearchParams(Object.entries(form).map(([key, value]): [string, string] => [key, String(value)])).toString() } : {}),
-    });
-
-  /** Runs an action and waits for its task: its exit status, and its log when it failed. */
-  const task = async (path: string, method = 'POST', form?: Record<string, string | number>): Promise<string> => {
-    const upid = data<string>(await send(path, method, form));
-    let status: { status: string; exitstatus?: string } = { status: 'running' };
-    await waitFor(
-      async () => {
-        status = data(await send(`/nodes/host1/tasks/${encodeURIComponent(upid)}/status`));
-        return status.status === 'stopped';
-      },
-      { timeoutMs: PATIENCE_MS, what: `task ${upid}` },
-    );
-    if (status.exitstatus !== 'OK') {
-      const log = data<{ t: string }[]>(await send(`/nodes/host1/tasks/${encodeURIComponent(upid)}/log`, 'GET'));
-      return `${status.exitstatus ?? ''}\n${log.map((line) => line.t).join('\n')}`;
-    }
-    return 'OK';
-  };
+  let api: ReturnType<typeof guestApi>;
+  const send = (path: string, method?: string, form?: Form) => api.send(path, method, form);
+  const task = (path: string, method?: string, form?: Form) => api.task('host1', path, method, form);
   const current = async (type: 'qemu' | 'lxc', vmid: number) => data<Record<string, unknown>>(await send(`/nodes/host1/${type}/${vmid}/status/current`));
   const events = async () => ((await db.query('SELECT "event", "vmid" FROM "events" WHERE "vmid" IS NOT NULL ORDER BY "seq"')).rows as { event: string; vmid: number }[]).map((row) => `${row.event} ${row.vmid}`);
 
@@ -60,20 +35,17 @@ describe('guests on the native driver', () => {
     db = new pg.Client({ connectionString: url });
     await db.connect();
     cp = await startOnTestDatabase({ databaseUrl: url, env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
-    const { token, fingerprint } = data<{ token: string; fingerprint: string }>(await send('/cluster/join-tokens', 'POST', { node: 'host1' }));
-    const { credential } = data<{ credential: string }>(await send('/cluster/join', 'POST', { token, node: 'host1' }));
-    const config = join(root, 'agent.json');
-    await writeFile(config, JSON.stringify({ url: `https://127.0.0.1:${cp.port}`, fingerprint, node: 'host1', credential, hostRoot: join(root, 'host') }), { mode: 0o600 });
-    await mkdir(join(root, 'host', 'var/lib/vz/template/cache'), { recursive: true });
-    await buildBusyboxTemplate(join(root, 'host', 'var/lib/vz/template/cache/busybox.tar.gz'));
-    agent = AgentProcess.agent(config, { CORRAL_DRIVER: 'native' });
+    api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
+    await mkdir(join(root, 'host1', 'var/lib/vz/template/cache'), { recursive: true });
+    await buildBusyboxTemplate(join(root, 'host1', 'var/lib/vz/template/cache/busybox.tar.gz'));
+    agent = await api.nativeAgent(root, 'host1');
     await waitFor(async () => data<{ node: string; status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), { timeoutMs: PATIENCE_MS, what: 'host1 online' });
   }, 2 * PATIENCE_MS);
 
   afterAll(async () => {
     // Guests outlive their agent (as in PVE): whatever a failed test left running is killed here.
     await run('pkill', ['-9', '-f', root]).catch(() => undefined);
-    for (const name of ['200', '201']) await run('lxc-stop', ['-P', join(root, 'host/var/lib/corral/lxc'), '-n', name, '-k']).catch(() => undefined);
+    for (const name of ['200', '201']) await run('lxc-stop', ['-P', join(root, 'host1/var/lib/corral/lxc'), '-n', name, '-k']).catch(() => undefined);
     await agent?.kill();
     await cp?.stop();
     await db?.end();
@@ -82,7 +54,7 @@ describe('guests on the native driver', () => {
 
   it('creates, starts, monitors, suspends, resumes, shuts down, clones, templates and destroys a real QEMU VM', async () => {
     expect(await task('/nodes/host1/qemu', 'POST', { vmid: 100, name: 'vm1', memory: 64, scsi0: 'local:0.0625', net0: 'virtio,bridge=vmbr0' })).toBe('OK');
-    const image = join(root, 'host/var/lib/vz/images/100/vm-100-disk-0.qcow2');
+    const image = join(root, 'host1/var/lib/vz/images/100/vm-100-disk-0.qcow2');
     const { stdout } = await run('qemu-img', ['info', '--output=json', image]);
     expect(JSON.parse(stdout)).toMatchObject({ format: 'qcow2', 'virtual-size': 64 * 1024 * 1024 });
 
@@ -101,18 +73,18 @@ describe('guests on the native driver', () => {
     expect(await current('qemu', 100)).toMatchObject({ status: 'stopped' });
 
     expect(await task('/nodes/host1/qemu/100/clone', 'POST', { newid: 101, name: 'vm2' })).toBe('OK');
-    const { stdout: copied } = await run('qemu-img', ['info', '--output=json', join(root, 'host/var/lib/vz/images/101/vm-101-disk-0.qcow2')]);
+    const { stdout: copied } = await run('qemu-img', ['info', '--output=json', join(root, 'host1/var/lib/vz/images/101/vm-101-disk-0.qcow2')]);
     expect(JSON.parse(copied)).toMatchObject({ format: 'qcow2', 'virtual-size': 64 * 1024 * 1024 });
     expect(await task('/nodes/host1/qemu/101/status/start')).toBe('OK');
     expect(await current('qemu', 101)).toMatchObject({ status: 'running', name: 'vm2' });
     expect(await task('/nodes/host1/qemu/101', 'DELETE', { force: 1 })).toBe('OK');
-    await expect(stat(join(root, 'host/var/lib/vz/images/101/vm-101-disk-0.qcow2'))).rejects.toThrow(/ENOENT/);
+    await expect(stat(join(root, 'host1/var/lib/vz/images/101/vm-101-disk-0.qcow2'))).rejects.toThrow(/ENOENT/);
 
     expect(await task('/nodes/host1/qemu/100/template')).toBe('OK');
     expect((await send('/nodes/host1/qemu/100/status/start', 'POST')).status).toBe(409);
     // A linked clone of the template: its disk an overlay of the template's image.
     expect(await task('/nodes/host1/qemu/100/clone', 'POST', { newid: 102, name: 'vm3' })).toBe('OK');
-    const { stdout: overlay } = await run('qemu-img', ['info', '--output=json', join(root, 'host/var/lib/vz/images/102/vm-102-disk-0.qcow2')]);
+    const { stdout: overlay } = await run('qemu-img', ['info', '--output=json', join(root, 'host1/var/lib/vz/images/102/vm-102-disk-0.qcow2')]);
     expect(JSON.parse(overlay)).toMatchObject({ 'backing-filename': expect.stringContaining('images/100/vm-100-disk-0.qcow2') });
     expect(await task('/nodes/host1/qemu/102/status/start')).toBe('OK');
     expect(await task('/nodes/host1/qemu/102', 'DELETE', { force: 1 })).toBe('OK');
@@ -132,7 +104,7 @@ describe('guests on the native driver', () => {
     expect(await task('/nodes/host1/lxc/200/status', 'POST', { command: 'stop' })).toBe('OK');
     expect(await current('lxc', 200)).toMatchObject({ status: 'stopped' });
     expect(await task('/nodes/host1/lxc/200', 'DELETE')).toBe('OK');
-    await expect(stat(join(root, 'host/var/lib/vz/images/200/subvol-200-disk-0'))).rejects.toThrow(/ENOENT/);
+    await expect(stat(join(root, 'host1/var/lib/vz/images/200/subvol-200-disk-0'))).rejects.toThrow(/ENOENT/);
     expect(await events()).toEqual(['vm-create 200', 'ct-start 200', 'ct-stop 200', 'vm-delete 200']);
   });
 
@@ -169,7 +141,7 @@ describe('guests on the native driver', () => {
     expect(vnc).toMatchObject({ user: 'root@pam', upid: expect.stringContaining(':vncproxy:120:root@pam:') });
 
     const query = new URLSearchParams({ port: String(vnc.port), vncticket: vnc.ticket });
-    const socket = new WebSocket(`wss://127.0.0.1:${cp.port}/api2/json/nodes/host1/qemu/120/vncwebsocket?${query.toString()}`, { ca: vnc.cert, headers: asRoot });
+    const socket = new WebSocket(`wss://127.0.0.1:${cp.port}/api2/json/nodes/host1/qemu/120/vncwebsocket?${query.toString()}`, { ca: vnc.cert, headers: api.asRoot });
     const version = await new Promise<string>((done, fail) => {
       let received = Buffer.alloc(0);
       socket.on('message', (bytes: Buffer) => {

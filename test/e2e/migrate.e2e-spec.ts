@@ -1,24 +1,20 @@
-import { AgentProcess, waitFor, type ApiResponse, type ControlPlaneProcess } from '@corral/testing';
+import { waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.js';
+import { data, guestApi, type Form } from '../support/guest-api.js';
 
 const run = promisify(execFile);
 const ROOT_PASSWORD = 'migrate-e2e-root-password';
-const asRoot = { authorization: `Basic ${Buffer.from(`root@pam:${ROOT_PASSWORD}`).toString('base64')}` };
 /** How long anything here may take on a slow, shared machine: never a measure of speed. */
 const PATIENCE_MS = 90_000;
 const NODES = ['host1', 'host2'] as const;
 const IMAGE = 'var/lib/vz/images/100/vm-100-disk-0.qcow2';
 
-const data = <T>(res: ApiResponse): T => {
-  if (res.status !== 200) throw new Error(`${res.status} ${res.reason}: ${res.text}`);
-  return res.json<{ data: T }>().data;
-};
 
 // Issue 5: a running VM (real QEMU, TCG) moved live between two real agents on the native driver,
 // each with a host root of its own, so that its disk is copied from one to the other as between
@@ -29,29 +25,9 @@ describe('live migration between two agents on the native driver', () => {
   const agents: AgentProcess[] = [];
   let root: string;
 
-  const send = (path: string, method = 'GET', form?: Record<string, string | number>) =>
-    cp.api.send(path, {
-      method,
-      headers: { ...asRoot, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(form ? { body: new URLSearchParams(Object.entries(form).map(([key, value]): [string, string] => [key, String(value)])).toString() } : {}),
-    });
-
-  /** Runs an action on `node` and waits for its task: its exit status, with its log when it failed. */
-  const task = async (node: string, path: string, method = 'POST', form?: Record<string, string | number>): Promise<string> => {
-    const upid = data<string>(await send(path, method, form));
-    const taskPath = `/nodes/${node}/tasks/${encodeURIComponent(upid)}`;
-    let status: { status: string; exitstatus?: string } = { status: 'running' };
-    await waitFor(
-      async () => {
-        status = data(await send(`${taskPath}/status`));
-        return status.status === 'stopped';
-      },
-      { timeoutMs: PATIENCE_MS, what: `task ${upid}` },
-    );
-    if (status.exitstatus === 'OK') return 'OK';
-    const log = data<{ t: string }[]>(await send(`${taskPath}/log?limit=0`));
-    return `${status.exitstatus ?? ''}\n${log.map((line) => line.t).join('\n')}`;
-  };
+  let api: ReturnType<typeof guestApi>;
+  const send = (path: string, method?: string, form?: Form) => api.send(path, method, form);
+  const task = (node: string, path: string, method?: string, form?: Form) => api.task(node, path, method, form);
   const hostFile = (node: string, path: string) => join(root, node, path);
   /** qemu-io's check of a pattern in the VM's image on `node` (`-U`: also while a QEMU has it open). */
   const holds = async (node: string, pattern: string, offset: string, image = IMAGE) => !(await run('qemu-io', ['-r', '-U', '-f', 'qcow2', '-c', `read -P ${pattern} ${offset} 1M`, hostFile(node, image)])).stdout.includes('verification failed');
@@ -62,14 +38,8 @@ describe('live migration between two agents on the native driver', () => {
     db = new pg.Client({ connectionString: url });
     await db.connect();
     cp = await startOnTestDatabase({ databaseUrl: url, env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
-    for (const node of NODES) {
-      const { token, fingerprint } = data<{ token: string; fingerprint: string }>(await send('/cluster/join-tokens', 'POST', { node }));
-      const { credential } = data<{ credential: string }>(await send('/cluster/join', 'POST', { token, node }));
-      const config = join(root, `${node}.json`);
-      await mkdir(join(root, node));
-      await writeFile(config, JSON.stringify({ url: `https://127.0.0.1:${cp.port}`, fingerprint, node, credential, hostRoot: join(root, node) }), { mode: 0o600 });
-      agents.push(AgentProcess.agent(config, { CORRAL_DRIVER: 'native' }));
-    }
+    api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
+    for (const node of NODES) agents.push(await api.nativeAgent(root, node));
     await waitFor(async () => data<{ status: string }[]>(await send('/nodes')).filter((node) => node.status === 'online').length === NODES.length, { timeoutMs: PATIENCE_MS, what: 'both nodes online' });
   }, 2 * PATIENCE_MS);
 

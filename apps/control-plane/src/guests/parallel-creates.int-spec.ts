@@ -1,6 +1,7 @@
 import type { FakeAgent } from '@corral/testing';
 import { call, dataOf } from '../../test-support/access-fixture.js';
 import { joinNode, onlineAgent } from '../../test-support/node-fixture.js';
+import { finished } from '../../test-support/task-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { TasksModule } from '../tasks/tasks.module.js';
@@ -38,15 +39,7 @@ describe('200 parallel creates', () => {
     for (const { res } of byStatus(409)) expect(res.json<{ errors: { message: string }[] }>().errors[0]?.message).toMatch(/^VM 50\d\d already exists: it is on node 'pve1'$/);
     expect(new Set(byStatus(200).map((result) => result.vmid)).size).toBe(200);
 
-    for (const { res } of byStatus(200)) {
-      const upid = dataOf<string>(res);
-      let exitstatus: string | undefined;
-      for (let tries = 0; tries < 600 && exitstatus === undefined; tries += 1) {
-        exitstatus = dataOf<{ exitstatus?: string }>(await call(t, 'GET', `/nodes/pve1/tasks/${encodeURIComponent(upid)}/status`)).exitstatus;
-        if (exitstatus === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(exitstatus).toBe('OK');
-    }
+    for (const { res } of byStatus(200)) expect(await finished(t, 'pve1', dataOf<string>(res))).toBe('OK');
     const rows = (await t.dataSource.query('SELECT count(*)::int AS "all", count("lock")::int AS "locked" FROM "guests"')) as { all: number; locked: number }[];
     expect(rows).toEqual([{ all: 200, locked: 0 }]);
     const creates = (await t.dataSource.query(`SELECT count(*)::int AS "n" FROM "events" WHERE "event" = 'vm-create'`)) as { n: number }[];

@@ -2,20 +2,11 @@ import type { GuestRuntime, RequestFrame } from '@corral/protocol';
 import type { FakeAgent, FakeAnswer } from '@corral/testing';
 import { call, dataOf, expectError, type Form } from '../../../test-support/access-fixture.js';
 import { events, joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
+import { finished } from '../../../test-support/task-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { ClusterModule } from '../../cluster/cluster.module.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
 import { GuestsModule } from '../guests.module.js';
-
-/** Waits for a task to end and returns its exit status. */
-async function finished(t: TestApp, node: string, upid: string): Promise<string> {
-  for (let tries = 0; tries < 600; tries += 1) {
-    const status = dataOf<{ status: string; exitstatus?: string }>(await call(t, 'GET', `/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`));
-    if (status.status === 'stopped') return status.exitstatus ?? '';
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`task ${upid} did not end`);
-}
 
 /**
  * A fake agent that runs guests the way a driver reports them: a start sends the runtime report

@@ -1,0 +1,51 @@
+import { AgentProcess, waitFor, type ApiResponse, type ControlPlaneProcess } from '@corral/testing';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export type Form = Record<string, string | number>;
+
+/** The response's `data`, or an error with the status, reason and body. */
+export function data<T>(res: ApiResponse): T {
+  if (res.status !== 200) throw new Error(`${res.status} ${res.reason}: ${res.text}`);
+  return res.json<{ data: T }>().data;
+}
+
+/** The API as root@pam, the way a PVE client drives guests: form bodies, and tasks waited for. */
+export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patienceMs: number) {
+  const asRoot = { authorization: `Basic ${Buffer.from(`root@pam:${rootPassword}`).toString('base64')}` };
+  const send = (path: string, method = 'GET', form?: Form) =>
+    cp.api.send(path, {
+      method,
+      headers: { ...asRoot, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(form ? { body: new URLSearchParams(Object.entries(form).map(([key, value]): [string, string] => [key, String(value)])).toString() } : {}),
+    });
+
+  /** Runs an action on `node` and waits for its task: its exit status, with its log when it failed. */
+  const task = async (node: string, path: string, method = 'POST', form?: Form): Promise<string> => {
+    const upid = data<string>(await send(path, method, form));
+    const taskPath = `/nodes/${node}/tasks/${encodeURIComponent(upid)}`;
+    let status: { status: string; exitstatus?: string } = { status: 'running' };
+    await waitFor(
+      async () => {
+        status = data(await send(`${taskPath}/status?wait=5`));
+        return status.status === 'stopped';
+      },
+      { timeoutMs: patienceMs, what: `task ${upid}` },
+    );
+    if (status.exitstatus === 'OK') return 'OK';
+    const log = data<{ t: string }[]>(await send(`${taskPath}/log?limit=0`));
+    return `${status.exitstatus ?? ''}\n${log.map((line) => line.t).join('\n')}`;
+  };
+
+  /** Joins `node` with a join token and starts its agent on the native driver, its host root `<dir>/<node>`. */
+  const nativeAgent = async (dir: string, node: string): Promise<AgentProcess> => {
+    const { token, fingerprint } = data<{ token: string; fingerprint: string }>(await send('/cluster/join-tokens', 'POST', { node }));
+    const { credential } = data<{ credential: string }>(await send('/cluster/join', 'POST', { token, node }));
+    const config = join(dir, `${node}.json`);
+    await mkdir(join(dir, node), { recursive: true });
+    await writeFile(config, JSON.stringify({ url: `https://127.0.0.1:${cp.port}`, fingerprint, node, credential, hostRoot: join(dir, node) }), { mode: 0o600 });
+    return AgentProcess.agent(config, { CORRAL_DRIVER: 'native' });
+  };
+
+  return { asRoot, send, task, nativeAgent };
+}
