@@ -1,6 +1,6 @@
-import { waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
+import { processesUnder, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -90,10 +90,3 @@ describe('live migration between two agents on the native driver', () => {
     expect(await task('host1', '/nodes/host1/qemu/110', 'DELETE')).toBe('OK');
   });
 });
-
-/** Processes whose command line names `dir`: this test's QEMUs, and no other's. */
-async function processesUnder(dir: string): Promise<number[]> {
-  const pids = (await readdir('/proc')).filter((name) => /^[0-9]+$/.test(name));
-  const found = await Promise.all(pids.map(async (pid) => ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(dir) ? [Number(pid)] : [])));
-  return found.flat();
-}

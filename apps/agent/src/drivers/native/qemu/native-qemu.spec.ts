@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { processesUnder, waitFor } from '@corral/testing';
 import type { GuestSpec, GuestVolume } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { openHost, type Host } from '../../../host/host.js';
@@ -57,9 +57,9 @@ describe('NativeQemu with real QEMU (TCG)', () => {
     log = [];
   });
   afterAll(async () => {
-    const leftovers = await qemuProcessesUnder(dir);
+    const leftovers = await processesUnder(dir);
     for (const pid of leftovers) process.kill(pid, 'SIGKILL');
-    await until(async () => (await qemuProcessesUnder(dir)).length === 0, 'the QEMUs left over to go');
+    await waitFor(async () => (await processesUnder(dir)).length === 0, { timeoutMs: 20_000, what: 'the QEMUs left over to go' });
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -159,7 +159,7 @@ describe('NativeQemu with real QEMU (TCG)', () => {
     await qemu.start(web, context);
     const pid = (await listed(100))?.pid ?? 0;
     process.kill(pid, 'SIGKILL');
-    await until(async () => (await listed(100)) === undefined, 'list() to drop the killed VM');
+    await waitFor(async () => (await listed(100)) === undefined, { timeoutMs: 20_000, what: 'list() to drop the killed VM' });
     expect(await readdir(join(dir, 'run/corral/qemu'))).toEqual(['100.log']);
   });
 
@@ -205,18 +205,3 @@ describe('NativeQemu with real QEMU (TCG)', () => {
     expect(await qemu.list(controller.signal)).toEqual([]);
   });
 });
-
-/** QEMU processes whose command line names `dir`: this test's, and no other's. */
-async function qemuProcessesUnder(dir: string): Promise<number[]> {
-  const pids = (await readdir('/proc')).filter((name) => /^[0-9]+$/.test(name));
-  const found = await Promise.all(pids.map(async (pid) => ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(dir) ? [Number(pid)] : [])));
-  return found.flat();
-}
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}

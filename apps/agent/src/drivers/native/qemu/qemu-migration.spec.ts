@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { processesUnder, waitFor } from '@corral/testing';
 import type { GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { openHost } from '../../../host/host.js';
@@ -65,8 +65,8 @@ describe('QemuMigration between two nodes with real QEMU (TCG)', () => {
   });
   afterAll(async () => {
     for (const root of Object.values(roots)) {
-      for (const pid of await qemuProcessesUnder(root)) process.kill(pid, 'SIGKILL');
-      await until(async () => (await qemuProcessesUnder(root)).length === 0, 'the QEMUs left over to go');
+      for (const pid of await processesUnder(root)) process.kill(pid, 'SIGKILL');
+      await waitFor(async () => (await processesUnder(root)).length === 0, { timeoutMs: 20_000, what: 'the QEMUs left over to go' });
       await rm(root, { recursive: true, force: true });
     }
   });
@@ -150,18 +150,3 @@ describe('QemuMigration between two nodes with real QEMU (TCG)', () => {
     await a.stop(120, context);
   });
 });
-
-/** QEMU processes whose command line names `dir`: this test's, and no other's. */
-async function qemuProcessesUnder(dir: string): Promise<number[]> {
-  const pids = (await readdir('/proc')).filter((name) => /^[0-9]+$/.test(name));
-  const found = await Promise.all(pids.map(async (pid) => ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(dir) ? [Number(pid)] : [])));
-  return found.flat();
-}
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
