@@ -108,6 +108,10 @@ describe('VM migration through the API (/nodes/{node}/qemu/{vmid}/migrate)', () 
     expectError(await migrate(100, { target: 'pve2', targetstorage: 'local:' }), 400, 'must be a storage', 'targetstorage');
     expectError(await migrate(100, { target: 'pve2', storage: 'fast', targetstorage: 'fast' }), 400, 'give storage or targetstorage, not both', 'storage');
     expectError(await migrate(101, { target: 'pve2' }), 409, "can't migrate local cdrom drive ide2 (isos:iso/debian.iso): eject it first");
+    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 103, scsi0: 'local:1' } })))).toBe('OK');
+    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/103/template')))).toBe('OK');
+    expectError(await migrate(103, { target: 'pve2', online: 1 }), 409, 'VM 103 is a template: templates migrate offline (online=0)');
+    for (const node of [pve1, pve2]) node.asked.length = 0;
 
     expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/status/start')))).toBe('OK');
     expectError(await migrate(100, { target: 'pve2' }), 409, "can't migrate running VM without --online");

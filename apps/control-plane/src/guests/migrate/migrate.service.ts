@@ -110,6 +110,7 @@ export class MigrateService {
     if (state.row.lock !== null) throw new ApiError('GUEST_STATE', `VM ${vmid} is locked (${state.row.lock})`);
     this.hub.reachable(target);
     const running = runState(state) !== 'stopped';
+    if (request.online === true && state.row.config['template'] === '1') throw new ApiError('GUEST_STATE', `VM ${vmid} is a template: templates migrate offline (online=0)`);
     if (running && request.online !== true) throw new ApiError('GUEST_STATE', "can't migrate running VM without --online");
     if (running && plan.copy.length > 0 && request['with-local-disks'] !== true) throw badParam('with-local-disks', "can't live migrate attached local disks without with-local-disks option");
     const clones = linkedClonesOf(vmid, this.view.list().map(({ row }) => row));
