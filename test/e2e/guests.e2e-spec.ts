@@ -89,7 +89,8 @@ describe('guests on the native driver', () => {
     expect(await task('/nodes/host1/qemu/102/status/start')).toBe('OK');
     expect(await task('/nodes/host1/qemu/102', 'DELETE', { force: 1 })).toBe('OK');
     expect(await task('/nodes/host1/qemu/100', 'DELETE')).toBe('OK');
-    await expect(stat(image)).rejects.toThrow(/ENOENT/);
+    // The VM's folder goes with its last volume.
+    await expect(stat(join(root, 'host1/var/lib/vz/images/100'))).rejects.toThrow(/ENOENT/);
     expect(await events()).toEqual(['vm-create 100', 'vm-start 100', 'vm-stop 100', 'vm-create 101', 'vm-start 101', 'vm-stop 101', 'vm-delete 101', 'vm-create 102', 'vm-start 102', 'vm-stop 102', 'vm-delete 102', 'vm-delete 100']);
   });
 
@@ -104,7 +105,7 @@ describe('guests on the native driver', () => {
     expect(await task('/nodes/host1/lxc/200/status', 'POST', { command: 'stop' })).toBe('OK');
     expect(await current('lxc', 200)).toMatchObject({ status: 'stopped' });
     expect(await task('/nodes/host1/lxc/200', 'DELETE')).toBe('OK');
-    await expect(stat(join(root, 'host1/var/lib/vz/images/200/subvol-200-disk-0'))).rejects.toThrow(/ENOENT/);
+    await expect(stat(join(root, 'host1/var/lib/vz/images/200'))).rejects.toThrow(/ENOENT/);
     expect(await events()).toEqual(['vm-create 200', 'ct-start 200', 'ct-stop 200', 'vm-delete 200']);
   });
 

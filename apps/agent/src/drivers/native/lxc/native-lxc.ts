@@ -18,7 +18,7 @@ import {
   stoppingAfterTimeout,
   type StoppedOnlyOperation,
 } from '../../guest-messages.js';
-import { volumeOf } from '../../guest-volumes.js';
+import { removeEmptyGuestFolder, volumeOf } from '../../guest-volumes.js';
 import type { NativeGuests } from '../native-guests.js';
 import { existingBridges } from '../host-bridges.js';
 import { cgroupLayout } from './kernel-facts.js';
@@ -124,6 +124,7 @@ export class NativeLxc implements NativeGuests {
     for (const each of guest.volumes) {
       context.log(removingVolume('lxc', each));
       await removeVolume(this.host, guest.vmid, each, context.signal);
+      await removeEmptyGuestFolder(hostPath(this.host, each.path), guest.vmid);
     }
     await removeTree(this.containerFile(guest.vmid), context.signal);
   }

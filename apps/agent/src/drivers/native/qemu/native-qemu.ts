@@ -19,7 +19,7 @@ import {
   stoppingPausedVm,
 } from '../../guest-messages.js';
 import type { GuestMigration } from '../../guest-migration.js';
-import { ownVolumes, volumeOf } from '../../guest-volumes.js';
+import { ownVolumes, removeEmptyGuestFolder, volumeOf } from '../../guest-volumes.js';
 import { existingBridges } from '../host-bridges.js';
 import type { NativeGuests } from '../native-guests.js';
 import { formatCommandLine, qemuCommandLine } from './qemu-command-line.js';
@@ -151,6 +151,7 @@ export class NativeQemu implements NativeGuests {
     if ((await vm.runningPid()) !== undefined) throw new Error(refusedWhileRunning('qemu', vm.vmid, 'destroy'));
     for (const volume of ownVolumes(guest)) {
       await rm(hostPath(this.host, volume.path), { force: true });
+      await removeEmptyGuestFolder(hostPath(this.host, volume.path), guest.vmid);
       context.log(removingVolume('qemu', volume));
     }
     await removeRuntimeFiles(vm.files, true);
