@@ -2,7 +2,7 @@ import { allows, effectivePrivileges, fillAclPath, type AccessConfig, type AclEn
 import { BUILT_IN_ROLES } from './roles.js';
 
 const entry = (path: string, type: AclEntry['type'], ugid: string, roleid: string, propagate = true): AclEntry => ({ path, type, ugid, roleid, propagate });
-const config = (acl: AclEntry[], pools: Record<string, string> = {}): AccessConfig => ({ acl, roles: BUILT_IN_ROLES, poolOf: (path) => pools[path] });
+const config = (acl: AclEntry[], pools: Record<string, string[]> = {}): AccessConfig => ({ acl, roles: BUILT_IN_ROLES, memberPools: new Map(Object.entries(pools)) });
 const alice: Subject = { kind: 'user', userid: 'alice@pve', groups: ['ops', 'dev'] };
 const token = (privsep: boolean, userid = 'alice@pve'): Subject => ({ kind: 'token', userid, groups: userid === 'alice@pve' ? ['ops', 'dev'] : [], tokenid: `${userid}!ci`, privsep });
 const privs = (c: AccessConfig, s: Subject, path: string) => [...effectivePrivileges(c, s, path).keys()].sort();
@@ -81,7 +81,7 @@ describe('effectivePrivileges (facts.md 2.4)', () => {
   });
 
   describe('pools', () => {
-    const pools = { 'vms/100': 'dev', 'storage/local': 'dev' };
+    const pools = { '/vms/100': ['dev'], '/storage/local': ['dev'] };
 
     it('grants the pool’s roles on its members only', () => {
       const c = config([entry('/pool/dev', 'group', 'dev', 'PVEVMUser')], pools);
@@ -100,6 +100,32 @@ describe('effectivePrivileges (facts.md 2.4)', () => {
       const poolDenied = config([entry('/pool/dev', 'user', 'alice@pve', 'NoAccess'), entry('/vms', 'user', 'alice@pve', 'PVEVMAdmin')], pools);
       expect(privs(poolDenied, alice, '/vms/100')).toEqual([]);
       expect(privs(poolDenied, alice, '/vms/101')).toEqual(rolePrivs('PVEVMAdmin'));
+    });
+
+    it('unites the roles of every pool a storage is in; NoAccess on any of them wins', () => {
+      const shared = { '/storage/nfs': ['dev', 'ops'] };
+      const c = config([entry('/pool/dev', 'user', 'alice@pve', 'PVEDatastoreUser'), entry('/pool/ops', 'user', 'alice@pve', 'PVEPoolUser')], shared);
+      expect(privs(c, alice, '/storage/nfs')).toEqual([...rolePrivs('PVEDatastoreUser'), ...rolePrivs('PVEPoolUser')].sort());
+      const denied = config([entry('/pool/dev', 'user', 'alice@pve', 'PVEDatastoreAdmin'), entry('/pool/ops', 'user', 'alice@pve', 'NoAccess')], shared);
+      expect(privs(denied, alice, '/storage/nfs')).toEqual([]);
+    });
+
+    it('applies a pool entry that does not propagate, and never lets the pool’s roles propagate below the member', () => {
+      const c = config([entry('/pool/dev', 'user', 'alice@pve', 'PVEVMUser', false)], pools);
+      expect(effectivePrivileges(c, alice, '/vms/100').get('VM.PowerMgmt')).toBe(false);
+      const own = config([entry('/pool/dev', 'user', 'alice@pve', 'PVEVMUser'), entry('/vms/100', 'user', 'alice@pve', 'PVEVMUser')], pools);
+      expect(effectivePrivileges(own, alice, '/vms/100').get('VM.PowerMgmt')).toBe(true);
+    });
+
+    it('follows membership: the same entries grant nothing once the guest has left the pool', () => {
+      const acl = [entry('/pool/dev', 'user', 'alice@pve', 'PVEVMUser')];
+      expect(allows(config(acl, pools), alice, '/vms/100', ['VM.PowerMgmt'])).toBe(true);
+      expect(allows(config(acl, {}), alice, '/vms/100', ['VM.PowerMgmt'])).toBe(false);
+    });
+
+    it('applies the pool’s roles to a privilege-separated token only where its user also holds them', () => {
+      const c = config([entry('/pool/dev', 'token', 'alice@pve!ci', 'PVEVMAdmin'), entry('/pool/dev', 'user', 'alice@pve', 'PVEVMUser')], pools);
+      expect(privs(c, token(true), '/vms/100')).toEqual(rolePrivs('PVEVMUser'));
     });
   });
 });

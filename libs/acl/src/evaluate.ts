@@ -22,8 +22,11 @@ export type Subject =
 export interface AccessConfig {
   readonly acl: readonly AclEntry[];
   readonly roles: ReadonlyMap<string, Role>;
-  /** The pool each guest (`vms/<vmid>`) or storage (`storage/<id>`) belongs to, if any. */
-  readonly poolOf: (path: string) => string | undefined;
+  /**
+   * The pools of each pool member, by its ACL path (`/vms/100`, `/storage/local`): a guest is in
+   * at most one pool, a storage may be in several (PVE's user.cfg).
+   */
+  readonly memberPools: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Privileges on a path, each with whether it also propagates further down (`/access/permissions`). */
@@ -38,8 +41,8 @@ export const SUPERUSER = 'root@pam';
  *   has any there (the token, else the user, else the union of the user's groups) replace what was
  *   inherited; above the target only propagating entries count;
  * - NoAccess in the result cancels everything;
- * - a guest or storage in a pool also gets the roles granted on `/pool/<pool>`, unless the regular
- *   walk ended in NoAccess; a NoAccess on the pool wins over the regular roles;
+ * - a guest or storage in pools also gets the roles granted on each `/pool/<pool>`, not propagating,
+ *   unless the regular walk ended in NoAccess; a NoAccess on a pool wins over the regular roles;
  * - a privilege-separated token gets the intersection of its own privileges and its user's,
  *   propagating only where both do; without separation it gets its user's.
  */
@@ -84,14 +87,13 @@ function privilegesOf(config: AccessConfig, who: { holders: HolderClasses; useri
   if (who.userid === SUPERUSER) return allOf(config);
   const target = normalizeAclPath(path);
   const regular = rolesOn(config, who.holders, target);
-  const pool = poolOfPath(config, target);
-  if (pool === undefined) return toPrivileges(config, regular);
-  if (regular.has(NO_ACCESS)) return new Map();
-  const fromPool = rolesOn(config, who.holders, `/pool/${pool}`);
-  if (fromPool.has(NO_ACCESS)) return new Map();
-  const merged = new Map(fromPool);
-  for (const [roleid, propagate] of regular) merged.set(roleid, propagate);
-  return toPrivileges(config, merged);
+  const pools = config.memberPools.get(target) ?? [];
+  if (pools.length === 0 || regular.has(NO_ACCESS)) return toPrivileges(config, regular);
+  // As PVE's compile_acl_path: a pool's roles never propagate and add only what the member's own entries did not set.
+  const fromPools = new Map<string, boolean>();
+  for (const pool of pools) for (const roleid of rolesOn(config, who.holders, `/pool/${pool}`).keys()) fromPools.set(roleid, false);
+  if (fromPools.has(NO_ACCESS)) return new Map();
+  return toPrivileges(config, new Map([...fromPools, ...regular]));
 }
 
 /** Role id → propagate, after walking the path. */
@@ -121,10 +123,6 @@ function toPrivileges(config: AccessConfig, roles: ReadonlyMap<string, boolean>)
     for (const privilege of config.roles.get(roleid)?.privileges ?? []) privileges.set(privilege, (privileges.get(privilege) ?? false) || propagate);
   }
   return privileges;
-}
-
-function poolOfPath(config: AccessConfig, target: string): string | undefined {
-  return /^\/(vms|storage)\/[^/]+$/.test(target) ? config.poolOf(target.slice(1)) : undefined;
 }
 
 function allOf(config: AccessConfig): Privileges {

@@ -33,7 +33,7 @@ export const commentParam = () => stringParam({ description: 'A free-form commen
 export const expireParam = (description = 'Expiry as epoch seconds; 0 means never.') => integerParam({ description, min: 0 });
 
 /** A list given as a comma (or space, semicolon) separated string, repeated keys, or a JSON array: PVE's `-list` formats. */
-export function commaListParam<T extends z.ZodType<string>>(item: T, description: string) {
+export function commaListParam<T extends z.ZodType>(item: T, description: string) {
   return z
     .preprocess(
       (value) => (Array.isArray(value) ? value.flatMap(split) : typeof value === 'string' ? split(value) : value),

@@ -15,5 +15,6 @@ import { ClusterStatusController } from './status/cluster-status.controller.js';
   imports: [AgentsModule, GuestsModule],
   controllers: [ClusterStatusController, JoinTokensController, JoinController, ResourcesController],
   providers: [JoinTokensService, JoinTokensRepository, JoinService, ResourcesService],
+  exports: [ResourcesService],
 })
 export class ClusterModule {}

@@ -10,6 +10,9 @@ import { JoinTokenRow } from '../cluster/join-tokens/join-token.entity.js';
 import { GuestRow } from '../guests/guest.entity.js';
 import { VmidReservationRow } from '../guests/vmid-reservation.entity.js';
 import { StorageRow } from '../storage/storage.entity.js';
+import { PoolGuestRow } from '../pools/pool-guest.entity.js';
+import { PoolStorageRow } from '../pools/pool-storage.entity.js';
+import { PoolRow } from '../pools/pool.entity.js';
 import { EventRow } from '../events/event.entity.js';
 import { NodeFirewallRow } from '../nodes/node-firewall.entity.js';
 import { NodeRow } from '../nodes/node.entity.js';
@@ -20,4 +23,4 @@ import { TaskRow } from '../tasks/task.entity.js';
 /** Every entity, listed explicitly (no globs: they break once the app is bundled). */
 export const ENTITIES: readonly (new () => object)[] = [RealmRow, UserRow, GroupRow, GroupMemberRow, RoleRow, AclEntryRow, ApiTokenRow, TicketKeyRow,
   NodeRow, NodeFirewallRow, JoinTokenRow, EventRow, TaskRow, TaskLogRow, ReplicaRow,
-  StorageRow, GuestRow, VmidReservationRow];
+  StorageRow, GuestRow, VmidReservationRow, PoolRow, PoolGuestRow, PoolStorageRow];

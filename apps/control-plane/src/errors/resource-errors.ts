@@ -18,5 +18,14 @@ export function badParam(param: string, message: string): ApiError {
 
 /** PostgreSQL's unique_violation: a concurrent create of the same id lost the race. */
 export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown; driverError?: { code?: unknown } }).driverError?.code === '23505' || (error as { code?: unknown }).code === '23505';
+  return sqlState(error) === '23505';
+}
+
+/** PostgreSQL's foreign_key_violation: a row refers to one a concurrent change removed, or a removed row is still referred to. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return sqlState(error) === '23503';
+}
+
+function sqlState(error: unknown): unknown {
+  return (error as { driverError?: { code?: unknown } }).driverError?.code ?? (error as { code?: unknown }).code;
 }

@@ -75,6 +75,14 @@ const addFirewallRule = async (t: TestApp) => void dataOf(await call(t, 'POST', 
 const addFirewallAlias = (prefix: string) => async (t: TestApp, c: Caller) =>
   void dataOf(await call(t, 'POST', '/nodes/matrix/firewall/aliases', { form: { name: `${prefix}-${c}`, cidr: '192.0.2.3' } }));
 
+/** A pool per caller, made in the row's setup: Pool.Audit is PVEAuditor's, Pool.Allocate only root's here. */
+const addPool = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', '/pools', { form: { poolid: `${prefix}-${c}` } }));
+/** CT 101 moved into the caller's pool. */
+const poolWithGuest = async (t: TestApp, c: Caller) => {
+  await addPool('out')(t, c);
+  dataOf(await call(t, 'PUT', `/pools/out-${c}`, { form: { vms: '101', 'allow-move': 1 } }));
+};
+
 const aclChange = { path: '/vms/100', roles: 'PVEAuditor', users: 'target@pve' };
 const aclQuery = new URLSearchParams(aclChange).toString();
 
@@ -214,6 +222,20 @@ const ROWS: readonly Row[] = [
   { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status/restart', request: () => ({ path: '/nodes/matrix/lxc/101/status/restart' }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status', request: () => ({ path: '/nodes/matrix/lxc/101/status', form: { command: 'start' } }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'POST /nodes/{node}/lxc/{vmid}/template', request: () => ({ path: '/nodes/matrix/lxc/101/template' }), expect: MODIFY_OFFLINE_NODE },
+
+  // Pools: the spec's `/pool` and PVE's `/pools`.
+  { endpoint: 'GET /pool', request: () => ({ path: '/pool' }), expect: ANY_CALLER },
+  { endpoint: 'POST /pool', request: (c) => ({ path: '/pool', form: { poolid: `new-${c}` } }), expect: ROOT_ONLY },
+  { endpoint: 'GET /pool/{poolid}', setup: addPool('read'), request: (c) => ({ path: `/pool/read-${c}` }), expect: AUDITORS },
+  { endpoint: 'POST /pool/{poolid}', setup: addPool('edit'), request: (c) => ({ path: `/pool/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /pool/{poolid}/{vmid}', setup: poolWithGuest, request: (c) => ({ path: `/pool/out-${c}/101` }), expect: ROOT_ONLY },
+  { endpoint: 'GET /pools', request: () => ({ path: '/pools' }), expect: ANY_CALLER },
+  { endpoint: 'POST /pools', request: (c) => ({ path: '/pools', form: { poolid: `pve-${c}` } }), expect: ROOT_ONLY },
+  { endpoint: 'PUT /pools', setup: addPool('put'), request: (c) => ({ path: '/pools', form: { poolid: `put-${c}`, comment: 'changed' } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /pools', setup: addPool('drop'), request: (c) => ({ path: '/pools', query: `poolid=drop-${c}` }), expect: ROOT_ONLY },
+  { endpoint: 'GET /pools/{poolid}', setup: addPool('get'), request: (c) => ({ path: `/pools/get-${c}` }), expect: AUDITORS },
+  { endpoint: 'PUT /pools/{poolid}', setup: addPool('change'), request: (c) => ({ path: `/pools/change-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /pools/{poolid}', setup: addPool('gone'), request: (c) => ({ path: `/pools/gone-${c}` }), expect: ROOT_ONLY },
 ];
 
 /** The endpoints every kind of guest has, on an existing guest of the offline node `matrix`: reads answer, actions find the agent away. */

@@ -5,7 +5,7 @@ import type { Principal } from './principal.js';
 
 function snapshot(acl: AclEntry[], groupsOf: Record<string, string[]> = {}): AccessSnapshot {
   const users = new Map(Object.entries(groupsOf).map(([userid, groups]) => [userid, { userid, realm: 'pve', enable: true, expire: 0, passwordHash: null, groups }]));
-  return { acl, roles: BUILT_IN_ROLES, poolOf: () => undefined, users, tokens: new Map(), tokensBySecretHash: new Map(), groups: new Map(), realms: new Map() };
+  return { acl, roles: BUILT_IN_ROLES, memberPools: new Map(), pools: [], users, tokens: new Map(), tokensBySecretHash: new Map(), groups: new Map(), realms: new Map() };
 }
 const user = (userid: string, groups: string[] = []): Principal => ({ userid, tokenid: null, method: 'basic', subject: { kind: 'user', userid, groups } });
 const entry = (path: string, ugid: string, roleid: string, type: AclEntry['type'] = 'user'): AclEntry => ({ path, type, ugid, roleid, propagate: true });

@@ -1,7 +1,7 @@
 import { BUILT_IN_ROLES, type AccessConfig, type AclEntry, type Subject } from '@corral/acl';
 import { permissionMap, privilegeFlags } from './permission-map.js';
 
-const config = (acl: AclEntry[]): AccessConfig => ({ acl, roles: BUILT_IN_ROLES, poolOf: () => undefined });
+const config = (acl: AclEntry[], memberPools: ReadonlyMap<string, string[]> = new Map()): AccessConfig => ({ acl, roles: BUILT_IN_ROLES, memberPools });
 const alice: Subject = { kind: 'user', userid: 'alice@pve', groups: [] };
 const entry = (path: string, roleid: string, propagate: boolean): AclEntry => ({ path, type: 'user', ugid: 'alice@pve', roleid, propagate });
 
@@ -22,6 +22,11 @@ describe('permissionMap', () => {
     const map = permissionMap(config([entry('/', 'PVEAuditor', true)]), alice);
     expect(Object.keys(map)).toEqual(['/', '/access', '/access/groups', '/nodes', '/pool', '/sdn', '/storage', '/vms']);
     expect(map['/vms']).toEqual(Object.fromEntries([...(BUILT_IN_ROLES.get('PVEAuditor')?.privileges ?? [])].sort().map((p) => [p, 1])));
+  });
+
+  it('reports the paths of pool members, which hold the roles granted on their pool', () => {
+    const map = permissionMap(config([entry('/pool/dev', 'PVEPoolUser', true)], new Map([['/vms/100', ['dev']]])), alice);
+    expect(map).toEqual({ '/pool/dev': { 'Pool.Audit': 1 }, '/vms/100': { 'Pool.Audit': 0 } });
   });
 
   it('reports an entry on / that does not propagate only on /', () => {

@@ -7,11 +7,11 @@ export type PrivilegeFlags = Record<string, 0 | 1>;
 const SUMMARY_PATHS = ['/', '/access', '/access/groups', '/nodes', '/pool', '/sdn', '/storage', '/vms'];
 
 /**
- * The subject's privileges on the summary paths and every ACL path, leaving out paths where it
- * holds none. Telmate's provider reads `["/"]` of this at start. Pool member paths join when pools land.
+ * The subject's privileges on the summary paths, every ACL path and every pool member's path,
+ * leaving out paths where it holds none. Telmate's provider reads `["/"]` of this at start.
  */
 export function permissionMap(config: AccessConfig, subject: Subject): Record<string, PrivilegeFlags> {
-  const paths = [...new Set([...SUMMARY_PATHS, ...config.acl.map((entry) => normalizeAclPath(entry.path))])].sort();
+  const paths = [...new Set([...SUMMARY_PATHS, ...config.acl.map((entry) => normalizeAclPath(entry.path)), ...config.memberPools.keys()])].sort();
   const map: Record<string, PrivilegeFlags> = {};
   for (const path of paths) {
     const flags = privilegeFlags(effectivePrivileges(config, subject, path));

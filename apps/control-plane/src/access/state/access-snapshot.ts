@@ -8,6 +8,9 @@ import { GroupRow } from '../entities/group.entity.js';
 import { RealmRow } from '../entities/realm.entity.js';
 import { RoleRow } from '../entities/role.entity.js';
 import { UserRow } from '../entities/user.entity.js';
+import { PoolGuestRow } from '../../pools/pool-guest.entity.js';
+import { PoolStorageRow } from '../../pools/pool-storage.entity.js';
+import { PoolRow } from '../../pools/pool.entity.js';
 
 export interface UserState {
   readonly userid: string;
@@ -31,8 +34,9 @@ export interface TokenState {
 
 /**
  * Everything authentication and permission checks read, held in memory: users (with their groups
- * and password hashes), tokens, roles, ACL entries and realms. Rebuilt after every change to the
- * access tables (access-state.ts), so a disabled user or a deleted token is refused at once.
+ * and password hashes), tokens, roles, ACL entries, realms, and pools with their members (PVE keeps
+ * them in user.cfg too). Rebuilt after every change to the access tables and to pool membership
+ * (access-state.ts), so a disabled user or a deleted token is refused at once.
  */
 export interface AccessSnapshot extends AccessConfig {
   readonly users: ReadonlyMap<string, UserState>;
@@ -40,10 +44,12 @@ export interface AccessSnapshot extends AccessConfig {
   readonly tokensBySecretHash: ReadonlyMap<string, TokenState>;
   readonly groups: ReadonlyMap<string, { readonly groupid: string; readonly members: readonly string[] }>;
   readonly realms: ReadonlyMap<string, RealmRow>;
+  /** Every pool id, sorted. */
+  readonly pools: readonly string[];
 }
 
 export async function loadAccessSnapshot(db: EntityManager): Promise<AccessSnapshot> {
-  const [users, members, groups, tokens, roles, acl, realms] = await Promise.all([
+  const [users, members, groups, tokens, roles, acl, realms, pools, poolGuests, poolStorages] = await Promise.all([
     db.find(UserRow),
     db.find(GroupMemberRow),
     db.find(GroupRow),
@@ -51,6 +57,9 @@ export async function loadAccessSnapshot(db: EntityManager): Promise<AccessSnaps
     db.find(RoleRow),
     db.find(AclEntryRow),
     db.find(RealmRow),
+    db.find(PoolRow, { order: { poolid: 'ASC' } }),
+    db.find(PoolGuestRow),
+    db.find(PoolStorageRow),
   ]);
   const groupsOf = new Map<string, string[]>();
   const membersOf = new Map<string, string[]>(groups.map((g) => [g.groupid, []]));
@@ -74,9 +83,17 @@ export async function loadAccessSnapshot(db: EntityManager): Promise<AccessSnaps
     realms: new Map(realms.map((r) => [r.realm, r])),
     roles: new Map<string, Role>([...BUILT_IN_ROLES, ...roles.map((r) => [r.roleid, customRole(r)] as const)]),
     acl: acl.map((e): AclEntry => ({ path: e.path, type: e.type, ugid: e.ugid, roleid: e.roleid, propagate: e.propagate })),
-    // Pools arrive with their own issue; until then no guest or storage is in one.
-    poolOf: () => undefined,
+    pools: pools.map((p) => p.poolid),
+    memberPools: memberPools(poolGuests, poolStorages),
   };
+}
+
+function memberPools(guests: readonly PoolGuestRow[], storages: readonly PoolStorageRow[]): Map<string, string[]> {
+  const pools = new Map<string, string[]>();
+  const add = (path: string, poolid: string) => pools.set(path, [...(pools.get(path) ?? []), poolid]);
+  for (const { vmid, poolid } of guests) add(`/vms/${vmid}`, poolid);
+  for (const { storage, poolid } of storages) add(`/storage/${storage}`, poolid);
+  return pools;
 }
 
 export function customRole(row: RoleRow): Role {

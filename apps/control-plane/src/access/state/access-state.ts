@@ -10,7 +10,9 @@ const WRITE_LOCK = 0x61636365; // "acce"
 /**
  * The access snapshot of this process, and the one way to change the access tables: `write()`
  * runs the change in a transaction that also notifies every replica (PostgreSQL NOTIFY is
- * delivered at commit), and the next request of each rebuilds its snapshot.
+ * delivered at commit), and the next request of each rebuilds its snapshot. Pool membership that
+ * changes elsewhere (a guest created into a pool, a deleted guest or storage) notifies the same
+ * channel by a trigger on its tables.
  */
 @Injectable()
 export class AccessState {

@@ -29,14 +29,27 @@ export const ResourceEntry = z.object({
 });
 export type ResourceEntry = z.infer<typeof ResourceEntry>;
 
+/** A pool (facts.md 4.5), listed without a `type` filter: with the summed load of its running guests. */
+export const PoolResourceEntry = z.object({
+  id: z.string().meta({ description: '`/pool/<pool>` (with the leading slash, as PVE).' }),
+  type: z.literal('pool'),
+  pool: z.string(),
+  cpu: z.number().optional(),
+  maxcpu: z.number().int().optional(),
+  mem: z.number().int().optional(),
+  maxmem: z.number().int().optional(),
+  uptime: z.number().int().optional(),
+});
+export type PoolResourceEntry = z.infer<typeof PoolResourceEntry>;
+
 export const RESOURCES_ENDPOINTS = {
   resources: endpoint({
     method: 'GET',
     path: '/cluster/resources',
     summary: 'Nodes, guests and storages of the cluster, from memory',
-    description: 'Each entry only where the caller may audit it (Sys.Audit for node load, VM.Audit per guest, Datastore.Audit per storage).',
+    description: 'Each entry only where the caller may audit it (Sys.Audit for node load, VM.Audit per guest, Datastore.Audit per storage, Pool.Audit per pool). A guest in a pool names it in `pool`; pools are listed only without `type`.',
     parameters: z.object({ type: z.enum(['node', 'vm', 'storage'], { error: 'must be node, vm or storage' }).optional().meta({ description: 'Only this kind (spec 2.2).' }) }),
-    returns: z.array(ResourceEntry),
+    returns: z.array(z.union([ResourceEntry, PoolResourceEntry])),
     permission: { kind: 'authenticated' },
   }),
   nextid: endpoint({

@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
 import type { Principal } from '../../access/auth/principal.js';
+import type { AccessSnapshot } from '../../access/state/access-snapshot.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { ApiError } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
+import type { GuestStatus } from '../../guests/guest.endpoints.js';
 import { GuestView } from '../../guests/guest-view.js';
 import { GuestsRepository } from '../../guests/guests.repository.js';
 import { statusEntry } from '../../guests/status-entry.js';
 import { NodeView } from '../../nodes/node-view.js';
 import { StoragesRepository } from '../../storage/storages.repository.js';
-import type { ResourceEntry } from './resources.endpoints.js';
+import type { PoolResourceEntry, ResourceEntry } from './resources.endpoints.js';
 
 /** `/cluster/resources` and `/cluster/nextid` (spec 2.2, 4.1; facts.md 4.5, 4.7). */
 @Injectable()
@@ -22,14 +24,23 @@ export class ResourcesService {
     private readonly access: AccessState,
   ) {}
 
-  async resources(type: 'node' | 'vm' | 'storage' | undefined, caller: Principal): Promise<ResourceEntry[]> {
+  async resources(type: 'node' | 'vm' | 'storage' | undefined, caller: Principal): Promise<(ResourceEntry | PoolResourceEntry)[]> {
     const access = await this.access.current();
     const may: Auditor = (path, privilege) => allows(access, caller.subject, path, [privilege]);
     return [
       ...(type === undefined || type === 'node' ? this.nodeEntries(may) : []),
-      ...(type === undefined || type === 'vm' ? this.guestEntries(may) : []),
-      ...(type === undefined || type === 'storage' ? await this.storageEntries(may) : []),
+      ...(type === undefined || type === 'vm' ? this.guestEntries(access, (vmid) => may(`/vms/${vmid}`, 'VM.Audit')) : []),
+      ...(type === undefined || type === 'storage' ? await this.storageEntries((storage) => may(`/storage/${storage}`, 'Datastore.Audit')) : []),
+      ...(type === undefined ? this.poolEntries(access, (pool) => may(`/pool/${pool}`, 'Pool.Audit')) : []),
     ];
+  }
+
+  /** A pool's guests and storages as this list shows them, without the caller's own audit checks (PVE's `GET /pools/{poolid}` needs Pool.Audit only); each storage once, on the first node that has it. */
+  async members(vmids: ReadonlySet<number>, storages: ReadonlySet<string>): Promise<ResourceEntry[]> {
+    const access = await this.access.current();
+    const firstNodes = new Map<string, ResourceEntry>();
+    for (const entry of await this.storageEntries((storage) => storages.has(storage))) if (!firstNodes.has(entry.storage ?? '')) firstNodes.set(entry.storage ?? '', entry);
+    return [...this.guestEntries(access, (vmid) => vmids.has(vmid)), ...firstNodes.values()];
   }
 
   /** A free vmid; with `vmid`, that one when it is free (PVE's check), else a 400 saying where it is. */
@@ -54,10 +65,10 @@ export class ResourcesService {
     });
   }
 
-  private guestEntries(may: Auditor): ResourceEntry[] {
+  private guestEntries(access: AccessSnapshot, include: (vmid: number) => boolean): ResourceEntry[] {
     return this.guests
       .list()
-      .filter((state) => may(`/vms/${state.row.vmid}`, 'VM.Audit'))
+      .filter((state) => include(state.row.vmid))
       .sort((a, b) => a.row.vmid - b.row.vmid)
       .map((state) => {
         const status = statusEntry(state);
@@ -79,13 +90,14 @@ export class ResourcesService {
           uptime: status.uptime,
           ...(status.lock !== undefined ? { lock: status.lock } : {}),
           ...(status.tags !== undefined ? { tags: status.tags } : {}),
+          ...poolField(access, row.vmid),
         };
       });
   }
 
   /** One entry per storage and node it is on; sizes come with the storage issue (issue 6). */
-  private async storageEntries(may: Auditor): Promise<ResourceEntry[]> {
-    const storages = (await this.storages.all()).filter((storage) => !storage.disable && may(`/storage/${storage.storage}`, 'Datastore.Audit'));
+  private async storageEntries(include: (storage: string) => boolean): Promise<ResourceEntry[]> {
+    const storages = (await this.storages.all()).filter((storage) => !storage.disable && include(storage.storage));
     return this.nodes.list().flatMap((node) =>
       storages
         .filter((storage) => storage.nodes === null || storage.nodes.includes(node.name))
@@ -101,6 +113,31 @@ export class ResourcesService {
         })),
     );
   }
+
+  /** PVE sums the load of each pool's running guests, including guests the caller may not audit. */
+  private poolEntries(access: AccessSnapshot, include: (pool: string) => boolean): PoolResourceEntry[] {
+    const running = new Map<string, GuestStatus[]>();
+    for (const state of this.guests.list()) {
+      const { pool } = poolField(access, state.row.vmid);
+      const status = statusEntry(state);
+      if (pool !== undefined && status.uptime > 0) running.set(pool, [...(running.get(pool) ?? []), status]);
+    }
+    return access.pools.filter(include).map((pool) => ({ id: `/pool/${pool}`, type: 'pool' as const, pool, ...poolLoad(running.get(pool) ?? []) }));
+  }
 }
 
-type Auditor = (path: string, privilege: 'Sys.Audit' | 'VM.Audit' | 'Datastore.Audit') => boolean;
+type Auditor = (path: string, privilege: 'Sys.Audit' | 'VM.Audit' | 'Datastore.Audit' | 'Pool.Audit') => boolean;
+
+/** A guest in a pool names it, as in PVE, for whoever may see the guest. */
+function poolField(access: AccessSnapshot, vmid: number): { pool?: string } {
+  const [pool] = access.memberPools.get(`/vms/${vmid}`) ?? [];
+  return pool === undefined ? {} : { pool };
+}
+
+/** The summed load of running guests; `cpu` the share of their summed CPUs (PVE's weighted mean). */
+function poolLoad(running: readonly GuestStatus[]): Omit<PoolResourceEntry, 'id' | 'type' | 'pool'> {
+  if (running.length === 0) return {};
+  const sum = (pick: (status: GuestStatus) => number) => running.reduce((total, status) => total + pick(status), 0);
+  const maxcpu = sum((s) => s.cpus);
+  return { cpu: maxcpu > 0 ? sum((s) => s.cpu * s.cpus) / maxcpu : 0, maxcpu, mem: sum((s) => s.mem), maxmem: sum((s) => s.maxmem), uptime: Math.max(...running.map((s) => s.uptime)) };
+}
