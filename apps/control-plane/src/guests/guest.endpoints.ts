@@ -3,6 +3,7 @@ import { endpoint, type Check } from '../http/endpoint.js';
 import { booleanParam, integerParam, listParam, stringParam } from '../http/params.js';
 import { NODE } from '../nodes/nodes.endpoints.js';
 import { nodeParam } from '../nodes/node-params.js';
+import { poolidParam } from '../pools/pool-params.js';
 import { configParam, configParams } from './config-params.js';
 import { DNS_NAME } from './formats/value-rules.js';
 import type { GuestKind } from './guest-kinds.js';
@@ -14,6 +15,8 @@ const on = (privileges: Extract<Check, { kind: 'privileges' }>['privileges'], an
 const AUDIT = on(['VM.Audit']);
 export const POWER = on(['VM.PowerMgmt']);
 export const ALLOCATE = on(['VM.Allocate']);
+/** PVE's rule for a new guest: VM.Allocate on it, or on the pool it goes into (`pool`). */
+export const ALLOCATE_INTO_POOL: Check = { kind: 'anyOf', checks: [ALLOCATE, { kind: 'privileges', path: '/pool/{pool}', privileges: ['VM.Allocate'] }] };
 const CONFIGURE = on(['VM.Config.Disk', 'VM.Config.CDROM', 'VM.Config.CPU', 'VM.Config.Memory', 'VM.Config.Network', 'VM.Config.HWType', 'VM.Config.Options', 'VM.Config.Cloudinit'], true);
 
 /** A guest as the lists and `status/current` show it (facts.md 4.6); `cpu` a fraction of the host's CPUs, sizes in bytes. */
@@ -118,14 +121,20 @@ export function guestEndpoints(kind: GuestKind) {
         target: nodeParam().optional().meta({ description: 'The node of the new VM (default: this one): it is made here, then moved there (containers: this node only).' }),
         storage: stringParam({ description: 'The storage of the copied volumes (default: each where it is).', pattern: /^[A-Za-z][A-Za-z0-9_.-]*$/, patternHint: 'must be a storage id' }).optional(),
         format: z.enum(['qcow2', 'raw'], { error: 'must be qcow2 or raw' }).optional().meta({ description: 'The image format of the copied VM disks (default: as the source\'s).' }),
+        pool: POOL,
       }),
       returns: UPID,
-      permission: { kind: 'allOf', checks: [on(['VM.Clone']), { kind: 'privileges', path: '/vms/{newid}', privileges: ['VM.Allocate'] }] },
+      permission: {
+        kind: 'allOf',
+        checks: [on(['VM.Clone']), { kind: 'anyOf', checks: [{ kind: 'privileges', path: '/vms/{newid}', privileges: ['VM.Allocate'] }, { kind: 'privileges', path: '/pool/{pool}', privileges: ['VM.Allocate'] }] }],
+      },
     }),
   };
 }
 
-/** The parameters of a create: the kind's config keys, `vmid`, `start`, and what `extra` adds. */
+/** The parameters of a create: the kind's config keys, `vmid`, `start`, `pool`, and what `extra` adds. */
 export function createParams<S extends z.ZodRawShape>(kind: GuestKind, extra: S) {
-  return z.object({ ...GUEST, ...configParams(kind.keys), start: booleanParam({ description: 'Start the guest once created.' }).optional(), ...extra });
+  return z.object({ ...GUEST, ...configParams(kind.keys), start: booleanParam({ description: 'Start the guest once created.' }).optional(), pool: POOL, ...extra });
 }
+
+const POOL = poolidParam().optional().meta({ description: 'Add the new guest to this pool.' });

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
+import { PoolMembers } from '../pools/pool-members.js';
 import { StoragesRepository } from '../storage/storages.repository.js';
 import { TasksModule } from '../tasks/tasks.module.js';
 import { GuestTasks } from './guest-tasks.js';
@@ -16,7 +17,7 @@ import { QemuController } from './qemu/qemu.controller.js';
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule],
   controllers: [QemuController, LxcController, MigrateController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers],
   exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService],
 })
 export class GuestsModule {}

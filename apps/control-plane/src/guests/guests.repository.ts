@@ -27,10 +27,11 @@ export class GuestsRepository {
     return this.dataSource.manager.find(GuestRow, { order: { vmid: 'ASC' } });
   }
 
-  /** Inserts a new guest (locked for `lock` while it is made); a taken vmid is a unique violation (the caller turns it into a 409). */
-  async insert(guest: { vmid: number; type: GuestType; node: string; config: Record<string, string>; lock: GuestLock | null }): Promise<void> {
+  /** Inserts a new guest (locked for `lock` while it is made), with what `alongside` writes in the same transaction; a taken vmid is a unique violation (the caller turns it into a 409). */
+  async insert(guest: { vmid: number; type: GuestType; node: string; config: Record<string, string>; lock: GuestLock | null }, alongside?: (db: EntityManager) => Promise<void>): Promise<void> {
     await this.dataSource.transaction(async (db) => {
       await db.insert(GuestRow, { ...guest, status: 'stopped' });
+      await alongside?.(db);
       await db.delete(VmidReservationRow, { vmid: guest.vmid });
       await notify(db, guest.vmid);
     });

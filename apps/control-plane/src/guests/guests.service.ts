@@ -9,6 +9,7 @@ import { alreadyExists, badParam, isUniqueViolation, notFound } from '../errors/
 import { recordEvent } from '../events/record-event.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import type { StorageRow } from '../storage/storage.entity.js';
+import { PoolMembers } from '../pools/pool-members.js';
 import { StoragesRepository } from '../storage/storages.repository.js';
 import { usableStorage, volumePath } from '../storage/volumes.js';
 import { linkedClonesOf } from './linked-clones.js';
@@ -33,10 +34,11 @@ const MONITOR_MS = 30_000;
 const SHUTDOWN_DEFAULT_S = { qemu: 600, lxc: 60 } as const;
 
 /** Parameters that are not config keys. */
-const NOT_CONFIG = new Set(['node', 'vmid', 'start', 'ostemplate', 'storage', 'delete', 'digest', 'current']);
+const NOT_CONFIG = new Set(['node', 'vmid', 'start', 'ostemplate', 'storage', 'delete', 'digest', 'current', 'pool']);
 
 export interface CloneOptions {
   readonly newid: number;
+  readonly pool?: string;
   readonly name?: string;
   readonly description?: string;
   readonly full?: boolean;
@@ -66,6 +68,7 @@ export class GuestsService {
     private readonly access: AccessState,
     private readonly hub: AgentHub,
     private readonly migrations: MigrateService,
+    private readonly poolMembers: PoolMembers,
   ) {}
 
   async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
@@ -103,7 +106,7 @@ export class GuestsService {
     const resolved = resolveNewConfig(kind, given, { vmid, node, storages });
     await this.mayAllocate(resolved.storages, caller);
     const ostemplate = kind.type === 'lxc' ? this.templatePath(params['ostemplate'], node, storages) : undefined;
-    await this.insertNew(kind, { vmid, node, config: resolved.config, lock: 'create' });
+    await this.insertNew(kind, { vmid, node, config: resolved.config, lock: 'create' }, typeof params['pool'] === 'string' ? params['pool'] : undefined);
     const made = guestSpec({ vmid, type: kind.type, config: resolved.config }, storages);
     // The `pve` driver hands `pct create` the template's volume id; it is not a config key after the create.
     const spec = typeof params['ostemplate'] === 'string' ? { ...made, config: { ...made.config, ostemplate: params['ostemplate'] } } : made;
@@ -246,7 +249,7 @@ export class GuestsService {
     const resolved = cloneConfig(kind, source.row.config, { vmid: newid, node, storages, linked, ...(name !== undefined ? { name } : {}), ...(storage !== undefined ? { storage } : {}), ...(format !== undefined ? { format } : {}) });
     await this.mayAllocate(resolved.storages, caller);
     const config = options.description === undefined ? resolved.config : { ...resolved.config, description: options.description };
-    await this.insertNew(kind, { vmid: newid, node, config, lock: 'clone' });
+    await this.insertNew(kind, { vmid: newid, node, config, lock: 'clone' }, options.pool);
     return this.tasks.submit({
       node,
       vmid,
@@ -343,10 +346,10 @@ export class GuestsService {
     }
   }
 
-  /** Inserts a new guest locked for its making; its vmid taken anywhere in the cluster is a 409. */
-  private async insertNew(kind: GuestKind, guest: { vmid: number; node: string; config: Record<string, string>; lock: 'create' | 'clone' }): Promise<void> {
+  /** Inserts a new guest locked for its making, into `pool` when given (an unknown pool is a 404, nothing inserted); its vmid taken anywhere in the cluster is a 409. */
+  private async insertNew(kind: GuestKind, guest: { vmid: number; node: string; config: Record<string, string>; lock: 'create' | 'clone' }, pool: string | undefined): Promise<void> {
     try {
-      await this.repository.insert({ ...guest, type: kind.type });
+      await this.repository.insert({ ...guest, type: kind.type }, pool === undefined ? undefined : (db) => this.poolMembers.add(db, pool, guest.vmid));
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       const other = await this.repository.get(guest.vmid);

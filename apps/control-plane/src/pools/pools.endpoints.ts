@@ -4,18 +4,10 @@ import { ResourceEntry } from '../cluster/resources/resources.endpoints.js';
 import { VMID_PARAM } from '../guests/guest.endpoints.js';
 import { endpoint, type Check } from '../http/endpoint.js';
 import { booleanParam, stringParam } from '../http/params.js';
+import { poolidParam } from './pool-params.js';
 
-// PVE's pve-poolid, flat: PVE 8's nested `a/b` pools are not supported (docs/pools.md).
-const POOLID_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
 // PVE's pve-storage-id.
 const STORAGE_ID_PATTERN = /^[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
-
-export const poolidParam = () =>
-  stringParam({
-    description: 'The pool: a letter, then letters, digits, `.`, `_` or `-`.',
-    pattern: POOLID_PATTERN,
-    patternHint: "must be a letter followed by at most 63 letters, digits, '.', '_' or '-' (nested pools 'a/b' are not supported)",
-  });
 
 const MEMBER_TYPE = z.enum(['qemu', 'lxc', 'storage'], { error: 'must be qemu, lxc or storage' }).meta({ description: 'Only members of this kind.' });
 

@@ -28,6 +28,14 @@ describe('denial', () => {
     expect(denial(realm, { access, principal: user('a@pve'), params: { userid: 'x@pam' } })).not.toBeNull();
   });
 
+  it("grants nothing by a path whose parameter was not given (PVE's VM.Allocate on /vms/{vmid} or on /pool/{pool})", () => {
+    const access = snapshot([entry('/pool/dev', 'a@pve', 'PVEVMAdmin')]);
+    const check = { kind: 'anyOf', checks: [{ kind: 'privileges', path: '/vms/{vmid}', privileges: ['VM.Allocate'] }, { kind: 'privileges', path: '/pool/{pool}', privileges: ['VM.Allocate'] }] } as const;
+    expect(denial(check, { access, principal: user('a@pve'), params: { vmid: 100, pool: 'dev' } })).toBeNull();
+    expect(denial(check, { access, principal: user('a@pve'), params: { vmid: 100 } })).toEqual({});
+    expect(denial(check.checks[1], { access, principal: user('a@pve'), params: {} })).toEqual({ path: '/pool/{pool}', privileges: ['VM.Allocate'] });
+  });
+
   it('checks self, and any of a user’s groups or each of the given groups', () => {
     const access = snapshot([entry('/access/groups/ops', 'admin@pve', 'PVEUserAdmin')], { 'b@pve': ['ops'], 'c@pve': ['dev'] });
     const admin = user('admin@pve');

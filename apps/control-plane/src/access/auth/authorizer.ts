@@ -26,7 +26,10 @@ export function denial(check: Check, context: CheckContext): Denial | null {
 function evaluate(check: Check, context: CheckContext): Denial | null {
   switch (check.kind) {
     case 'privileges': {
-      const path = fillAclPath(check.path, withRealm(context.params));
+      const params = withRealm(context.params);
+      // A path of an optional parameter that was not given (`/pool/{pool}` of a create without `pool`) grants nothing.
+      if (placeholders(check.path).some((name) => params[name] === undefined)) return { path: check.path, privileges: check.privileges };
+      const path = fillAclPath(check.path, params);
       return holds(context, path, check.privileges, check.any) ? null : { path, privileges: check.privileges };
     }
     // As PVE: a token is not its user here, or a token without privileges could mint one with them.
@@ -49,6 +52,10 @@ function evaluate(check: Check, context: CheckContext): Denial | null {
     case 'allOf':
       return check.checks.map((c) => evaluate(c, context)).find((d) => d !== null) ?? null;
   }
+}
+
+function placeholders(template: string): string[] {
+  return [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
 }
 
 function holds(context: CheckContext, path: string, privileges: readonly Privilege[], any = false): boolean {

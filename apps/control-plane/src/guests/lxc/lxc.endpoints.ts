@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
 import { stringParam } from '../../http/params.js';
 import { LXC } from '../guest-kinds.js';
-import { ALLOCATE, createParams, GUEST, guestEndpoints, POWER, powerAction, SHUTDOWN_TIMEOUT, UPID } from '../guest.endpoints.js';
+import { ALLOCATE, ALLOCATE_INTO_POOL, createParams, GUEST, guestEndpoints, POWER, powerAction, SHUTDOWN_TIMEOUT, UPID } from '../guest.endpoints.js';
 
 /** The power commands of `POST .../lxc/{vmid}/status` (spec 4.4). */
 export const LXC_COMMANDS = ['start', 'stop', 'shutdown', 'restart', 'reboot', 'suspend', 'resume'] as const;
@@ -20,7 +20,7 @@ export const LXC_ENDPOINTS = {
       storage: stringParam({ description: 'The storage of the root file system when `rootfs` is absent (default `local`, 4 GiB).', pattern: /^[A-Za-z][A-Za-z0-9_.-]*$/, patternHint: 'must be a storage id' }).optional(),
     }),
     returns: UPID,
-    permission: ALLOCATE,
+    permission: ALLOCATE_INTO_POOL,
   }),
   suspend: powerAction(LXC, 'suspend', 'Freeze the container'),
   restart: powerAction(LXC, 'restart', 'Restart the container (spec 4.4; the same as reboot)', { timeout: SHUTDOWN_TIMEOUT.optional() }),

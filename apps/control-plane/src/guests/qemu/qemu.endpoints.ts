@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
 import { booleanParam, stringParam } from '../../http/params.js';
 import { QEMU } from '../guest-kinds.js';
-import { ALLOCATE, configChange, createParams, GUEST, guestEndpoints, powerAction, UPID } from '../guest.endpoints.js';
+import { ALLOCATE, ALLOCATE_INTO_POOL, configChange, createParams, GUEST, guestEndpoints, powerAction, UPID } from '../guest.endpoints.js';
 
 /** PVE 9's check for the monitor: Sys.Audit or Sys.Modify on the VM (which one a command needs is the service's). */
 const MONITOR = { kind: 'privileges', path: '/vms/{vmid}', privileges: ['Sys.Audit', 'Sys.Modify'], any: true } as const;
@@ -17,7 +17,7 @@ export const QEMU_ENDPOINTS = {
     description: "PVE's config keys; `scsi0: <storage>:<size in GiB>` allocates a new disk. Checked before the task starts: a bad key is a 400, a taken vmid a 409.",
     parameters: createParams(QEMU, {}),
     returns: UPID,
-    permission: ALLOCATE,
+    permission: ALLOCATE_INTO_POOL,
   }),
   suspend: powerAction(QEMU, 'suspend', 'Pause the VM', { todisk: booleanParam({ description: 'Hibernate to disk: not supported by Corral yet (only 0).' }).optional() }),
   reset: powerAction(QEMU, 'reset', 'Reset the VM (the reset button)'),

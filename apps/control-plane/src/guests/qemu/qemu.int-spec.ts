@@ -1,11 +1,12 @@
 import type { GuestRuntime, RequestFrame } from '@corral/protocol';
 import type { FakeAgent, FakeAnswer } from '@corral/testing';
-import { call, dataOf, expectError, type Form } from '../../../test-support/access-fixture.js';
+import { addUser, basic, call, dataOf, expectError, grant, type Form } from '../../../test-support/access-fixture.js';
 import { events, joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
 import { finished } from '../../../test-support/task-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { ClusterModule } from '../../cluster/cluster.module.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
+import { PoolsModule } from '../../pools/pools.module.js';
 import { GuestsModule } from '../guests.module.js';
 
 /**
@@ -42,7 +43,7 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
   const failing = new Set<string>();
 
   beforeAll(async () => {
-    t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule] });
+    t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule, PoolsModule] });
     const credential = await joinNode(t, 'pve1');
     agent = await onlineAgent(t, 'pve1', credential, { answer: guestAgentAnswers(() => agent, asked, failing) });
     await joinNode(t, 'pve2');
@@ -177,6 +178,19 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expectError(await call(t, 'DELETE', '/nodes/pve1/qemu/100'), 409, 'VM 100 is the base of the linked clones 130: destroy them first');
     expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'DELETE', '/nodes/pve1/qemu/130')))).toBe('OK');
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 131, full: 0, storage: 'local' } }), 400, 'a linked clone stays on the storage of its template');
+  });
+
+  it('creates a VM into a pool, which a user with VM.Allocate on the pool may do; an unknown pool creates nothing', async () => {
+    expect(dataOf(await call(t, 'POST', '/pools', { form: { poolid: 'dev' } }))).toBeNull();
+    await addUser(t, 'dev@pve', { password: 'dev-password' });
+    await grant(t, { path: '/pool/dev', type: 'user', ugid: 'dev@pve', roleid: 'PVEVMAdmin' });
+    const asDev = basic('dev@pve', 'dev-password');
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 150 }, as: asDev }), 403, 'permission denied');
+    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 150, pool: 'dev' }, as: asDev })))).toBe('OK');
+    expect(dataOf<{ members: { vmid?: number }[] }>(await call(t, 'GET', '/pools/dev')).members.map((member) => member.vmid)).toEqual([150]);
+    expectError(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 151, pool: 'nosuch' } }), 404, "pool 'nosuch' does not exist");
+    expectError(await call(t, 'GET', '/nodes/pve1/qemu/151/config'), 404, 'VM 151 does not exist');
+    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'DELETE', '/nodes/pve1/qemu/150')))).toBe('OK');
   });
 
   it('hands out distinct free ids from /cluster/nextid, and checks a given one', async () => {
