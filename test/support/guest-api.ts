@@ -20,9 +20,8 @@ export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patience
       ...(form ? { body: new URLSearchParams(Object.entries(form).map(([key, value]): [string, string] => [key, String(value)])).toString() } : {}),
     });
 
-  /** Runs an action on `node` and waits for its task: its exit status, with its log when it failed. */
-  const task = async (node: string, path: string, method = 'POST', form?: Form): Promise<string> => {
-    const upid = data<string>(await send(path, method, form));
+  /** Waits for the task `upid` of `node`: its exit status, with its log when it failed. */
+  const taskEnd = async (node: string, upid: string): Promise<string> => {
     const taskPath = `/nodes/${node}/tasks/${encodeURIComponent(upid)}`;
     let status: { status: string; exitstatus?: string } = { status: 'running' };
     await waitFor(
@@ -37,6 +36,9 @@ export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patience
     return `${status.exitstatus ?? ''}\n${log.map((line) => line.t).join('\n')}`;
   };
 
+  /** Runs an action on `node` and waits for its task: its exit status, with its log when it failed. */
+  const task = async (node: string, path: string, method = 'POST', form?: Form): Promise<string> => taskEnd(node, data<string>(await send(path, method, form)));
+
   /** Joins `node` with a join token and starts its agent on the native driver, its host root `<dir>/<node>`. */
   const nativeAgent = async (dir: string, node: string): Promise<AgentProcess> => {
     const { token, fingerprint } = data<{ token: string; fingerprint: string }>(await send('/cluster/join-tokens', 'POST', { node }));
@@ -47,5 +49,5 @@ export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patience
     return AgentProcess.agent(config, { CORRAL_DRIVER: 'native' });
   };
 
-  return { asRoot, send, task, nativeAgent };
+  return { asRoot, send, task, taskEnd, nativeAgent };
 }

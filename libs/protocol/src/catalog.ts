@@ -9,6 +9,7 @@ import { nodeFirewallApply } from './commands/node-firewall.js';
 import { nodeNetworkApply, nodeNetworkCreate, nodeNetworkDelete, nodeNetworkList } from './commands/node-network.js';
 import { nodeStatus } from './commands/node-status.js';
 import { nodeStorageScan } from './commands/node-storage-scan.js';
+import { storageActivate, storageContent, storageStatus, storageUpload, storageVolumeDelete } from './commands/storage.js';
 
 /**
  * Every command the control plane may send in a `request` frame, by name (dotted `noun.verb`).
@@ -31,6 +32,11 @@ export const COMMANDS = {
   'node.network.apply': nodeNetworkApply,
   'node.storage.scan': nodeStorageScan,
   'node.firewall.apply': nodeFirewallApply,
+  'storage.activate': storageActivate,
+  'storage.status': storageStatus,
+  'storage.content': storageContent,
+  'storage.volume.delete': storageVolumeDelete,
+  'storage.upload': storageUpload,
   'guest.create': guestCreate,
   'guest.start': guestStart,
   'guest.stop': guestStop,

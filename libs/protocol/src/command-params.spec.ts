@@ -130,3 +130,36 @@ describe('node.firewall.apply', () => {
     expect(check('node.firewall.apply', params)).toContain(`node.firewall.apply: ${message}`);
   });
 });
+
+describe('storage.volume.delete and storage.upload', () => {
+  const location = { path: '/var/lib/vz', mountpoint: false };
+
+  it.each([['template/iso/debian-13.iso'], ['template/cache/busybox.tar.gz'], ['dump/vzdump-qemu-100-2025_01_31-02_00_00.vma.zst'], ['snippets/user.yaml'], ['images/100/vm-100-disk-0.qcow2'], ['images/200/subvol-200-disk-1']])(
+    'deletes %s',
+    (file) => {
+      expect(check('storage.volume.delete', { ...location, file })).toBe('accepted');
+    },
+  );
+
+  it.each([
+    ['template/iso/../../../etc/passwd'],
+    ['template/iso/.debian.iso.corral-upload-0a1b'],
+    ['template/iso/sub/dir.iso'],
+    ['/etc/passwd'],
+    ['etc/passwd'],
+    ['images/100/vm-101-disk-0.qcow2'],
+    ['images/100/../../etc'],
+    ['images/100'],
+  ])('refuses to delete %s', (file) => {
+    expect(check('storage.volume.delete', { ...location, file })).toContain('storage.volume.delete: params.file: must be a volume file below the storage path');
+  });
+
+  it('uploads only into the ISO and template folders, with a lower-case hex digest', () => {
+    const upload = { stream: 'u-1', ...location, file: 'template/iso/x.iso' };
+    expect(check('storage.upload', { ...upload, checksum: { algorithm: 'sha256', digest: 'ab'.repeat(32) } })).toBe('accepted');
+    expect(check('storage.upload', { ...upload, file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.vma.zst' })).toContain('params.file: must be template/iso/<file> or template/cache/<file>');
+    expect(check('storage.upload', { ...upload, checksum: { algorithm: 'sha256', digest: 'AB'.repeat(32) } })).toContain('params.checksum.digest: must be a digest in lower-case hex');
+    expect(check('storage.upload', { ...upload, checksum: { algorithm: 'crc32', digest: 'ab'.repeat(16) } })).toContain('params.checksum.algorithm');
+    expect(check('storage.upload', { ...upload, path: '/var/lib/../../etc' })).toContain('params.path: must be an absolute path without . or .. segments');
+  });
+});

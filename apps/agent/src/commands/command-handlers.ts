@@ -12,6 +12,7 @@ import { guestCommands } from './guests/guest-commands.js';
 import { vncCommands, type StreamOpener } from './guests/vnc-stream.js';
 import { networkCommands } from './network/network-commands.js';
 import { statusCommands } from './status/status-commands.js';
+import { dirStorageCommands } from './storage/dir-storage-commands.js';
 import { storageCommands } from './storage/storage-commands.js';
 
 /**
@@ -19,7 +20,7 @@ import { storageCommands } from './storage/storage-commands.js';
  * compile error. A handler throws CommandFailure to answer a failure frame with that code; any
  * other Error means code 'failed' with error.message. The guest commands run on `driver` and have
  * `runtime` read the guests' run state before they answer; a VNC console's bytes go through a
- * stream that `openStream` opens to the control plane.
+ * stream that `openStream` opens to the control plane, and so does an upload's file.
  */
 export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>, openStream: StreamOpener, logger: Logger): CommandHandlers<CommandContext> {
   const handlers: CommandHandlers<CommandContext> = {
@@ -29,6 +30,7 @@ export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: 
     ...diskCommands(),
     ...networkCommands(host),
     ...storageCommands(),
+    ...dirStorageCommands(host, openStream),
     ...firewallCommands(host),
     ...guestCommands(driver, runtime),
     ...vncCommands(driver, openStream, logger),

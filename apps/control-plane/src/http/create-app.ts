@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { TlsMaterial } from '../tls/certificate.js';
 import { nestLogger, type AccessLogDestination } from '../logging/loggers.js';
 import { registerAccessLog, requestIds } from './access-log.js';
+import { registerMultipart } from './multipart-upload.js';
 import { API_PREFIX } from './endpoint-registry.js';
 
 // PVE's limit since pve-http-server 5.2.1 (facts.md 0).
@@ -32,6 +33,8 @@ export async function createApp(root: DynamicModule, setup: HttpSetup): Promise<
   // Bodies are JSON or forms (Nest registers both); anything else is a 415.
   fastify.removeContentTypeParser('text/plain');
   registerAccessLog(fastify, setup.accessLog);
+  // Uploads (multipart) are streamed to their handler, past the body limit above.
+  await registerMultipart(fastify);
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     logger: nestLogger(setup.logger),
     abortOnError: false,

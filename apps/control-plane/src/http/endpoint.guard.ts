@@ -9,6 +9,7 @@ import type { Principal } from '../access/auth/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { ApiError } from '../errors/api-error.js';
 import { ENDPOINT, type EndpointDeclaration } from './endpoint.js';
+import { readUploadForm, refuseMultipart } from './multipart-upload.js';
 import { decodeParams, type RequestParts } from './request-params.js';
 
 /**
@@ -31,6 +32,7 @@ export class EndpointGuard implements CanActivate {
     if (request.method === 'GET' && hasBody(request)) {
       throw new ApiError('UNEXPECTED_BODY', `unexpected request body for method 'GET': send parameters in the query string`);
     }
+    refuseMultipart(request, declaration);
     // Public endpoints stay synchronous: GET /version is the benchmark's route.
     if (declaration.permission.kind === 'public') {
       request.corralParams = decodeParams(declaration, request);
@@ -40,7 +42,9 @@ export class EndpointGuard implements CanActivate {
   }
 
   private async authorize(declaration: EndpointDeclaration, request: FastifyRequest): Promise<boolean> {
-    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access }, declaration, { method: request.method, headers: request.headers, address: request.ip, parts: request });
+    // An upload's parameters are the form's fields before its file, whose bytes stay unread for the handler.
+    const parts = declaration.upload && request.isMultipart() ? { params: request.params, query: request.query, body: await readUploadForm(request, declaration.upload) } : request;
+    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access }, declaration, { method: request.method, headers: request.headers, address: request.ip, parts });
     request.corralParams = params;
     request.corralPrincipal = principal;
     return true;

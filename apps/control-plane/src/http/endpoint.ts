@@ -50,6 +50,12 @@ export interface EndpointDeclaration<P extends z.ZodObject = z.ZodObject, R exte
   readonly allowToken?: false;
   /** `false` only for documents served as they are (the OpenAPI document); every API result is `{ "data": ... }`. */
   readonly envelope?: false;
+  /**
+   * PVE's upload: a multipart form whose other parameters come before one file part, named as the
+   * parameter `file`, whose value is then the file's name; its bytes, at most `maxBytes`, are a
+   * stream for the handler (`@Uploaded()`, http/multipart-upload.ts). Not for public endpoints.
+   */
+  readonly upload?: { readonly file: string; readonly maxBytes: number };
 }
 
 export type ParamsOf<E extends EndpointDeclaration> = z.output<E['parameters']>;

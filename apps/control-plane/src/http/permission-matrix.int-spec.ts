@@ -86,6 +86,10 @@ const poolWithGuest = async (t: TestApp, c: Caller) => {
 const aclChange = { path: '/vms/100', roles: 'PVEAuditor', users: 'target@pve' };
 const aclQuery = new URLSearchParams(aclChange).toString();
 
+/** A directory storage per caller, made in the row's setup (Datastore.Allocate is root's only here). */
+const addStorage = (prefix: string) => async (t: TestApp, c: Caller) =>
+  void dataOf(await call(t, 'POST', '/storage', { form: { storage: `${prefix}-${c}`, type: 'dir', path: `/srv/${prefix}-${c}` } }));
+
 const ROWS: readonly Row[] = [
   { endpoint: 'GET /version', request: () => ({ path: '/version' }), expect: PUBLIC },
   { endpoint: 'GET /openapi.json', request: () => ({ path: '/openapi.json' }), expect: PUBLIC },
@@ -222,6 +226,25 @@ const ROWS: readonly Row[] = [
   { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status/restart', request: () => ({ path: '/nodes/matrix/lxc/101/status/restart' }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status', request: () => ({ path: '/nodes/matrix/lxc/101/status', form: { command: 'start' } }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'POST /nodes/{node}/lxc/{vmid}/template', request: () => ({ path: '/nodes/matrix/lxc/101/template' }), expect: MODIFY_OFFLINE_NODE },
+
+  // Storages: definitions need no node; sizes and files come from the offline node's agent.
+  { endpoint: 'GET /storage', request: () => ({ path: '/storage' }), expect: ANY_CALLER },
+  { endpoint: 'POST /storage', request: (c) => ({ path: '/storage', form: { storage: `new-${c}`, type: 'dir', path: `/srv/new-${c}` } }), expect: ROOT_ONLY },
+  // PVE: reading a definition needs Datastore.Allocate.
+  { endpoint: 'GET /storage/{storage}', request: () => ({ path: '/storage/local' }), expect: ROOT_ONLY },
+  { endpoint: 'PUT /storage/{storage}', setup: addStorage('edit'), request: (c) => ({ path: `/storage/edit-${c}`, form: { shared: 1 } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /storage/{storage}', setup: addStorage('gone'), request: (c) => ({ path: `/storage/gone-${c}` }), expect: ROOT_ONLY },
+  { endpoint: 'GET /storage/{storage}/status', request: () => ({ path: '/storage/local/status' }), expect: AUDITORS },
+  { endpoint: 'GET /storage/{storage}/content', request: () => ({ path: '/storage/local/content' }), expect: AUDITORS },
+  // Callers who may audit `local` reach the offline node; the others get an empty list.
+  { endpoint: 'GET /nodes/{node}/storage', request: () => ({ path: '/nodes/matrix/storage' }), expect: '401 503 503 200 200 503' },
+  { endpoint: 'GET /nodes/{node}/storage/{storage}', request: () => ({ path: '/nodes/matrix/storage/local' }), expect: AUDITORS },
+  { endpoint: 'GET /nodes/{node}/storage/{storage}/status', request: () => ({ path: '/nodes/matrix/storage/local/status' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/storage/{storage}/content', request: () => ({ path: '/nodes/matrix/storage/local/content' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/storage/{storage}/content/{volume}', request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'DELETE /nodes/{node}/storage/{storage}/content/{volume}', request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }), expect: MODIFY_OFFLINE_NODE },
+  // Datastore.AllocateTemplate; a form without the file's part is a 400 once allowed.
+  { endpoint: 'POST /nodes/{node}/storage/{storage}/upload', request: () => ({ path: '/nodes/matrix/storage/local/upload', form: { content: 'iso', filename: 'x.iso' } }), expect: '401 400 403 403 403 403' },
 
   // Pools: the spec's `/pool` and PVE's `/pools`.
   { endpoint: 'GET /pool', request: () => ({ path: '/pool' }), expect: ANY_CALLER },

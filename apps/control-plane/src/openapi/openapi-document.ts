@@ -78,7 +78,7 @@ function operation(declaration: EndpointDeclaration): JsonSchema {
     ...(declaration.description ? { description: declaration.description } : {}),
     parameters,
     ...(inBody && Object.keys(bodyProperties).length > 0
-      ? { requestBody: { content: { 'application/x-www-form-urlencoded': { schema: body }, 'application/json': { schema: body } } } }
+      ? { requestBody: { content: declaration.upload ? uploadForm(body, declaration.upload.file) : { 'application/x-www-form-urlencoded': { schema: body }, 'application/json': { schema: body } } } }
       : {}),
     responses: {
       '200': {
@@ -94,6 +94,12 @@ function operation(declaration: EndpointDeclaration): JsonSchema {
     ...(declaration.permission.kind === 'public' ? { security: [] } : {}),
     'x-corral-permission': describePermission(declaration.permission),
   };
+}
+
+/** An upload's body: a multipart form, the file part last (http/multipart-upload.ts). */
+function uploadForm(body: { properties: Record<string, JsonSchema> }, file: string): JsonSchema {
+  const properties = { ...body.properties, [file]: { type: 'string', format: 'binary', description: "The file; the part's file name is the volume's name." } };
+  return { 'multipart/form-data': { schema: { ...body, properties } } };
 }
 
 function jsonSchema(schema: z.ZodType): JsonSchema {

@@ -1,13 +1,14 @@
+import { ContentKind } from '@corral/protocol';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** What a storage may hold (PVE's `content` kinds). */
-export const CONTENT_KINDS = ['images', 'rootdir', 'vztmpl', 'iso', 'backup', 'snippets'] as const;
-export type ContentKind = (typeof CONTENT_KINDS)[number];
+export const CONTENT_KINDS = ContentKind.options;
+export type { ContentKind };
 
 /**
  * A storage definition, as PVE's `/etc/pve/storage.cfg` entries: the same on every node unless
- * `nodes` names some. Only directory storages exist so far; the migration creates `local` at
- * `/var/lib/vz` as a PVE install does. Their API (`/storage`) is issue 6's.
+ * `nodes` names some (docs/storage.md). Only directory storages exist; the migration creates
+ * `local` at `/var/lib/vz` as a PVE install does.
  */
 @Entity({ name: 'storages' })
 export class StorageRow {
@@ -33,4 +34,12 @@ export class StorageRow {
 
   @Column('boolean', { default: false })
   disable!: boolean;
+
+  /** PVE's `prune-backups` retention as given (`keep-last=3,keep-weekly=2`); null: keep every backup. */
+  @Column('text', { name: 'prune_backups', nullable: true })
+  pruneBackups!: string | null;
+
+  /** PVE's `is_mountpoint` (the spec's `is-rootdir`): the path must be a mounted file system, else the storage is inactive on that node. */
+  @Column('boolean', { name: 'is_mountpoint', default: false })
+  isMountpoint!: boolean;
 }

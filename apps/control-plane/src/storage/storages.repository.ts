@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { StorageRow } from './storage.entity.js';
 
 /** The storages table. */
@@ -13,5 +13,23 @@ export class StoragesRepository {
 
   all(): Promise<StorageRow[]> {
     return this.dataSource.manager.find(StorageRow, { order: { storage: 'ASC' } });
+  }
+
+  /** A new definition; a storage of that id is a unique violation. */
+  async insert(db: EntityManager, storage: StorageRow): Promise<void> {
+    await db.insert(StorageRow, storage);
+  }
+
+  /** The definition, held until the transaction ends: changes of one storage happen one after another. */
+  lock(db: EntityManager, storage: string): Promise<StorageRow | null> {
+    return db.findOne(StorageRow, { where: { storage }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async save(db: EntityManager, storage: StorageRow): Promise<void> {
+    await db.save(StorageRow, storage);
+  }
+
+  async remove(db: EntityManager, storage: string): Promise<void> {
+    await db.delete(StorageRow, { storage });
   }
 }

@@ -43,6 +43,20 @@ export function parseVolname(volname: string): ParsedVolname | null {
   return null;
 }
 
+/** The guest a backup volume (`backup/vzdump-qemu-100-....vma.zst`) is of; undefined for anything else. */
+export function backupOwner(volname: string): number | undefined {
+  const owner = /^backup\/vzdump-(?:qemu|lxc)-(\d+)-/.exec(volname)?.[1];
+  return owner === undefined ? undefined : Number(owner);
+}
+
+/** A volume named by its id (`local:iso/x.iso`) or by its name on `storage` (`iso/x.iso`): its name; a 400 naming `param` for another storage's id. */
+export function volnameOn(storage: string, volume: string, param: string): string {
+  const colon = volume.indexOf(':');
+  if (colon < 0) return volume;
+  if (volume.slice(0, colon) !== storage) throw badParam(param, `volume '${volume}' is not on storage '${storage}'`);
+  return volume.slice(colon + 1);
+}
+
 export function volumePath(storage: StorageRow, volname: string): string {
   const parsed = parseVolname(volname);
   if (!parsed) throw new ApiError('INTERNAL', `'${storage.storage}:${volname}' is not a volume name of a directory storage`);

@@ -58,7 +58,7 @@ function join(display: Socket, socket: WebSocket): void {
 }
 
 // With ws's default binaryType (`nodebuffer`) a message is one Buffer; the other forms are for other binaryTypes.
-function asBuffer(data: RawData): Buffer {
+export function asBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
   return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 }

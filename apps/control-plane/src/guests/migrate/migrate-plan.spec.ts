@@ -3,7 +3,7 @@ import { linkedClonesOf } from '../linked-clones.js';
 import { migratePlan, storageMapping } from './migrate-plan.js';
 
 function storage(id: string, changes: Partial<StorageRow> = {}): StorageRow {
-  return { storage: id, type: 'dir', path: `/srv/${id}`, content: ['images'], nodes: null, shared: false, disable: false, ...changes };
+  return { storage: id, type: 'dir', path: `/srv/${id}`, content: ['images'], nodes: null, shared: false, disable: false, pruneBackups: null, isMountpoint: false, ...changes };
 }
 
 const STORAGES = new Map(

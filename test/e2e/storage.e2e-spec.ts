@@ -1,0 +1,104 @@
+import { buildBusyboxTemplate, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { startOnTestDatabase } from '../support/control-plane.js';
+import { data, guestApi } from '../support/guest-api.js';
+
+const run = promisify(execFile);
+const ROOT_PASSWORD = 'storage-e2e-root-password';
+/** How long anything here may take on a slow, shared machine: never a measure of speed. */
+const PATIENCE_MS = 60_000;
+const ISO = randomBytes(3 * 1024 * 1024 + 5);
+
+/** A multipart form as proxmoxer (python-requests) sends an upload: the fields, then the file as the part `filename`. */
+function uploadForm(fields: Record<string, string>, name: string, bytes: Buffer): { body: Buffer; type: string } {
+  const boundary = `corral-${randomBytes(8).toString('hex')}`;
+  const parts: Buffer[] = Object.entries(fields).map(([field, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"\r\n\r\n${value}\r\n`));
+  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="filename"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`), bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+// Issue 6, parts 1 and 2: a real directory storage on a real agent (its host root a temporary folder).
+describe('directory storages on a real agent', () => {
+  let cp: ControlPlaneProcess;
+  let agent: AgentProcess | undefined;
+  let root: string;
+  let api: ReturnType<typeof guestApi>;
+  const onHost = (path: string) => join(root, 'host1', path);
+  const isFolder = (path: string) => stat(onHost(path)).then((found) => found.isDirectory(), () => false);
+  const upload = async (storage: string, fields: Record<string, string>, name: string, bytes: Buffer) => {
+    const { body, type } = uploadForm(fields, name, bytes);
+    return data<string>(await cp.api.send(`/nodes/host1/storage/${storage}/upload`, { method: 'POST', headers: { ...api.asRoot, 'content-type': type }, body }));
+  };
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'corral-storage-'));
+    cp = await startOnTestDatabase({ env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
+    api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
+    agent = await api.nativeAgent(root, 'host1');
+    await waitFor(async () => data<{ status: string }[]>(await api.send('/nodes')).some((node) => node.status === 'online'), { timeoutMs: PATIENCE_MS, what: 'host1 online' });
+  }, 2 * PATIENCE_MS);
+
+  afterAll(async () => {
+    await agent?.kill();
+    await cp?.stop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("makes local's folders on a node that comes online", async () => {
+    await waitFor(async () => (await isFolder('var/lib/vz/template/iso')) && (await isFolder('var/lib/vz/dump')) && (await isFolder('var/lib/vz/snippets')), { timeoutMs: PATIENCE_MS, what: "local's folders" });
+  });
+
+  it('defines a storage, uploads an ISO into it, lists it, shows the space, deletes it, and removes the storage', async () => {
+    expect(data(await api.send('/storage', 'POST', { storage: 'isos', type: 'dir', path: '/srv/isos', content: 'iso,vztmpl' }))).toEqual({ storage: 'isos', type: 'dir' });
+    expect(await isFolder('srv/isos/template/iso')).toBe(true);
+    expect(await isFolder('srv/isos/template/cache')).toBe(true);
+    expect(await isFolder('srv/isos/dump')).toBe(false);
+
+    const sha256 = createHash('sha256').update(ISO).digest('hex');
+    expect(await api.taskEnd('host1', await upload('isos', { content: 'iso', checksum: sha256, 'checksum-algorithm': 'sha256' }, 'tiny.iso', ISO))).toBe('OK');
+    expect((await readFile(onHost('srv/isos/template/iso/tiny.iso'))).equals(ISO)).toBe(true);
+    // A checksum that does not match leaves nothing behind, not even a temporary file.
+    const wrong = await api.taskEnd('host1', await upload('isos', { content: 'iso', checksum: '0'.repeat(64), 'checksum-algorithm': 'sha256' }, 'other.iso', ISO));
+    expect(wrong).toMatch(/^checksum mismatch: got '[0-9a-f]{64}' != expect '0{64}'/);
+    expect(await readdir(onHost('srv/isos/template/iso'))).toEqual(['tiny.iso']);
+
+    const entry = { volid: 'isos:iso/tiny.iso', content: 'iso', format: 'iso', size: ISO.length, ctime: expect.any(Number) };
+    expect(data(await api.send('/nodes/host1/storage/isos/content'))).toEqual([entry]);
+    expect(data(await api.send('/storage/isos/content'))).toEqual([{ ...entry, node: 'host1' }]);
+    const status = data<{ active: number; total: number; used: number; avail: number }>(await api.send('/nodes/host1/storage/isos/status'));
+    expect(status).toMatchObject({ storage: 'isos', active: 1, enabled: 1, content: 'iso,vztmpl' });
+    expect(status.total).toBeGreaterThan(0);
+    expect(status.avail).toBeGreaterThan(0);
+    expect(data<{ storage: string; total: number }[]>(await api.send('/storage')).find((each) => each.storage === 'isos')?.total).toBe(status.total);
+
+    expect(await api.task('host1', `/nodes/host1/storage/isos/content/${encodeURIComponent('isos:iso/tiny.iso')}`, 'DELETE')).toBe('OK');
+    expect(await readdir(onHost('srv/isos/template/iso'))).toEqual([]);
+    expect(data(await api.send('/nodes/host1/storage/isos/content'))).toEqual([]);
+
+    expect(data(await api.send('/storage/isos', 'DELETE'))).toBeNull();
+    expect((await api.send('/storage/isos')).status).toBe(404);
+  });
+
+  it('serves a proxmoxer script (Debian python3-proxmoxer) that uploads a container template, finds it and deletes it', async () => {
+    const template = join(root, 'busybox.tar.gz');
+    await buildBusyboxTemplate(template);
+    const { stdout } = await run('/usr/bin/python3', [resolve('test/compat/proxmoxer_storage.py')], {
+      env: { CORRAL_HOST: '127.0.0.1', CORRAL_PORT: String(cp.port), CORRAL_PASSWORD: ROOT_PASSWORD, CORRAL_NODE: 'host1', CORRAL_FILE: template },
+    }).catch((error: { stderr?: string }) => {
+      throw new Error(`the proxmoxer script failed:\n${error.stderr ?? String(error)}`);
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      create: { storage: 'compat', type: 'dir' },
+      upload: 'OK',
+      content: [['compat:vztmpl/busybox.tar.gz', 'tgz', (await stat(template)).size]],
+      delete: 'OK',
+      after_delete: [],
+      remove: null,
+    });
+  });
+});
