@@ -58,7 +58,9 @@ function volumeOf(key: string, value: VolumeValue, storages: ReadonlyMap<string,
   if (source.kind !== 'volume') return [];
   const storage = storages.get(source.storage);
   const parsed = parseVolname(source.volname);
-  if (!storage || !parsed) throw new ApiError('INTERNAL', `${key}: volume '${source.storage}:${source.volname}' cannot be found`);
+  // A storage removed with force=1 while guests still used it: the guest cannot run until its config names another.
+  if (!storage) throw new ApiError('GUEST_STATE', `${key}: storage '${source.storage}' of volume '${source.storage}:${source.volname}' does not exist any more`);
+  if (!parsed) throw new ApiError('INTERNAL', `${key}: '${source.storage}:${source.volname}' is not a volume name of a directory storage`);
   const format = parsed.content === 'rootdir' ? 'subvol' : source.volname.endsWith('.raw') ? 'raw' : 'qcow2';
   const cdrom = options.get('media') === 'cdrom';
   return [
