@@ -7,54 +7,36 @@ Environment: CORRAL_HOST, CORRAL_PORT, CORRAL_PASSWORD (root@pam's), CORRAL_NODE
 """
 import json
 import os
-import time
-import warnings
 
-from proxmoxer import ProxmoxAPI
+from corral_session import connect, wait
 
-warnings.filterwarnings("ignore")  # the self-signed certificate (verify_ssl=False)
-
-api = ProxmoxAPI(os.environ["CORRAL_HOST"], port=int(os.environ["CORRAL_PORT"]), user="root@pam", password=os.environ["CORRAL_PASSWORD"], verify_ssl=False)
+api = connect()
 node = api.nodes(os.environ["CORRAL_NODE"])
-
-
-def wait(upid, timeout=120):
-    """proxmoxer 2's Tasks.blocking_status: poll the task of a UPID until it has stopped."""
-    fields = upid.split(":")
-    assert len(fields) == 9 and fields[0] == "UPID", upid
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        status = api.nodes(fields[1]).tasks(upid).status.get()
-        if status["status"] == "stopped":
-            return status["exitstatus"]
-        time.sleep(0.2)
-    raise TimeoutError(upid)
-
 
 result = {}
 
 vmid = int(api.cluster.nextid.get())
-result["vm_create"] = wait(node.qemu.post(vmid=vmid, name="compat-vm", memory=64, cores=1, scsi0="local:0.0625", net0="virtio,bridge=vmbr0"))
+result["vm_create"] = wait(api, node.qemu.post(vmid=vmid, name="compat-vm", memory=64, cores=1, scsi0="local:0.0625", net0="virtio,bridge=vmbr0"))
 config = node.qemu(vmid).config.get()
 result["vm_config"] = {"net0": config["net0"].split("=")[0], "scsi0": config["scsi0"].split(",")[0]}
-result["vm_start"] = wait(node.qemu(vmid).status.start.post())
+result["vm_start"] = wait(api, node.qemu(vmid).status.start.post())
 result["vm_running"] = node.qemu(vmid).status.current.get()["status"]
 listed = [vm for vm in api.cluster.resources.get(type="vm") if vm["vmid"] == vmid]
 result["vm_resource"] = {"id": listed[0]["id"], "name": listed[0]["name"], "type": listed[0]["type"]}
-result["vm_stop"] = wait(node.qemu(vmid).status.stop.post())
+result["vm_stop"] = wait(api, node.qemu(vmid).status.stop.post())
 cloneid = int(api.cluster.nextid.get())
-result["vm_clone"] = wait(node.qemu(vmid).clone.post(newid=cloneid, name="compat-vm2", full=1))
+result["vm_clone"] = wait(api, node.qemu(vmid).clone.post(newid=cloneid, name="compat-vm2", full=1))
 result["vm_clone_name"] = node.qemu(cloneid).config.get()["name"] if result["vm_clone"] == "OK" else None
-result["vm_delete"] = [wait(node.qemu(guest).delete(purge=1)) for guest in ([cloneid] if result["vm_clone"] == "OK" else []) + [vmid]]
+result["vm_delete"] = [wait(api, node.qemu(guest).delete(purge=1)) for guest in ([cloneid] if result["vm_clone"] == "OK" else []) + [vmid]]
 
 ctid = int(api.cluster.nextid.get())
-result["ct_create"] = wait(node.lxc.post(vmid=ctid, hostname="compat-ct", ostemplate=os.environ["CORRAL_OSTEMPLATE"], rootfs="local:0.25", memory=64, net0="name=eth0,bridge=vmbr0,ip=dhcp"))
-result["ct_start"] = wait(node.lxc(ctid).status.start.post())
+result["ct_create"] = wait(api, node.lxc.post(vmid=ctid, hostname="compat-ct", ostemplate=os.environ["CORRAL_OSTEMPLATE"], rootfs="local:0.25", memory=64, net0="name=eth0,bridge=vmbr0,ip=dhcp"))
+result["ct_start"] = wait(api, node.lxc(ctid).status.start.post())
 result["ct_running"] = node.lxc(ctid).status.current.get()["status"]
-result["ct_stop"] = wait(node.lxc(ctid).status.stop.post())
+result["ct_stop"] = wait(api, node.lxc(ctid).status.stop.post())
 cloneid = int(api.cluster.nextid.get())
-result["ct_clone"] = wait(node.lxc(ctid).clone.post(newid=cloneid, hostname="compat-ct2", full=1))
+result["ct_clone"] = wait(api, node.lxc(ctid).clone.post(newid=cloneid, hostname="compat-ct2", full=1))
 result["ct_clone_hostname"] = node.lxc(cloneid).config.get()["hostname"] if result["ct_clone"] == "OK" else None
-result["ct_delete"] = [wait(node.lxc(guest).delete(purge=1)) for guest in ([cloneid] if result["ct_clone"] == "OK" else []) + [ctid]]
+result["ct_delete"] = [wait(api, node.lxc(guest).delete(purge=1)) for guest in ([cloneid] if result["ct_clone"] == "OK" else []) + [ctid]]
 
 print(json.dumps(result))
