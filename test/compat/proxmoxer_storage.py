@@ -1,7 +1,8 @@
 """What a proxmoxer script does with a directory storage, against a running Corral with one node:
 define it, upload a container template into it as proxmoxer uploads files (a multipart form, the
 file as the part `filename`), find it in the storage's content as Ansible's lxc module looks for
-its ostemplate, delete it and the storage. Prints one JSON document of what it saw.
+its ostemplate, delete it and the storage; then prune the backups of `local` by a retention rule,
+looking first. Prints one JSON document of what it saw.
 
 Run with Debian's /usr/bin/python3 and python3-proxmoxer (tools/test-deps.sh installs it).
 Environment: CORRAL_HOST, CORRAL_PORT, CORRAL_PASSWORD (root@pam's), CORRAL_NODE, CORRAL_FILE
@@ -28,4 +29,8 @@ volid = "compat:vztmpl/" + os.path.basename(path)
 result["delete"] = wait(api, node.storage("compat").content(volid.replace("/", "%2F")).delete())
 result["after_delete"] = node.storage("compat").content.get()
 result["remove"] = api.storage("compat").delete()
+retention = {"prune-backups": "keep-last=1"}
+result["prune_dry_run"] = [(entry["volid"], entry["mark"]) for entry in node.storage("local").prunebackups.get(**retention)]
+result["prune"] = wait(api, node.storage("local").prunebackups.delete(**retention))
+result["backups_after_prune"] = [entry["volid"] for entry in node.storage("local").content.get(content="backup")]
 print(json.dumps(result))

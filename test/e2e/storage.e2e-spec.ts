@@ -1,7 +1,7 @@
 import { buildBusyboxTemplate, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -84,9 +84,44 @@ describe('directory storages on a real agent', () => {
     expect((await api.send('/storage/isos')).status).toBe(404);
   });
 
-  it('serves a proxmoxer script (Debian python3-proxmoxer) that uploads a container template, finds it and deletes it', async () => {
+  it('prunes backups by a retention rule: the dry run, then the files gone with their notes and logs, the protected one kept', async () => {
+    expect(data(await api.send('/storage', 'POST', { storage: 'dumps', type: 'dir', path: '/srv/dumps', content: 'backup', 'prune-backups': 'keep-last=2' }))).toEqual({ storage: 'dumps', type: 'dir' });
+    const vm = ['28', '29', '30', '31'].map((day) => `vzdump-qemu-100-2025_01_${day}-02_00_00.vma.zst`);
+    const ct = ['30', '31'].map((day) => `vzdump-lxc-101-2025_01_${day}-02_00_00.tar.zst`);
+    const dump = (name = '') => onHost(`srv/dumps/dump/${name}`);
+    for (const name of [...vm, ...ct]) await writeFile(dump(name), `archive ${name}`);
+    await writeFile(dump(`${vm[0] ?? ''}.notes`), 'the oldest');
+    await writeFile(dump('vzdump-qemu-100-2025_01_28-02_00_00.log'), 'INFO: starting new backup job');
+    await writeFile(dump(`${vm[1] ?? ''}.protected`), '');
+
+    const marks = data<{ volid: string; mark: string; type: string; vmid: number }[]>(await api.send('/nodes/host1/storage/dumps/prunebackups'));
+    expect(marks.map((entry) => [entry.volid, entry.mark, entry.type, entry.vmid])).toEqual([
+      [`dumps:backup/${ct[0] ?? ''}`, 'keep', 'lxc', 101],
+      [`dumps:backup/${ct[1] ?? ''}`, 'keep', 'lxc', 101],
+      [`dumps:backup/${vm[0] ?? ''}`, 'remove', 'qemu', 100],
+      [`dumps:backup/${vm[1] ?? ''}`, 'protected', 'qemu', 100],
+      [`dumps:backup/${vm[2] ?? ''}`, 'keep', 'qemu', 100],
+      [`dumps:backup/${vm[3] ?? ''}`, 'keep', 'qemu', 100],
+    ]);
+    expect(await api.task('host1', '/nodes/host1/storage/dumps/prunebackups', 'DELETE')).toBe('OK');
+    expect((await readdir(dump())).sort()).toEqual([...ct, vm[1], `${vm[1] ?? ''}.protected`, vm[2], vm[3]].sort());
+
+    // The spec's form: a dry run naming the node, then the prune of one guest's backups.
+    const dryRun = data<{ node: string; volid: string; mark: string }[]>(await api.send('/storage/dumps/prune', 'POST', { 'dry-run': 1, 'prune-backups': 'keep-last=1', type: 'lxc' }));
+    expect(dryRun.map((entry) => [entry.node, entry.volid, entry.mark])).toEqual([
+      ['host1', `dumps:backup/${ct[0] ?? ''}`, 'remove'],
+      ['host1', `dumps:backup/${ct[1] ?? ''}`, 'keep'],
+    ]);
+    expect(await api.task('host1', '/storage/dumps/prune', 'POST', { 'prune-backups': 'keep-last=1', vmid: 101 })).toBe('OK');
+    expect((await readdir(dump())).sort()).toEqual([ct[1], vm[1], `${vm[1] ?? ''}.protected`, vm[2], vm[3]].sort());
+    expect(data(await api.send('/storage/dumps', 'DELETE'))).toBeNull();
+  });
+
+  it('serves a proxmoxer script (Debian python3-proxmoxer) that uploads a container template, finds it and deletes it, and prunes backups', async () => {
     const template = join(root, 'busybox.tar.gz');
     await buildBusyboxTemplate(template);
+    const backups = ['vzdump-qemu-100-2025_01_30-02_00_00.vma.zst', 'vzdump-qemu-100-2025_01_31-02_00_00.vma.zst'];
+    for (const name of backups) await writeFile(onHost(`var/lib/vz/dump/${name}`), name);
     const { stdout } = await run('/usr/bin/python3', [resolve('test/compat/proxmoxer_storage.py')], {
       env: { CORRAL_HOST: '127.0.0.1', CORRAL_PORT: String(cp.port), CORRAL_PASSWORD: ROOT_PASSWORD, CORRAL_NODE: 'host1', CORRAL_FILE: template },
     }).catch((error: { stderr?: string }) => {
@@ -99,6 +134,12 @@ describe('directory storages on a real agent', () => {
       delete: 'OK',
       after_delete: [],
       remove: null,
+      prune_dry_run: [
+        [`local:backup/${backups[0] ?? ''}`, 'remove'],
+        [`local:backup/${backups[1] ?? ''}`, 'keep'],
+      ],
+      prune: 'OK',
+      backups_after_prune: [`local:backup/${backups[1] ?? ''}`],
     });
   });
 });

@@ -245,6 +245,10 @@ const ROWS: readonly Row[] = [
   { endpoint: 'DELETE /nodes/{node}/storage/{storage}/content/{volume}', request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }), expect: MODIFY_OFFLINE_NODE },
   // Datastore.AllocateTemplate; a form without the file's part is a 400 once allowed.
   { endpoint: 'POST /nodes/{node}/storage/{storage}/upload', request: () => ({ path: '/nodes/matrix/storage/local/upload', form: { content: 'iso', filename: 'x.iso' } }), expect: '401 400 403 403 403 403' },
+  // Prune: a dry run needs an audit of the storage, a prune Datastore.Allocate (checked before the offline node is reached).
+  { endpoint: 'GET /nodes/{node}/storage/{storage}/prunebackups', request: () => ({ path: '/nodes/matrix/storage/local/prunebackups', query: 'prune-backups=keep-last%3D1' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'DELETE /nodes/{node}/storage/{storage}/prunebackups', request: () => ({ path: '/nodes/matrix/storage/local/prunebackups', query: 'prune-backups=keep-last%3D1' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'POST /storage/{storage}/prune', request: () => ({ path: '/storage/local/prune', form: { 'prune-backups': 'keep-last=1' } }), expect: MODIFY_OFFLINE_NODE },
 
   // Pools: the spec's `/pool` and PVE's `/pools`.
   { endpoint: 'GET /pool', request: () => ({ path: '/pool' }), expect: ANY_CALLER },

@@ -46,14 +46,15 @@ describe('storage definitions', () => {
     expect(refusal(() => contentOf('iso,dvd'))).toEqual({ param: 'content', message: expect.stringContaining("unknown content kind 'dvd'") });
   });
 
-  it('checks the shape of prune-backups and stores it normalised', () => {
-    expect(pruneBackupsOf('keep-last=3, keep-weekly=2')).toBe('keep-last=3,keep-weekly=2');
-    expect(pruneBackupsOf('keep-all=1')).toBe('keep-all=1');
+  it("checks prune-backups as libs/pve-formats reads it, naming the parameter, and stores it as PVE writes it", () => {
+    expect(pruneBackupsOf('keep-weekly=2, keep-last=3')).toBe('keep-last=3,keep-weekly=2');
+    expect(pruneBackupsOf('keep-all=yes')).toBe('keep-all=1');
     expect(pruneBackupsOf('')).toBeNull();
-    expect(refusal(() => pruneBackupsOf('keep-last=three'))).toEqual({ param: 'prune-backups', message: expect.stringContaining("'keep-last=three' is not a retention option") });
+    expect(refusal(() => pruneBackupsOf('keep-last=three'))).toEqual({ param: 'prune-backups', message: "keep-last must be a whole number of 0 or more, not 'three'" });
+    expect(refusal(() => pruneBackupsOf('keep-lasts=3'))).toEqual({ param: 'prune-backups', message: "unknown retention option 'keep-lasts'" });
     expect(refusal(() => pruneBackupsOf('keep-last=1,keep-last=2'))).toEqual({ param: 'prune-backups', message: 'keep-last is given twice' });
-    expect(refusal(() => pruneBackupsOf('keep-all=1,keep-daily=7'))).toEqual({ param: 'prune-backups', message: expect.stringContaining('cannot be combined') });
-    expect(refusal(() => pruneBackupsOf('keep-all=2'))).toEqual({ param: 'prune-backups', message: 'keep-all is 0 or 1' });
+    expect(refusal(() => pruneBackupsOf('keep-all=1,keep-daily=7'))).toEqual({ param: 'prune-backups', message: 'keep-all cannot be combined with keep-daily' });
+    expect(refusal(() => pruneBackupsOf('keep-all=2'))).toEqual({ param: 'prune-backups', message: "keep-all must be 0 or 1, not '2'" });
   });
 
   it('changes settings, clears deleted ones back to their defaults, and shows the result as PVE with a digest that follows it', () => {

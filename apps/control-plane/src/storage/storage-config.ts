@@ -1,4 +1,5 @@
 import { HostFilePath } from '@corral/protocol';
+import { formatPruneOptions, parsePruneOptions, PruneOptionsError, type PruneOptions } from '@corral/pve-formats';
 import type { z } from 'zod';
 import { badParam } from '../errors/resource-errors.js';
 import { configDigest } from '../guests/config-digest.js';
@@ -21,8 +22,6 @@ export const SYSTEM_FOLDERS = ['/bin', '/boot', '/dev', '/etc', '/lib', '/lib32'
 
 /** PVE's default content of a new directory storage. */
 const DEFAULT_CONTENT: readonly ContentKind[] = ['images', 'rootdir'];
-
-const PRUNE_ITEM = /^keep-(all|last|hourly|daily|weekly|monthly|yearly)=(\d{1,9})$/;
 
 /** Only `dir` is implemented: any other type of PVE's is a 400 that says so. */
 export function storageType(type: string): 'dir' {
@@ -51,25 +50,20 @@ export function contentOf(text: string | undefined): ContentKind[] {
   return CONTENT_KINDS.filter((kind) => items.includes(kind));
 }
 
-/**
- * PVE's `prune-backups` (`keep-last=3,keep-weekly=2`), checked for its shape and stored as given
- * (normalised); the retention itself is libs/pve-formats'. Empty: no retention (null).
- */
-export function pruneBackupsOf(text: string): string | null {
-  const items = text.split(',').map((item) => item.trim()).filter((item) => item !== '');
-  if (items.length === 0) return null;
-  const seen = new Map<string, number>();
-  for (const item of items) {
-    const match = PRUNE_ITEM.exec(item);
-    if (!match) throw badParam('prune-backups', `'${item}' is not a retention option: keep-all, keep-last, keep-hourly, keep-daily, keep-weekly, keep-monthly or keep-yearly, each =<number>`);
-    const [, option = '', count = ''] = match;
-    if (seen.has(option)) throw badParam('prune-backups', `keep-${option} is given twice`);
-    seen.set(option, Number(count));
+/** PVE's `prune-backups` property string, read by libs/pve-formats: a 400 naming `prune-backups` when it does not parse or contradicts itself. */
+export function pruneOptionsOf(text: string): PruneOptions {
+  try {
+    return parsePruneOptions(text);
+  } catch (error) {
+    if (error instanceof PruneOptionsError) throw badParam('prune-backups', error.message);
+    throw error;
   }
-  const all = seen.get('all');
-  if (all !== undefined && all > 1) throw badParam('prune-backups', 'keep-all is 0 or 1');
-  if (all === 1 && seen.size > 1) throw badParam('prune-backups', 'keep-all=1 keeps every backup: it cannot be combined with other keep options');
-  return [...seen].map(([option, count]) => `keep-${option}=${count}`).join(',');
+}
+
+/** A storage's `prune-backups` as it is stored: checked, then written as PVE writes it (keys sorted). Empty: no retention (null). */
+export function pruneBackupsOf(text: string): string | null {
+  const normalised = formatPruneOptions(pruneOptionsOf(text));
+  return normalised === '' ? null : normalised;
 }
 
 /** Whether the storage is defined for `node` (its `nodes`, or every node). */

@@ -35,6 +35,12 @@ export class StorageSpace {
       .map((node) => node.name);
   }
 
+  /** The nodes whose files are the storage's now: each reachable node that holds it, or one of them for a shared storage (every node sees the same files). */
+  filesNodes(storage: StorageRow): string[] {
+    const reachable = this.reachableNodes(storage);
+    return storage.shared ? reachable.slice(0, 1) : reachable;
+  }
+
   /** On one node, asked of its agent now (503 when it is not reachable); a disabled storage is inactive without asking. */
   onNode(storage: StorageRow, node: string): Promise<StorageStatus> {
     if (storage.disable) return Promise.resolve(INACTIVE);

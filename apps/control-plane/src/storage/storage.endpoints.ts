@@ -92,7 +92,7 @@ export const CONTENT_FILTERS = {
   vmid: integerParam({ description: 'Only volumes of this guest (its images and backups).', min: 100 }).optional(),
 };
 
-const NODE_CHOICE = {
+export const NODE_CHOICE = {
   node: nodeParam('Only this node (default: every online node that holds the storage; for a shared storage, one of them).').optional(),
 };
 

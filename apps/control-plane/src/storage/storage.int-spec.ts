@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { GuestView } from '../guests/guest-view.js';
 import { GuestsRepository } from '../guests/guests.repository.js';
+import { PoolsModule } from '../pools/pools.module.js';
 import { StorageModule } from './storage.module.js';
 
 const PASSWORD = 'storage-password';
@@ -43,7 +44,7 @@ describe('storages through the API, with fake agents', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp({ imports: [ClusterModule, StorageModule] });
+    t = await startTestApp({ imports: [ClusterModule, StorageModule, PoolsModule] });
     await connect('pve1', await joinNode(t, 'pve1'));
     await connect('pve2', await joinNode(t, 'pve2'));
     await addUser(t, 'auditor@pve', { password: PASSWORD });
@@ -134,9 +135,40 @@ describe('storages through the API, with fake agents', () => {
     expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local/status'))).toEqual(local);
     expect(dataOf(await call(t, 'GET', '/storage/local/status'))).toEqual({ ...local, total: 200 * GIB, used: 80 * GIB, avail: 120 * GIB });
     expect(dataOf(await call(t, 'GET', '/storage/local/status', { query: 'node=pve2' }))).toEqual(local);
-    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local'))).toEqual([{ subdir: 'content' }, { subdir: 'status' }, { subdir: 'upload' }]);
+    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local'))).toEqual([{ subdir: 'content' }, { subdir: 'prunebackups' }, { subdir: 'status' }, { subdir: 'upload' }]);
     expectError(await call(t, 'GET', '/nodes/pve1/storage/only2/status'), 404, "storage 'only2' does not exist on node 'pve1': it is defined for pve2 only");
     expectError(await call(t, 'GET', '/nodes/ghost/storage'), 404, "node 'ghost' does not exist");
+  });
+
+  it("shows each node's used and total bytes of a storage in /cluster/resources, as PVE's disk and maxdisk", async () => {
+    dataOf(await call(t, 'POST', '/storage', { form: { storage: 'sized', type: 'dir', path: '/srv/sized', content: 'backup', nodes: 'pve2' } }));
+    const storages = dataOf<Record<string, unknown>[]>(await call(t, 'GET', '/cluster/resources', { query: 'type=storage' })).filter(
+      // pve3's agent left in the first test.
+      (each) => each.node !== 'pve3' && (each.storage === 'local' || each.storage === 'sized'),
+    );
+    const entry = { type: 'storage', plugintype: 'dir', status: 'available', shared: 0, disk: 40 * GIB, maxdisk: 100 * GIB };
+    expect(storages).toEqual([
+      { ...entry, id: 'storage/pve1/local', node: 'pve1', storage: 'local', content: 'images,rootdir,vztmpl,iso,backup,snippets' },
+      { ...entry, id: 'storage/pve2/local', node: 'pve2', storage: 'local', content: 'images,rootdir,vztmpl,iso,backup,snippets' },
+      { ...entry, id: 'storage/pve2/sized', node: 'pve2', storage: 'sized', content: 'backup' },
+    ]);
+    // A node that cannot tell shows the entry without sizes.
+    answers['storage.status'] = (_request, node) => (node === 'pve2' ? { failure: 'failed', message: 'statfs: Input/output error' } : { result: { active: false, total: 0, used: 0, avail: 0 } });
+    dataOf(await call(t, 'POST', '/storage', { form: { storage: 'fresh', type: 'dir', path: '/srv/fresh' } }));
+    const fresh = dataOf<Record<string, unknown>[]>(await call(t, 'GET', '/cluster/resources', { query: 'type=storage' })).filter((each) => each.node !== 'pve3' && each.storage === 'fresh');
+    expect(fresh.map((each) => [each.node, each.status, each.disk, each.maxdisk])).toEqual([
+      ['pve1', 'available', undefined, undefined],
+      ['pve2', 'available', undefined, undefined],
+    ]);
+  });
+
+  it('takes a removed storage out of its pools', async () => {
+    dataOf(await call(t, 'POST', '/storage', { form: { storage: 'pooled', type: 'dir', path: '/srv/pooled' } }));
+    dataOf(await call(t, 'POST', '/pools', { form: { poolid: 'tier' } }));
+    dataOf(await call(t, 'PUT', '/pools/tier', { form: { storage: 'pooled,local' } }));
+    expect(dataOf<{ members: { id: string }[] }>(await call(t, 'GET', '/pools/tier')).members.map((member) => member.id)).toEqual(['storage/pve1/local', 'storage/pve1/pooled']);
+    expect(dataOf(await call(t, 'DELETE', '/storage/pooled'))).toBeNull();
+    expect(dataOf<{ members: { id: string }[] }>(await call(t, 'GET', '/pools/tier')).members.map((member) => member.id)).toEqual(['storage/pve1/local']);
   });
 
   it('shows only the storages a caller may audit', async () => {

@@ -3,8 +3,11 @@ import { AgentsModule } from '../agents/agents.module.js';
 import { GuestsModule } from '../guests/guests.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
 import { TasksModule } from '../tasks/tasks.module.js';
+import { BackupPruner } from './backup-pruner.js';
 import { NodeStorageController } from './node-storage.controller.js';
 import { NodeStorageService } from './node-storage.service.js';
+import { PruneBackupsController } from './prune-backups.controller.js';
+import { PruneBackupsService } from './prune-backups.service.js';
 import { StorageActivation } from './storage-activation.js';
 import { StorageSpace } from './storage-space.js';
 import { StorageController } from './storage.controller.js';
@@ -12,10 +15,14 @@ import { StoragesService } from './storages.service.js';
 import { VolumeUploadService } from './volume-upload.service.js';
 import { VolumesService } from './volumes.service.js';
 
-/** Storages (issue 6): `/storage` and `/nodes/{node}/storage`, directory storages made real on each node by its agent. */
+/**
+ * Storages (issue 6): `/storage` and `/nodes/{node}/storage`, directory storages made real on each
+ * node by its agent. Exports the pruner, which backups use to apply a storage's retention.
+ */
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule, GuestsModule],
-  controllers: [StorageController, NodeStorageController],
-  providers: [StoragesService, NodeStorageService, VolumesService, VolumeUploadService, StorageSpace, StorageActivation],
+  controllers: [StorageController, NodeStorageController, PruneBackupsController],
+  providers: [StoragesService, NodeStorageService, VolumesService, VolumeUploadService, StorageSpace, StorageActivation, BackupPruner, PruneBackupsService],
+  exports: [BackupPruner],
 })
 export class StorageModule {}

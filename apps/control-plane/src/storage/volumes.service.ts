@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { allows } from '@corral/acl';
 import type { StorageVolume } from '@corral/protocol';
 import type { z } from 'zod';
 import type { Principal } from '../access/auth/principal.js';
-import { permissionDenied } from '../access/auth/authorizer.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { ApiError } from '../errors/api-error.js';
@@ -13,6 +11,7 @@ import type { ResultOf } from '../http/endpoint.js';
 import { commandParams } from '../nodes/host/command-params.js';
 import { HOST_WRITE_MS } from '../nodes/host/host-timeouts.js';
 import { TaskRunner } from '../tasks/task-runner.js';
+import { mayRemoveBackups } from './backup-permissions.js';
 import type { NODE_STORAGE_ENDPOINTS } from './node-storage.endpoints.js';
 import { StorageSpace, STORAGE_READ_MS } from './storage-space.js';
 import type { ContentKind, StorageRow } from './storage.entity.js';
@@ -54,8 +53,7 @@ export class VolumesService {
   async inCluster(id: string, node: string | undefined, filters: ContentFilters): Promise<(Entry & { node: string })[]> {
     const storage = await this.storages.existing(id);
     if (node !== undefined) this.storages.onNode(storage, node);
-    const reachable = this.space.reachableNodes(storage);
-    const nodes = node !== undefined ? [node] : storage.shared ? reachable.slice(0, 1) : reachable;
+    const nodes = node !== undefined ? [node] : this.space.filesNodes(storage);
     const lists = await Promise.all(nodes.map(async (each) => (await this.list(storage, each, filters)).map((volume) => ({ ...entryOf(volume), node: each }))));
     return lists.flat();
   }
@@ -86,7 +84,7 @@ export class VolumesService {
     const storage = this.storages.usable(this.storages.onNode(await this.storages.existing(id), node));
     const { volname, relative } = parsed(storage, volume);
     const owner = backupOwner(volname);
-    await this.mayRemove(caller, id, owner);
+    mayRemoveBackups(await this.access.current(), caller, id, owner);
     const uses = volumesInUse(this.guests.list().map((guest) => guest.row)).filter((use) => use.storage === id && use.relative === relative);
     if (uses.length > 0) throw new ApiError('IN_USE', `volume '${id}:${volname}' is used by ${usersOf(uses)}: remove it from there first`);
     const params = commandParams('storage.volume.delete', { path: storage.path, mountpoint: storage.isMountpoint, file: relative }, () => 'volume');
@@ -109,14 +107,6 @@ export class VolumesService {
     if (kinds.length === 0) return Promise.resolve([]);
     const params = { storage: storage.storage, path: storage.path, mountpoint: storage.isMountpoint, content: kinds, ...(vmid !== undefined ? { vmid } : {}) };
     return this.hub.request(node, 'storage.content', params, { timeoutMs: STORAGE_READ_MS });
-  }
-
-  private async mayRemove(caller: Principal, id: string, owner: number | undefined): Promise<void> {
-    const access = await this.access.current();
-    const path = `/storage/${id}`;
-    if (allows(access, caller.subject, path, ['Datastore.Allocate'])) return;
-    if (owner !== undefined && allows(access, caller.subject, path, ['Datastore.AllocateSpace']) && allows(access, caller.subject, `/vms/${owner}`, ['VM.Backup'])) return;
-    throw permissionDenied({ path, privileges: ['Datastore.Allocate'] });
   }
 }
 

@@ -46,8 +46,9 @@ export const RESOURCES_ENDPOINTS = {
   resources: endpoint({
     method: 'GET',
     path: '/cluster/resources',
-    summary: 'Nodes, guests and storages of the cluster, from memory',
-    description: 'Each entry only where the caller may audit it (Sys.Audit for node load, VM.Audit per guest, Datastore.Audit per storage, Pool.Audit per pool). A guest in a pool names it in `pool`; pools are listed only without `type`.',
+    summary: 'Nodes, guests and storages of the cluster',
+    description:
+      "Each entry only where the caller may audit it (Sys.Audit for node load, VM.Audit per guest, Datastore.Audit per storage, Pool.Audit per pool). A guest in a pool names it in `pool`; pools are listed only without `type`. Nodes and guests from memory; a storage's `disk` and `maxdisk` (used and total bytes on that node) as its node's agent reported them, asked at most every 10 s.",
     parameters: z.object({ type: z.enum(['node', 'vm', 'storage'], { error: 'must be node, vm or storage' }).optional().meta({ description: 'Only this kind (spec 2.2).' }) }),
     returns: z.array(z.union([ResourceEntry, PoolResourceEntry])),
     permission: { kind: 'authenticated' },

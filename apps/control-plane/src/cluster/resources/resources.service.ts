@@ -12,6 +12,7 @@ import { statusEntry } from '../../guests/status-entry.js';
 import { NodeView } from '../../nodes/node-view.js';
 import { StoragesRepository } from '../../storage/storages.repository.js';
 import type { PoolResourceEntry, ResourceEntry } from './resources.endpoints.js';
+import { StorageSizesOnNodes } from './storage-sizes.js';
 
 /** `/cluster/resources` and `/cluster/nextid` (spec 2.2, 4.1; facts.md 4.5, 4.7). */
 @Injectable()
@@ -21,6 +22,7 @@ export class ResourcesService {
     private readonly guests: GuestView,
     private readonly repository: GuestsRepository,
     private readonly storages: StoragesRepository,
+    private readonly sizes: StorageSizesOnNodes,
     private readonly access: AccessState,
   ) {}
 
@@ -95,22 +97,22 @@ export class ResourcesService {
       });
   }
 
-  /** One entry per storage and node it is on; sizes come with the storage issue (issue 6). */
+  /** One entry per storage and node it is on, with PVE's `disk` and `maxdisk` (used and total bytes there) where that node reported them. */
   private async storageEntries(include: (storage: string) => boolean): Promise<ResourceEntry[]> {
     const storages = (await this.storages.all()).filter((storage) => !storage.disable && include(storage.storage));
-    return this.nodes.list().flatMap((node) =>
-      storages
-        .filter((storage) => storage.nodes === null || storage.nodes.includes(node.name))
-        .map((storage) => ({
-          id: `storage/${node.name}/${storage.storage}`,
-          type: 'storage' as const,
-          node: node.name,
-          storage: storage.storage,
-          plugintype: storage.type,
-          status: node.online ? 'available' : 'unknown',
-          content: storage.content.join(','),
-          shared: storage.shared ? 1 : 0,
-        })),
+    const onNodes = this.nodes.list().flatMap((node) => storages.filter((storage) => storage.nodes === null || storage.nodes.includes(node.name)).map((storage) => ({ node, storage })));
+    return Promise.all(
+      onNodes.map(async ({ node, storage }) => ({
+        id: `storage/${node.name}/${storage.storage}`,
+        type: 'storage' as const,
+        node: node.name,
+        storage: storage.storage,
+        plugintype: storage.type,
+        status: node.online ? 'available' : 'unknown',
+        content: storage.content.join(','),
+        shared: storage.shared ? 1 : 0,
+        ...(node.online ? await this.sizes.of(storage, node.name) : null),
+      })),
     );
   }
 
