@@ -8,13 +8,14 @@ import { VncModule } from './guests/vnc/vnc.module.js';
 import { HostModule } from './nodes/host/host.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { BackupsModule } from './backups/backups.module.js';
 import { PoolsModule } from './pools/pools.module.js';
 import { StorageModule } from './storage/storage.module.js';
 import { TasksModule } from './tasks/tasks.module.js';
 import { VersionModule } from './version/version.module.js';
 
 /** Every API area: the app serves these, and the permission matrix test walks their endpoints. */
-export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule, VncModule, PoolsModule, StorageModule];
+export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule, VncModule, PoolsModule, StorageModule, BackupsModule];
 
 @Module({})
 export class AppModule {

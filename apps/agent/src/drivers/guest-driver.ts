@@ -1,6 +1,7 @@
 import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../commands/command-context.js';
+import type { GuestBackups } from './guest-backups.js';
 import type { GuestMigration } from './guest-migration.js';
 
 /** The drivers `CORRAL_DRIVER` may name (DESIGN.md "Drivers"). */
@@ -40,6 +41,8 @@ export interface GuestDriver {
   vnc(vmid: number, context: CommandContext): Promise<Socket>;
   /** A VM's migration between two nodes (the guest.migrate.* commands). */
   readonly migration: GuestMigration;
+  /** Backups into a directory storage's `dump/` folder, and restores from them. */
+  readonly backups: GuestBackups;
   /**
    * The guests of this host the driver knows, with their run state: at least every guest that runs
    * or is paused (a guest absent from the list is stopped). Cheap enough to call every 2 s.

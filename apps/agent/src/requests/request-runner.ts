@@ -28,7 +28,7 @@ export interface RequestRunnerOptions {
  */
 export class RequestRunner {
   private readonly seenIds = new Set<string>();
-  /** The outcome of each command run for a task, by `<upid> <command>`. */
+  /** The outcome of each command run for a task, by `<upid> <command>[ <step>]`. */
   private readonly tasks = new Map<string, Promise<Outcome>>();
   /** Ends a running command with an outcome, by the id of the request it runs for. */
   private readonly running = new Map<string, (outcome: Outcome) => void>();
@@ -42,8 +42,9 @@ export class RequestRunner {
     if (this.seenIds.has(frame.id)) return logger.info('request seen before in this session: not run again', { id: frame.id, command: frame.command });
     this.seenIds.add(frame.id);
     bound(this.seenIds);
-    // A task may run several commands (a destroy with force: stop, then destroy): each once.
-    const step = frame.upid === undefined ? undefined : `${frame.upid} ${frame.command}`;
+    // A task may run several commands (a destroy with force: stop, then destroy), or one command
+    // for several guests (a vzdump: one `step` each): each once.
+    const step = frame.upid === undefined ? undefined : [frame.upid, frame.command, ...(frame.step === undefined ? [] : [frame.step])].join(' ');
     const earlier = step === undefined ? undefined : this.tasks.get(step);
     if (earlier !== undefined) {
       logger.info('task seen before in this session: answering with its outcome', { id: frame.id, command: frame.command, upid: frame.upid });

@@ -29,6 +29,8 @@ export interface RequestOptions {
   readonly timeoutMs: number;
   /** The task this request works for: the agent's idempotency key. */
   readonly upid?: string;
+  /** Which run of the command this is, where the task runs it for several guests: with `upid`, the idempotency key. */
+  readonly step?: string;
   /** Output lines as they arrive, in order, each once. */
   readonly onLog?: (lines: readonly LogLine[]) => void;
   /** Stops the request: the agent is sent a `cancel`, and the request rejects with the signal's reason. */
@@ -154,7 +156,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     const id = randomUUID();
     // Params of the catalog are JSON by construction (zod schemas of JSON values).
     const json = params as RequestFrame['params'];
-    const frame: RequestFrame = { type: 'request', id, command, params: json, timeoutMs: options.timeoutMs, ...(options.upid ? { upid: options.upid } : {}) };
+    const frame: RequestFrame = { type: 'request', id, command, params: json, timeoutMs: options.timeoutMs, ...(options.upid ? { upid: options.upid } : {}), ...(options.step ? { step: options.step } : {}) };
     const { signal } = options;
     signal?.throwIfAborted();
     return new Promise<ResultOf<K>>((resolve, reject) => {

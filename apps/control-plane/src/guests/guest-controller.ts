@@ -5,6 +5,7 @@ import { Params } from '../http/request-params.js';
 import type { GuestKind } from './guest-kinds.js';
 import type { guestEndpoints } from './guest.endpoints.js';
 import { GuestsService } from './guests.service.js';
+import { RestoreService } from './restore/restore.service.js';
 
 type Common = ReturnType<typeof guestEndpoints>;
 
@@ -15,7 +16,10 @@ type Common = ReturnType<typeof guestEndpoints>;
 export function guestController(kind: GuestKind, endpoints: Common) {
   @Controller()
   class GuestController {
-    constructor(readonly guests: GuestsService) {}
+    constructor(
+      readonly guests: GuestsService,
+      readonly restores: RestoreService,
+    ) {}
 
     @Endpoint(endpoints.list)
     list(@Params() p: ParamsOf<Common['list']>, @Caller() caller: Principal): Promise<ResultOf<Common['list']>> {

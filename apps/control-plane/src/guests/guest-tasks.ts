@@ -34,6 +34,23 @@ export interface GuestOperation {
   readonly work: (work: GuestWork) => Promise<void>;
 }
 
+/** A task over several guests of one node (a vzdump). */
+export interface GuestBatch {
+  readonly node: string;
+  /** PVE's task type (`vzdump`) and id (the vmid when there is one guest, else empty). */
+  readonly type: string;
+  readonly id: string;
+  readonly caller: Principal;
+  readonly work: (batch: BatchWork) => Promise<void>;
+}
+
+export interface BatchWork {
+  readonly upid: string;
+  line(text: string): void;
+  /** Runs `work` in the guest's turn; its agent commands carry the vmid as their step (one run per guest). */
+  forGuest<T>(vmid: number, work: (guest: GuestWork) => Promise<T>): Promise<T>;
+}
+
 /**
  * Runs the operations on one guest one after another, in the order they were asked for (issue 5:
  * queued in order, never refused for a lock). Each is a task whose UPID is returned at once.
@@ -83,6 +100,27 @@ export class GuestTasks {
     return { upid: await this.start({ ...operation, work }), done };
   }
 
+  /**
+   * Starts a task that works on several guests one after another (a vzdump): `work` gets each
+   * guest's turn with `forGuest`, which waits for the operations asked for on that guest before,
+   * and holds back those asked for after. Resolves with the UPID at once.
+   */
+  async submitBatch(batch: GuestBatch): Promise<string> {
+    this.hub.reachable(batch.node);
+    return this.runner.start({ node: batch.node, type: batch.type, id: batch.id, caller: batch.caller }, async (upid, log, signal) => {
+      const lines = new LineNumbers(log);
+      await batch.work({
+        upid,
+        line: (text) => lines.line(text),
+        forGuest: (vmid, work) =>
+          this.queued(vmid, async () => {
+            signal.throwIfAborted();
+            return work(this.guestWork(batch.node, upid, lines, signal, String(vmid)));
+          }),
+      });
+    });
+  }
+
   private async start(operation: GuestOperation): Promise<string> {
     const { node, vmid, check } = operation;
     this.hub.reachable(node);
@@ -95,21 +133,25 @@ export class GuestTasks {
         // Stopped (DELETE .../tasks/{upid}) while it waited: it never runs.
         signal.throwIfAborted();
         check?.();
-        const on: GuestWork['on'] = (target, command, params, timeoutMs, options) =>
-          this.hub.request(target, command, params, { timeoutMs, upid, onLog: lines.step(), ...(options?.cleanup === true ? {} : { signal }) });
-        await operation.work({
-          upid,
-          line: (text) => lines.line(text),
-          on,
-          agent: async (command, params, timeoutMs) => {
-            await on(node, command, params, timeoutMs);
-          },
-        });
+        await operation.work(this.guestWork(node, upid, lines, signal));
       });
     });
   }
 
-  private queued(vmid: number, work: () => Promise<void>): Promise<void> {
+  private guestWork(node: string, upid: string, lines: LineNumbers, signal: AbortSignal, step?: string): GuestWork {
+    const on: GuestWork['on'] = (target, command, params, timeoutMs, options) =>
+      this.hub.request(target, command, params, { timeoutMs, upid, onLog: lines.step(), ...(step !== undefined ? { step } : {}), ...(options?.cleanup === true ? {} : { signal }) });
+    return {
+      upid,
+      line: (text) => lines.line(text),
+      on,
+      agent: async (command, params, timeoutMs) => {
+        await on(node, command, params, timeoutMs);
+      },
+    };
+  }
+
+  private queued<T>(vmid: number, work: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(vmid) ?? Promise.resolve();
     const result = previous.then(work);
     const tail = result.then(

@@ -8,16 +8,19 @@ import { GuestTasks } from './guest-tasks.js';
 import { GuestView } from './guest-view.js';
 import { GuestsRepository } from './guests.repository.js';
 import { GuestsService } from './guests.service.js';
+import { NewGuests } from './new-guests.js';
 import { LxcController } from './lxc/lxc.controller.js';
 import { MigrateController } from './migrate/migrate.controller.js';
 import { MigrateService } from './migrate/migrate.service.js';
 import { QemuController } from './qemu/qemu.controller.js';
+import { BackupArchives } from './restore/backup-archives.js';
+import { RestoreService } from './restore/restore.service.js';
 
 /** VMs and containers (issue 5): `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule],
   controllers: [QemuController, LxcController, MigrateController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers],
-  exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives],
+  exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives],
 })
 export class GuestsModule {}

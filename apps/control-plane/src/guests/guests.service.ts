@@ -5,11 +5,9 @@ import { permissionDenied } from '../access/auth/authorizer.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { ApiError } from '../errors/api-error.js';
-import { alreadyExists, badParam, isUniqueViolation, notFound } from '../errors/resource-errors.js';
-import { recordEvent } from '../events/record-event.js';
+import { badParam, notFound } from '../errors/resource-errors.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import type { StorageRow } from '../storage/storage.entity.js';
-import { PoolMembers } from '../pools/pool-members.js';
 import { StoragesRepository } from '../storage/storages.repository.js';
 import { usableStorage, volumePath } from '../storage/volumes.js';
 import { linkedClonesOf } from './linked-clones.js';
@@ -22,6 +20,7 @@ import { monitorCommandKind, MODIFYING_MONITOR_COMMANDS, READ_ONLY_MONITOR_COMMA
 import type { GuestStatus } from './guest.endpoints.js';
 import { guestSpec } from './guest-spec.js';
 import { GuestView, type GuestState } from './guest-view.js';
+import { NewGuests } from './new-guests.js';
 import { GuestsRepository } from './guests.repository.js';
 import { cloneConfig, resolveNewConfig } from './new-config.js';
 import { runState, statusEntry } from './status-entry.js';
@@ -68,7 +67,7 @@ export class GuestsService {
     private readonly access: AccessState,
     private readonly hub: AgentHub,
     private readonly migrations: MigrateService,
-    private readonly poolMembers: PoolMembers,
+    private readonly newGuests: NewGuests,
   ) {}
 
   async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
@@ -104,9 +103,9 @@ export class GuestsService {
     if (kind.type === 'lxc') given['rootfs'] ??= `${typeof params['storage'] === 'string' ? params['storage'] : 'local'}:4`;
     const storages = await this.storageMap();
     const resolved = resolveNewConfig(kind, given, { vmid, node, storages });
-    await this.mayAllocate(resolved.storages, caller);
+    await this.newGuests.mayAllocate(resolved.storages, caller);
     const ostemplate = kind.type === 'lxc' ? this.templatePath(params['ostemplate'], node, storages) : undefined;
-    await this.insertNew(kind, { vmid, node, config: resolved.config, lock: 'create' }, typeof params['pool'] === 'string' ? params['pool'] : undefined);
+    await this.newGuests.insert(kind, { vmid, node, config: resolved.config, lock: 'create' }, typeof params['pool'] === 'string' ? params['pool'] : undefined);
     const made = guestSpec({ vmid, type: kind.type, config: resolved.config }, storages);
     // The `pve` driver hands `pct create` the template's volume id; it is not a config key after the create.
     const spec = typeof params['ostemplate'] === 'string' ? { ...made, config: { ...made.config, ostemplate: params['ostemplate'] } } : made;
@@ -116,7 +115,7 @@ export class GuestsService {
       type: kind.tasks.create ?? 'create',
       caller,
       work: async (work) => {
-        await this.finishNew(kind, node, vmid, () => work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...(ostemplate !== undefined ? { ostemplate } : {}) }, CREATE_MS));
+        await this.newGuests.finish(kind, node, vmid, () => work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...(ostemplate !== undefined ? { ostemplate } : {}) }, CREATE_MS));
         if (params['start'] === true) await this.startWork(kind, vmid, work);
       },
     });
@@ -247,9 +246,9 @@ export class GuestsService {
     const storages = await this.storageMap();
     const { newid, name, storage, format } = options;
     const resolved = cloneConfig(kind, source.row.config, { vmid: newid, node, storages, linked, ...(name !== undefined ? { name } : {}), ...(storage !== undefined ? { storage } : {}), ...(format !== undefined ? { format } : {}) });
-    await this.mayAllocate(resolved.storages, caller);
+    await this.newGuests.mayAllocate(resolved.storages, caller);
     const config = options.description === undefined ? resolved.config : { ...resolved.config, description: options.description };
-    await this.insertNew(kind, { vmid: newid, node, config, lock: 'clone' }, options.pool);
+    await this.newGuests.insert(kind, { vmid: newid, node, config, lock: 'clone' }, options.pool);
     return this.tasks.submit({
       node,
       vmid,
@@ -258,7 +257,7 @@ export class GuestsService {
       check,
       work: async (work) => {
         const copy = guestSpec({ vmid: newid, type: kind.type, config }, storages);
-        await this.finishNew(kind, node, newid, () => work.agent('guest.clone', { source: guestSpec(this.existing(kind, node, vmid).row, storages), target: copy }, CREATE_MS));
+        await this.newGuests.finish(kind, node, newid, () => work.agent('guest.clone', { source: guestSpec(this.existing(kind, node, vmid).row, storages), target: copy }, CREATE_MS));
         // PVE's clone to another node: made here, then moved there (offline: the new VM is stopped).
         if (target !== node) await this.migrations.move(work, { node, vmid: newid, target }, storages, storageMapping({}));
       },
@@ -334,42 +333,6 @@ export class GuestsService {
       const config = { ...row.config, ...change.set };
       for (const key of change.deleted) delete config[key];
       return { config };
-    });
-    await this.view.reload(vmid);
-  }
-
-  /** Each storage that new volumes go to must allow the caller `Datastore.AllocateSpace`. */
-  private async mayAllocate(storages: ReadonlySet<string>, caller: Principal): Promise<void> {
-    const access = await this.access.current();
-    for (const storage of storages) {
-      if (!allows(access, caller.subject, `/storage/${storage}`, ['Datastore.AllocateSpace'])) throw permissionDenied({ path: `/storage/${storage}`, privileges: ['Datastore.AllocateSpace'] });
-    }
-  }
-
-  /** Inserts a new guest locked for its making, into `pool` when given (an unknown pool is a 404, nothing inserted); its vmid taken anywhere in the cluster is a 409. */
-  private async insertNew(kind: GuestKind, guest: { vmid: number; node: string; config: Record<string, string>; lock: 'create' | 'clone' }, pool: string | undefined): Promise<void> {
-    try {
-      await this.repository.insert({ ...guest, type: kind.type }, pool === undefined ? undefined : (db) => this.poolMembers.add(db, pool, guest.vmid));
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      const other = await this.repository.get(guest.vmid);
-      throw alreadyExists(`${other?.type === 'lxc' ? 'CT' : 'VM'} ${guest.vmid}`, other ? `it is on node '${other.node}'` : undefined);
-    }
-    await this.view.reload(guest.vmid);
-  }
-
-  /** Runs the agent's part of making a new guest: on success the lock goes with its `vm-create` event, on failure the guest goes. */
-  private async finishNew(kind: GuestKind, node: string, vmid: number, make: () => Promise<void>): Promise<void> {
-    try {
-      await make();
-    } catch (error) {
-      await this.repository.remove(vmid);
-      await this.view.reload(vmid);
-      throw error;
-    }
-    await this.repository.update(vmid, async (_row, db) => {
-      await recordEvent(db, { event: 'vm-create', node, vmid, details: { type: kind.type } });
-      return { lock: null };
     });
     await this.view.reload(vmid);
   }

@@ -131,6 +131,28 @@ export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, str
   return { ...resolved, config: { ...resolved.config, ...linked } };
 }
 
+/**
+ * The config of a guest restored from a backup as guest `placement.vmid`: the archived settings
+ * as they were (MAC addresses, SMBIOS UUID and generation id too, as PVE's restore keeps them), each
+ * volume a new one of its size (on `storage` when given, else where it was), which the restore
+ * fills from the archive. A CD-ROM keeps its ISO. A template is restored as a plain guest: its
+ * disks are new `vm-` volumes, not `base-` ones (docs/backups.md).
+ */
+export function restoreConfig(kind: GuestKind, archived: Readonly<Record<string, string>>, placement: Placement & { readonly storage?: string }): ResolvedConfig {
+  const given: Record<string, string> = {};
+  for (const [key, value] of Object.entries(archived)) {
+    if (key === 'template') continue;
+    if (!kind.isVolumeKey(key)) {
+      given[key] = value;
+      continue;
+    }
+    const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);
+    const own = volume.source.kind === 'volume' && volume.options.get('media') !== 'cdrom';
+    given[key] = own && volume.source.kind === 'volume' ? copiedVolume(volume.source.storage, volume.source.volname, volume.options, placement) : value;
+  }
+  return resolveNewConfig(kind, given, placement);
+}
+
 export interface CloneChoices {
   readonly name?: string;
   readonly storage?: string;

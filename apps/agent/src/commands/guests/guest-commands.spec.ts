@@ -43,6 +43,14 @@ function fakeDriver(steps: string[], failing: string[] = []): GuestDriver {
       finish: method('finish'),
       abort: method('abort'),
     },
+    backups: {
+      backup: async () => {
+        await method('backup')();
+        return { file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', size: 1, mode: 'snapshot' };
+      },
+      config: async () => ({ type: 'qemu', vmid: 100, config: '' }),
+      restore: method('restore'),
+    },
     list: async () => [],
   };
 }

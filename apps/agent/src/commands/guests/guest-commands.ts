@@ -40,5 +40,9 @@ export function guestCommands(driver: GuestDriver, runtime: Pick<RuntimeReports,
     'guest.migrate.send': (params, context) => thenRefresh(driver.migration.send(params, context)),
     'guest.migrate.finish': (params, context) => act(driver.migration.finish(params, context)),
     'guest.migrate.abort': (params, context) => act(driver.migration.abort(params, context)),
+    // A backup in stop or suspend mode stops or pauses the guest and runs it again.
+    'guest.backup': (params, context) => thenRefresh(driver.backups.backup(params, context)),
+    'guest.backup.config': (params, context) => driver.backups.config(params, context),
+    'guest.restore': (params, context) => act(driver.backups.restore(params, context)),
   };
 }

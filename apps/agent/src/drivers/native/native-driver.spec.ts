@@ -36,6 +36,19 @@ function fakePart(listed: GuestRuntime[]) {
       return new Socket();
     },
     migration: { receive: async () => ({ nbdPort: 0 }), send: async () => ({ state: 'stopped' }), finish: record('finish'), abort: record('abort') },
+    backups: {
+      backup: async (params) => {
+        calls.push(['backup', params.guest.vmid]);
+        return { file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', size: 1, mode: params.mode };
+      },
+      config: async (params) => {
+        calls.push(['config', params.file]);
+        return { type: 'qemu', vmid: 100, config: '' };
+      },
+      restore: async (params) => {
+        calls.push(['restore', params.guest.vmid]);
+      },
+    },
     list: async () => listed,
   };
   return { part, calls };
@@ -90,6 +103,23 @@ describe('the native driver', () => {
     const vms = fakePart([]);
     const { reset: _reset, monitor: _monitor, vnc: _vnc, migration: _migration, ...containerPart } = fakePart([]).part;
     expect(new NativeDriver(vms.part, containerPart).migration).toBe(vms.part.migration);
+  });
+
+  it('hands a backup and a restore to the part of the guest type, and the reading of a config to the part the archive names', async () => {
+    const { native, vms, containers } = driver();
+    const storage = { path: '/var/lib/vz', mountpoint: false };
+    await native.backups.backup({ guest: DB1, config: '', mode: 'snapshot', compress: 'zstd', storage }, context);
+    await native.backups.config({ storage, file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst' }, context);
+    await native.backups.config({ storage, file: 'dump/vzdump-lxc-200-2025_01_31-02_00_00.tar' }, context);
+    await native.backups.restore({ guest: WEB1, storage, file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', restore: ['scsi0'] }, context);
+    expect(vms).toEqual([
+      ['config', 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst'],
+      ['restore', WEB1.vmid],
+    ]);
+    expect(containers).toEqual([
+      ['backup', DB1.vmid],
+      ['config', 'dump/vzdump-lxc-200-2025_01_31-02_00_00.tar'],
+    ]);
   });
 
   it('lists the guests of both parts', async () => {

@@ -1,6 +1,8 @@
 import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../../commands/command-context.js';
+import { backupOwner } from '../backup-archive.js';
+import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';
 import type { GuestMigration } from '../guest-migration.js';
 import { containersHaveNo } from '../guest-messages.js';
@@ -23,12 +25,19 @@ export class NativeDriver implements GuestDriver {
   readonly name = 'native';
   /** VMs only: the QEMU part's (containers do not migrate yet). */
   readonly migration: GuestMigration;
+  /** The part of the guest's type; reading an archive's config, the part its name says (`vzdump-qemu-...`). */
+  readonly backups: GuestBackups;
 
   constructor(
     private readonly vms: NativeVms,
     private readonly containers: NativeGuests,
   ) {
     this.migration = vms.migration;
+    this.backups = {
+      backup: (params, context) => this.part(params.guest.type).backups.backup(params, context),
+      config: (params, context) => this.part(backupOwner(params.file).type).backups.config(params, context),
+      restore: (params, context) => this.part(params.guest.type).backups.restore(params, context),
+    };
   }
 
   create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {

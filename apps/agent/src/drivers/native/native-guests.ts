@@ -1,5 +1,6 @@
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../commands/command-context.js';
+import type { GuestBackups } from '../guest-backups.js';
 
 /**
  * One guest type's part of the `native` driver (`NativeQemu`, `NativeLxc`): the `GuestDriver`
@@ -18,4 +19,6 @@ export interface NativeGuests {
   clone(params: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void>;
   template(guest: GuestSpec, context: CommandContext): Promise<void>;
   list(signal: AbortSignal): Promise<GuestRuntime[]>;
+  /** Backups and restores of its own guests. */
+  readonly backups: GuestBackups;
 }

@@ -18,15 +18,23 @@ export const OSTEMPLATE_KEY = 'ostemplate';
  * the options.
  */
 export function createArguments({ guest, allocate }: ParamsOf<'guest.create'>): string[] {
-  const config = new Map(Object.entries(guest.config));
-  for (const volume of guest.volumes.filter((candidate) => allocate.includes(candidate.key))) {
-    config.set(volume.key, allocation(guest, volume, config.get(volume.key)));
-  }
+  const config = allocated(guest, allocate);
   if (guest.type === 'qemu') return ['create', String(guest.vmid), ...options(config)];
   const template = config.get(OSTEMPLATE_KEY);
   if (template === undefined) throw new CommandFailure('invalid-params', `pct create needs the template of CT ${guest.vmid} as a PVE volume id in config key ${OSTEMPLATE_KEY}`);
   config.delete(OSTEMPLATE_KEY);
   return ['create', String(guest.vmid), template, ...options(config)];
+}
+
+/**
+ * `pct restore <vmid> <archive> --key value ...`: a container's create from a backup archive in
+ * place of a template. PVE allocates the volumes of `restore` as in a create and fills the root
+ * from the archive; its config's other options are the control plane's.
+ */
+export function restoreArguments(guest: GuestSpec, archive: string, restore: readonly string[]): string[] {
+  const config = allocated(guest, restore);
+  config.delete(OSTEMPLATE_KEY);
+  return ['restore', String(guest.vmid), archive, ...options(config)];
 }
 
 /**
@@ -60,6 +68,15 @@ export function cloneNicArguments({ target }: ParamsOf<'guest.clone'>): string[]
     return value === undefined ? [] : [`--${nic.key}`, value];
   });
   return nics.length === 0 ? [] : ['set', String(target.vmid), ...nics];
+}
+
+/** The guest's config with each volume of `keys` given as a new allocation. */
+function allocated(guest: GuestSpec, keys: readonly string[]): Map<string, string> {
+  const config = new Map(Object.entries(guest.config));
+  for (const volume of guest.volumes.filter((candidate) => keys.includes(candidate.key))) {
+    config.set(volume.key, allocation(guest, volume, config.get(volume.key)));
+  }
+  return config;
 }
 
 function options(config: ReadonlyMap<string, string>): string[] {

@@ -1,15 +1,16 @@
 import type { GuestSpec } from '@corral/protocol';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DB1, GIB, WEB1 } from '../../../test-support/guest-specs.js';
 import type { CommandContext } from '../../commands/command-context.js';
 import { ProcessFigures } from '../../host/process-figures.js';
+import { runChecked } from '../../host/run-program.js';
 import { PveDriver } from './pve-driver.js';
 
-// No PVE host here: `qm` and `pct` are stand-ins first on the PATH that record their arguments
-// and standard input and answer what the test put in canned.json, and /proc is a directory of the
-// test's.
+// No PVE host here: `qm`, `pct` and `vzdump` are stand-ins first on the PATH that record their
+// arguments and standard input and answer (and write) what the test put in canned.json, and /proc
+// is a directory of the test's.
 
 /** web1 with two more disks, one of them an existing image, and the PVE config that qm gets. */
 const VM: GuestSpec = {
@@ -42,6 +43,8 @@ const CT: GuestSpec = {
     ostemplate: 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst',
   },
 };
+/** What pct gets of CT's config before its volumes, in a create and a restore alike. */
+const CT_OPTIONS = ['--hostname', 'db1', '--memory', '512', '--net0', 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:3A:5F:02,ip=192.0.2.20/24,gw=192.0.2.1,type=veth'];
 
 interface Call {
   readonly program: string;
@@ -58,7 +61,7 @@ describe('the pve driver', () => {
   /** The clock of the driver's CPU meter, in ms. */
   let now: number;
 
-  const canned = (answers: Record<string, { stdout?: string; stderr?: string; code?: number }>) => writeFile(join(dir, 'canned.json'), JSON.stringify(answers));
+  const canned = (answers: Record<string, { stdout?: string; stderr?: string; code?: number; writes?: Record<string, string> }>) => writeFile(join(dir, 'canned.json'), JSON.stringify(answers));
   const calls = async (): Promise<Call[]> =>
     (await readFile(join(dir, 'calls.jsonl'), 'utf8').catch(() => ''))
       .split('\n')
@@ -79,11 +82,13 @@ describe('the pve driver', () => {
       `fs.appendFileSync(${JSON.stringify(join(dir, 'calls.jsonl'))}, JSON.stringify({ program: name, args, stdin }) + '\\n');`,
       `const answers = fs.existsSync(${JSON.stringify(join(dir, 'canned.json'))}) ? JSON.parse(fs.readFileSync(${JSON.stringify(join(dir, 'canned.json'))}, 'utf8')) : {};`,
       "const answer = answers[name + ' ' + args[0]] ?? {};",
+      // What the real tool would leave on disk (vzdump's archive).
+      'for (const [path, text] of Object.entries(answer.writes ?? {})) fs.writeFileSync(path, text);',
       "process.stdout.write(answer.stdout ?? '');",
       "process.stderr.write(answer.stderr ?? '');",
       'process.exitCode = answer.code ?? 0;',
     ].join('\n');
-    for (const program of ['qm', 'pct']) {
+    for (const program of ['qm', 'pct', 'vzdump']) {
       await writeFile(join(bin, program), script);
       await chmod(join(bin, program), 0o755);
     }
@@ -131,12 +136,7 @@ describe('the pve driver', () => {
         'create',
         '200',
         'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst',
-        '--hostname',
-        'db1',
-        '--memory',
-        '512',
-        '--net0',
-        'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:3A:5F:02,ip=192.0.2.20/24,gw=192.0.2.1,type=veth',
+        ...CT_OPTIONS,
         '--rootfs',
         'local:8',
         '--mp0',
@@ -250,5 +250,65 @@ describe('the pve driver', () => {
       ['pct', 'list'],
       ['qm', 'list', '--full'],
     ]);
+  });
+
+  describe('backups', () => {
+    const ARCHIVE = 'dump/vzdump-lxc-200-2025_01_31-02_00_00.tar.zst';
+    /** A storage in the test's folder: PVE's tools see the host's real paths. */
+    const storage = () => ({ path: join(dir, 'store'), mountpoint: false });
+    const backup = (guest: GuestSpec) => ({ guest, config: 'hostname: db1\n', mode: 'snapshot' as const, compress: 'zstd' as const, storage: storage(), notes: 'before the upgrade' });
+
+    it('backs a container up with vzdump into the dump folder, reporting the archive it wrote and the mode it used, its notes beside it', async () => {
+      const store = join(dir, 'store');
+      await mkdir(join(store, 'dump'), { recursive: true });
+      await writeFile(join(store, 'dump/vzdump-lxc-200-2025_01_30-02_00_00.tar.zst'), 'older');
+      await canned({
+        'vzdump 200': {
+          stderr: ['INFO: mode failure - some volumes do not support snapshots', "INFO: trying 'suspend' mode instead", 'INFO: backup mode: suspend', ''].join('\n'),
+          writes: { [join(store, ARCHIVE)]: 'archive', [join(store, 'dump/vzdump-lxc-200-2025_01_31-02_00_00.log')]: 'INFO: ...' },
+        },
+      });
+      await expect(driver.backups.backup(backup(CT), context)).resolves.toEqual({ file: ARCHIVE, size: 7, mode: 'suspend' });
+      expect(await argv()).toEqual([['vzdump', '200', '--dumpdir', join(store, 'dump'), '--mode', 'snapshot', '--compress', 'zstd', '--remove', '0']]);
+      expect(lines).toContain("INFO: trying 'suspend' mode instead");
+      expect(await readFile(join(store, `${ARCHIVE}.notes`), 'utf8')).toBe('before the upgrade');
+    });
+
+    it("refuses VMs, whose vzdump archives are VMA, and fails with vzdump's own error rather than its last line", async () => {
+      await expect(driver.backups.backup(backup(VM), context)).rejects.toMatchObject({ code: 'unavailable', message: 'backups of VMs on the pve driver are not supported yet: PVE writes VMA archives' });
+      expect(await calls()).toEqual([]);
+      await canned({ 'vzdump 200': { stderr: 'INFO: Starting Backup of VM 200 (lxc)\nERROR: Backup of VM 200 failed - CT is locked (snapshot)\nINFO: Backup job finished with errors\njob errors\n', code: 255 } });
+      await expect(driver.backups.backup(backup(CT), context)).rejects.toThrow(/^Backup of VM 200 failed - CT is locked \(snapshot\)$/);
+      await canned({});
+      await expect(driver.backups.backup(backup(CT), context)).rejects.toThrow(`vzdump succeeded, but ${join(dir, 'store')}/dump has 0 new archives of CT 200 where one was expected`);
+      expect(await readdir(join(dir, 'store/dump'))).toEqual([]);
+    });
+
+    it("reads an archive's config, and restores a container with pct restore, its root allocated as in a create", async () => {
+      const staging = join(dir, 'staging');
+      await mkdir(join(staging, 'etc/vzdump'), { recursive: true });
+      await writeFile(join(staging, 'etc/vzdump/pct.conf'), 'hostname: db1\n');
+      await mkdir(join(dir, 'store/dump'), { recursive: true });
+      await runChecked('tar', ['--zstd', '-cf', join(dir, 'store', ARCHIVE), '-C', staging, './etc/vzdump/pct.conf'], { signal: context.signal });
+      await expect(driver.backups.config({ storage: storage(), file: ARCHIVE }, context)).resolves.toEqual({ type: 'lxc', vmid: 200, config: 'hostname: db1\n' });
+
+      await driver.backups.restore({ guest: CT, storage: storage(), file: ARCHIVE, restore: ['rootfs'] }, context);
+      expect(await argv()).toEqual([
+        [
+          'pct',
+          'restore',
+          '200',
+          join(dir, 'store', ARCHIVE),
+          ...CT_OPTIONS,
+          '--rootfs',
+          'local:8',
+          '--mp0',
+          'local:200/subvol-200-disk-1,mp=/srv/data,backup=1,size=2G',
+        ],
+      ]);
+      await expect(driver.backups.restore({ guest: CT, storage: storage(), file: ARCHIVE, restore: ['rootfs', 'mp0'] }, context)).rejects.toThrow("CT 200: a container's backup holds only its root file system (rootfs), not mp0");
+      await expect(driver.backups.restore({ guest: VM, storage: storage(), file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', restore: ['scsi0'] }, context)).rejects.toMatchObject({ code: 'unavailable' });
+      expect(await calls()).toHaveLength(1);
+    });
   });
 });

@@ -6,6 +6,7 @@ import { ProcessFigures, type Figures } from '../../host/process-figures.js';
 import { lastWords, runProgram } from '../../host/run-program.js';
 import type { GuestDriver } from '../guest-driver.js';
 import { cloneArguments, cloneNicArguments, createArguments } from './pve-arguments.js';
+import { PveBackups } from './pve-backups.js';
 import { parsePctList, parseQmList, type ListedGuest } from './pve-lists.js';
 import { PveMigration } from './pve-migration.js';
 
@@ -30,11 +31,12 @@ const MONITOR_PROMPT = 'qm> ';
  * `qm monitor` is interactive: the command goes to its standard input, which then ends (the monitor
  * stops at the end of its input), and the answer is its output without the banner and prompts.
  *
- * Only tested against recording stand-ins of `qm` and `pct`: there is no PVE host here.
+ * Only tested against recording stand-ins of `qm`, `pct` and `vzdump`: there is no PVE host here.
  */
 export class PveDriver implements GuestDriver {
   readonly name = 'pve';
   readonly migration = new PveMigration((args, context) => this.run('qm', args, context));
+  readonly backups = new PveBackups((program, args, context) => this.run(program, args, context));
 
   constructor(private readonly figures = new ProcessFigures()) {}
 

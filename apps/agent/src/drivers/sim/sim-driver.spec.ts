@@ -1,13 +1,15 @@
-import type { GuestSpec } from '@corral/protocol';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { GuestSpec, ParamsOf } from '@corral/protocol';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { suspendedContainerLog } from '../../../test-support/backup-logs.js';
 import { DB1, GIB, WEB1 } from '../../../test-support/guest-specs.js';
 import type { CommandContext } from '../../commands/command-context.js';
 import { openHost, type Host } from '../../host/host.js';
+import { runChecked } from '../../host/run-program.js';
 import { SimDriver } from './sim-driver.js';
 import { SIM_STATE_FILE } from './sim-state.js';
-import { createTime, DEFAULT_SIM_TIMING } from './sim-timing.js';
+import { backupTime, createTime, DEFAULT_SIM_TIMING, restoreTime } from './sim-timing.js';
 
 describe('the sim driver', () => {
   let dir: string;
@@ -236,5 +238,93 @@ describe('the sim driver', () => {
     expect(createTime(DEFAULT_SIM_TIMING, WEB1, [])).toBe(300);
     expect(createTime(DEFAULT_SIM_TIMING, WEB1, ['scsi0'])).toBe(300 + 32 * 100);
     expect(createTime(DEFAULT_SIM_TIMING, { ...WEB1, volumes: [{ key: 'scsi0', volid: 'local:1', path: '/x', format: 'raw', size: 1024 * GIB }] }, ['scsi0'])).toBe(DEFAULT_SIM_TIMING.createMaxMs);
+    expect(backupTime(DEFAULT_SIM_TIMING, WEB1, ['scsi0'])).toBe(1_000 + 32 * 1_000);
+    expect(restoreTime(DEFAULT_SIM_TIMING, DB1, ['rootfs'])).toBe(500 + 8 * 500);
+  });
+
+  describe('backups', () => {
+    const storage = { path: '/var/lib/vz', mountpoint: false };
+    /** db1 with a mount point, which backups leave out. */
+    const CT: GuestSpec = {
+      ...DB1,
+      volumes: [...DB1.volumes, { key: 'mp0', volid: 'local:200/subvol-200-disk-1', path: '/var/lib/vz/images/200/subvol-200-disk-1', format: 'subvol', size: 2 * GIB }],
+      config: { ...DB1.config, mp0: 'local:200/subvol-200-disk-1,mp=/srv/data,size=2G' },
+    };
+    const backup = (guest: GuestSpec, mode: ParamsOf<'guest.backup'>['mode'], notes?: string): ParamsOf<'guest.backup'> => ({
+      guest,
+      config: `hostname: ${guest.name}\n`,
+      mode,
+      compress: 'zstd',
+      storage,
+      ...(notes === undefined ? {} : { notes }),
+    });
+    const dump = () => readdir(join(dir, 'var/lib/vz/dump')).catch(() => []);
+
+    it('backs up a running container as vzdump does: snapshot falls back to suspend, and it runs again after', async () => {
+      const sim = instant();
+      await sim.create({ guest: CT, allocate: ['rootfs', 'mp0'] }, context);
+      await sim.start(CT, context);
+      const [before] = await sim.list();
+      lines.length = 0;
+      const result = await sim.backups.backup(backup(CT, 'snapshot', 'before the upgrade'), context);
+
+      expect(result).toEqual({ file: expect.stringMatching(/^dump\/vzdump-lxc-200-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}\.tar\.zst$/), size: expect.any(Number), mode: 'suspend' });
+      expect(lines).toEqual(suspendedContainerLog(`INFO: creating vzdump archive '/var/lib/vz/${result.file}'`));
+      expect(await sim.list()).toEqual([{ ...before, cpu: expect.any(Number) }]);
+      const name = result.file.slice('dump/'.length);
+      expect((await dump()).sort()).toEqual([name.replace(/\.tar\.zst$/, '.log'), name, `${name}.notes`]);
+      expect((await stat(join(dir, 'var/lib/vz', result.file))).size).toBe(result.size);
+
+      // A paused guest stays paused: `stop` would run it again after.
+      await sim.suspend('lxc', 200, context);
+      await expect(sim.backups.backup({ ...backup(CT, 'stop'), compress: 'gzip' }, context)).resolves.toMatchObject({ mode: 'suspend' });
+      expect((await sim.list())[0]?.status).toBe('paused');
+    });
+
+    it('writes a real archive holding only the config and a note that it is simulated, which restores register as a create does', async () => {
+      const sim = instant();
+      await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
+      const { file, mode } = await sim.backups.backup(backup(WEB1, 'snapshot'), context);
+      expect(mode).toBe('stop');
+      const archive = join(dir, 'var/lib/vz', file);
+      expect((await runChecked('tar', ['-tf', archive], { signal: context.signal })).stdout).toBe('qemu-server.conf\nSIMULATED\n');
+      expect((await runChecked('tar', ['-xOf', archive, 'SIMULATED'], { signal: context.signal })).stdout).toContain("the Corral agent's sim driver");
+      await expect(sim.backups.config({ storage, file }, context)).resolves.toEqual({ type: 'qemu', vmid: 100, config: 'hostname: web1\n' });
+
+      const restore = { guest: WEB1, storage, file, restore: ['scsi0'] };
+      await expect(sim.backups.restore(restore, context)).rejects.toThrow('VM 100: volume scsi0 already exists (/var/lib/vz/images/100/vm-100-disk-0.qcow2)');
+      await sim.destroy(WEB1, context);
+      await sim.backups.restore(restore, context);
+      expect(await sim.list()).toEqual([{ vmid: 100, type: 'qemu', status: 'stopped', uptime: 0, cpu: 0, mem: 0 }]);
+      await expect(sim.create({ guest: { ...WEB1, vmid: 101 }, allocate: ['scsi0'] }, context)).rejects.toThrow('VM 101: volume scsi0 already exists');
+    });
+
+    it('refuses what the native driver refuses: an archive of the other guest type, a container volume other than its root', async () => {
+      const sim = instant();
+      const { file } = await sim.backups.backup(backup(CT, 'stop'), context);
+      await expect(sim.backups.restore({ guest: WEB1, storage, file, restore: ['scsi0'] }, context)).rejects.toMatchObject({ code: 'invalid-params', message: `${file} is not a backup of a VM: it cannot restore VM 100` });
+      await expect(sim.backups.restore({ guest: CT, storage, file, restore: ['rootfs', 'mp0'] }, context)).rejects.toThrow("CT 200: a container's backup holds only its root file system (rootfs), not mp0");
+      await expect(sim.backups.restore({ guest: CT, storage, file: 'dump/vzdump-lxc-200-2025_01_31-02_00_00.tar', restore: ['rootfs'] }, context)).rejects.toThrow(
+        'backup archive dump/vzdump-lxc-200-2025_01_31-02_00_00.tar does not exist',
+      );
+      await sim.backups.restore({ guest: CT, storage, file, restore: ['rootfs'] }, context);
+      expect(lines.at(-1)).toBe(`extracting archive '/var/lib/vz/${file}'`);
+      await expect(sim.backups.backup({ ...backup(CT, 'stop'), storage: { path: '/mnt/backups', mountpoint: true } }, context)).rejects.toThrow('storage path /mnt/backups is not a mounted file system');
+    });
+
+    it('takes the simulated time, and a cancelled backup leaves nothing behind and the guest running again', async () => {
+      const sim = new SimDriver(host, { speed: 1, timing: { backupMs: 60_000, startMs: 0, shutdownMs: 0 } });
+      await sim.start(WEB1, context);
+      const controller = new AbortController();
+      // Cancelled once the copy has begun, 60 s of simulated time before its end.
+      const log = (line: string) => {
+        lines.push(line);
+        if (line.startsWith('INFO: creating vzdump archive')) controller.abort(new Error('the request was cancelled'));
+      };
+      await expect(sim.backups.backup(backup(WEB1, 'stop'), { signal: controller.signal, log })).rejects.toThrow('the request was cancelled');
+      expect(lines.slice(-2)).toEqual([expect.stringMatching(/^INFO: creating vzdump archive/), 'INFO: restarting vm']);
+      expect(await dump()).toEqual([]);
+      expect((await sim.list())[0]?.status).toBe('running');
+    });
   });
 });

@@ -1,8 +1,13 @@
-import type { GuestRuntime, GuestSpec, GuestType, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
+import type { BackupMode, GuestRuntime, GuestSpec, GuestType, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../../commands/command-context.js';
 import { CommandFailure } from '../../commands/command-failure.js';
+import { requireActive } from '../../commands/storage/storage-folders.js';
 import type { Host } from '../../host/host.js';
+import { archivedVolumes, excludedMountPoints, refuseUnrestorable } from '../archive-contents.js';
+import { backupFileName, captureLog, readBackupConfig, writeBackupSidecars } from '../backup-archive.js';
+import { afterwards, backupMode, MODE_STEPS, pausedMode } from '../backup-modes.js';
+import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';
 import type { GuestMigration } from '../guest-migration.js';
 import {
@@ -27,8 +32,9 @@ import {
   type StoppedOnlyOperation,
 } from '../guest-messages.js';
 import { ownVolumes, volumeOf } from '../guest-volumes.js';
+import { writeSimulatedArchive } from './sim-archive.js';
 import { readSimState, SimStateWriter, type SimGuest, type SimState } from './sim-state.js';
-import { createTime, DEFAULT_SIM_TIMING, type SimTiming } from './sim-timing.js';
+import { backupTime, createTime, DEFAULT_SIM_TIMING, restoreTime, type SimTiming } from './sim-timing.js';
 import { madeVolumeLine } from './sim-words.js';
 
 export interface SimOptions {
@@ -50,6 +56,12 @@ const QEMU_VERSION = '7.2.0';
  * what the native driver refuses, with its messages and task log lines, so the control plane's
  * handling of them is exercised too. It is a simulator, never a stand-in: nothing it reports
  * exists, and the agent says at start that it runs it.
+ *
+ * Backups are the one thing it writes: a real archive in the storage's `dump/` (with its log and
+ * notes) holding the guest's config and a file `SIMULATED` saying that the sim driver wrote it and
+ * that it holds no disk contents (sim-archive.ts), so that storage content lists, prunes and
+ * restores work on them at scale. A restore reads the archive's config and takes the guest's
+ * volumes as a create does; it fills nothing.
  */
 export class SimDriver implements GuestDriver {
   readonly name = 'sim';
@@ -64,6 +76,11 @@ export class SimDriver implements GuestDriver {
     send: (params, context) => this.sendMigration(params, context),
     finish: (params) => this.finishMigration(params),
     abort: async () => undefined,
+  };
+  readonly backups: GuestBackups = {
+    backup: (params, context) => this.backupGuest(params, context),
+    config: async ({ storage, file }, context) => readBackupConfig(await requireActive(this.host, storage), file, context.signal),
+    restore: (params, context) => this.restoreGuest(params, context),
   };
 
   constructor(
@@ -212,6 +229,70 @@ export class SimDriver implements GuestDriver {
     const arrived = { ...describe(guest), volids: guest.volumes.map((volume) => volume.volid) };
     if (state === 'stopped') this.guests.set(guest.vmid, { ...arrived, status: 'stopped' });
     else this.run(arrived, state);
+    await this.writer.save();
+  }
+
+  /** As the native driver: a running container's `snapshot` is a `suspend`, and a guest paused or stopped for the copy runs again after it. */
+  private async backupGuest({ guest: spec, config, mode, compress, storage, notes }: ParamsOf<'guest.backup'>, request: CommandContext): Promise<ResultOf<'guest.backup'>> {
+    const { context, lines } = captureLog(request);
+    const storagePath = await requireActive(this.host, storage);
+    const guest = await this.find(spec.type, spec.vmid);
+    const used = backupMode(spec.type, pausedMode(mode, guest?.status === 'paused'), guest !== undefined && guest.status !== 'stopped', context.log);
+    if (spec.type === 'lxc') {
+      context.log("INFO: including mount point rootfs ('/') in backup");
+      for (const line of excludedMountPoints(spec)) context.log(line);
+    }
+    const file = backupFileName(spec.type, spec.vmid, compress, new Date());
+    const size = await this.quiesced(guest, used, context, async () => {
+      context.log(`INFO: creating vzdump archive '${storage.path}/${file}'`);
+      await this.pause(backupTime(this.timing, spec, archivedVolumes(spec)), context);
+      return writeSimulatedArchive(storagePath, file, spec.type, config, compress, context.signal);
+    });
+    await writeBackupSidecars(storagePath, file, { log: lines, notes });
+    return { file, size, mode: used };
+  }
+
+  /** Runs `work` with a running guest paused (`suspend`) or stopped (`stop`), and runs it again after, whatever the outcome. */
+  private async quiesced<T>(guest: SimGuest | undefined, mode: BackupMode, context: CommandContext, work: () => Promise<T>): Promise<T> {
+    if (guest === undefined || guest.status === 'stopped' || mode === 'snapshot' || (mode === 'suspend' && guest.status === 'paused')) return work();
+    if (mode === 'suspend') {
+      context.log(MODE_STEPS.suspending);
+      await this.pause(this.timing.suspendMs, context);
+      guest.status = 'paused';
+      await this.writer.save();
+      return afterwards(work(), context.log, async () => {
+        context.log(MODE_STEPS.resuming);
+        guest.status = 'running';
+        await this.writer.save();
+      });
+    }
+    context.log(MODE_STEPS.stopping);
+    const stopped = async () => {
+      await this.pause(this.timing.shutdownMs, context);
+      this.halt(guest);
+      await this.writer.save();
+      return work();
+    };
+    return afterwards(stopped(), context.log, async () => {
+      if (this.guests.get(guest.vmid)?.status !== 'stopped') return;
+      context.log(MODE_STEPS.restarting);
+      this.run(guest);
+      await this.writer.save();
+    });
+  }
+
+  /** Takes the guest's volumes as a create does, once the archive's config has been read: nothing is filled. */
+  private async restoreGuest({ guest, storage, file, restore }: ParamsOf<'guest.restore'>, context: CommandContext): Promise<void> {
+    refuseUnrestorable(guest, file, restore);
+    await readBackupConfig(await requireActive(this.host, storage), file, context.signal);
+    await this.load();
+    const made = guest.volumes.filter((volume) => restore.includes(volume.key));
+    // Checked again after the wait, as in create.
+    this.refuseTaken(guest, made);
+    if (guest.type === 'lxc' && restore.includes('rootfs')) context.log(extractingArchive(`${storage.path}/${file}`));
+    await this.pause(restoreTime(this.timing, guest, restore), context);
+    this.refuseTaken(guest, made);
+    this.guests.set(guest.vmid, { ...describe(guest), status: 'stopped', volids: guest.volumes.map((volume) => volume.volid) });
     await this.writer.save();
   }
 

@@ -4,6 +4,7 @@ import { Endpoint, type ParamsOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
 import { guestController } from '../guest-controller.js';
 import { LXC } from '../guest-kinds.js';
+import { containerArchiveOf, restoreRequestOf } from '../restore/restore-params.js';
 import { LXC_ENDPOINTS } from './lxc.endpoints.js';
 
 type Endpoints = typeof LXC_ENDPOINTS;
@@ -13,6 +14,8 @@ type Endpoints = typeof LXC_ENDPOINTS;
 export class LxcController extends guestController(LXC, LXC_ENDPOINTS) {
   @Endpoint(LXC_ENDPOINTS.create)
   create(@Params() p: ParamsOf<Endpoints['create']>, @Caller() caller: Principal): Promise<string> {
+    const restore = restoreRequestOf(LXC, p, containerArchiveOf(p));
+    if (restore !== undefined) return this.restores.restore(LXC, restore, caller);
     return this.guests.create(LXC, { node: p.node, vmid: p.vmid, params: p }, caller);
   }
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
-import { stringParam } from '../../http/params.js';
+import { booleanParam, stringParam } from '../../http/params.js';
 import { LXC } from '../guest-kinds.js';
+import { RESTORE_PARAMS } from '../restore/restore-params.js';
 import { ALLOCATE, ALLOCATE_INTO_POOL, createParams, GUEST, guestEndpoints, POWER, powerAction, SHUTDOWN_TIMEOUT, UPID } from '../guest.endpoints.js';
 
 /** The power commands of `POST .../lxc/{vmid}/status` (spec 4.4). */
@@ -14,10 +15,17 @@ export const LXC_ENDPOINTS = {
     method: 'POST',
     path: '/nodes/{node}/lxc',
     summary: 'Create a container',
-    description: "PVE's config keys; `rootfs: <storage>:<size in GiB>` allocates the root file system, filled from `ostemplate`. Checked before the task starts: a bad key is a 400, a taken vmid a 409.",
+    description:
+      "PVE's config keys; `rootfs: <storage>:<size in GiB>` allocates the root file system, filled from `ostemplate`. Checked before the task starts: a bad key is a 400, a taken vmid a 409. With `restore=1` and a backup as `ostemplate` (PVE's way), or with `archive`, restores the container from the backup instead (a `vzrestore` task; docs/backups.md).",
     parameters: createParams(LXC, {
-      ostemplate: stringParam({ description: 'The template for the root file system, `<storage>:vztmpl/<file>`.', pattern: /^[A-Za-z][A-Za-z0-9_.-]*:vztmpl\/[A-Za-z0-9_.+-]+$/, patternHint: 'must be a template volume <storage>:vztmpl/<file>' }),
-      storage: stringParam({ description: 'The storage of the root file system when `rootfs` is absent (default `local`, 4 GiB).', pattern: /^[A-Za-z][A-Za-z0-9_.-]*$/, patternHint: 'must be a storage id' }).optional(),
+      ostemplate: stringParam({
+        description: 'The template for the root file system, `<storage>:vztmpl/<file>`; with `restore=1`, the backup to restore.',
+        pattern: /^[A-Za-z][A-Za-z0-9_.-]*:(?:vztmpl\/[A-Za-z0-9_.+-]+|backup\/vzdump-lxc-[0-9_-]+\.tar(?:\.gz|\.zst)?)$/,
+        patternHint: 'must be a template volume <storage>:vztmpl/<file> (or, with restore=1, a backup <storage>:backup/vzdump-lxc-...)',
+      }).optional(),
+      storage: stringParam({ description: 'The storage of the root file system when `rootfs` is absent (default `local`, 4 GiB); with a restore, of the restored root file system (default: where it was).', pattern: /^[A-Za-z][A-Za-z0-9_.-]*$/, patternHint: 'must be a storage id' }).optional(),
+      restore: booleanParam({ description: '`ostemplate` is a backup to restore (PVE).' }).optional(),
+      ...RESTORE_PARAMS,
     }),
     returns: UPID,
     permission: ALLOCATE_INTO_POOL,

@@ -3,7 +3,9 @@ import { Caller, type Principal } from '../../access/auth/principal.js';
 import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
 import { guestController } from '../guest-controller.js';
+import { badParam } from '../../errors/resource-errors.js';
 import { QEMU } from '../guest-kinds.js';
+import { restoreRequestOf } from '../restore/restore-params.js';
 import { QEMU_ENDPOINTS } from './qemu.endpoints.js';
 
 type Endpoints = typeof QEMU_ENDPOINTS;
@@ -13,6 +15,9 @@ type Endpoints = typeof QEMU_ENDPOINTS;
 export class QemuController extends guestController(QEMU, QEMU_ENDPOINTS) {
   @Endpoint(QEMU_ENDPOINTS.create)
   create(@Params() p: ParamsOf<Endpoints['create']>, @Caller() caller: Principal): Promise<string> {
+    const restore = restoreRequestOf(QEMU, p, p.archive === undefined ? undefined : { volid: p.archive, param: 'archive' });
+    if (restore !== undefined) return this.restores.restore(QEMU, restore, caller);
+    if (p.storage !== undefined) throw badParam('storage', 'applies to restores only (with archive): give a disk as scsi0: <storage>:<size in GiB>');
     return this.guests.create(QEMU, { node: p.node, vmid: p.vmid, params: p }, caller);
   }
 

@@ -1,7 +1,9 @@
+import { StorageId } from '@corral/protocol';
 import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
 import { booleanParam, stringParam } from '../../http/params.js';
 import { QEMU } from '../guest-kinds.js';
+import { RESTORE_PARAMS } from '../restore/restore-params.js';
 import { ALLOCATE, ALLOCATE_INTO_POOL, configChange, createParams, GUEST, guestEndpoints, powerAction, UPID } from '../guest.endpoints.js';
 
 /** PVE 9's check for the monitor: Sys.Audit or Sys.Modify on the VM (which one a command needs is the service's). */
@@ -14,8 +16,12 @@ export const QEMU_ENDPOINTS = {
     method: 'POST',
     path: '/nodes/{node}/qemu',
     summary: 'Create a VM',
-    description: "PVE's config keys; `scsi0: <storage>:<size in GiB>` allocates a new disk. Checked before the task starts: a bad key is a 400, a taken vmid a 409.",
-    parameters: createParams(QEMU, {}),
+    description:
+      "PVE's config keys; `scsi0: <storage>:<size in GiB>` allocates a new disk. Checked before the task starts: a bad key is a 400, a taken vmid a 409. With `archive`, restores the VM from a backup instead (a `qmrestore` task; docs/backups.md).",
+    parameters: createParams(QEMU, {
+      ...RESTORE_PARAMS,
+      storage: StorageId.optional().meta({ description: 'With a restore: the storage of the restored disks (default: where each was).' }),
+    }),
     returns: UPID,
     permission: ALLOCATE_INTO_POOL,
   }),

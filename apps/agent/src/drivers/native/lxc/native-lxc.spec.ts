@@ -1,9 +1,11 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GuestRuntime, type GuestSpec, type GuestVolume } from '@corral/protocol';
-import { buildBusyboxTemplate } from '@corral/testing';
+import { GuestRuntime, type GuestSpec, type GuestVolume, type ParamsOf } from '@corral/protocol';
+import { buildBusyboxTemplate, waitFor } from '@corral/testing';
+import { suspendedContainerLog } from '../../../../test-support/backup-logs.js';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, openHost, type Host } from '../../../host/host.js';
 import { runChecked, runProgram } from '../../../host/run-program.js';
@@ -15,7 +17,7 @@ const signal = new AbortController().signal;
 const TEMPLATE = '/var/lib/vz/template/cache/busybox.tar.zst';
 /** A bridge no host has, so that the card is left unplugged whatever bridges this machine has. */
 const MISSING_BRIDGE = 'corralnone0';
-const VMIDS = [200, 201, 202, 203, 204, 210, 211, 212];
+const VMIDS = [200, 201, 202, 203, 204, 210, 211, 212, 220, 221];
 
 const subvol = (vmid: number, key = 'rootfs', disk = 0): GuestVolume => ({
   key,
@@ -218,4 +220,117 @@ describe('NativeLxc with this machine’s LXC', () => {
     expect(existsSync(inRoot(vmid, '/bin/busybox'))).toBe(true);
     await lxc.destroy(guest, context);
   }, 60_000);
+
+  describe('backups', () => {
+    const storage = { path: '/var/lib/vz', mountpoint: false };
+    /** CT 220 with a mount point, which backups leave out. */
+    const ct220 = spec(220, {
+      volumes: [subvol(220), subvol(220, 'mp0', 1)],
+      config: { hostname: 'ct220', rootfs: 'local:220/subvol-220-disk-0,size=1G', mp0: 'local:220/subvol-220-disk-1,mp=/srv/data,size=1G' },
+    });
+    const ct221 = spec(221);
+    const backup = (mode: ParamsOf<'guest.backup'>['mode'], compress: ParamsOf<'guest.backup'>['compress'] = 'zstd'): ParamsOf<'guest.backup'> => ({
+      guest: ct220,
+      config: 'arch: amd64\nhostname: ct220\nrootfs: local:220/subvol-220-disk-0,size=1G\n',
+      mode,
+      compress,
+      storage,
+    });
+    const dump = async () => (await readdir(hostPath(host, '/var/lib/vz/dump')).catch(() => [])).sort();
+    /** Every path of a tree with its type, mode, owner and group, and a file's sha256 or a link's target. */
+    const tree = async (root: string) => {
+      const listing = await runChecked('find', [root, '-printf', '%P\t%y\t%m\t%U\t%G\t%l\n'], { signal });
+      const rows = listing.stdout.trim().split('\n').sort();
+      return Promise.all(rows.map(async (row) => (row.split('\t')[1] === 'f' ? `${row}\t${createHash('sha256').update(await readFile(join(root, row.split('\t')[0] ?? ''))).digest('hex')}` : row)));
+    };
+
+    beforeAll(async () => {
+      await create(ct220);
+      // Content, modes and owners that a copy could lose: none of them the template's.
+      await mkdir(inRoot(220, '/srv/app'), { recursive: true });
+      await writeFile(inRoot(220, '/srv/app/data.bin'), randomBytes(200_000));
+      await writeFile(inRoot(220, '/root/secret'), 'known content\n', { mode: 0o600 });
+      await chown(inRoot(220, '/root/secret'), 1000, 1001);
+      await chown(inRoot(220, '/srv/app'), 33, 33);
+      await chmod(inRoot(220, '/srv/app'), 0o2750);
+      await symlink('../root/secret', inRoot(220, '/srv/secret-link'));
+      await runChecked('mknod', [inRoot(220, '/root/null'), 'c', '1', '3'], { signal });
+    }, 60_000);
+
+    // Archives are named to the second: two backups of a CT within one second would share a name.
+    afterEach(() => rm(hostPath(host, '/var/lib/vz/dump'), { recursive: true, force: true }));
+
+    it('backs a stopped CT up in PVE’s layout, leaving its mount point out, and restores it into another CT with an identical tree', async () => {
+      const result = await lxc.backups.backup(backup('snapshot'), context);
+      expect(result).toEqual({ file: expect.stringMatching(/^dump\/vzdump-lxc-220-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}\.tar\.zst$/), size: expect.any(Number), mode: 'stop' });
+      expect(logs).toEqual([
+        'INFO: backup mode: stop',
+        "INFO: including mount point rootfs ('/') in backup",
+        "INFO: excluding volume mount point mp0 ('/srv/data') from backup",
+        `INFO: creating vzdump archive '/var/lib/vz/${result.file}'`,
+      ]);
+      const archive = hostPath(host, `/var/lib/vz/${result.file}`);
+      const members = (await runChecked('tar', ['-tf', archive], { signal })).stdout.split('\n');
+      expect(members.slice(0, 2)).toEqual(['./etc/vzdump/pct.conf', './']);
+      expect(members).toContain('./bin/busybox');
+      await expect(lxc.backups.config({ storage, file: result.file }, context)).resolves.toEqual({ type: 'lxc', vmid: 220, config: backup('stop').config });
+
+      await lxc.backups.restore({ guest: ct221, storage, file: result.file, restore: ['rootfs'] }, context);
+      expect(await tree(inRoot(221, ''))).toEqual(await tree(inRoot(220, '')));
+      expect(existsSync(inRoot(221, '/etc/vzdump'))).toBe(false);
+      await lxc.start(ct221, context);
+      expect((await runtime(221))?.status).toBe('running');
+      await lxc.stop(221, context);
+      await expect(lxc.backups.restore({ guest: ct221, storage, file: result.file, restore: ['rootfs'] }, context)).rejects.toThrow('CT 221 already exists on this host');
+    }, 90_000);
+
+    it('refuses a restore of a mount point, and a failed restore leaves nothing of the CT behind', async () => {
+      await lxc.destroy(ct221, context);
+      const restore = (file: string, keys = ['rootfs']) => lxc.backups.restore({ guest: ct221, storage, file, restore: keys }, context);
+      const broken = 'dump/vzdump-lxc-221-2025_01_31-02_00_00.tar.zst';
+      await expect(restore(broken, ['rootfs', 'mp0'])).rejects.toThrow("CT 221: a container's backup holds only its root file system (rootfs), not mp0");
+      await mkdir(hostPath(host, '/var/lib/vz/dump'), { recursive: true });
+      await writeFile(hostPath(host, `/var/lib/vz/${broken}`), 'not an archive');
+      await expect(restore(broken)).rejects.toThrow(/^tar could not unpack vzdump-lxc-221-2025_01_31-02_00_00\.tar\.zst/);
+      expect(existsSync(hostPath(host, '/var/lib/vz/images/221'))).toBe(false);
+      expect(existsSync(join(lxcpath, '221'))).toBe(false);
+    }, 60_000);
+
+    it('backs a running CT up in snapshot mode as suspend, frozen for the copy only; a CT paused already stays paused', async () => {
+      await lxc.start(ct220, context);
+      const { pid } = (await runtime(220)) ?? {};
+      logs = [];
+      await expect(lxc.backups.backup(backup('snapshot'), context)).resolves.toMatchObject({ mode: 'suspend' });
+      expect(logs).toEqual(suspendedContainerLog(expect.stringMatching(/^INFO: creating vzdump archive /)));
+      expect(await runtime(220)).toMatchObject({ status: 'running', pid });
+
+      await lxc.suspend(220, context);
+      await expect(lxc.backups.backup(backup('suspend', 'none'), context)).resolves.toMatchObject({ mode: 'suspend', file: expect.stringMatching(/\.tar$/) });
+      expect(await runtime(220)).toMatchObject({ status: 'paused', pid });
+      await lxc.resume(220, context);
+    }, 90_000);
+
+    it('stops a running CT for a stop mode backup and starts it again', async () => {
+      const before = (await runtime(220))?.pid;
+      await expect(lxc.backups.backup(backup('stop', 'gzip'), context)).resolves.toMatchObject({ mode: 'stop', file: expect.stringMatching(/\.tar\.gz$/) });
+      expect(logs).toEqual(expect.arrayContaining(['INFO: stopping virtual guest', 'INFO: restarting vm']));
+      const after = await runtime(220);
+      expect(after?.status).toBe('running');
+      expect(after?.pid).not.toBe(before);
+    }, 120_000);
+
+    it('leaves nothing in the dump folder when a backup is cancelled, and the CT running', async () => {
+      await writeFile(inRoot(220, '/srv/app/big.bin'), randomBytes(96 * 1024 * 1024));
+      const controller = new AbortController();
+      const stopped = lxc.backups.backup(backup('suspend', 'gzip'), { signal: controller.signal, log: () => undefined });
+      // Random bytes take gzip seconds: cancelled once the hidden temporary archive shows.
+      await waitFor(async () => (await dump()).some((name) => name.endsWith('.tmp')), { timeoutMs: 30_000, what: 'the temporary archive' });
+      controller.abort(new Error('the request was cancelled'));
+      await expect(stopped).rejects.toThrow('the request was cancelled');
+      expect(await dump()).toEqual([]);
+      expect((await runtime(220))?.status).toBe('running');
+      await rm(inRoot(220, '/srv/app/big.bin'));
+      await lxc.stop(220, context);
+    }, 90_000);
+  });
 });

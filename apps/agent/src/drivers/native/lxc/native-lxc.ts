@@ -18,10 +18,12 @@ import {
   stoppingAfterTimeout,
   type StoppedOnlyOperation,
 } from '../../guest-messages.js';
+import type { GuestBackups } from '../../guest-backups.js';
 import { removeEmptyGuestFolder, volumeOf } from '../../guest-volumes.js';
 import type { NativeGuests } from '../native-guests.js';
 import { existingBridges } from '../host-bridges.js';
 import { cgroupLayout } from './kernel-facts.js';
+import { LxcBackups } from './lxc-backups.js';
 import { lxcConfig, type CgroupLayout } from './lxc-config.js';
 import { LxcTools, startErrors, type LxcEntry } from './lxc-tools.js';
 import { readContainerUsage } from './lxc-usage.js';
@@ -44,6 +46,7 @@ const VMID_NAME = /^[1-9]\d{2,8}$/;
  */
 export class NativeLxc implements NativeGuests {
   private readonly tools: LxcTools;
+  readonly backups: GuestBackups;
   private readonly cpu = new CpuMeter();
   private cgroup: Promise<CgroupLayout> | undefined;
 
@@ -52,18 +55,20 @@ export class NativeLxc implements NativeGuests {
     private readonly logger?: Logger,
   ) {
     this.tools = new LxcTools(hostPath(host, LXC_PATH));
+    this.backups = new LxcBackups(host, this.tools, this);
   }
 
   /** The volumes in `allocate`, the template unpacked into the root (which must be empty), the config. */
   async create({ guest, allocate, ostemplate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
-    await this.refuseExisting(guest.vmid);
     const toMake = new Set([...allocate, ...(ostemplate === undefined ? [] : ['rootfs'])]);
-    await this.undoOnFailure(guest.vmid, async (undo) => {
-      for (const key of toMake) undo.push(await makeVolumeDirectory(this.host, guest.vmid, volumeOf(guest, key)));
-      if (ostemplate !== undefined) await unpackTemplate(this.host, ostemplate, hostPath(this.host, volumeOf(guest, 'rootfs').path), context);
-      undo.push(await makeFolder(this.containerFile(guest.vmid)));
-      await this.writeConfig(guest, context);
-    });
+    await this.build(
+      guest,
+      [...toMake],
+      async () => {
+        if (ostemplate !== undefined) await unpackTemplate(this.host, ostemplate, hostPath(this.host, volumeOf(guest, 'rootfs').path), context);
+      },
+      context,
+    );
   }
 
   async start(guest: GuestSpec, context: CommandContext): Promise<void> {
@@ -132,16 +137,14 @@ export class NativeLxc implements NativeGuests {
   /** A full copy of each volume of `source` into the volume of `target` with the same key. */
   async clone({ source, target }: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void> {
     await this.refuseRunning(source.vmid, 'clone', context.signal);
-    await this.refuseExisting(target.vmid);
-    await this.undoOnFailure(target.vmid, async (undo) => {
-      for (const to of target.volumes) {
-        const from = volumeOf(source, to.key);
-        undo.push(await makeVolumeDirectory(this.host, target.vmid, to));
-        await copyVolume(this.host, from, to, context);
-      }
-      undo.push(await makeFolder(this.containerFile(target.vmid)));
-      await this.writeConfig(target, context);
-    });
+    await this.build(
+      target,
+      target.volumes.map((volume) => volume.key),
+      async () => {
+        for (const to of target.volumes) await copyVolume(this.host, volumeOf(source, to.key), to, context);
+      },
+      context,
+    );
   }
 
   /**
@@ -150,6 +153,27 @@ export class NativeLxc implements NativeGuests {
    */
   async template(guest: GuestSpec, context: CommandContext): Promise<void> {
     await this.refuseRunning(guest.vmid, 'template', context.signal);
+  }
+
+  /**
+   * Makes a container that does not exist yet (a create, a clone, a restore): the empty directories
+   * of the volumes of `keys`, filled by `fill`, then its folder and config on the lxcpath. When
+   * anything fails, what it made is removed, last first, and it fails with that error.
+   */
+  async build(guest: GuestSpec, keys: readonly string[], fill: () => Promise<void>, context: CommandContext): Promise<void> {
+    await this.refuseExisting(guest.vmid);
+    const undo: Undo[] = [];
+    try {
+      for (const key of keys) undo.push(await makeVolumeDirectory(this.host, guest.vmid, volumeOf(guest, key)));
+      await fill();
+      undo.push(await makeFolder(this.containerFile(guest.vmid)));
+      await this.writeConfig(guest, context);
+    } catch (error) {
+      for (const step of undo.reverse()) {
+        await step().catch((failure: unknown) => this.logger?.warn('could not clean up after a failed container command', { vmid: guest.vmid, error: failure }));
+      }
+      throw error;
+    }
   }
 
   async list(signal: AbortSignal): Promise<GuestRuntime[]> {
@@ -191,18 +215,5 @@ export class NativeLxc implements NativeGuests {
 
   private async refuseRunning(vmid: number, operation: StoppedOnlyOperation, signal: AbortSignal): Promise<void> {
     if ((await this.tools.state(vmid, signal)) !== 'STOPPED') throw new Error(refusedWhileRunning('lxc', vmid, operation));
-  }
-
-  /** Runs `work`; when it fails, runs the undo steps it collected, last first, and fails with its error. */
-  private async undoOnFailure(vmid: number, work: (undo: Undo[]) => Promise<void>): Promise<void> {
-    const undo: Undo[] = [];
-    try {
-      await work(undo);
-    } catch (error) {
-      for (const step of undo.reverse()) {
-        await step().catch((failure: unknown) => this.logger?.warn('could not clean up after a failed container command', { vmid, error: failure }));
-      }
-      throw error;
-    }
   }
 }

@@ -1,4 +1,4 @@
-import { chmod, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
@@ -9,7 +9,6 @@ import type { Logger } from '../../../logging/logger.js';
 import {
   alreadyRunning,
   isTemplate,
-  madeReadOnly,
   notRunning,
   pausedVmCannotShutDown,
   refusedWhileRunning,
@@ -18,13 +17,15 @@ import {
   stoppingAfterTimeout,
   stoppingPausedVm,
 } from '../../guest-messages.js';
+import type { GuestBackups } from '../../guest-backups.js';
 import type { GuestMigration } from '../../guest-migration.js';
 import { ownVolumes, removeEmptyGuestFolder, volumeOf } from '../../guest-volumes.js';
 import { existingBridges } from '../host-bridges.js';
 import type { NativeGuests } from '../native-guests.js';
+import { QemuBackups } from './qemu-backup.js';
 import { formatCommandLine, qemuCommandLine } from './qemu-command-line.js';
 import type { Accelerator } from './qemu-cpu-model.js';
-import { convertImagePlan, createImagePlan, makeImages } from './qemu-images.js';
+import { convertImagePlan, createImagePlan, makeImages, makeReadOnly } from './qemu-images.js';
 import { QemuMigration } from './qemu-migration.js';
 import { waitForExit } from './qemu-process.js';
 import { removeRuntimeFiles, vmidsWithPidFiles, type QemuRuntimeFiles } from './qemu-runtime-files.js';
@@ -53,6 +54,7 @@ export class NativeQemu implements NativeGuests {
   /** VMs this agent is starting: their pid file may be half written, so list() leaves them alone. */
   private readonly starting = new Set<number>();
   readonly migration: GuestMigration;
+  readonly backups: GuestBackups;
 
   constructor(
     private readonly host: Host,
@@ -60,6 +62,7 @@ export class NativeQemu implements NativeGuests {
     private readonly options: NativeQemuOptions = {},
   ) {
     this.migration = new QemuMigration(host, (guest, context) => this.begin(guest, context, true));
+    this.backups = new QemuBackups(host, this);
   }
 
   async create({ guest, allocate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
@@ -170,17 +173,14 @@ export class NativeQemu implements NativeGuests {
   async template(guest: GuestSpec, context: CommandContext): Promise<void> {
     const { vmid } = guest;
     if ((await this.vm(vmid).runningPid()) !== undefined) throw new Error(refusedWhileRunning('qemu', vmid, 'template'));
-    const paths = ownVolumes(guest).map((volume) => ({ volume, path: hostPath(this.host, volume.path) }));
+    const volumes = ownVolumes(guest);
     // All checked first, so that a missing one leaves no image half made read-only.
-    for (const { volume, path } of paths) {
-      await stat(path).catch(() => {
+    for (const volume of volumes) {
+      await stat(hostPath(this.host, volume.path)).catch(() => {
         throw new Error(`VM ${vmid}: volume ${volume.key} does not exist (${volume.path})`);
       });
     }
-    for (const { volume, path } of paths) {
-      await chmod(path, 0o444);
-      context.log(madeReadOnly(volume));
-    }
+    await makeReadOnly(this.host, volumes, context.log);
   }
 
   /** Every VM whose QEMU runs, from the pid files; the files of a QEMU that died are removed. */

@@ -1,0 +1,29 @@
+import { Controller } from '@nestjs/common';
+import { Caller, type Principal } from '../access/auth/principal.js';
+import { Endpoint, type ParamsOf } from '../http/endpoint.js';
+import { Params } from '../http/request-params.js';
+import { BackupArchives } from '../guests/restore/backup-archives.js';
+import { VZDUMP_ENDPOINTS } from './vzdump.endpoints.js';
+import { vzdumpOptionsOf } from './vzdump-params.js';
+import { VzdumpService } from './vzdump.service.js';
+
+type Endpoints = typeof VZDUMP_ENDPOINTS;
+
+/** `/nodes/{node}/vzdump`: backup runs, and what an archive holds. */
+@Controller()
+export class VzdumpController {
+  constructor(
+    private readonly vzdump: VzdumpService,
+    private readonly archives: BackupArchives,
+  ) {}
+
+  @Endpoint(VZDUMP_ENDPOINTS.run)
+  run(@Params() p: ParamsOf<Endpoints['run']>, @Caller() caller: Principal): Promise<string> {
+    return this.vzdump.start(p.node, vzdumpOptionsOf(p), caller);
+  }
+
+  @Endpoint(VZDUMP_ENDPOINTS.extractConfig)
+  async extractConfig(@Params() p: ParamsOf<Endpoints['extractConfig']>, @Caller() caller: Principal): Promise<string> {
+    return this.archives.config(p.node, await this.archives.find(p.node, p.volume, 'volume', caller));
+  }
+}
