@@ -21,6 +21,8 @@ COPY --from=build /corral/libs/acl/package.json libs/acl/
 COPY --from=build /corral/libs/acl/dist libs/acl/dist
 COPY --from=build /corral/libs/protocol/package.json libs/protocol/
 COPY --from=build /corral/libs/protocol/dist libs/protocol/dist
+COPY --from=build /corral/libs/pve-formats/package.json libs/pve-formats/
+COPY --from=build /corral/libs/pve-formats/dist libs/pve-formats/dist
 COPY --from=build /corral/apps/control-plane/dist apps/control-plane/dist
 ENV CORRAL_DATA_DIR=/var/lib/corral
 # The container is not a hypervisor host: agents join it from the hosts (docs/agents.md).
