@@ -9,13 +9,14 @@ import { HostModule } from './nodes/host/host.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { BackupsModule } from './backups/backups.module.js';
+import { BackupJobsModule } from './backups/jobs/backup-jobs.module.js';
 import { PoolsModule } from './pools/pools.module.js';
 import { StorageModule } from './storage/storage.module.js';
 import { TasksModule } from './tasks/tasks.module.js';
 import { VersionModule } from './version/version.module.js';
 
 /** Every API area: the app serves these, and the permission matrix test walks their endpoints. */
-export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule, VncModule, PoolsModule, StorageModule, BackupsModule];
+export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule, VncModule, PoolsModule, StorageModule, BackupsModule, BackupJobsModule];
 
 @Module({})
 export class AppModule {

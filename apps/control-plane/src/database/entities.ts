@@ -1,5 +1,7 @@
 import { AclEntryRow } from '../access/entities/acl-entry.entity.js';
 import { ApiTokenRow } from '../access/entities/api-token.entity.js';
+import { BackupJobRunRow } from '../backups/jobs/backup-job-run.entity.js';
+import { BackupJobRow } from '../backups/jobs/backup-job.entity.js';
 import { GroupMemberRow } from '../access/entities/group-member.entity.js';
 import { GroupRow } from '../access/entities/group.entity.js';
 import { RealmRow } from '../access/entities/realm.entity.js';
@@ -23,4 +25,4 @@ import { TaskRow } from '../tasks/task.entity.js';
 /** Every entity, listed explicitly (no globs: they break once the app is bundled). */
 export const ENTITIES: readonly (new () => object)[] = [RealmRow, UserRow, GroupRow, GroupMemberRow, RoleRow, AclEntryRow, ApiTokenRow, TicketKeyRow,
   NodeRow, NodeFirewallRow, JoinTokenRow, EventRow, TaskRow, TaskLogRow, ReplicaRow,
-  StorageRow, GuestRow, VmidReservationRow, PoolRow, PoolGuestRow, PoolStorageRow];
+  StorageRow, GuestRow, VmidReservationRow, PoolRow, PoolGuestRow, PoolStorageRow, BackupJobRow, BackupJobRunRow];

@@ -90,6 +90,10 @@ const aclQuery = new URLSearchParams(aclChange).toString();
 const addStorage = (prefix: string) => async (t: TestApp, c: Caller) =>
   void dataOf(await call(t, 'POST', '/storage', { form: { storage: `${prefix}-${c}`, type: 'dir', path: `/srv/${prefix}-${c}` } }));
 
+/** A backup job per caller, made in the row's setup; its schedule is never due while the test runs. */
+const BACKUP_JOB = { schedule: '2199-12-31 23:59', all: 1 };
+const addBackupJob = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', '/cluster/backup', { form: { id: `${prefix}-${c}`, ...BACKUP_JOB } }));
+
 const ROWS: readonly Row[] = [
   { endpoint: 'GET /version', request: () => ({ path: '/version' }), expect: PUBLIC },
   { endpoint: 'GET /openapi.json', request: () => ({ path: '/openapi.json' }), expect: PUBLIC },
@@ -265,6 +269,13 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /pools/{poolid}', setup: addPool('get'), request: (c) => ({ path: `/pools/get-${c}` }), expect: AUDITORS },
   { endpoint: 'PUT /pools/{poolid}', setup: addPool('change'), request: (c) => ({ path: `/pools/change-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
   { endpoint: 'DELETE /pools/{poolid}', setup: addPool('gone'), request: (c) => ({ path: `/pools/gone-${c}` }), expect: ROOT_ONLY },
+
+  // Backup jobs: Sys.Audit or Sys.Modify on `/` (PVEAuditor has the first only).
+  { endpoint: 'GET /cluster/backup', request: () => ({ path: '/cluster/backup' }), expect: AUDITORS },
+  { endpoint: 'POST /cluster/backup', request: (c) => ({ path: '/cluster/backup', form: { id: `new-${c}`, ...BACKUP_JOB } }), expect: ROOT_ONLY },
+  { endpoint: 'GET /cluster/backup/{id}', setup: addBackupJob('read'), request: (c) => ({ path: `/cluster/backup/read-${c}` }), expect: AUDITORS },
+  { endpoint: 'PUT /cluster/backup/{id}', setup: addBackupJob('edit'), request: (c) => ({ path: `/cluster/backup/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /cluster/backup/{id}', setup: addBackupJob('gone'), request: (c) => ({ path: `/cluster/backup/gone-${c}` }), expect: ROOT_ONLY },
 ];
 
 /** The endpoints every kind of guest has, on an existing guest of the offline node `matrix`: reads answer, actions find the agent away. */
