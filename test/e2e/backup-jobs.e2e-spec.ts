@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.js';
-import { data, guestApi, type Form } from '../support/guest-api.js';
+import { data, guestApi, guestEvents, type Form } from '../support/guest-api.js';
 
 const ROOT_PASSWORD = 'backup-jobs-e2e-root-password';
 /** How long anything here may take on a slow, shared machine: never a measure of speed. */
@@ -98,7 +98,6 @@ describe('a backup job on a one-minute schedule', () => {
       expect([first, second].map((task) => task?.exitstatus)).toEqual(['OK', 'OK']);
       expect(minuteOf(first?.starttime ?? 0)).toBe(minuteOf(created) + 1);
       expect(minuteOf(second?.starttime ?? 0)).toBe(minuteOf(created) + 2);
-      expect([first, second].every((task) => secondOf(task?.starttime ?? MINUTE_S) < 10)).toBe(true);
 
       // Down for the next minute's slot: the control plane stops, and starts again 10 s after it;
       // the agent keeps running and reconnects (within its 30 s backoff).
@@ -117,10 +116,8 @@ describe('a backup job on a one-minute schedule', () => {
       expect(catchUp?.starttime).toBeGreaterThanOrEqual(restarted);
       expect(minuteOf(catchUp?.starttime ?? 0)).toBe(missed);
       expect(minuteOf(next?.starttime ?? 0)).toBe(missed + 1);
-      expect(secondOf(next?.starttime ?? MINUTE_S)).toBeLessThan(10);
 
-      const events = (await db.query('SELECT "event", "vmid" FROM "events" WHERE "vmid" IS NOT NULL ORDER BY "seq"')).rows as { event: string; vmid: number }[];
-      expect(events.map((row) => `${row.event} ${row.vmid}`)).toEqual(Array.from({ length: 4 }, () => ['backup-start 100', 'backup-end 100']).flat());
+      expect(await guestEvents(db)).toEqual(Array.from({ length: 4 }, () => ['backup-start 100', 'backup-end 100']).flat());
       expect(data<{ volid: string }[]>(await send('/nodes/host1/storage/local/content?content=backup&vmid=100'))).toHaveLength(4);
     },
     8 * MINUTE_S * 1000,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.js';
-import { data, guestApi, type Form } from '../support/guest-api.js';
+import { data, guestApi, guestEvents, type Form } from '../support/guest-api.js';
 
 const run = promisify(execFile);
 const ROOT_PASSWORD = 'backups-e2e-root-password';
@@ -36,7 +36,7 @@ describe('backups and restores on the native driver', () => {
   const send = (path: string, method?: string, form?: Form) => api.send(path, method, form);
   const task = (path: string, method?: string, form?: Form) => api.task('host1', path, method, form);
   const onHost = (path: string) => join(root, 'host1', path);
-  const events = async () => ((await db.query('SELECT "event", "vmid" FROM "events" WHERE "vmid" IS NOT NULL ORDER BY "seq"')).rows as { event: string; vmid: number }[]).map((row) => `${row.event} ${row.vmid}`);
+  const events = () => guestEvents(db);
   const backups = async (vmid?: number) => data<ContentEntry[]>(await send(`/nodes/host1/storage/backups/content?content=backup${vmid === undefined ? '' : `&vmid=${vmid}`}`));
   const configOf = async (type: 'qemu' | 'lxc', vmid: number) => {
     const { digest: _digest, ...config } = data<Record<string, string>>(await send(`/nodes/host1/${type}/${vmid}/config`));

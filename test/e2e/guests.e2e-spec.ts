@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.js';
-import { data, guestApi, type Form } from '../support/guest-api.js';
+import { data, guestApi, guestEvents, type Form } from '../support/guest-api.js';
 
 const run = promisify(execFile);
 const ROOT_PASSWORD = 'guests-e2e-root-password';
@@ -27,7 +27,7 @@ describe('guests on the native driver', () => {
   const send = (path: string, method?: string, form?: Form) => api.send(path, method, form);
   const task = (path: string, method?: string, form?: Form) => api.task('host1', path, method, form);
   const current = async (type: 'qemu' | 'lxc', vmid: number) => data<Record<string, unknown>>(await send(`/nodes/host1/${type}/${vmid}/status/current`));
-  const events = async () => ((await db.query('SELECT "event", "vmid" FROM "events" WHERE "vmid" IS NOT NULL ORDER BY "seq"')).rows as { event: string; vmid: number }[]).map((row) => `${row.event} ${row.vmid}`);
+  const events = () => guestEvents(db);
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'corral-guests-'));

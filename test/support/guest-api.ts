@@ -51,3 +51,9 @@ export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patience
 
   return { asRoot, send, task, taskEnd, nativeAgent };
 }
+
+/** The guest events recorded so far, in order, as `<event> <vmid>` (`vm-start 100`). */
+export async function guestEvents(db: { query: (sql: string) => Promise<{ rows: unknown[] }> }): Promise<string[]> {
+  const { rows } = await db.query('SELECT "event", "vmid" FROM "events" WHERE "vmid" IS NOT NULL ORDER BY "seq"');
+  return (rows as { event: string; vmid: number }[]).map((row) => `${row.event} ${row.vmid}`);
+}
