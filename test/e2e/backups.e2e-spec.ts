@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.js';
@@ -141,6 +141,28 @@ describe('backups and restores on the native driver', () => {
     expect((await send('/nodes/host1/qemu', 'POST', { vmid: 300, archive: 'backups:backup/vzdump-lxc-200-2025_01_31-02_00_00.tar.gz' })).status).toBe(400);
     expect((await send('/nodes/host1/qemu', 'POST', { vmid: 300, archive: 'backups:backup/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', memory: 128 })).status).toBe(400);
     expect(data<unknown[]>(await send('/cluster/resources?type=vm')).length).toBe(2);
+  });
+
+  it('serves a proxmoxer script (Debian python3-proxmoxer) that backs up a VM, restores it, and defines a backup job', async () => {
+    const { stdout } = await run('/usr/bin/python3', [resolve('test/compat/proxmoxer_backups.py')], {
+      env: { CORRAL_HOST: '127.0.0.1', CORRAL_PORT: String(cp.port), CORRAL_PASSWORD: ROOT_PASSWORD, CORRAL_NODE: 'host1', CORRAL_STORAGE: 'backups' },
+    }).catch((error: { stderr?: string }) => {
+      throw new Error(`the proxmoxer script failed:\n${error.stderr ?? String(error)}`);
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      create: 'OK',
+      backup: 'OK',
+      archives: [['tar.zst', 'qemu', 150]],
+      delete: 'OK',
+      restore: 'OK',
+      same_config: true,
+      job: null,
+      job_read: { id: 'nightly', schedule: 'sat 02:00', vmid: '150', storage: 'backups', enabled: 1, type: 'vzdump' },
+      job_next_run: true,
+      jobs: ['nightly'],
+      job_delete: null,
+      destroy: 'OK',
+    });
   });
 
   it('prunes by retention after each backup: keep-last=1 leaves the newest', async () => {
