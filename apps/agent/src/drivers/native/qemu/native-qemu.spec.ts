@@ -1,11 +1,12 @@
 import { once } from 'node:events';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processesUnder, waitFor } from '@corral/testing';
+import { waitFor } from '@corral/testing';
 import type { GuestSpec, GuestVolume } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
+import { removeHostRoot } from '../../../../test-support/host-roots.js';
 import { openHost, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
 import { NativeQemu } from './native-qemu.js';
@@ -56,12 +57,7 @@ describe('NativeQemu with real QEMU (TCG)', () => {
   beforeEach(() => {
     log = [];
   });
-  afterAll(async () => {
-    const leftovers = await processesUnder(dir);
-    for (const pid of leftovers) process.kill(pid, 'SIGKILL');
-    await waitFor(async () => (await processesUnder(dir)).length === 0, { timeoutMs: 20_000, what: 'the QEMUs left over to go' });
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => removeHostRoot(dir));
 
   it('creates a 64 MiB qcow2 volume with qemu-img and refuses to create it again', async () => {
     await qemu.create({ guest: web, allocate: ['scsi0'] }, context);

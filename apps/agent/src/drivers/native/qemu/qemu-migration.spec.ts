@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processesUnder, waitFor } from '@corral/testing';
 import type { GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
+import { removeHostRoot } from '../../../../test-support/host-roots.js';
 import { openHost } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
 import { freePort } from './free-port.js';
@@ -64,11 +64,7 @@ describe('QemuMigration between two nodes with real QEMU (TCG)', () => {
     log = [];
   });
   afterAll(async () => {
-    for (const root of Object.values(roots)) {
-      for (const pid of await processesUnder(root)) process.kill(pid, 'SIGKILL');
-      await waitFor(async () => (await processesUnder(root)).length === 0, { timeoutMs: 20_000, what: 'the QEMUs left over to go' });
-      await rm(root, { recursive: true, force: true });
-    }
+    for (const root of Object.values(roots)) await removeHostRoot(root);
   });
 
   it('migrates the running VM live from A to B: it runs on B with the content of its volumes, and is gone from A', async () => {

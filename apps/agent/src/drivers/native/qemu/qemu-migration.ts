@@ -1,14 +1,14 @@
-import { chmod, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GuestSpec, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { PROC_ROOT } from '../../../host/process-figures.js';
 import { runChecked } from '../../../host/run-program.js';
-import { copyingToNode, existsOnTarget, guestLabel, madeReadOnly, notRunning, removingVolume, runningNeedsOnline } from '../../guest-messages.js';
+import { copyingToNode, existsOnTarget, guestLabel, notRunning, removingVolume, runningNeedsOnline } from '../../guest-messages.js';
 import type { GuestMigration } from '../../guest-migration.js';
 import { volumeOf } from '../../guest-volumes.js';
-import { createImagePlan, makeImages } from './qemu-images.js';
+import { createImagePlan, makeImages, makeReadOnly } from './qemu-images.js';
 import { driveNodes, namedNodes, serveVolumes, stopServing } from './qemu-nbd-exports.js';
 import { removeRuntimeFiles } from './qemu-runtime-files.js';
 import { StorageDaemon } from './qemu-storage-daemon.js';
@@ -93,12 +93,7 @@ export class QemuMigration implements GuestMigration {
     if (state === 'stopped') {
       await new StorageDaemon(this.host, vm.vmid).stop();
       // A template's images are read-only bases (NativeQemu.template).
-      if (guest.template) {
-        for (const volume of volumes) {
-          await chmod(hostPath(this.host, volume.path), 0o444);
-          context.log(madeReadOnly(volume));
-        }
-      }
+      if (guest.template) await makeReadOnly(this.host, volumes, context.log);
       return;
     }
     await vm.requireRunning();
