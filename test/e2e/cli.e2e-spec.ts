@@ -1,6 +1,9 @@
-import type { ControlPlaneProcess } from '@corral/testing';
+import { waitFor, WebhookReceiver, type ControlPlaneProcess } from '@corral/testing';
 import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startOnTestDatabase } from '../support/control-plane.js';
 
@@ -119,6 +122,38 @@ describe('corral, the command-line client', () => {
     expect(refused).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/^corral: TLS: 127\.0\.0\.1:\d+: self-signed certificate: set CORRAL_FINGERPRINT/) });
     const trusted = await corral({ ...unpinned, NODE_EXTRA_CA_CERTS: join(cp.dataDir, 'tls/corral.crt') }, 'get', '/version');
     expect(json(trusted)).toEqual(expect.objectContaining({ version: expect.stringMatching(/^9\./) }));
+  });
+
+  it('registers a webhook with events webhook add, which then gets the signed cluster-join of a node joining', async () => {
+    const receiver = await WebhookReceiver.start();
+    const dir = await mkdtemp(join(tmpdir(), 'corral-e2e-webhook-'));
+    try {
+      await writeFile(join(dir, 'key'), 'e2e-signing-key\n', { mode: 0o600 });
+      const add = await corral(asRoot, 'events', 'webhook', 'add', 'joins', '--url', receiver.url(), '--event-type', 'cluster-join', '--secret-file', join(dir, 'key'), '--allow-local');
+      expect(add).toEqual({ code: 0, stdout: '', stderr: expect.stringContaining("webhook 'joins' gets the events cluster-join, signed") });
+      // An unknown kind leaves nothing behind.
+      const refused = await corral(asRoot, 'events', 'webhook', 'add', 'typo', '--url', receiver.url(), '--event-type', 'vm-strat', '--allow-local');
+      expect(refused).toEqual({ code: 1, stdout: '', stderr: expect.stringContaining("unknown event type 'vm-strat'") });
+      expect(json<{ name: string }[]>(await corral(asRoot, 'get', '/cluster/notifications/targets')).map((target) => target.name)).toEqual(['joins']);
+
+      const rootAuth = { authorization: `Basic ${Buffer.from(`root@pam:${ROOT_PASSWORD}`).toString('base64')}` };
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const { token } = (await cp.api.send('/cluster/join-tokens', { method: 'POST', headers: rootAuth })).json<{ data: { token: string } }>().data;
+      expect((await cp.api.send('/cluster/join', { method: 'POST', headers: form, body: new URLSearchParams({ token, node: 'hooked' }).toString() })).status).toBe(200);
+
+      await waitFor(() => receiver.requests.length === 1, { timeoutMs: 10_000, what: 'the cluster-join at the receiver' });
+      const [request] = receiver.requests;
+      expect(JSON.parse(request?.body ?? '')).toEqual({ event: 'cluster-join', timestamp: expect.any(String), node: 'hooked' });
+      const timestamp = request?.headers['x-corral-timestamp'] ?? '';
+      expect(request?.headers['x-corral-signature']).toBe(`sha256=${createHmac('sha256', 'e2e-signing-key').update(`${timestamp}.${request?.body ?? ''}`).digest('hex')}`);
+      await waitFor(async () => json<{ state: string }[]>(await corral(asRoot, 'get', '/cluster/notifications/endpoints/webhook/joins/deliveries'))[0]?.state === 'delivered', {
+        timeoutMs: 5000,
+        what: 'the delivery recorded',
+      });
+    } finally {
+      await receiver.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 on a usage error', async () => {

@@ -1,3 +1,4 @@
+import type { ApiSession } from './command-line/command.js';
 import { LocalFailure } from './command-line/local-failure.js';
 import type { Output } from './command-line/output.js';
 import { parseCommandLine } from './command-line/parse-command-line.js';
@@ -6,12 +7,12 @@ import { COMMANDS } from './commands/commands.js';
 import { readEnvironment } from './environment/environment.js';
 import { ApiClient } from './http/api-client.js';
 import { ApiFailure, ConnectionFailure } from './http/api-failure.js';
-import { credentialHeaders, openSession } from './http/authentication.js';
+import { credentialHeaders, openSession, type Session } from './http/authentication.js';
 
 /**
  * One `corral` invocation; resolves to its exit code: 0, 1 when the API refuses or cannot be
  * reached (or a local command fails), 2 on a usage error. A local command that runs the agent
- * ends with the agent's exit code.
+ * ends with the agent's exit code; one that follows the API runs until it is stopped or fails.
  */
 export async function run(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, output: Output, agentMain: () => string): Promise<number> {
   try {
@@ -20,10 +21,9 @@ export async function run(argv: readonly string[], env: Readonly<Record<string, 
       output.out(`${invocation.text}\n`);
       return 0;
     }
-    if (invocation.kind === 'task') return await invocation.task({ output, agentMain });
-    const settings = readEnvironment(env);
-    const client = new ApiClient(settings.url, settings.fingerprint === undefined ? undefined : { fingerprint: settings.fingerprint, source: 'CORRAL_FINGERPRINT' });
-    const session = await openSession(client, settings.auth);
+    if (invocation.kind === 'task') return await invocation.task({ output, agentMain, api: () => apiSession(env) });
+    const { client, session } = await connect(env);
+    if (invocation.kind === 'follow') return await invocation.follow({ output, client, headers: credentialHeaders(session, 'GET') });
     const data = await client.send(invocation.call, credentialHeaders(session, invocation.call.method));
     // As pvesh: a call that answers null (a change) prints nothing.
     if (data !== null) output.out(`${JSON.stringify(data, null, 2)}\n`);
@@ -44,4 +44,16 @@ export async function run(argv: readonly string[], env: Readonly<Record<string, 
     }
     throw error;
   }
+}
+
+/** A client of the control plane CORRAL_URL names, and the session of the environment's credentials (logged in, for a password). */
+async function connect(env: Readonly<Record<string, string | undefined>>): Promise<{ client: ApiClient; session: Session }> {
+  const settings = readEnvironment(env);
+  const client = new ApiClient(settings.url, settings.fingerprint === undefined ? undefined : { fingerprint: settings.fingerprint, source: 'CORRAL_FINGERPRINT' });
+  return { client, session: await openSession(client, settings.auth) };
+}
+
+async function apiSession(env: Readonly<Record<string, string | undefined>>): Promise<ApiSession> {
+  const { client, session } = await connect(env);
+  return { send: (call) => client.send(call, credentialHeaders(session, call.method)) };
 }

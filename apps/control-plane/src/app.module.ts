@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AccessModule } from './access/access.module.js';
 import { ClusterModule } from './cluster/cluster.module.js';
+import { ClusterEventsModule } from './cluster/events/cluster-events.module.js';
 import { CoreModule, type Runtime } from './http/core.module.js';
 import { NodeFirewallModule } from './nodes/firewall/firewall.module.js';
 import { GuestsModule } from './guests/guests.module.js';
@@ -10,13 +11,15 @@ import { NodesModule } from './nodes/nodes.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { BackupsModule } from './backups/backups.module.js';
 import { BackupJobsModule } from './backups/jobs/backup-jobs.module.js';
+import { NotificationsModule } from './cluster/notifications/notifications.module.js';
+import { WebhookDeliveryModule } from './cluster/notifications/delivery/webhook-delivery.module.js';
 import { PoolsModule } from './pools/pools.module.js';
 import { StorageModule } from './storage/storage.module.js';
 import { TasksModule } from './tasks/tasks.module.js';
 import { VersionModule } from './version/version.module.js';
 
 /** Every API area: the app serves these, and the permission matrix test walks their endpoints. */
-export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule, VncModule, PoolsModule, StorageModule, BackupsModule, BackupJobsModule];
+export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule, VncModule, PoolsModule, StorageModule, BackupsModule, BackupJobsModule, NotificationsModule, WebhookDeliveryModule, ClusterEventsModule];
 
 @Module({})
 export class AppModule {

@@ -7,3 +7,4 @@ export { processesUnder } from './processes-under.js';
 export { createDatabase, databaseUrl, dropDatabase, testPostgres, TestPostgres, type AdminConnection } from './test-postgres.js';
 export { selfSignedIdentity, type TlsIdentity } from './tls-identity.js';
 export { waitFor } from './wait-for.js';
+export { WebhookReceiver, type Answer, type ReceivedRequest } from './webhook-receiver.js';

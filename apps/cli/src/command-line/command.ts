@@ -1,4 +1,5 @@
 import type { ApiCall } from '../http/api-call.js';
+import type { ApiClient } from '../http/api-client.js';
 import type { Output } from './output.js';
 import { readArguments } from './read-arguments.js';
 import { UsageError } from './usage-error.js';
@@ -27,11 +28,19 @@ export interface ApiCommand extends CommandHelp {
   toCall(args: readonly string[]): ApiCall;
 }
 
+/** The API with the session's credentials, for a command that makes several calls. */
+export interface ApiSession {
+  /** The call's `data`; an ApiFailure or ConnectionFailure when it fails. */
+  send(call: ApiCall): Promise<unknown>;
+}
+
 /** What a command that works on this machine gets besides its arguments. */
 export interface LocalContext {
   readonly output: Output;
   /** The path of the agent's entry point (`@corral/agent/main`): the CLI runs the agent, it never imports its code. */
   readonly agentMain: () => string;
+  /** Connects to the API as an API command does (CORRAL_URL and the credentials of the environment), for a command that makes several calls. */
+  readonly api: () => Promise<ApiSession>;
 }
 
 /** The work of a local command, resolving to the exit code. */
@@ -43,7 +52,23 @@ export interface LocalCommand extends CommandHelp {
   toTask(args: readonly string[]): LocalTask;
 }
 
-export type Command = ApiCommand | LocalCommand;
+/** What a command that stays connected to the API gets besides its arguments. */
+export interface FollowContext {
+  readonly output: Output;
+  readonly client: ApiClient;
+  /** The credentials of a GET. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The work of a command that follows the API as things happen, resolving to the exit code (an ApiFailure or ConnectionFailure ends it as a call's would). */
+export type FollowTask = (context: FollowContext) => Promise<number>;
+
+/** A `corral` command that follows the API for as long as it runs (`events listen`). */
+export interface FollowCommand extends CommandHelp {
+  toFollow(args: readonly string[]): FollowTask;
+}
+
+export type Command = ApiCommand | LocalCommand | FollowCommand;
 
 type Arguments<P extends string, O extends string> = Readonly<Record<P, string> & Partial<Record<O, string>>>;
 
@@ -64,6 +89,11 @@ export function defineCommand<P extends string, O extends string = never>(defini
 /** The same for a command that works on this machine. */
 export function defineLocalCommand<P extends string, O extends string = never>(definition: Definition<P, O> & { readonly task: (args: Arguments<P, O>) => LocalTask }): LocalCommand {
   return { ...help(definition), toTask: (args) => definition.task(named(definition, args)) };
+}
+
+/** The same for a command that follows the API. */
+export function defineFollowCommand<P extends string, O extends string = never>(definition: Definition<P, O> & { readonly follow: (args: Arguments<P, O>) => FollowTask }): FollowCommand {
+  return { ...help(definition), toFollow: (args) => definition.follow(named(definition, args)) };
 }
 
 function help<P extends string, O extends string>(definition: Definition<P, O>): CommandHelp {

@@ -32,7 +32,7 @@ export function commandHelp(command: Command): string {
     'Options:',
     ...table(options.map((option) => [`--${option.name} ${option.value}`.trim(), option.description])),
     // A local command takes what it needs as arguments.
-    ...('toCall' in command ? ['', "Credentials and the control plane's address come from the environment: see 'corral --help'."] : []),
+    ...('toTask' in command ? [] : ['', "Credentials and the control plane's address come from the environment: see 'corral --help'."]),
   ].join('\n');
 }
 

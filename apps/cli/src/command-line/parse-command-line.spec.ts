@@ -41,6 +41,7 @@ describe('the command line', () => {
         'cluster join-token remove <id>',
         'agent join <url>',
         'agent install',
+        'events listen',
         'get <api path>',
       ]) {
         expect(help.text).toContain(name);

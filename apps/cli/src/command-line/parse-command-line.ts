@@ -1,17 +1,18 @@
 import type { ApiCall } from '../http/api-call.js';
-import type { ApiCommand, Command, LocalCommand, LocalTask } from './command.js';
+import type { ApiCommand, Command, FollowCommand, FollowTask, LocalCommand, LocalTask } from './command.js';
 import { commandHelp, commandsHelp } from './help.js';
 import { UsageError } from './usage-error.js';
 
 export type Invocation =
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'call'; readonly command: ApiCommand; readonly call: ApiCall }
-  | { readonly kind: 'task'; readonly command: LocalCommand; readonly task: LocalTask };
+  | { readonly kind: 'task'; readonly command: LocalCommand; readonly task: LocalTask }
+  | { readonly kind: 'follow'; readonly command: FollowCommand; readonly follow: FollowTask };
 
 const isHelp = (arg: string) => arg === '--help' || arg === '-h';
 const wordsOf = (command: Command) => command.name.split(' ');
 
-/** What the command line asks for: some help, one API call or a local task; a UsageError says what is wrong with it. */
+/** What the command line asks for: some help, one API call, a local task or one that follows the API; a UsageError says what is wrong with it. */
 export function parseCommandLine(argv: readonly string[], commands: readonly Command[]): Invocation {
   const [first] = argv;
   if (first === undefined) throw new UsageError('missing command');
@@ -21,7 +22,8 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
   const args = argv.slice(wordsOf(command).length);
   if (args.some(isHelp)) return { kind: 'help', text: commandHelp(command) };
   try {
-    return 'toCall' in command ? { kind: 'call', command, call: command.toCall(args) } : { kind: 'task', command, task: command.toTask(args) };
+    if ('toCall' in command) return { kind: 'call', command, call: command.toCall(args) };
+    return 'toTask' in command ? { kind: 'task', command, task: command.toTask(args) } : { kind: 'follow', command, follow: command.toFollow(args) };
   } catch (error) {
     throw error instanceof UsageError ? new UsageError(`${command.name}: ${error.message}`, `Run 'corral ${command.name} --help' for its usage.`) : error;
   }

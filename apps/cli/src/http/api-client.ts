@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import type { ApiCall } from './api-call.js';
 import { ApiFailure, ConnectionFailure } from './api-failure.js';
@@ -13,6 +14,22 @@ export class ApiClient {
   ) {}
 
   async send(call: ApiCall, headers: Readonly<Record<string, string>>): Promise<unknown> {
+    const response = await this.open(call, { accept: 'application/json', ...headers });
+    const text = await bodyOf(response);
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) throw ApiFailure.fromResponse(status, response.statusMessage ?? '', text);
+    return dataOf(text, status);
+  }
+
+  /** A call whose answer the caller reads as it comes (a stream of events): the response once it is a success, else the ApiFailure. */
+  async stream(call: ApiCall, headers: Readonly<Record<string, string>>): Promise<IncomingMessage> {
+    const response = await this.open(call, headers);
+    const status = response.statusCode ?? 0;
+    if (status >= 200 && status <= 299) return response;
+    throw ApiFailure.fromResponse(status, response.statusMessage ?? '', await bodyOf(response));
+  }
+
+  private async open(call: ApiCall, headers: Readonly<Record<string, string>>): Promise<IncomingMessage> {
     const target = new URL(`${this.url.origin}${this.url.pathname.replace(/\/$/, '')}/api2/json${call.path}`);
     // PVE's decoding: GET and DELETE carry parameters in the query, POST and PUT in a form body (facts.md 0).
     const inBody = call.method === 'POST' || call.method === 'PUT';
@@ -20,27 +37,29 @@ export class ApiClient {
     const socket = await connectTls(this.url, this.pin);
     const json = call.body === 'json';
     const body = inBody ? (json ? JSON.stringify(call.params) : encode(call.params)) : undefined;
-    const response = await new Promise<{ status: number; reason: string; text: string }>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const req = request(
         target,
         {
           method: call.method,
-          headers: { accept: 'application/json', ...headers, ...(body === undefined ? {} : { 'content-type': json ? 'application/json' : FORM, 'content-length': String(Buffer.byteLength(body)) }) },
+          headers: { ...headers, ...(body === undefined ? {} : { 'content-type': json ? 'application/json' : FORM, 'content-length': String(Buffer.byteLength(body)) }) },
           createConnection: () => socket,
         },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', text: Buffer.concat(chunks).toString('utf8') }));
-        },
+        resolve,
       );
       req.on('error', (error) => reject(new ConnectionFailure(`${call.method} ${target.pathname}: ${error.message}`)));
       req.end(body);
     });
-    if (response.status < 200 || response.status > 299) throw ApiFailure.fromResponse(response.status, response.reason, response.text);
-    return dataOf(response.text, response.status);
   }
+}
+
+function bodyOf(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.on('error', reject);
+    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
 }
 
 function encode(params: ApiCall['params']): string {

@@ -101,7 +101,7 @@ describe('the agent hub', () => {
     second.close();
   });
 
-  it('marks a node offline with a node-down event when its heartbeats stop for 10 s, and online again when it is back', async () => {
+  it('marks a node offline with a node-down event when its heartbeats stop for 10 s, and online again with node-up when it is back', async () => {
     const credential = await joinNode(t, 'zeta');
     const agent = await onlineAgent(t, 'zeta', credential);
     await waitFor(async () => (await nodeEntry(t, 'zeta'))?.status === 'online', { timeoutMs: 5000, what: 'zeta online' });
@@ -112,6 +112,7 @@ describe('the agent hub', () => {
 
     const back = await onlineAgent(t, 'zeta', credential);
     await waitFor(async () => (await nodeEntry(t, 'zeta'))?.status === 'online', { timeoutMs: 5000, what: 'zeta online again' });
+    expect((await events(t)).filter((e) => e.node === 'zeta').map((e) => e.event)).toEqual(['cluster-join', 'node-down', 'node-up']);
     back.close();
   }, 30_000);
 });

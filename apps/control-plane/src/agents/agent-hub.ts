@@ -79,8 +79,9 @@ interface Link {
  * The agent hub (DESIGN.md "Agent protocol"): accepts agents on `wss://<host>:8006/agent/v1`
  * (their credential checked at the upgrade), keeps each node's session, sends requests and
  * matches their answers, acknowledges numbered frames once handled, and judges liveness: a node
- * whose heartbeats stop for 10 s is offline, with a `node-down` event. Also accepts the byte
- * streams agents open beside their connection when asked (`/agent/v1/streams/<id>`).
+ * whose heartbeats stop for 10 s is offline, with a `node-down` event, and back with `node-up`
+ * when its agent says hello again. Also accepts the byte streams agents open beside their
+ * connection when asked (`/agent/v1/streams/<id>`).
  */
 @Injectable()
 export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
@@ -259,9 +260,13 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
       link.handledUpTo = 0;
     }
     link.connection = connection;
-    link.connectionId = randomUUID();
+    const connectionId = randomUUID();
+    link.connectionId = connectionId;
     try {
-      await this.nodes.connected(node, link.connectionId, hello.agentVersion, hello.capabilities);
+      await this.dataSource.transaction(async (db) => {
+        const back = await this.nodes.connected(db, node, connectionId, hello.agentVersion, hello.capabilities);
+        if (back) await recordEvent(db, { event: 'node-up', node, details: { session: hello.session } });
+      });
     } catch (error) {
       this.logger.error({ err: error, node }, 'cannot mark a node online');
       return connection.close(1011, 'the control plane cannot record the node');

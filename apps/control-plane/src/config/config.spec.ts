@@ -13,6 +13,8 @@ describe('loadConfig', () => {
       clusterName: 'corral',
       oidc: null,
       localNode: expect.stringMatching(/^[A-Za-z0-9-]+$/),
+      eventRetentionDays: 7,
+      webhookRetryHours: 24,
     });
   });
 
@@ -45,6 +47,10 @@ describe('loadConfig', () => {
     [{ CORRAL_ROOT_PASSWORD: 'short' }, 'CORRAL_ROOT_PASSWORD: must be at least 8 characters'],
     [{ CORRAL_NODE_NAME: 'node_1' }, 'CORRAL_NODE_NAME: must be a host name label'],
     [{ CORRAL_LOCAL_AGENT: 'yes' }, 'CORRAL_LOCAL_AGENT'],
+    [{ CORRAL_EVENT_RETENTION_DAYS: '6' }, 'CORRAL_EVENT_RETENTION_DAYS: must be at least 7 days'],
+    [{ CORRAL_EVENT_RETENTION_DAYS: '7.5' }, 'CORRAL_EVENT_RETENTION_DAYS: must be a whole number of days'],
+    [{ CORRAL_WEBHOOK_RETRY_HOURS: '0' }, 'CORRAL_WEBHOOK_RETRY_HOURS: must be more than 0 hours'],
+    [{ CORRAL_WEBHOOK_RETRY_HOURS: '1d' }, 'CORRAL_WEBHOOK_RETRY_HOURS: must be a number of hours'],
     [{ CORRAL_OIDC_ISSUER: 'https://id.example.com' }, 'CORRAL_OIDC_ISSUER: CORRAL_OIDC_ISSUER and CORRAL_OIDC_AUDIENCE must be set together'],
     [{ CORRAL_OIDC_ISSUER: 'ftp://x', CORRAL_OIDC_AUDIENCE: 'a' }, 'CORRAL_OIDC_ISSUER: must be an http(s) URL'],
   ])('rejects %j naming the variable', (env, message) => {

@@ -23,6 +23,10 @@ export interface Config {
   readonly oidc: OidcConfig | null;
   /** The node of this host, whose agent the control plane starts and joins itself; null: none (CORRAL_LOCAL_AGENT=0). */
   readonly localNode: string | null;
+  /** How many days events are kept (issue 7: at least 7); older ones are deleted. */
+  readonly eventRetentionDays: number;
+  /** How long a webhook delivery is retried after its event was dispatched, before it is marked failed (docs/webhooks.md). */
+  readonly webhookRetryHours: number;
 }
 
 export interface OidcConfig {
@@ -72,6 +76,18 @@ const Env = z
     CORRAL_OIDC_AUTOCREATE: z.enum(['0', '1']).optional(),
     CORRAL_LOCAL_AGENT: z.enum(['0', '1']).default('1'),
     CORRAL_NODE_NAME: optionalText.pipe(z.string().regex(NODE_NAME_PATTERN, NODE_NAME_HINT).optional()),
+    CORRAL_EVENT_RETENTION_DAYS: z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a whole number of days, at least 7')
+      .transform(Number)
+      .refine((days) => days >= 7, 'must be at least 7 days (stream clients may resume from a week back)')
+      .default(7),
+    CORRAL_WEBHOOK_RETRY_HOURS: z
+      .string()
+      .regex(/^\d{1,5}(\.\d+)?$/, 'must be a number of hours, such as 24 or 0.5')
+      .transform(Number)
+      .refine((hours) => hours > 0, 'must be more than 0 hours')
+      .default(24),
     DATABASE_URL: optionalText.pipe(
       z
         .string()
@@ -123,6 +139,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
           })
         : null,
     localNode: e.CORRAL_LOCAL_AGENT === '1' ? (e.CORRAL_NODE_NAME ?? hostNodeName()) : null,
+    eventRetentionDays: e.CORRAL_EVENT_RETENTION_DAYS,
+    webhookRetryHours: e.CORRAL_WEBHOOK_RETRY_HOURS,
   });
 }
 

@@ -17,5 +17,7 @@ export function createDataSource(location: DatabaseLocation): DataSource {
     migrationsTableName: 'migrations',
     synchronize: false,
     migrationsRun: false,
+    // Migrations create the schema; uuid columns use PostgreSQL's own gen_random_uuid(), no extension.
+    installExtensions: false,
   });
 }

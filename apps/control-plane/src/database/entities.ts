@@ -16,7 +16,14 @@ import { PoolGuestRow } from '../pools/pool-guest.entity.js';
 import { PoolStorageRow } from '../pools/pool-storage.entity.js';
 import { PoolRow } from '../pools/pool.entity.js';
 import { EventRow } from '../events/event.entity.js';
+import { EventRetentionRow } from '../events/event-retention.entity.js';
 import { NodeFirewallRow } from '../nodes/node-firewall.entity.js';
+import { DeliveryRow } from '../cluster/notifications/delivery/delivery.entity.js';
+import { DispatchCursorRow } from '../cluster/notifications/delivery/dispatch-cursor.entity.js';
+import { MatcherTargetRow } from '../cluster/notifications/matchers/matcher-target.entity.js';
+import { MatcherRow } from '../cluster/notifications/matchers/matcher.entity.js';
+import { WebhookSecretRow } from '../cluster/notifications/webhooks/webhook-secret.entity.js';
+import { WebhookRow } from '../cluster/notifications/webhooks/webhook.entity.js';
 import { NodeRow } from '../nodes/node.entity.js';
 import { ReplicaRow } from '../tasks/replica.entity.js';
 import { TaskLogRow } from '../tasks/task-log.entity.js';
@@ -24,5 +31,6 @@ import { TaskRow } from '../tasks/task.entity.js';
 
 /** Every entity, listed explicitly (no globs: they break once the app is bundled). */
 export const ENTITIES: readonly (new () => object)[] = [RealmRow, UserRow, GroupRow, GroupMemberRow, RoleRow, AclEntryRow, ApiTokenRow, TicketKeyRow,
-  NodeRow, NodeFirewallRow, JoinTokenRow, EventRow, TaskRow, TaskLogRow, ReplicaRow,
-  StorageRow, GuestRow, VmidReservationRow, PoolRow, PoolGuestRow, PoolStorageRow, BackupJobRow, BackupJobRunRow];
+  NodeRow, NodeFirewallRow, JoinTokenRow, EventRow, EventRetentionRow, TaskRow, TaskLogRow, ReplicaRow,
+  StorageRow, GuestRow, VmidReservationRow, PoolRow, PoolGuestRow, PoolStorageRow, BackupJobRow, BackupJobRunRow,
+  WebhookRow, WebhookSecretRow, MatcherRow, MatcherTargetRow, DeliveryRow, DispatchCursorRow];

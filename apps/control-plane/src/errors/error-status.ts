@@ -18,6 +18,8 @@ export const ERROR_STATUS = {
   CONFIG_CHANGED: 409,
   /** The guest is not in a state the operation needs (running, stopped, a template, locked): docs/guests.md. */
   GUEST_STATE: 409,
+  /** An event stream's cursor (`since`) older than the retained events: events after it were deleted (docs/events.md). */
+  CURSOR_EXPIRED: 410,
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_FAILURES: 429,

@@ -1,8 +1,14 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Generated, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** The spec 6 event kinds. */
 export const EVENT_KINDS = ['vm-start', 'vm-stop', 'vm-create', 'vm-delete', 'ct-start', 'ct-stop', 'backup-start', 'backup-end', 'node-down', 'cluster-join'] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** Kinds Corral records beyond spec 6 (issue 7: listed apart, never changing the spec's): `node-up`, a node back online after it was marked down. */
+export const CORRAL_EVENT_KINDS = ['node-up'] as const;
+
+/** Every kind the event table holds: what readers, filters and matchers accept. */
+export const ALL_EVENT_KINDS = [...EVENT_KINDS, ...CORRAL_EVENT_KINDS] as const;
+export type EventKind = (typeof ALL_EVENT_KINDS)[number];
 
 /**
  * One event of the outbox (DESIGN.md "Events"): written in the transaction of the change it
@@ -14,6 +20,11 @@ export class EventRow {
   /** pg returns a bigint as text. */
   seq!: string;
 
+  /** The event's identity for receivers that drop duplicates; `seq` is its place in the order. The database's `gen_random_uuid()` fills it in. */
+  @Column('uuid', { unique: true })
+  @Generated('uuid')
+  id!: string;
+
   @Column('text')
   event!: EventKind;
 
@@ -24,6 +35,8 @@ export class EventRow {
   @Column('integer', { nullable: true })
   vmid!: number | null;
 
+  /** Retention deletes by it (events/event-retention.ts). */
+  @Index()
   @Column('timestamptz')
   timestamp!: Date;
 

@@ -94,6 +94,11 @@ const addStorage = (prefix: string) => async (t: TestApp, c: Caller) =>
 const BACKUP_JOB = { schedule: '2199-12-31 23:59', all: 1 };
 const addBackupJob = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', '/cluster/backup', { form: { id: `${prefix}-${c}`, ...BACKUP_JOB } }));
 
+/** A webhook and a matcher per caller, made in the row's setup (Mapping.Modify is root's only here). */
+const WEBHOOKS = '/cluster/notifications/endpoints/webhook';
+const addWebhook = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', WEBHOOKS, { form: { name: `${prefix}-${c}`, url: 'http://192.0.2.1/hook' } }));
+const addMatcher = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', '/cluster/notifications/matchers', { form: { name: `${prefix}-${c}` } }));
+
 const ROWS: readonly Row[] = [
   { endpoint: 'GET /version', request: () => ({ path: '/version' }), expect: PUBLIC },
   { endpoint: 'GET /openapi.json', request: () => ({ path: '/openapi.json' }), expect: PUBLIC },
@@ -206,6 +211,8 @@ const ROWS: readonly Row[] = [
   ...tokenRows('token', (user, tokenid) => ({ path: `/access/users/${user}/token/${tokenid}` })),
 
   { endpoint: 'GET /cluster/resources', request: () => ({ path: '/cluster/resources' }), expect: ANY_CALLER },
+  // Any caller; each sees only the events it may audit (cluster/events/cluster-events.int-spec.ts).
+  { endpoint: 'GET /cluster/events', request: () => ({ path: '/cluster/events' }), expect: ANY_CALLER },
   { endpoint: 'GET /cluster/nextid', request: () => ({ path: '/cluster/nextid' }), expect: ANY_CALLER },
   // Guests on the offline node: VM 100 (vmuser has PVEVMUser on it) and CT 101 (nobody but root and the auditors).
   ...guestRows('qemu', 100, { audit: VM_USER_AUDIT, power: VM_USER_POWER }),
@@ -276,6 +283,19 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /cluster/backup/{id}', setup: addBackupJob('read'), request: (c) => ({ path: `/cluster/backup/read-${c}` }), expect: AUDITORS },
   { endpoint: 'PUT /cluster/backup/{id}', setup: addBackupJob('edit'), request: (c) => ({ path: `/cluster/backup/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
   { endpoint: 'DELETE /cluster/backup/{id}', setup: addBackupJob('gone'), request: (c) => ({ path: `/cluster/backup/gone-${c}` }), expect: ROOT_ONLY },
+
+  { endpoint: `GET ${WEBHOOKS}`, request: () => ({ path: WEBHOOKS }), expect: AUDITORS },
+  { endpoint: `POST ${WEBHOOKS}`, request: (c) => ({ path: WEBHOOKS, form: { name: `new-${c}`, url: 'http://192.0.2.1/hook' } }), expect: ROOT_ONLY },
+  { endpoint: `GET ${WEBHOOKS}/{name}`, setup: addWebhook('read'), request: (c) => ({ path: `${WEBHOOKS}/read-${c}` }), expect: AUDITORS },
+  { endpoint: `PUT ${WEBHOOKS}/{name}`, setup: addWebhook('edit'), request: (c) => ({ path: `${WEBHOOKS}/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  { endpoint: `DELETE ${WEBHOOKS}/{name}`, setup: addWebhook('gone'), request: (c) => ({ path: `${WEBHOOKS}/gone-${c}` }), expect: ROOT_ONLY },
+  { endpoint: `GET ${WEBHOOKS}/{name}/deliveries`, setup: addWebhook('sent'), request: (c) => ({ path: `${WEBHOOKS}/sent-${c}/deliveries` }), expect: AUDITORS },
+  { endpoint: 'GET /cluster/notifications/targets', request: () => ({ path: '/cluster/notifications/targets' }), expect: AUDITORS },
+  { endpoint: 'GET /cluster/notifications/matchers', request: () => ({ path: '/cluster/notifications/matchers' }), expect: AUDITORS },
+  { endpoint: 'POST /cluster/notifications/matchers', request: (c) => ({ path: '/cluster/notifications/matchers', form: { name: `new-${c}` } }), expect: ROOT_ONLY },
+  { endpoint: 'GET /cluster/notifications/matchers/{name}', setup: addMatcher('read'), request: (c) => ({ path: `/cluster/notifications/matchers/read-${c}` }), expect: AUDITORS },
+  { endpoint: 'PUT /cluster/notifications/matchers/{name}', setup: addMatcher('edit'), request: (c) => ({ path: `/cluster/notifications/matchers/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /cluster/notifications/matchers/{name}', setup: addMatcher('gone'), request: (c) => ({ path: `/cluster/notifications/matchers/gone-${c}` }), expect: ROOT_ONLY },
 ];
 
 /** The endpoints every kind of guest has, on an existing guest of the offline node `matrix`: reads answer, actions find the agent away. */

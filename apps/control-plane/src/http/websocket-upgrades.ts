@@ -71,6 +71,12 @@ export class WebSocketUpgrades implements OnApplicationBootstrap {
   }
 }
 
+/** An upgrade's query as the router gives a request's: a repeated key as a list (for `admit`). */
+export function upgradeQuery(query: URLSearchParams): Record<string, string | string[]> {
+  const values = [...new Set(query.keys())].map((key) => [key, query.getAll(key)] as const);
+  return Object.fromEntries(values.map(([key, all]) => [key, all.length === 1 ? (all[0] ?? '') : all]));
+}
+
 /** Answers an upgrade request with an HTTP error instead of switching protocols. */
 export function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);

@@ -33,17 +33,20 @@ export class NodesRepository {
     await notifyNode(db, name);
   }
 
-  /** The agent said hello on `connection`: the node is online, held by that connection. */
-  async connected(name: string, connection: string, agentVersion: string, capabilities: readonly string[]): Promise<void> {
-    await this.dataSource.transaction(async (db) => {
-      await db.query('UPDATE "nodes" SET "online" = true, "connection" = $2, "last_seen" = now(), "agent_version" = $3, "capabilities" = $4 WHERE "name" = $1', [
-        name,
-        connection,
-        agentVersion,
-        [...capabilities],
-      ]);
-      await notifyNode(db, name);
-    });
+  /**
+   * The agent said hello on `connection`: the node is online, held by that connection, within the
+   * caller's transaction. Resolves true when the node comes back after it was marked offline
+   * (not on its first connection since it joined, nor on a reconnect before it was marked offline).
+   */
+  async connected(db: EntityManager, name: string, connection: string, agentVersion: string, capabilities: readonly string[]): Promise<boolean> {
+    const [rows] = (await db.query(
+      `UPDATE "nodes" AS "n" SET "online" = true, "connection" = $2, "last_seen" = now(), "agent_version" = $3, "capabilities" = $4
+       FROM (SELECT "name", "online", "last_seen" FROM "nodes" WHERE "name" = $1 FOR UPDATE) AS "before" WHERE "n"."name" = "before"."name"
+       RETURNING NOT "before"."online" AND "before"."last_seen" IS NOT NULL AS "back"`,
+      [name, connection, agentVersion, [...capabilities]],
+    )) as [{ back: boolean }[], number];
+    await notifyNode(db, name);
+    return rows[0]?.back === true;
   }
 
   async saveInventory(name: string, inventory: NodeInventory): Promise<void> {

@@ -8,7 +8,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { ParamsOf } from '../../http/endpoint.js';
 import { admit } from '../../http/endpoint.guard.js';
 import { API_PREFIX, placeholders } from '../../http/endpoint-registry.js';
-import { WebSocketUpgrades, type Upgrade } from '../../http/websocket-upgrades.js';
+import { upgradeQuery, WebSocketUpgrades, type Upgrade } from '../../http/websocket-upgrades.js';
 import { LOGGER } from '../../logging/loggers.js';
 import { VncSessions } from './vnc-sessions.js';
 import { VNC_ENDPOINTS } from './vnc.endpoints.js';
@@ -51,7 +51,7 @@ export class VncWebsocket implements OnModuleDestroy {
       method: request.method ?? 'GET',
       headers: request.headers,
       address: request.socket.remoteAddress ?? '',
-      parts: { params: path, query: queryObject(query) },
+      parts: { params: path, query: upgradeQuery(query) },
     });
     const { node, vmid, port, vncticket } = params as ParamsOf<typeof DECLARATION>;
     const user = callerName(principal);
@@ -61,12 +61,6 @@ export class VncWebsocket implements OnModuleDestroy {
       this.logger.info({ node, vmid, user, address: request.socket.remoteAddress }, 'VNC client connected');
     });
   }
-}
-
-/** The query as the router gives it: a repeated key as a list. */
-function queryObject(query: URLSearchParams): Record<string, string | string[]> {
-  const values = [...new Set(query.keys())].map((key) => [key, query.getAll(key)] as const);
-  return Object.fromEntries(values.map(([key, all]) => [key, all.length === 1 ? (all[0] ?? '') : all]));
 }
 
 function pathSegment(raw: string): string {

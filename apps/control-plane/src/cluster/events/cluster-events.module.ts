@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { EventsModule } from '../../events/events.module.js';
+import { ClusterEventsController } from './cluster-events.controller.js';
+import { ClusterEventsService } from './cluster-events.service.js';
+import { EventStreams } from './event-streams.js';
+import { EventsWebsocket } from './events-websocket.js';
+import { ServerSentEvents } from './server-sent-events.js';
+
+/** `/cluster/events` (issue 7): the event stream as a websocket or server-sent events, and pages of events as JSON. */
+@Module({
+  imports: [EventsModule],
+  controllers: [ClusterEventsController],
+  providers: [ClusterEventsService, EventStreams, ServerSentEvents, EventsWebsocket],
+})
+export class ClusterEventsModule {}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { configDigest } from '../../guests/config-digest.js';
+import type { Check } from '../../http/endpoint.js';
+import { stringParam } from '../../http/params.js';
+
+/*
+ * What the notification endpoints share (PVE's `/cluster/notifications`, facts.md 7): their
+ * permissions, as PVE's schema has them, the names of targets and matchers, and how entries show.
+ */
+
+const NOTIFICATIONS = '/mapping/notifications';
+
+export const MAY_MODIFY: Check = { kind: 'privileges', path: NOTIFICATIONS, privileges: ['Mapping.Modify'] };
+/** PVE's lists of webhooks: Mapping.Audit alone. */
+export const MAY_AUDIT: Check = { kind: 'privileges', path: NOTIFICATIONS, privileges: ['Mapping.Audit'] };
+/** PVE's reads of one entry: Mapping.Modify or Mapping.Audit. */
+export const MAY_READ: Check = { kind: 'privileges', path: NOTIFICATIONS, privileges: ['Mapping.Modify', 'Mapping.Audit'], any: true };
+/** PVE's lists of targets and matchers: Mapping.Use suffices too. */
+export const MAY_USE: Check = { kind: 'privileges', path: NOTIFICATIONS, privileges: ['Mapping.Modify', 'Mapping.Audit', 'Mapping.Use'], any: true };
+/** Making or changing a target sends requests from the control plane's network: PVE wants Sys.Audit and Sys.Modify, or Sys.AccessNetwork, on `/` besides. */
+export const MAY_WRITE_TARGET: Check = {
+  kind: 'allOf',
+  checks: [
+    MAY_MODIFY,
+    {
+      kind: 'anyOf',
+      checks: [
+        { kind: 'privileges', path: '/', privileges: ['Sys.Audit', 'Sys.Modify'] },
+        { kind: 'privileges', path: '/', privileges: ['Sys.AccessNetwork'] },
+      ],
+    },
+  ],
+};
+
+/** PVE's `pve-configid`. */
+export const notificationNameParam = (description: string) =>
+  stringParam({ description, maxLength: 64, pattern: /^[A-Za-z][A-Za-z0-9_-]+$/, patternHint: 'must be a letter followed by letters, digits, _ or - (at least 2 characters)' });
+
+/** PVE's `origin`: every Corral target and matcher is made by a user; there are no built-in ones. */
+export const Origin = z.literal('user-created');
+
+/** PVE shows a set flag as 1 and leaves out one that is not set. */
+export const SetFlag = z.literal(1).optional();
+
+/** `{ key: 1 }` when `set`, else nothing: how PVE shows a flag. */
+export function flag<K extends string>(key: K, set: boolean): Partial<Record<K, 1>> {
+  return (set ? { [key]: 1 } : {}) as Partial<Record<K, 1>>;
+}
+
+/** PVE's `digest` of an entry, over what a read shows (so a change of a secret's value alone leaves it as it was). */
+export function entryDigest(entry: object): string {
+  return configDigest(Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, JSON.stringify(value)])));
+}
