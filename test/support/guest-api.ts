@@ -57,3 +57,19 @@ export async function guestEvents(db: { query: (sql: string) => Promise<{ rows: 
   const { rows } = await db.query('SELECT "event", "vmid" FROM "events" WHERE "vmid" IS NOT NULL ORDER BY "seq"');
   return (rows as { event: string; vmid: number }[]).map((row) => `${row.event} ${row.vmid}`);
 }
+
+/**
+ * Waits until `agent`'s last connection since `sinceMs` (epoch ms) was welcomed and has lasted
+ * `quietMs`, by its log. The control plane can still drop a connection during its hello (a liveness
+ * check that runs meanwhile takes it for a replaced one; a request sent before the welcome makes
+ * the agent close it), so a test that must not lose a request waits for this first.
+ */
+export function agentSettled(agent: AgentProcess, options: { sinceMs: number; quietMs: number; timeoutMs: number }): Promise<void> {
+  return waitFor(
+    () => {
+      const last = agent.logLines.filter((line) => ['connected', 'disconnected'].includes(String(line['msg'])) && Date.parse(String(line['time'])) >= options.sinceMs).at(-1);
+      return last?.['msg'] === 'connected' && Date.now() - Date.parse(String(last['time'])) >= options.quietMs;
+    },
+    { timeoutMs: options.timeoutMs, what: `the agent ${agent.pid} connected for ${options.quietMs} ms` },
+  );
+}

@@ -1,11 +1,17 @@
 // What the benchmarks share: the built control plane started as a child process, an HTTPS request
-// that trusts its self-signed certificate, and small helpers (docs/benchmarks.md).
+// that trusts its self-signed certificate, and small helpers (docs/benchmarks.md); for the
+// benchmarks that drive guests, root's API client, a sim agent joined through the API, and the
+// bare Fastify server they compare against.
+import Fastify from 'fastify';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import https from 'node:https';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const MAIN = fileURLToPath(new URL('../../apps/control-plane/dist/main.js', import.meta.url));
+export const AGENT_MAIN = fileURLToPath(new URL('../../apps/agent/dist/main.js', import.meta.url));
 export const ROOT_PASSWORD = 'bench-root-password';
 export const AS_ROOT = `Basic ${Buffer.from(`root@pam:${ROOT_PASSWORD}`).toString('base64')}`;
 const START_TIMEOUT_MS = 60_000;
@@ -100,4 +106,91 @@ export function progress(message) {
 export function fail(message) {
   process.stderr.write(`${message}\n`);
   process.exit(2);
+}
+
+const TASK_PATIENCE_MS = 300_000;
+
+/**
+ * The bare Fastify HTTPS server the benchmarks compare against: the control plane's certificate
+ * from its data directory `dir`, the routes `routes(app)` adds, a free port on 127.0.0.1.
+ */
+export async function startBareFastify(dir, routes) {
+  const app = Fastify({ https: { cert: await readFile(join(dir, 'tls/corral.crt')), key: await readFile(join(dir, 'tls/corral.key')) } });
+  routes(app);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, origin: `https://127.0.0.1:${app.server.address().port}` };
+}
+
+/**
+ * Calls to the control plane's API at `api` (`https://127.0.0.1:<port>/api2/json`) as root, over
+ * up to `sockets` kept-alive connections. `data` throws on anything but a 200, so that a failed
+ * request is never taken for a result.
+ */
+export function rootClient(api, sockets) {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: sockets, rejectUnauthorized: false });
+  const send = (path, method = 'GET', form) => {
+    const body = form === undefined ? undefined : new URLSearchParams(form).toString();
+    const headers = { authorization: AS_ROOT, ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) };
+    return fetchInsecure(`${api}${path}`, { method, headers, body, agent });
+  };
+  const data = async (path, method = 'GET', form) => {
+    const response = await send(path, method, form);
+    if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${response.text}`);
+    return JSON.parse(response.text).data;
+  };
+  return {
+    send,
+    data,
+    /** A task's exit status, read with the API's own long poll (`?wait=`), so that waiting adds no polling load. */
+    async taskEnd(node, upid) {
+      const deadline = Date.now() + TASK_PATIENCE_MS;
+      while (Date.now() < deadline) {
+        const status = await data(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/status?wait=30`);
+        if (status?.exitstatus !== undefined) return status.exitstatus;
+      }
+      return 'did not end in time';
+    },
+    async waitForNode(node) {
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
+        if ((await data('/nodes')).some((entry) => entry.node === node && entry.status === 'online')) return;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      throw new Error(`node '${node}' did not come online`);
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+/**
+ * Joins `node` through the API of `client` (a rootClient) and runs the built agent for it on the
+ * `sim` driver at speed 0 (no simulated waits), with a host root of its own under `dir`, as the
+ * e2e tests do: the simulator's state stays in the benchmark's directory. Resolves once the node
+ * is online. For a control plane started with CORRAL_LOCAL_AGENT=0.
+ */
+export async function startSimAgent(client, { port, dir, node }) {
+  const { token, fingerprint } = await client.data('/cluster/join-tokens', 'POST', { node });
+  const { credential } = await client.data('/cluster/join', 'POST', { token, node });
+  const hostRoot = join(dir, 'hosts', node);
+  const config = join(dir, 'hosts', `${node}.json`);
+  await mkdir(hostRoot, { recursive: true });
+  await writeFile(config, JSON.stringify({ url: `https://127.0.0.1:${port}`, fingerprint, node, credential, hostRoot }), { mode: 0o600 });
+  const child = spawn(process.execPath, [AGENT_MAIN, '--config', config], {
+    env: { ...process.env, CORRAL_DRIVER: 'sim', CORRAL_SIM_SPEED: '0' },
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const exited = once(child, 'exit');
+  await client.waitForNode(node);
+  return {
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The value below which `fraction` (0 to 1) of `values` lie, by the nearest rank. */
+export function percentile(values, fraction) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))];
 }

@@ -8,3 +8,4 @@ export { createDatabase, databaseUrl, dropDatabase, testPostgres, TestPostgres, 
 export { selfSignedIdentity, type TlsIdentity } from './tls-identity.js';
 export { waitFor } from './wait-for.js';
 export { WebhookReceiver, type Answer, type ReceivedRequest } from './webhook-receiver.js';
+export { WebhookReceiverProcess } from './webhook-receiver-process.js';

@@ -21,7 +21,8 @@ export class WebhookReceiver {
 
   private constructor(private readonly server: Server) {}
 
-  static async start(): Promise<WebhookReceiver> {
+  /** Listens on `port`, a free one by default. */
+  static async start(port = 0): Promise<WebhookReceiver> {
     const server = createServer();
     const receiver = new WebhookReceiver(server);
     server.on('request', (req, res) => {
@@ -36,7 +37,10 @@ export class WebhookReceiver {
         res.writeHead(status, headers).end(status >= 300 ? `answer ${status}` : '');
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', resolve);
+    });
     return receiver;
   }
 

@@ -65,6 +65,13 @@ interface Link {
   connection: AgentConnection | null;
   /** A random id per websocket, written to the node's row while this connection holds it. */
   connectionId: string;
+  /**
+   * Whether `connection` was welcomed: its node row is written and the agent told so. Before, a
+   * request waits in `pending` (the agent refuses requests before its welcome, and the welcome
+   * sends what is pending), and the liveness check leaves the connection alone (its id may not be
+   * in the node's row yet).
+   */
+  welcomed: boolean;
   session: string | null;
   /** The highest frame number of the session already handled: a re-sent frame up to it is acknowledged, not handled twice. */
   handledUpTo: number;
@@ -166,13 +173,13 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
         options.timeoutMs + ANSWER_GRACE_MS,
       );
       const cancel = () => {
-        link.connection?.send({ type: 'cancel', id });
+        if (link.welcomed) link.connection?.send({ type: 'cancel', id });
         this.settle(link, id, signal?.reason instanceof Error ? signal.reason : new ApiError('INTERNAL', `${command} was cancelled`));
       };
       signal?.addEventListener('abort', cancel, { once: true });
       const detach = () => signal?.removeEventListener('abort', cancel);
       link.pending.set(id, { command, frame, resolve: resolve as (result: unknown) => void, reject, onLog: options.onLog, timer, detach });
-      connection.send(frame);
+      if (link.welcomed) connection.send(frame);
     });
   }
 
@@ -250,7 +257,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     let link = this.links.get(node);
     if (link?.connection && link.connection !== connection) link.connection.close(CLOSE_CODES.replaced, 'a newer connection of this node took over');
     if (!link) {
-      link = { connection: null, connectionId: '', session: null, handledUpTo: 0, queue: Promise.resolve(), ackScheduled: false, downTimer: null, pending: new Map() };
+      link = { connection: null, connectionId: '', welcomed: false, session: null, handledUpTo: 0, queue: Promise.resolve(), ackScheduled: false, downTimer: null, pending: new Map() };
       this.links.set(node, link);
     }
     if (link.session !== hello.session) {
@@ -260,6 +267,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
       link.handledUpTo = 0;
     }
     link.connection = connection;
+    link.welcomed = false;
     const connectionId = randomUUID();
     link.connectionId = connectionId;
     try {
@@ -273,6 +281,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     }
     if (link.connection !== connection) return;
     connection.welcome();
+    link.welcomed = true;
     this.heartbeat(connection);
     // Requests of this session still unanswered are sent again with their ids; the agent runs each once.
     for (const pending of link.pending.values()) connection.send(pending.frame);
@@ -389,10 +398,13 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async checkLiveness(): Promise<void> {
     try {
-      const held = [...this.links.values()].filter((link) => link.connection !== null);
-      const holding = new Set(await this.nodes.seen(held.map((link) => link.connectionId)));
+      const held = [...this.links.values()].flatMap((link) => (link.connection !== null && link.welcomed ? [{ link, connection: link.connection, id: link.connectionId }] : []));
+      const holding = new Set(await this.nodes.seen(held.map((each) => each.id)));
       // A node re-joined (a new credential) or taken over by another replica's connection: this one is stale.
-      for (const link of held) if (!holding.has(link.connectionId)) link.connection?.close(CLOSE_CODES.replaced, 'the node was re-joined or is held by another connection');
+      // Only a connection still the link's after the query: a newer one may have come meanwhile.
+      for (const { link, connection, id } of held) {
+        if (!holding.has(id) && link.connection === connection) connection.close(CLOSE_CODES.replaced, 'the node was re-joined or is held by another connection');
+      }
       // Nodes whose replica vanished: no one writes their heartbeats. Judged only after this replica has been up for a heartbeat window.
       if (Date.now() - this.startedAt >= NODE_DOWN_MS) await this.markDown({ silentS: (NODE_DOWN_MS + LIVENESS_MS) / 1000 });
     } catch (error) {

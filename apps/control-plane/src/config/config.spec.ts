@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       localNode: expect.stringMatching(/^[A-Za-z0-9-]+$/),
       eventRetentionDays: 7,
       webhookRetryHours: 24,
+      webhookMaxBackoffS: 600,
     });
   });
 
@@ -51,6 +52,8 @@ describe('loadConfig', () => {
     [{ CORRAL_EVENT_RETENTION_DAYS: '7.5' }, 'CORRAL_EVENT_RETENTION_DAYS: must be a whole number of days'],
     [{ CORRAL_WEBHOOK_RETRY_HOURS: '0' }, 'CORRAL_WEBHOOK_RETRY_HOURS: must be more than 0 hours'],
     [{ CORRAL_WEBHOOK_RETRY_HOURS: '1d' }, 'CORRAL_WEBHOOK_RETRY_HOURS: must be a number of hours'],
+    [{ CORRAL_WEBHOOK_MAX_BACKOFF_S: '0' }, 'CORRAL_WEBHOOK_MAX_BACKOFF_S: must be a whole number of seconds, at least 1'],
+    [{ CORRAL_WEBHOOK_MAX_BACKOFF_S: '2.5' }, 'CORRAL_WEBHOOK_MAX_BACKOFF_S: must be a whole number of seconds, at least 1'],
     [{ CORRAL_OIDC_ISSUER: 'https://id.example.com' }, 'CORRAL_OIDC_ISSUER: CORRAL_OIDC_ISSUER and CORRAL_OIDC_AUDIENCE must be set together'],
     [{ CORRAL_OIDC_ISSUER: 'ftp://x', CORRAL_OIDC_AUDIENCE: 'a' }, 'CORRAL_OIDC_ISSUER: must be an http(s) URL'],
   ])('rejects %j naming the variable', (env, message) => {

@@ -27,6 +27,8 @@ export interface Config {
   readonly eventRetentionDays: number;
   /** How long a webhook delivery is retried after its event was dispatched, before it is marked failed (docs/webhooks.md). */
   readonly webhookRetryHours: number;
+  /** The longest wait between two attempts of a webhook delivery, in seconds (docs/webhooks.md "Retries"). */
+  readonly webhookMaxBackoffS: number;
 }
 
 export interface OidcConfig {
@@ -88,6 +90,12 @@ const Env = z
       .transform(Number)
       .refine((hours) => hours > 0, 'must be more than 0 hours')
       .default(24),
+    CORRAL_WEBHOOK_MAX_BACKOFF_S: z
+      .string()
+      .regex(/^\d{1,6}$/, 'must be a whole number of seconds, at least 1')
+      .transform(Number)
+      .refine((seconds) => seconds >= 1, 'must be a whole number of seconds, at least 1')
+      .default(600),
     DATABASE_URL: optionalText.pipe(
       z
         .string()
@@ -141,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     localNode: e.CORRAL_LOCAL_AGENT === '1' ? (e.CORRAL_NODE_NAME ?? hostNodeName()) : null,
     eventRetentionDays: e.CORRAL_EVENT_RETENTION_DAYS,
     webhookRetryHours: e.CORRAL_WEBHOOK_RETRY_HOURS,
+    webhookMaxBackoffS: e.CORRAL_WEBHOOK_MAX_BACKOFF_S,
   });
 }
 

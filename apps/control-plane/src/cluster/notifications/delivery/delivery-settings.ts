@@ -4,7 +4,7 @@ import type { Config } from '../../../config/config.js';
 export interface DeliverySettings {
   /** A delivery is retried until this long after its event was dispatched, then marked failed (CORRAL_WEBHOOK_RETRY_HOURS). */
   readonly retryWindowMs: number;
-  /** The wait after the first failed attempt; each further failure doubles it, up to `maxRetryMs`. */
+  /** The wait after the first failed attempt; each further failure doubles it, up to `maxRetryMs` (CORRAL_WEBHOOK_MAX_BACKOFF_S). */
   readonly firstRetryMs: number;
   readonly maxRetryMs: number;
   /** How often the dispatcher and the workers look for work when nothing woke them. */
@@ -24,11 +24,11 @@ export const DELIVERY_SETTINGS = Symbol('DELIVERY_SETTINGS');
 
 const HOUR_MS = 3_600_000;
 
-export function deliverySettings(config: Pick<Config, 'webhookRetryHours'>): DeliverySettings {
+export function deliverySettings(config: Pick<Config, 'webhookRetryHours' | 'webhookMaxBackoffS'>): DeliverySettings {
   return {
     retryWindowMs: config.webhookRetryHours * HOUR_MS,
     firstRetryMs: 1000,
-    maxRetryMs: 10 * 60_000,
+    maxRetryMs: config.webhookMaxBackoffS * 1000,
     pollMs: 5000,
     perWebhook: 8,
     inFlight: 64,

@@ -1,3 +1,4 @@
+import { deliverySettings } from './delivery-settings.js';
 import { retryDelayMs } from './retry-schedule.js';
 
 const SETTINGS = { firstRetryMs: 1000, maxRetryMs: 600_000 };
@@ -11,5 +12,10 @@ describe('the retry schedule', () => {
     expect(retryDelayMs(3, SETTINGS, () => 0)).toBe(2000);
     expect(retryDelayMs(3, SETTINGS, () => 0.5)).toBe(3000);
     expect(retryDelayMs(11, SETTINGS, () => 0)).toBe(300_000);
+  });
+
+  it('waits at most CORRAL_WEBHOOK_MAX_BACKOFF_S', () => {
+    const settings = deliverySettings({ webhookRetryHours: 24, webhookMaxBackoffS: 3 });
+    expect([1, 2, 3, 20].map((failures) => retryDelayMs(failures, settings, () => 1))).toEqual([1000, 2000, 3000, 3000]);
   });
 });

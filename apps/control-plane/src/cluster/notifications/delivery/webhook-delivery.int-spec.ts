@@ -23,7 +23,7 @@ const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 /** Quick retries, and small dispatch batches so that a burst of events takes several. */
 const FAST: DeliverySettings = {
-  ...deliverySettings({ webhookRetryHours: 1 }),
+  ...deliverySettings({ webhookRetryHours: 1, webhookMaxBackoffS: 600 }),
   firstRetryMs: 50,
   maxRetryMs: 400,
   pollMs: 250,
