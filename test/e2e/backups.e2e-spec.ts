@@ -75,7 +75,7 @@ describe('backups and restores on the native driver', () => {
   });
 
   it('backs up a running VM in snapshot mode without stopping it, and restores it with the same config and disk', async () => {
-    expect(await task('/nodes/host1/qemu', 'POST', { vmid: 100, name: 'vm1', memory: 64, scsi0: 'local:0.0625', net0: 'virtio,bridge=vmbr0', description: 'web server, 100% busy' })).toBe('OK');
+    expect(await task('/nodes/host1/qemu', 'POST', { vmid: 100, name: 'vm1', memory: 64, scsi0: 'local:0.0625', net0: 'virtio,bridge=vmbr0', description: 'web server, 100% busy', cipassword: 'cloud-secret' })).toBe('OK');
     const image = 'var/lib/vz/images/100/vm-100-disk-0.qcow2';
     await run('qemu-io', ['-c', 'write -P 0xab 0 1M', '-c', 'write -P 0x5c 16M 512k', onHost(image)]);
     const before = await diskSum(image);
@@ -92,7 +92,11 @@ describe('backups and restores on the native driver', () => {
     expect(archive).toMatchObject({ content: 'backup', format: 'tar.zst', vmid: 100, subtype: 'qemu', notes: 'vm1 on host1', volid: expect.stringMatching(/^backups:backup\/vzdump-qemu-100-\d{4}_\d\d_\d\d-\d\d_\d\d_\d\d\.tar\.zst$/) });
     // Nothing half written is left beside it: only the archive, its log and its notes.
     expect((await readdir(onHost('srv/backups/dump'))).sort()).toEqual([archive?.volid.slice('backups:backup/'.length), ...logAndNotes(archive?.volid ?? '')].sort());
-    expect(data<string>(await send(`/nodes/host1/vzdump/extractconfig?volume=${encodeURIComponent(archive?.volid ?? '')}`))).toContain('name: vm1\n');
+    const extracted = data<string>(await send(`/nodes/host1/vzdump/extractconfig?volume=${encodeURIComponent(archive?.volid ?? '')}`));
+    expect(extracted).toContain('name: vm1\n');
+    // The archive keeps the cloud-init password for the restore; reading the archive masks it.
+    expect(extracted).toContain('cipassword: **********\n');
+    expect(extracted).not.toContain('cloud-secret');
 
     expect(await task('/nodes/host1/qemu/100/status/stop')).toBe('OK');
     expect(await task('/nodes/host1/qemu/100', 'DELETE')).toBe('OK');

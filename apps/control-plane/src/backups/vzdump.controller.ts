@@ -24,6 +24,8 @@ export class VzdumpController {
 
   @Endpoint(VZDUMP_ENDPOINTS.extractConfig)
   async extractConfig(@Params() p: ParamsOf<Endpoints['extractConfig']>, @Caller() caller: Principal): Promise<string> {
-    return this.archives.config(p.node, await this.archives.find(p.node, p.volume, 'volume', caller));
+    const config = await this.archives.config(p.node, await this.archives.find(p.node, p.volume, 'volume', caller));
+    // Masked as `GET .../config` masks it: the archive holds it so that a restore gets it back.
+    return config.replace(/^cipassword: .*$/m, 'cipassword: **********');
   }
 }
