@@ -23,7 +23,9 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /** PostgreSQL's foreign_key_violation: a row refers to one a concurrent change removed, or a removed row is still referred to. */
 export function isForeignKeyViolation(error: unknown): boolean {
-  return sqlState(error) === '23503';
+  // 23001 restrict_violation: what newer PostgreSQL (the embedded 18) reports for an ON DELETE RESTRICT reference.
+  const state = sqlState(error);
+  return state === '23503' || state === '23001';
 }
 
 function sqlState(error: unknown): unknown {
