@@ -105,7 +105,8 @@ async function cancel(vm: QemuVm, disks: readonly LiveDisk[]): Promise<void> {
   const ids = new Set(disks.map((disk) => jobId(disk.key)));
   const running = async (qmp: QmpClient) => ((await qmp.execute('query-jobs')) as JobStatus[]).filter((job) => ids.has(job.id) && job.status !== 'concluded');
   await vm.qmp('could not cancel the backup', signal, async (qmp) => {
-    for (const job of await running(qmp)) await qmp.execute('job-cancel', { id: job.id });
+    // A job that is finishing by itself (waiting, pending) refuses the cancel: it concludes anyway, and is closed below.
+    for (const job of await running(qmp)) await qmp.execute('job-cancel', { id: job.id }).catch(() => undefined);
   });
   while ((await vm.qmp('cancelling the backup failed', signal, running)).length > 0) await sleep(POLL_MS, undefined, { signal });
   await vm.qmp('could not close the backup', signal, (qmp) => closeJobs(qmp, disks));
