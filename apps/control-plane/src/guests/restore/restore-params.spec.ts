@@ -33,5 +33,6 @@ describe('a create that restores', () => {
     expect(restoreRequestOf(QEMU, { node: 'n1', vmid: 100, force: true, storage: 'fast' }, archive)).toStrictEqual({ node: 'n1', vmid: 100, archive, force: true, storage: 'fast' });
     expect(problem(() => restoreRequestOf(QEMU, { node: 'n1', vmid: 100, memory: '512' }, archive))).toBe("memory: cannot be given with a restore: the config is the archive's");
     expect(problem(() => restoreRequestOf(LXC, { node: 'n1', vmid: 100, force: true }, undefined))).toBe('force: applies to restores only (with archive)');
+    expect(problem(() => restoreRequestOf(QEMU, { node: 'n1', vmid: 100, start: true }, archive))).toMatch(/^start: is not supported with a restore yet/);
   });
 });

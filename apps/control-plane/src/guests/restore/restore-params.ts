@@ -23,6 +23,7 @@ export function restoreRequestOf(
     if (params.force !== undefined) throw badParam('force', 'applies to restores only (with archive)');
     return undefined;
   }
+  if (params['start'] === true) throw badParam('start', 'is not supported with a restore yet: start the guest once its restore task has ended');
   const given = Object.keys(params).find((key) => key in kind.keys && params[key] !== undefined);
   if (given !== undefined) throw badParam(given, "cannot be given with a restore: the config is the archive's");
   return {
