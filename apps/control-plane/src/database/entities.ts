@@ -8,6 +8,9 @@ import { RealmRow } from '../access/entities/realm.entity.js';
 import { RoleRow } from '../access/entities/role.entity.js';
 import { TicketKeyRow } from '../access/entities/ticket-key.entity.js';
 import { UserRow } from '../access/entities/user.entity.js';
+import { HaGroupRow } from '../cluster/ha/ha-group.entity.js';
+import { HaManagerRow } from '../cluster/ha/ha-manager.entity.js';
+import { HaResourceRow } from '../cluster/ha/ha-resource.entity.js';
 import { JoinTokenRow } from '../cluster/join-tokens/join-token.entity.js';
 import { GuestRow } from '../guests/guest.entity.js';
 import { VmidReservationRow } from '../guests/vmid-reservation.entity.js';
@@ -33,4 +36,5 @@ import { TaskRow } from '../tasks/task.entity.js';
 export const ENTITIES: readonly (new () => object)[] = [RealmRow, UserRow, GroupRow, GroupMemberRow, RoleRow, AclEntryRow, ApiTokenRow, TicketKeyRow,
   NodeRow, NodeFirewallRow, JoinTokenRow, EventRow, EventRetentionRow, TaskRow, TaskLogRow, ReplicaRow,
   StorageRow, GuestRow, VmidReservationRow, PoolRow, PoolGuestRow, PoolStorageRow, BackupJobRow, BackupJobRunRow,
-  WebhookRow, WebhookSecretRow, MatcherRow, MatcherTargetRow, DeliveryRow, DispatchCursorRow];
+  WebhookRow, WebhookSecretRow, MatcherRow, MatcherTargetRow, DeliveryRow, DispatchCursorRow,
+  HaGroupRow, HaResourceRow, HaManagerRow];

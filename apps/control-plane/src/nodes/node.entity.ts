@@ -30,6 +30,14 @@ export class NodeRow {
   @Column('text', { nullable: true })
   connection!: string | null;
 
+  /**
+   * Until when the node's agent holds its HA lease (docs/ha.md): renewed with its heartbeats. The
+   * agent stops its HA guests itself before this passes unrenewed; the HA manager recovers them
+   * elsewhere only after it has passed and the node is offline.
+   */
+  @Column('timestamptz', { name: 'lease_until', nullable: true })
+  leaseUntil!: Date | null;
+
   @Column('text', { name: 'agent_version', nullable: true })
   agentVersion!: string | null;
 
