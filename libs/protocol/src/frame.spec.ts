@@ -9,7 +9,7 @@ const errorOf = (parsed: ReturnType<typeof parseFrame>) => (parsed.ok ? `parsed 
 describe('parseFrame', () => {
   it('names the unknown type and the types it expected', () => {
     expect(errorOf(parseFrame({ type: 'ping' }))).toBe(
-      "type: 'ping' is not a frame either side sends (expected hello, heartbeat, result, failure, log, report, event, welcome, request, ack, cancel)",
+      "type: 'ping' is not a frame either side sends (expected hello, heartbeat, result, failure, log, report, event, welcome, request, ack, cancel, lease)",
     );
   });
 
@@ -75,7 +75,7 @@ describe('parseAgentFrame and parseControlPlaneFrame', () => {
     expect(errorOf(parseAgentFrame(welcome))).toBe(
       "type: 'welcome' is not a frame the agent sends (expected hello, heartbeat, result, failure, log, report, event)",
     );
-    expect(errorOf(parseControlPlaneFrame(hello))).toBe("type: 'hello' is not a frame the control plane sends (expected welcome, request, ack, cancel)");
+    expect(errorOf(parseControlPlaneFrame(hello))).toBe("type: 'hello' is not a frame the control plane sends (expected welcome, request, ack, cancel, lease)");
   });
 
   it('accept the frames of their sender', () => {

@@ -3,6 +3,7 @@ import { AckFrame } from './frames/ack.js';
 import { FailureFrame, ResultFrame } from './frames/answers.js';
 import { CancelFrame } from './frames/cancel.js';
 import { EventFrame } from './frames/event.js';
+import { LeaseFrame } from './frames/lease.js';
 import { LogFrame } from './frames/log.js';
 import { ReportFrame } from './frames/report.js';
 import { RequestFrame } from './frames/request.js';
@@ -10,7 +11,7 @@ import { HeartbeatFrame, HelloFrame, WelcomeFrame } from './frames/session.js';
 import { describeIssues } from './issues.js';
 
 const agentFrames = [HelloFrame, HeartbeatFrame, ResultFrame, FailureFrame, LogFrame, ReportFrame, EventFrame] as const;
-const controlPlaneFrames = [WelcomeFrame, RequestFrame, AckFrame, CancelFrame] as const;
+const controlPlaneFrames = [WelcomeFrame, RequestFrame, AckFrame, CancelFrame, LeaseFrame] as const;
 
 /** Names the frame types a union accepts when `type` is missing or none of them. */
 function unknownType(types: readonly string[], sender: string): z.core.$ZodErrorMap {

@@ -16,6 +16,7 @@ export { AckFrame } from './frames/ack.js';
 export { FailureCode, FailureFrame, ResultFrame } from './frames/answers.js';
 export { CancelFrame } from './frames/cancel.js';
 export { AgentEventKind, EventFrame } from './frames/event.js';
+export { LeaseFrame } from './frames/lease.js';
 export { LogFrame, LogLine } from './frames/log.js';
 export { GuestRuntime, InventoryReport, ReportFrame, ReportPayload, RuntimeReport } from './frames/report.js';
 export { RequestFrame } from './frames/request.js';

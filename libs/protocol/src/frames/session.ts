@@ -58,5 +58,11 @@ export type WelcomeFrame = z.infer<typeof WelcomeFrame>;
  */
 export const HeartbeatFrame = z.object({
   type: z.literal('heartbeat'),
+  /**
+   * The heartbeat's number: 1 for the agent process's first, then one more per heartbeat, across
+   * reconnects. A `lease` names the heartbeat it answers by this number (the agent remembers when
+   * it sent each). Absent from an agent that holds no HA lease: the control plane grants it none.
+   */
+  n: z.int().min(1).optional(),
 });
 export type HeartbeatFrame = z.infer<typeof HeartbeatFrame>;
