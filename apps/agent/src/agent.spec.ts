@@ -13,6 +13,7 @@ import type { CommandContext } from './commands/command-context.js';
 import { CommandFailure } from './commands/command-failure.js';
 import { guestCommands } from './commands/guests/guest-commands.js';
 import { SimDriver } from './drivers/sim/sim-driver.js';
+import { HaLease } from './ha/ha-lease.js';
 import { openHost } from './host/host.js';
 import { jsonLogger } from './logging/logger.js';
 import { RuntimeReports } from './reports/runtime-reports.js';
@@ -84,6 +85,7 @@ function startAgent(
   timing: Partial<AgentTiming> = {},
   inventory: typeof INVENTORY = INVENTORY,
   runtime?: RuntimeReports,
+  lease?: HaLease,
 ): Harness {
   const lines: Record<string, unknown>[] = [];
   const agent = new Agent({
@@ -93,6 +95,7 @@ function startAgent(
     handlers,
     inventory: { read: async () => ({ ...inventory }) },
     runtime,
+    lease,
     logger: jsonLogger((line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
     timing: { backoffMinMs: 10, backoffMaxMs: 100, ackWaitMs: 300, logFlushMs: 10, ...timing },
   });
@@ -148,6 +151,30 @@ describe('the agent and the control plane (libs/protocol)', () => {
     await connection.count('heartbeat', 5);
     expect(connection.frames[0]?.type).toBe('hello');
     expect(connection.ofType('report')).toEqual([{ type: 'report', seq: 1, payload: { kind: 'inventory', ...INVENTORY } }]);
+  });
+
+  it('numbers its heartbeats across reconnects and hands each lease frame to the HA lease', async () => {
+    const hub = await startHub();
+    const granted: number[] = [];
+    const lease = new HaLease({ fence: { fence: () => undefined, lift: () => undefined }, logger: jsonLogger(() => undefined) });
+    const grant = lease.grant.bind(lease);
+    lease.grant = (frame) => {
+      granted.push(frame.upTo);
+      grant(frame);
+    };
+    startAgent(hub, commonHandlers().handlers, {}, INVENTORY, undefined, lease);
+    const first = await hub.connection(0);
+    first.welcome();
+    await first.count('heartbeat', 2);
+    first.send({ type: 'lease', upTo: 2, ttlMs: 30_000, guests: [] });
+    await waitFor(() => granted.length === 1, { ...WAIT, what: 'the lease to be granted' });
+    first.socket.terminate();
+    const again = await hub.connection(1);
+    again.welcome();
+    await again.count('heartbeat', 1);
+    const numbers = [...first.ofType('heartbeat'), ...again.ofType('heartbeat')].map((frame) => frame.n);
+    expect(numbers).toEqual(numbers.map((_n, index) => index + 1));
+    expect(granted).toEqual([2]);
   });
 
   it('reports the inventory again when it changed', async () => {

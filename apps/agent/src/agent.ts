@@ -7,6 +7,7 @@ import { Backoff } from './connection/backoff.js';
 import { Connection, type Closed } from './connection/connection.js';
 import { dial, UpgradeRefused } from './connection/dial.js';
 import { Outbox, type OutgoingFrame } from './connection/outbox.js';
+import type { HaLease } from './ha/ha-lease.js';
 import type { Inventory } from './host/inventory.js';
 import type { LogFields, Logger } from './logging/logger.js';
 import { InventoryReports } from './reports/inventory-reports.js';
@@ -45,6 +46,8 @@ export interface AgentOptions {
   readonly inventory: Pick<Inventory, 'read'>;
   /** The guests' run state, reported while a connection is live (absent: no runtime reports). */
   readonly runtime?: Pick<RuntimeReports, 'start' | 'stop'>;
+  /** The HA lease (ha/ha-lease.ts), which numbers the heartbeats; absent: unnumbered heartbeats, so the control plane grants none. */
+  readonly lease?: Pick<HaLease, 'heartbeat' | 'grant' | 'close'>;
   readonly logger: Logger;
   readonly timing?: Partial<AgentTiming>;
 }
@@ -161,6 +164,8 @@ export class Agent {
       },
       onRequest: (request) => this.runner.handle(request),
       onCancel: (id) => this.runner.cancel(id),
+      heartbeat: () => this.options.lease?.heartbeat() ?? { type: 'heartbeat' },
+      onLease: (lease) => this.options.lease?.grant(lease),
     });
     this.connection = connection;
     if (this.exitCode !== undefined) connection.close(1001, 'agent stopping');
@@ -216,6 +221,7 @@ export class Agent {
   private finish(exitCode: number): void {
     if (this.exitCode !== undefined) return;
     this.exitCode = exitCode;
+    this.options.lease?.close();
     this.reports.stop();
     this.options.runtime?.stop();
     this.connection?.close(1001, 'agent stopping');

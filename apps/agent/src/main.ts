@@ -8,6 +8,8 @@ import { AGENT_USAGE, parseAgentArguments, UsageError } from './config/agent-arg
 import { ConfigError, readAgentConfig } from './config/agent-config.js';
 import { dial } from './connection/dial.js';
 import { DriverSettingError, selectDriver } from './drivers/select-driver.js';
+import { HaLease } from './ha/ha-lease.js';
+import { SelfFence } from './ha/self-fence.js';
 import { detectCapabilities } from './host/capabilities.js';
 import { createInventory } from './host/inventory.js';
 import { openHost } from './host/host.js';
@@ -66,8 +68,10 @@ async function main(): Promise<number> {
   const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   const inventory = createInventory(host);
   const openStream = (stream: string) => dial(config, `${AGENT_STREAMS_PATH}/${stream}`);
-  const handlers = createCommandHandlers(host, driver, runtime, openStream, logger);
-  const agent = new Agent({ config, version, capabilities: await detectCapabilities(), handlers, inventory, runtime, logger });
+  const fence = new SelfFence(driver, logger, runtime);
+  const lease = new HaLease({ fence, logger });
+  const handlers = createCommandHandlers(host, driver, runtime, openStream, logger, fence);
+  const agent = new Agent({ config, version, capabilities: await detectCapabilities(), handlers, inventory, runtime, lease, logger });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => agent.stop());
   if (process.env['CORRAL_AGENT_STOP_WITH_PARENT'] === '1') stopWithParent(() => agent.stop());
   const exitCode = await agent.run();

@@ -8,7 +8,7 @@ import type { CommandContext } from './command-context.js';
 import { diskCommands } from './disks/disk-commands.js';
 import { dnsCommands } from './dns/dns-commands.js';
 import { firewallCommands } from './firewall/firewall-commands.js';
-import { guestCommands } from './guests/guest-commands.js';
+import { guestCommands, type RunGuard } from './guests/guest-commands.js';
 import { vncCommands, type StreamOpener } from './guests/vnc-stream.js';
 import { networkCommands } from './network/network-commands.js';
 import { statusCommands } from './status/status-commands.js';
@@ -20,9 +20,10 @@ import { storageCommands } from './storage/storage-commands.js';
  * compile error. A handler throws CommandFailure to answer a failure frame with that code; any
  * other Error means code 'failed' with error.message. The guest commands run on `driver` and have
  * `runtime` read the guests' run state before they answer; a VNC console's bytes go through a
- * stream that `openStream` opens to the control plane, and so does an upload's file.
+ * stream that `openStream` opens to the control plane, and so does an upload's file. `fence` guards
+ * the commands that can make a guest run (the HA self-fence).
  */
-export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>, openStream: StreamOpener, logger: Logger): CommandHandlers<CommandContext> {
+export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>, openStream: StreamOpener, logger: Logger, fence?: RunGuard): CommandHandlers<CommandContext> {
   const handlers: CommandHandlers<CommandContext> = {
     ...statusCommands(host),
     ...dnsCommands(host),
@@ -32,7 +33,7 @@ export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: 
     ...storageCommands(),
     ...dirStorageCommands(host, openStream),
     ...firewallCommands(host),
-    ...guestCommands(driver, runtime),
+    ...guestCommands(driver, runtime, fence),
     ...vncCommands(driver, openStream, logger),
   };
   // Optional result fields are often written `field: undefined`; the result frame carries JSON, which has no undefined.

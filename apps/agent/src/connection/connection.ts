@@ -1,4 +1,4 @@
-import { CLOSE_CODES, encodeFrame, parseControlPlaneFrame, PROTOCOL_VERSION, type HelloFrame, type RequestFrame, type WelcomeFrame } from '@corral/protocol';
+import { CLOSE_CODES, encodeFrame, parseControlPlaneFrame, PROTOCOL_VERSION, type HeartbeatFrame, type HelloFrame, type LeaseFrame, type RequestFrame, type WelcomeFrame } from '@corral/protocol';
 import WebSocket, { type RawData } from 'ws';
 import type { Logger } from '../logging/logger.js';
 import type { Outbox, OutboxEntry } from './outbox.js';
@@ -21,19 +21,22 @@ export interface ConnectionOptions {
   readonly onRequest: (request: RequestFrame) => void;
   /** The control plane stopped the task of request `id`. */
   readonly onCancel: (id: string) => void;
+  /** The next heartbeat to send (numbered by the agent's HA lease, across connections). */
+  readonly heartbeat: () => HeartbeatFrame;
+  /** The control plane renewed the HA lease. */
+  readonly onLease: (lease: LeaseFrame) => void;
 }
 
 /** Heartbeat intervals without a word from the control plane (a frame or a pong) after which the link counts as dead. */
 const SILENT_BEATS = 5;
 /** How long a close handshake may take before the socket is destroyed (ws waits 30 s). */
 const CLOSE_TIMEOUT_MS = 5_000;
-const HEARTBEAT = encodeFrame({ type: 'heartbeat' });
 
 /**
  * One websocket to the control plane, from `hello` to close (libs/protocol): `hello` at once,
  * `welcome` within `welcomeTimeoutMs`, then the unacknowledged frames of the outbox in order, a
  * heartbeat (and a ping) every `welcome.heartbeatMs`, requests to `onRequest`, cancels to
- * `onCancel` and acks to the outbox. Every inbound frame is validated; a bad one closes the
+ * `onCancel`, leases to `onLease` and acks to the outbox. Every inbound frame is validated; a bad one closes the
  * connection with its close code.
  */
 export class Connection {
@@ -97,6 +100,7 @@ export class Connection {
     if (!this.welcomed) return this.refuse(CLOSE_CODES.unexpectedFrame, `${frame.type} before welcome`);
     if (frame.type === 'request') return this.options.onRequest(frame);
     if (frame.type === 'cancel') return this.options.onCancel(frame.id);
+    if (frame.type === 'lease') return this.options.onLease(frame);
     const { outbox } = this.options;
     if (!outbox.ack(frame.upTo)) this.refuse(CLOSE_CODES.unexpectedFrame, `ack ${frame.upTo} is beyond the last frame sent (${outbox.lastSent})`);
   }
@@ -122,7 +126,7 @@ export class Connection {
       this.socket.terminate();
       return;
     }
-    this.socket.send(HEARTBEAT);
+    this.socket.send(encodeFrame(this.options.heartbeat()));
     this.socket.ping();
   }
 

@@ -25,6 +25,11 @@ export interface GuestDriver {
   create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void>;
   start(guest: GuestSpec, context: CommandContext): Promise<void>;
   stop(type: GuestType, vmid: number, context: CommandContext): Promise<void>;
+  /**
+   * Stops the guest at once for the HA self-fence (ha/self-fence.ts): its processes are killed,
+   * without asking the guest, waiting for its monitor or honouring a lock. A stopped guest is no error.
+   */
+  kill(type: GuestType, vmid: number, context: CommandContext): Promise<void>;
   /** Resolves once the guest is stopped; when `forceStop` is false and the time runs out, throws saying it still runs. */
   shutdown(params: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void>;
   reboot(params: ParamsOf<'guest.reboot'>, context: CommandContext): Promise<void>;

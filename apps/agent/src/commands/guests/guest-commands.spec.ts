@@ -18,6 +18,7 @@ function fakeDriver(steps: string[], failing: string[] = []): GuestDriver {
     create: method('create'),
     start: method('start'),
     stop: method('stop'),
+    kill: method('kill'),
     shutdown: method('shutdown'),
     reboot: method('reboot'),
     reset: method('reset'),

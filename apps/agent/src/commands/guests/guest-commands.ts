@@ -1,15 +1,25 @@
 import type { CommandName } from '@corral/protocol';
 import type { GuestDriver } from '../../drivers/guest-driver.js';
+import type { SelfFence } from '../../ha/self-fence.js';
 import type { RuntimeReports } from '../../reports/runtime-reports.js';
 import type { AreaHandlers } from '../command-context.js';
+
+/** Runs a command that can make a guest run; the HA self-fence refuses or stops it (ha/self-fence.ts). */
+export type RunGuard = Pick<SelfFence, 'guard'>;
+const UNGUARDED: RunGuard = { guard: (_type, _vmid, context, operation) => operation(context) };
 
 /**
  * The guest commands, each one call of the driver (but `guest.vnc.open`: vnc-stream.ts). Whether it
  * succeeded or failed, the guests' run state is read again before the answer, so that the runtime
  * report and the vm-start/vm-stop events it causes reach the control plane before the task ends: a
- * client that sees the task end `OK` then finds the guest running.
+ * client that sees the task end `OK` then finds the guest running. The commands that can make a
+ * guest run go through `fence.guard`: a fenced HA guest runs again only under a new lease.
  */
-export function guestCommands(driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>): AreaHandlers<Exclude<Extract<CommandName, `guest.${string}`>, 'guest.vnc.open'>> {
+export function guestCommands(
+  driver: GuestDriver,
+  runtime: Pick<RuntimeReports, 'refresh'>,
+  fence: RunGuard = UNGUARDED,
+): AreaHandlers<Exclude<Extract<CommandName, `guest.${string}`>, 'guest.vnc.open'>> {
   const thenRefresh = async <T>(operation: Promise<T>): Promise<T> => {
     try {
       return await operation;
@@ -23,13 +33,13 @@ export function guestCommands(driver: GuestDriver, runtime: Pick<RuntimeReports,
   };
   return {
     'guest.create': (params, context) => act(driver.create(params, context)),
-    'guest.start': ({ guest }, context) => act(driver.start(guest, context)),
+    'guest.start': ({ guest }, context) => act(fence.guard(guest.type, guest.vmid, context, (guarded) => driver.start(guest, guarded))),
     'guest.stop': ({ type, vmid }, context) => act(driver.stop(type, vmid, context)),
     'guest.shutdown': (params, context) => act(driver.shutdown(params, context)),
-    'guest.reboot': (params, context) => act(driver.reboot(params, context)),
+    'guest.reboot': (params, context) => act(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.reboot(params, guarded))),
     'guest.reset': ({ vmid }, context) => act(driver.reset(vmid, context)),
     'guest.suspend': ({ type, vmid }, context) => act(driver.suspend(type, vmid, context)),
-    'guest.resume': ({ type, vmid }, context) => act(driver.resume(type, vmid, context)),
+    'guest.resume': ({ type, vmid }, context) => act(fence.guard(type, vmid, context, (guarded) => driver.resume(type, vmid, guarded))),
     'guest.destroy': ({ guest }, context) => act(driver.destroy(guest, context)),
     'guest.clone': (params, context) => act(driver.clone(params, context)),
     'guest.template': ({ guest }, context) => act(driver.template(guest, context)),
@@ -41,7 +51,7 @@ export function guestCommands(driver: GuestDriver, runtime: Pick<RuntimeReports,
     'guest.migrate.finish': (params, context) => act(driver.migration.finish(params, context)),
     'guest.migrate.abort': (params, context) => act(driver.migration.abort(params, context)),
     // A backup in stop or suspend mode stops or pauses the guest and runs it again.
-    'guest.backup': (params, context) => thenRefresh(driver.backups.backup(params, context)),
+    'guest.backup': (params, context) => thenRefresh(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.backups.backup(params, guarded))),
     'guest.backup.config': (params, context) => driver.backups.config(params, context),
     'guest.restore': (params, context) => act(driver.backups.restore(params, context)),
   };

@@ -19,6 +19,7 @@ function fakePart(listed: GuestRuntime[]) {
     create: record('create'),
     start: record('start'),
     stop: record('stop'),
+    kill: record('kill'),
     shutdown: record('shutdown'),
     reboot: record('reboot'),
     suspend: record('suspend'),
@@ -70,6 +71,7 @@ describe('the native driver', () => {
     await native.create({ guest: DB1, allocate: ['rootfs'] }, context);
     await native.start(WEB1, context);
     await native.stop('lxc', 200, context);
+    await native.kill('qemu', 100, context);
     await native.shutdown({ type: 'qemu', vmid: 100, timeout: 30, forceStop: true }, context);
     await native.reboot({ guest: DB1, timeout: 30 }, context);
     await native.suspend('qemu', 100, context);
@@ -82,6 +84,7 @@ describe('the native driver', () => {
     expect(await native.vnc(100, context)).toBeInstanceOf(Socket);
     expect(vms).toEqual([
       ['start', WEB1],
+      ['kill', 100],
       ['shutdown', 100],
       ['suspend', 100],
       ['destroy', WEB1],

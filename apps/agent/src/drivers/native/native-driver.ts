@@ -52,6 +52,10 @@ export class NativeDriver implements GuestDriver {
     return this.part(type).stop(vmid, context);
   }
 
+  kill(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    return this.part(type).kill(vmid, context);
+  }
+
   shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {
     return this.part(type).shutdown(vmid, timeout, forceStop, context);
   }

@@ -11,6 +11,8 @@ export interface NativeGuests {
   create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void>;
   start(guest: GuestSpec, context: CommandContext): Promise<void>;
   stop(vmid: number, context: CommandContext): Promise<void>;
+  /** As `GuestDriver.kill`. */
+  kill(vmid: number, context: CommandContext): Promise<void>;
   shutdown(vmid: number, timeoutS: number, forceStop: boolean, context: CommandContext): Promise<void>;
   reboot(guest: GuestSpec, timeoutS: number, context: CommandContext): Promise<void>;
   suspend(vmid: number, context: CommandContext): Promise<void>;

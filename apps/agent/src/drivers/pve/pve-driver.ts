@@ -52,6 +52,14 @@ export class PveDriver implements GuestDriver {
     await this.run(tool(type), ['stop', String(vmid)], context);
   }
 
+  /**
+   * PVE's own hard stop: `qm stop` quits QEMU over QMP (killing it if it does not exit), `pct stop`
+   * kills the container; `--skiplock` so that a backup's or migration's lock does not refuse it.
+   */
+  async kill(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    await this.run(tool(type), ['stop', String(vmid), '--skiplock', '1'], context);
+  }
+
   async shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {
     await this.run(tool(type), ['shutdown', String(vmid), '--timeout', String(timeout), ...(forceStop ? ['--forceStop', '1'] : [])], context);
   }

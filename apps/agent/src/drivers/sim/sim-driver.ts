@@ -123,6 +123,14 @@ export class SimDriver implements GuestDriver {
     await this.writer.save();
   }
 
+  /** A stop without the simulated time it takes. */
+  async kill(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
+    const guest = await this.find(type, vmid);
+    if (guest === undefined || guest.status === 'stopped') return logNotRunning(type, vmid, context);
+    this.halt(guest);
+    await this.writer.save();
+  }
+
   async shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {
     const guest = await this.find(type, vmid);
     if (guest === undefined || guest.status === 'stopped') return logNotRunning(type, vmid, context);

@@ -92,6 +92,11 @@ export class NativeLxc implements NativeGuests {
     });
   }
 
+  /** `lxc-stop -k` already kills the container's processes without asking its init. */
+  kill(vmid: number, context: CommandContext): Promise<void> {
+    return this.stop(vmid, context);
+  }
+
   /** Sends init the halt signal (`--nokill`: LXC itself would kill it when the time runs out), then judges by the state. */
   async shutdown(vmid: number, timeoutS: number, forceStop: boolean, context: CommandContext): Promise<void> {
     const state = await this.tools.state(vmid, context.signal);

@@ -96,6 +96,13 @@ export class NativeQemu implements NativeGuests {
     await removeRuntimeFiles(vm.files);
   }
 
+  /** SIGKILL at once: `quit` would wait for a monitor that a command (a backup, a migration) may hold. */
+  async kill(vmid: number, context: CommandContext): Promise<void> {
+    const vm = this.vm(vmid);
+    if ((await vm.runningPid()) === undefined) context.log(notRunning('qemu', vmid));
+    await vm.kill();
+  }
+
   /** ACPI power button, then wait; a guest without an OS (or ACPI) ignores it, which is what forceStop is for. */
   async shutdown(vmid: number, timeoutS: number, forceStop: boolean, context: CommandContext): Promise<void> {
     const vm = this.vm(vmid);
