@@ -2,6 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AccessModule } from './access/access.module.js';
 import { ClusterModule } from './cluster/cluster.module.js';
 import { ClusterEventsModule } from './cluster/events/cluster-events.module.js';
+import { HaModule } from './cluster/ha/ha.module.js';
+import { HaManagerModule } from './cluster/ha/manager/ha-manager.module.js';
 import { CoreModule, type Runtime } from './http/core.module.js';
 import { NodeFirewallModule } from './nodes/firewall/firewall.module.js';
 import { GuestsModule } from './guests/guests.module.js';
@@ -19,7 +21,7 @@ import { TasksModule } from './tasks/tasks.module.js';
 import { VersionModule } from './version/version.module.js';
 
 /** Every API area: the app serves these, and the permission matrix test walks their endpoints. */
-export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule, VncModule, PoolsModule, StorageModule, BackupsModule, BackupJobsModule, NotificationsModule, WebhookDeliveryModule, ClusterEventsModule];
+export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule, VncModule, PoolsModule, StorageModule, BackupsModule, BackupJobsModule, NotificationsModule, WebhookDeliveryModule, ClusterEventsModule, HaModule, HaManagerModule];
 
 @Module({})
 export class AppModule {

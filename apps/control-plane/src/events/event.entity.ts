@@ -3,8 +3,13 @@ import { Column, Entity, Generated, Index, PrimaryGeneratedColumn } from 'typeor
 /** The spec 6 event kinds. */
 export const EVENT_KINDS = ['vm-start', 'vm-stop', 'vm-create', 'vm-delete', 'ct-start', 'ct-stop', 'backup-start', 'backup-end', 'node-down', 'cluster-join'] as const;
 
-/** Kinds Corral records beyond spec 6 (issue 7: listed apart, never changing the spec's): `node-up`, a node back online after it was marked down. */
-export const CORRAL_EVENT_KINDS = ['node-up'] as const;
+/**
+ * Kinds Corral records beyond spec 6 (listed apart, never changing the spec's; docs/events.md):
+ * `node-up`, a node back online after it was marked down; the HA manager's (docs/ha.md)
+ * `ha-fence`, a node with HA guests lost and its lease awaited, `ha-recover`, a guest of a lost
+ * node moved to another, and `ha-error`, a guest the HA manager gave up on.
+ */
+export const CORRAL_EVENT_KINDS = ['node-up', 'ha-fence', 'ha-recover', 'ha-error'] as const;
 
 /** Every kind the event table holds: what readers, filters and matchers accept. */
 export const ALL_EVENT_KINDS = [...EVENT_KINDS, ...CORRAL_EVENT_KINDS] as const;

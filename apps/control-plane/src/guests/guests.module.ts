@@ -8,6 +8,7 @@ import { GuestTasks } from './guest-tasks.js';
 import { GuestView } from './guest-view.js';
 import { GuestsRepository } from './guests.repository.js';
 import { GuestsService } from './guests.service.js';
+import { HaRequests } from './ha-requests.js';
 import { NewGuests } from './new-guests.js';
 import { LxcController } from './lxc/lxc.controller.js';
 import { MigrateController } from './migrate/migrate.controller.js';
@@ -20,7 +21,7 @@ import { RestoreService } from './restore/restore.service.js';
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule],
   controllers: [QemuController, LxcController, MigrateController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives, HaRequests],
   exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives],
 })
 export class GuestsModule {}

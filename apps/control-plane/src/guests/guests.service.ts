@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
-import type { Principal } from '../access/auth/principal.js';
+import { SYSTEM_CALLER, type Principal } from '../access/auth/principal.js';
 import { permissionDenied } from '../access/auth/authorizer.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
@@ -20,6 +20,7 @@ import { monitorCommandKind, MODIFYING_MONITOR_COMMANDS, READ_ONLY_MONITOR_COMMA
 import type { GuestStatus } from './guest.endpoints.js';
 import { guestSpec } from './guest-spec.js';
 import { GuestView, type GuestState } from './guest-view.js';
+import { HaRequests } from './ha-requests.js';
 import { NewGuests } from './new-guests.js';
 import { GuestsRepository } from './guests.repository.js';
 import { cloneConfig, resolveNewConfig } from './new-config.js';
@@ -68,6 +69,7 @@ export class GuestsService {
     private readonly hub: AgentHub,
     private readonly migrations: MigrateService,
     private readonly newGuests: NewGuests,
+    private readonly ha: HaRequests,
   ) {}
 
   async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
@@ -121,26 +123,68 @@ export class GuestsService {
     });
   }
 
+  /** A start; for a guest under HA, PVE's `hastart`: its requested state becomes `started`, then it starts. */
   async start(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
+    if ((await this.ha.requested(vmid)) !== null) return this.haRequest(kind, node, vmid, 'started', caller, (work) => this.startWork(kind, vmid, work));
     return this.tasks.submit({ node, vmid, type: kind.tasks.start ?? 'start', caller, check: () => this.mayStart(kind, node, vmid), work: (work) => this.startWork(kind, vmid, work) });
   }
 
+  /** A hard stop; for a guest under HA, PVE's `hastop`: its requested state becomes `stopped`, then it stops. */
   async stop(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
-    return this.tasks.submit({ node, vmid, type: kind.tasks.stop ?? 'stop', caller, work: (work) => work.agent('guest.stop', { type: kind.type, vmid }, POWER_MS) });
+    const work = (guest: GuestWork) => guest.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
+    if ((await this.ha.requested(vmid)) !== null) return this.haRequest(kind, node, vmid, 'stopped', caller, work);
+    return this.tasks.submit({ node, vmid, type: kind.tasks.stop ?? 'stop', caller, work });
   }
 
+  /** A clean shutdown; for a guest under HA, a `hastop` as `stop`'s that shuts it down instead. */
   async shutdown(kind: GuestKind, node: string, vmid: number, options: { timeout?: number; forceStop?: boolean }, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
     const timeout = options.timeout ?? SHUTDOWN_DEFAULT_S[kind.type];
+    const work = (guest: GuestWork) => guest.agent('guest.shutdown', { type: kind.type, vmid, timeout, forceStop: options.forceStop ?? false }, (timeout + 60) * 1000);
+    if ((await this.ha.requested(vmid)) !== null) return this.haRequest(kind, node, vmid, 'stopped', caller, work);
     return this.tasks.submit({
       node,
       vmid,
       type: kind.tasks.shutdown ?? 'shutdown',
       caller,
       check: () => this.mustBe(kind, node, vmid, ['running', 'paused'], 'is not running'),
-      work: (work) => work.agent('guest.shutdown', { type: kind.type, vmid, timeout, forceStop: options.forceStop ?? false }, (timeout + 60) * 1000),
+      work,
+    });
+  }
+
+  /**
+   * What the HA resource manager runs to bring a guest to its requested state (docs/ha.md): a start
+   * or a hard stop as root@pam, PVE's `qmstart`/`qmstop` tasks; resolves once done, rejects with
+   * the task's error.
+   */
+  async haPower(kind: GuestKind, vmid: number, action: 'start' | 'stop'): Promise<void> {
+    const { row } = this.existing(kind, undefined, vmid);
+    const { node } = row;
+    const work = action === 'start' ? (guest: GuestWork) => this.startWork(kind, vmid, guest) : (guest: GuestWork) => guest.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
+    const check = action === 'start' ? () => this.mayStart(kind, node, vmid) : () => this.mustBe(kind, node, vmid, ['running', 'paused'], 'is not running');
+    await this.tasks.completed({ node, vmid, type: kind.tasks[action] ?? action, caller: SYSTEM_CALLER, check, work });
+  }
+
+  /**
+   * PVE's `hastart`/`hastop` task: the requested state is set first ("Requesting HA start for VM
+   * 100"), so the HA manager does not undo the action, then the action runs in the guest's turn;
+   * a guest already in that state is left as it is.
+   */
+  private haRequest(kind: GuestKind, node: string, vmid: number, state: 'started' | 'stopped', caller: Principal, action: (work: GuestWork) => Promise<void>): Promise<string> {
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: state === 'started' ? 'hastart' : 'hastop',
+      caller,
+      work: async (work) => {
+        work.line(`Requesting HA ${state === 'started' ? 'start' : 'stop'} for ${kind.noun} ${vmid}`);
+        await this.ha.request(vmid, state);
+        const run = runState(this.existing(kind, node, vmid));
+        if ((run === 'stopped') === (state === 'stopped')) return work.line(`${kind.noun} ${vmid} is already ${state === 'started' ? 'running' : 'stopped'}`);
+        await action(work);
+      },
     });
   }
 

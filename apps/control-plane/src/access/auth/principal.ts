@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Subject } from '@corral/acl';
+import { SUPERUSER, type Subject } from '@corral/acl';
 import type { FastifyRequest } from 'fastify';
 
 export type AuthMethod = 'ticket' | 'token' | 'basic' | 'bearer';
@@ -14,6 +14,12 @@ export interface Principal {
   /** Who the ACL evaluation asks about (the token, with its privilege separation, or the user). */
   readonly subject: Subject;
 }
+
+/**
+ * The control plane acting on its own (scheduled backups, the HA manager): root@pam, as PVE's
+ * daemons run their tasks; `method` means nothing for a caller that never authenticated.
+ */
+export const SYSTEM_CALLER: Principal = { userid: SUPERUSER, tokenid: null, method: 'ticket', subject: { kind: 'user', userid: SUPERUSER, groups: [] } };
 
 /** Who the caller is in logs, task UPIDs and ownership: the token id for a token, else the user id. */
 export function callerName(principal: Principal): string {

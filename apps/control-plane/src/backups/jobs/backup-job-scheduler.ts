@@ -1,8 +1,7 @@
-import { SUPERUSER } from '@corral/acl';
 import { nextRun, parseCalendarEvent } from '@corral/pve-formats';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
-import type { Principal } from '../../access/auth/principal.js';
+import { SYSTEM_CALLER } from '../../access/auth/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { GuestView } from '../../guests/guest-view.js';
@@ -19,8 +18,6 @@ import { SCHEDULER_CLOCK, type SchedulerClock } from './scheduler-clock.js';
 /** How often every replica looks for due jobs, besides waking at the next slot it knows of: a job made on another replica runs at most this late. */
 const TICK_MS = 5000;
 
-/** Scheduled runs act as root@pam, as PVE's scheduler runs jobs; `method` means nothing for a caller that never authenticated. */
-const SCHEDULER_CALLER: Principal = { userid: SUPERUSER, tokenid: null, method: 'ticket', subject: { kind: 'user', userid: SUPERUSER, groups: [] } };
 
 /** A job's run as it stands: its options, the guests it selects on each node, and the listed guests that do not exist. */
 interface Plan {
@@ -152,7 +149,7 @@ export class BackupJobScheduler implements OnApplicationBootstrap, OnApplication
     if (this.loggedOffline.delete(`${job.id} ${node}`)) log.info('backup job: the node is back; running the slot it missed');
     if (plan.missing.length > 0) log.warn({ missing: plan.missing }, 'backup job: some of its guests do not exist');
     try {
-      const upid = await this.vzdump.start(node, plan.options, SCHEDULER_CALLER, job.id);
+      const upid = await this.vzdump.start(node, plan.options, SYSTEM_CALLER, job.id);
       log.info({ upid }, 'backup job: started');
     } catch (error) {
       log.warn({ err: error }, 'backup job: cannot start the backup');

@@ -78,9 +78,10 @@ export function matches(rules: MatcherRules, event: EventFields): boolean {
   return combine(groups) !== rules.invert;
 }
 
-/** The severity of an event kind, as a notification system would rank it: a node lost or a backup that failed is an error. */
+/** The severity of an event kind, as a notification system would rank it: a node lost, a guest HA gave up on or a backup that failed is an error; a fence or a recovery is a warning. */
 export function severityOf(kind: EventKind, details: Readonly<Record<string, unknown>>): Severity {
-  if (kind === 'node-down') return 'error';
+  if (kind === 'node-down' || kind === 'ha-error') return 'error';
+  if (kind === 'ha-fence' || kind === 'ha-recover') return 'warning';
   if (kind === 'backup-end' && details['status'] === 'error') return 'error';
   return 'info';
 }

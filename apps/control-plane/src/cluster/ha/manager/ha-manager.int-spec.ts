@@ -1,0 +1,163 @@
+import type { GuestRuntime, RequestFrame } from '@corral/protocol';
+import { waitFor, type FakeAgent, type FakeAnswer } from '@corral/testing';
+import { call, dataOf } from '../../../../test-support/access-fixture.js';
+import { events, joinNode, onlineAgent } from '../../../../test-support/node-fixture.js';
+import { finished } from '../../../../test-support/task-fixture.js';
+import { startTestApp, type TestApp } from '../../../../test-support/test-app.js';
+import { GuestsModule } from '../../../guests/guests.module.js';
+import { TasksModule } from '../../../tasks/tasks.module.js';
+import { ClusterModule } from '../../cluster.module.js';
+import { HaManagerModule } from './ha-manager.module.js';
+
+/** A fake node that runs what it is told to, and reports it as the real agents do. */
+class FakeNode {
+  agent!: FakeAgent;
+  readonly asked: RequestFrame[] = [];
+  readonly running = new Map<number, GuestRuntime>();
+  failStarts = false;
+
+  answer(request: RequestFrame): FakeAnswer {
+    this.asked.push(request);
+    const params = request.params as { guest?: { vmid: number }; vmid?: number };
+    const vmid = params.guest?.vmid ?? params.vmid ?? 0;
+    if (request.command === 'guest.start') {
+      if (this.failStarts) return { failure: 'failed', message: 'the guest does not start' };
+      this.set(vmid, true);
+    }
+    if (request.command === 'guest.stop' || request.command === 'guest.shutdown') this.set(vmid, false);
+    return { result: null };
+  }
+
+  /** The guest's process came up or went away (a crash, when the test says so). */
+  set(vmid: number, running: boolean): void {
+    if (running) this.running.set(vmid, { vmid, type: 'qemu', status: 'running', pid: 4000 + vmid, uptime: 1, cpu: 0, mem: 1 });
+    else this.running.delete(vmid);
+    this.agent.send({ type: 'report', payload: { kind: 'runtime', guests: [...this.running.values()] } });
+    this.agent.send({ type: 'event', event: running ? 'vm-start' : 'vm-stop', vmid, timestamp: new Date().toISOString() });
+  }
+
+  starts(vmid: number): number {
+    return this.asked.filter((request) => request.command === 'guest.start' && (request.params as { guest: { vmid: number } }).guest.vmid === vmid).length;
+  }
+}
+
+const PATIENCE = { timeoutMs: 20_000 };
+
+describe('the HA manager: fencing, recovery and the requested state', () => {
+  let t: TestApp;
+  const b = new FakeNode();
+  const c = new FakeNode();
+
+  const haState = async (vmid: number) =>
+    ((await t.dataSource.query('SELECT r."state", r."crm_state", g."node" FROM "ha_resources" r JOIN "guests" g USING ("vmid") WHERE "vmid" = $1', [vmid])) as { state: string; crm_state: string; node: string }[])[0];
+  /** A VM on `node`, under HA: inserted as the API leaves them (its storage shared or not). */
+  const haVm = async (vmid: number, node: string, options: { storage?: string; group?: string; lock?: string; state?: string; maxRestart?: number } = {}) => {
+    await t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "lock", "status") VALUES ($1, 'qemu', $2, $3, $4, 'running')`, [
+      vmid,
+      node,
+      { name: `ha${vmid}`, memory: '64', scsi0: `${options.storage ?? 'san'}:${vmid}/vm-${vmid}-disk-0.qcow2,size=64M` },
+      options.lock ?? null,
+    ]);
+    await t.dataSource.query(`INSERT INTO "ha_resources" ("vmid", "type", "state", "group", "max_restart") VALUES ($1, 'vm', $2, $3, $4)`, [vmid, options.state ?? 'started', options.group ?? null, options.maxRestart ?? 1]);
+    await t.dataSource.query(`SELECT pg_notify('corral_guests', $1)`, [String(vmid)]);
+  };
+  /** The node's agent is gone (offline) and its lease ends `leaseS` seconds from now (negative: already over). */
+  const lost = async (node: string, leaseS: number) => {
+    await t.dataSource.query(`UPDATE "nodes" SET "online" = false, "connection" = NULL, "last_seen" = now() - interval '20 s', "lease_until" = now() + make_interval(secs => $2) WHERE "name" = $1`, [node, leaseS]);
+  };
+  const tasksOf = async (type: string, vmid: number) =>
+    (await t.dataSource.query('SELECT "upid", "node", "exitstatus", "user" FROM "tasks" WHERE "type" = $1 AND "id" = $2 ORDER BY "starttime", "upid"', [type, String(vmid)])) as { upid: string; node: string; exitstatus: string | null; user: string }[];
+  const logOf = async (upid: string) => ((await t.dataSource.query('SELECT "t" AS "text" FROM "task_logs" WHERE "upid" = $1 ORDER BY "n"', [upid])) as { text: string }[]).map((row) => row.text);
+
+  beforeAll(async () => {
+    t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule, HaManagerModule] });
+    for (const [name, node] of [['b', b], ['c', c]] as const) node.agent = await onlineAgent(t, name, await joinNode(t, name), { answer: (request) => node.answer(request) });
+    for (const name of ['a', 'd']) await joinNode(t, name);
+    await t.dataSource.query(`INSERT INTO "storages" ("storage", "type", "path", "content", "nodes", "shared", "disable") VALUES ('san', 'dir', '/mnt/san', '{images}', NULL, true, false), ('only-a-d', 'dir', '/mnt/ad', '{images}', '{a,d}', true, false)`);
+    await t.dataSource.query(`INSERT INTO "ha_groups" ("group", "nodes", "restricted") VALUES ('prefer-c', '[{"node":"c","priority":2},{"node":"b","priority":1}]', false), ('only-d', '[{"node":"d","priority":null}]', true)`);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('waits for the lease of a lost node, then moves its HA guests to the online node its group prefers, which starts them', async () => {
+    await haVm(100, 'a', { group: 'prefer-c' });
+    await haVm(101, 'a');
+    await lost('a', 4);
+    await waitFor(async () => (await haState(100))?.crm_state === 'fence' && (await haState(101))?.crm_state === 'fence', PATIENCE);
+    const fencedAt = Date.now();
+    expect((await events(t)).filter((event) => event.event === 'ha-fence')).toEqual([expect.objectContaining({ node: 'a' })]);
+    // Nothing moves while the lease runs, even with the node offline.
+    expect(await haState(100)).toMatchObject({ node: 'a' });
+
+    await waitFor(async () => (await haState(100))?.crm_state === 'started' && (await haState(101))?.crm_state === 'started', PATIENCE);
+    expect(Date.now() - fencedAt).toBeGreaterThanOrEqual(2000);
+    expect(await haState(100)).toMatchObject({ node: 'c', state: 'started' });
+    // The least loaded node for the one without a group: c takes 100 first in the same round.
+    expect(await haState(101)).toMatchObject({ node: 'b' });
+    expect(c.running.has(100) && b.running.has(101)).toBe(true);
+    const [recover] = await tasksOf('harecover', 100);
+    expect(recover).toMatchObject({ node: 'c', exitstatus: 'OK', user: 'root@pam' });
+    expect((await logOf(recover?.upid ?? '')).join('\n')).toMatch(/node 'a' is offline and its HA lease expired.*\n.*recovering vm:100 on node 'c' \(group 'prefer-c', priority 2\)/);
+    expect(await tasksOf('qmstart', 100)).toEqual([expect.objectContaining({ node: 'c', exitstatus: 'OK', user: 'root@pam' })]);
+    const recoveries = (await events(t)).filter((event) => event.event === 'ha-recover');
+    expect(recoveries.map((event) => event.node).sort()).toEqual(['b', 'c']);
+    expect(dataOf<{ node: string }[]>(await call(t, 'GET', '/cluster/resources?type=vm')).find((entry) => (entry as { vmid?: number }).vmid === 100)).toMatchObject({ node: 'c', status: 'running' });
+  });
+
+  it('does not move a guest it cannot place, and says why once in a failed harecover task on its node', async () => {
+    await haVm(110, 'd', { storage: 'only-a-d' });
+    await haVm(111, 'd', { group: 'only-d' });
+    await haVm(112, 'd', { storage: 'local' });
+    await haVm(113, 'd', { lock: 'migrate' });
+    await lost('d', -1);
+    await waitFor(async () => (await Promise.all([110, 111, 112, 113].map((vmid) => tasksOf('harecover', vmid)))).every((tasks) => tasks.length === 1 && tasks[0]?.exitstatus !== null), PATIENCE);
+    const reasons = await Promise.all([110, 111, 112, 113].map(async (vmid) => (await tasksOf('harecover', vmid))[0]?.exitstatus));
+    expect(reasons[0]).toMatch(/cannot recover vm:110 from node 'd' now: no online node reaches storage 'only-a-d'/);
+    expect(reasons[1]).toMatch(/group 'only-d' is restricted to nodes 'd', and none of them is online/);
+    expect(reasons[2]).toMatch(/storage 'local', which is not shared/);
+    expect(reasons[3]).toMatch(/locked \(migrate\)/);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    for (const vmid of [110, 111, 112, 113]) {
+      expect(await tasksOf('harecover', vmid)).toHaveLength(1);
+      expect(await haState(vmid)).toMatchObject({ node: 'd', crm_state: 'fence' });
+    }
+  });
+
+  it('restarts a crashed HA guest where it is, and gives up after max_restart failed starts', async () => {
+    await haVm(120, 'b', { maxRestart: 1 });
+    await waitFor(() => b.running.has(120), PATIENCE);
+    b.set(120, false);
+    await waitFor(() => b.running.has(120), PATIENCE);
+    expect(b.starts(120)).toBe(2);
+
+    b.failStarts = true;
+    b.set(120, false);
+    await waitFor(async () => (await haState(120))?.crm_state === 'error', { timeoutMs: 40_000 });
+    expect(b.starts(120)).toBe(4);
+    expect((await events(t)).filter((event) => event.event === 'ha-error')).toEqual([expect.objectContaining({ node: 'b' })]);
+    b.failStarts = false;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(b.starts(120)).toBe(4);
+  }, 60_000);
+
+  it('turns a stop and a start through the API into HA requests (hastop, hastart) that the manager keeps', async () => {
+    await haVm(130, 'c');
+    await waitFor(() => c.running.has(130), PATIENCE);
+    const stop = dataOf<string>(await call(t, 'POST', '/nodes/c/qemu/130/status/stop'));
+    expect(stop).toMatch(/:hastop:130:root@pam:$/);
+    expect(await finished(t, 'c', stop)).toBe('OK');
+    expect(await haState(130)).toMatchObject({ state: 'stopped' });
+    expect(c.running.has(130)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(c.running.has(130)).toBe(false);
+    await waitFor(async () => (await haState(130))?.crm_state === 'stopped', PATIENCE);
+
+    const start = dataOf<string>(await call(t, 'POST', '/nodes/c/qemu/130/status/start'));
+    expect(await finished(t, 'c', start)).toBe('OK');
+    expect(await logOf(start)).toContain('Requesting HA start for VM 130');
+    expect(await haState(130)).toMatchObject({ state: 'started' });
+    expect(c.running.has(130)).toBe(true);
+  });
+});

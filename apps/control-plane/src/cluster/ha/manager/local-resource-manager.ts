@@ -1,0 +1,82 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { AgentHub } from '../../../agents/agent-hub.js';
+import { recordEvent } from '../../../events/record-event.js';
+import { GuestTasks } from '../../../guests/guest-tasks.js';
+import { GuestView } from '../../../guests/guest-view.js';
+import { GuestsService } from '../../../guests/guests.service.js';
+import { runState } from '../../../guests/status-entry.js';
+import { LOGGER } from '../../../logging/loggers.js';
+import type { HaCrmState } from '../ha-resource.entity.js';
+import { HaManagerRepository, type ManagedGuest } from './ha-manager.repository.js';
+import { kindOfResource, sidOf } from './sid.js';
+
+/** After an action of its own on a guest, the guest is left alone this long: its run state comes from the agent's reports, which follow the action. */
+const SETTLE_MS = 5000;
+
+/**
+ * PVE's local resource manager, run by each replica for the nodes whose agents it holds (docs/ha.md):
+ * an HA guest requested `started` that is not running is started (a recovered one included), one
+ * requested `stopped` or `disabled` that runs is stopped, each a `qmstart`/`qmstop` task of
+ * root@pam. A guest busy with an operation or locked is left to it. Failed starts count against
+ * `max_restart`; past it the guest is put in `error` (an `ha-error` event) until it is disabled.
+ */
+@Injectable()
+export class LocalResourceManager {
+  /** Until when each guest acted on is left alone (Infinity while the action runs). */
+  private readonly settling = new Map<number, number>();
+
+  constructor(
+    private readonly repository: HaManagerRepository,
+    private readonly guests: GuestsService,
+    private readonly view: GuestView,
+    private readonly tasks: GuestTasks,
+    private readonly hub: AgentHub,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async round(managed: readonly ManagedGuest[]): Promise<void> {
+    const now = Date.now();
+    for (const guest of managed) {
+      if (!guest.nodeOnline || !this.hub.holds(guest.node) || this.tasks.busy(guest.vmid) || (this.settling.get(guest.vmid) ?? 0) > now) continue;
+      const state = this.view.get(guest.vmid);
+      if (!state || state.row.node !== guest.node || state.row.lock !== null) continue;
+      if (guest.crmState === 'error') {
+        if (guest.state === 'disabled') await this.repository.settle(guest.vmid, 'disabled');
+        continue;
+      }
+      const running = runState(state) !== 'stopped';
+      if (guest.state === 'started' && !running) void this.act(guest, 'start');
+      else if (guest.state !== 'started' && running) void this.act(guest, 'stop');
+      else {
+        const settled: HaCrmState = guest.state;
+        if (guest.crmState !== settled) await this.repository.settle(guest.vmid, settled);
+      }
+    }
+  }
+
+  private async act(guest: ManagedGuest, action: 'start' | 'stop'): Promise<void> {
+    const sid = sidOf(guest);
+    this.settling.set(guest.vmid, Infinity);
+    try {
+      if (action === 'stop') await this.repository.setCrmState([guest.vmid], 'request_stop');
+      await this.guests.haPower(kindOfResource(guest.type), guest.vmid, action);
+      if (action === 'start') await this.repository.started(guest.vmid, true);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ sid, node: guest.node, action, reason }, 'HA: an action on a guest failed');
+      if (action === 'start') await this.failedStart(guest, reason).catch((failure: unknown) => this.logger.warn({ err: failure, sid }, 'HA: cannot count a failed start'));
+    } finally {
+      this.settling.set(guest.vmid, Date.now() + SETTLE_MS);
+    }
+  }
+
+  private async failedStart(guest: ManagedGuest, reason: string): Promise<void> {
+    const count = await this.repository.started(guest.vmid, false).catch(() => null);
+    if (count === null || count.restarts <= count.maxRestart) return;
+    await this.repository.setCrmState([guest.vmid], 'error', async (db) => {
+      await recordEvent(db, { event: 'ha-error', node: guest.node, vmid: guest.vmid, details: { reason, restarts: count.restarts } });
+    });
+    this.logger.error({ sid: sidOf(guest), node: guest.node, restarts: count.restarts }, 'HA: a guest failed to start more than max_restart times; it is in error until disabled');
+  }
+}
