@@ -3,6 +3,7 @@ import { API_MODULES } from '../app.module.js';
 import { addGroup, addRole, addToken, addUser, apiToken, basic, call, dataOf, grant, ROOT, type Form, type Headers } from '../../test-support/access-fixture.js';
 import { joinNode } from '../../test-support/node-fixture.js';
 import { startTestApp, TEST_ROOT_PASSWORD, type TestApp } from '../../test-support/test-app.js';
+import { GuestRow } from '../guests/guest.entity.js';
 import { GuestView } from '../guests/guest-view.js';
 import { GuestsRepository } from '../guests/guests.repository.js';
 import { JoinTokensRepository } from '../cluster/join-tokens/join-tokens.repository.js';
@@ -98,6 +99,16 @@ const addBackupJob = (prefix: string) => async (t: TestApp, c: Caller) => void d
 const WEBHOOKS = '/cluster/notifications/endpoints/webhook';
 const addWebhook = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', WEBHOOKS, { form: { name: `${prefix}-${c}`, url: 'http://192.0.2.1/hook' } }));
 const addMatcher = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', '/cluster/notifications/matchers', { form: { name: `${prefix}-${c}` } }));
+
+/** VM 150, under HA or not as the row needs: apart from the guests whose own rows run power actions and destroys. */
+const haGuest = (underHa: boolean) => async (t: TestApp) => {
+  if (!(await t.dataSource.manager.exists(GuestRow, { where: { vmid: 150 } }))) await t.app.get(GuestsRepository).insert({ vmid: 150, type: 'qemu', node: 'matrix', config: {}, lock: null });
+  const found = (await call(t, 'GET', '/cluster/ha/resources/vm:150')).status === 200;
+  if (underHa && !found) dataOf(await call(t, 'POST', '/cluster/ha/resources', { form: { sid: 'vm:150' } }));
+  if (!underHa && found) dataOf(await call(t, 'DELETE', '/cluster/ha/resources/vm:150'));
+};
+/** An HA group per caller, made in the row's setup (Sys.Console is root's only here). */
+const addHaGroup = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', '/cluster/ha/groups', { form: { group: `${prefix}-${c}`, nodes: 'matrix' } }));
 
 const ROWS: readonly Row[] = [
   { endpoint: 'GET /version', request: () => ({ path: '/version' }), expect: PUBLIC },
@@ -296,6 +307,21 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /cluster/notifications/matchers/{name}', setup: addMatcher('read'), request: (c) => ({ path: `/cluster/notifications/matchers/read-${c}` }), expect: AUDITORS },
   { endpoint: 'PUT /cluster/notifications/matchers/{name}', setup: addMatcher('edit'), request: (c) => ({ path: `/cluster/notifications/matchers/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
   { endpoint: 'DELETE /cluster/notifications/matchers/{name}', setup: addMatcher('gone'), request: (c) => ({ path: `/cluster/notifications/matchers/gone-${c}` }), expect: ROOT_ONLY },
+
+  { endpoint: 'GET /cluster/ha', request: () => ({ path: '/cluster/ha' }), expect: AUDITORS },
+  { endpoint: 'GET /cluster/ha/status', request: () => ({ path: '/cluster/ha/status' }), expect: AUDITORS },
+  { endpoint: 'GET /cluster/ha/status/current', request: () => ({ path: '/cluster/ha/status/current' }), expect: AUDITORS },
+  { endpoint: 'GET /cluster/ha/status/manager_status', request: () => ({ path: '/cluster/ha/status/manager_status' }), expect: AUDITORS },
+  { endpoint: 'GET /cluster/ha/resources', request: () => ({ path: '/cluster/ha/resources' }), expect: AUDITORS },
+  { endpoint: 'POST /cluster/ha/resources', setup: haGuest(false), request: () => ({ path: '/cluster/ha/resources', form: { sid: 'vm:150' } }), expect: ROOT_ONLY },
+  { endpoint: 'GET /cluster/ha/resources/{sid}', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150' }), expect: AUDITORS },
+  { endpoint: 'PUT /cluster/ha/resources/{sid}', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150', form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /cluster/ha/resources/{sid}', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150' }), expect: ROOT_ONLY },
+  { endpoint: 'GET /cluster/ha/groups', request: () => ({ path: '/cluster/ha/groups' }), expect: AUDITORS },
+  { endpoint: 'POST /cluster/ha/groups', request: (c) => ({ path: '/cluster/ha/groups', form: { group: `new-${c}`, nodes: 'matrix' } }), expect: ROOT_ONLY },
+  { endpoint: 'GET /cluster/ha/groups/{group}', setup: addHaGroup('read'), request: (c) => ({ path: `/cluster/ha/groups/read-${c}` }), expect: AUDITORS },
+  { endpoint: 'PUT /cluster/ha/groups/{group}', setup: addHaGroup('edit'), request: (c) => ({ path: `/cluster/ha/groups/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  { endpoint: 'DELETE /cluster/ha/groups/{group}', setup: addHaGroup('gone'), request: (c) => ({ path: `/cluster/ha/groups/gone-${c}` }), expect: ROOT_ONLY },
 ];
 
 /** The endpoints every kind of guest has, on an existing guest of the offline node `matrix`: reads answer, actions find the agent away. */

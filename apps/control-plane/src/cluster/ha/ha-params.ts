@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { commaListParam } from '../../access/access-params.js';
+import type { Check } from '../../http/endpoint.js';
+import { stringParam } from '../../http/params.js';
+
+/*
+ * What the HA endpoints share (PVE's `/cluster/ha`, facts.md 4.10; docs/ha.md): their permissions,
+ * as PVE's schema has them, and the resource id `sid`.
+ */
+
+export const MAY_AUDIT: Check = { kind: 'privileges', path: '/', privileges: ['Sys.Audit'] };
+/** PVE asks Sys.Console on `/` for every HA configuration change. */
+export const MAY_CONFIGURE: Check = { kind: 'privileges', path: '/', privileges: ['Sys.Console'] };
+
+/** PVE's HA resource types: `vm` for a VM, `ct` for a container. */
+export type HaResourceType = 'vm' | 'ct';
+
+/** A sid as given: `vm:100`, `ct:100`, or the bare vmid (its type is then the guest's), as PVE accepts. */
+export interface GivenSid {
+  readonly type: HaResourceType | undefined;
+  readonly vmid: number;
+}
+
+const SID = /^(?:(vm|ct):)?([1-9]\d{2,8})$/;
+
+export const sidParam = (description = 'The HA resource: `vm:<vmid>`, `ct:<vmid>`, or the vmid alone.') =>
+  stringParam({ description, pattern: SID, patternHint: 'must be vm:<vmid>, ct:<vmid> or <vmid> (vmid 100 to 999999999)' });
+
+/** A sid that matched sidParam's pattern. */
+export function parseSid(text: string): GivenSid {
+  const match = SID.exec(text);
+  if (!match) throw new Error(`not a sid: ${text}`);
+  return { type: match[1] as HaResourceType | undefined, vmid: Number(match[2]) };
+}
+
+export const resourceTypeParam = (description: string) =>
+  z.enum(['vm', 'ct'], { error: (issue) => `expected vm or ct, got '${String(issue.input)}'` }).meta({ description });
+
+/** PVE's `pve-configid`, the form of a group's name. */
+export const groupNameParam = (description: string) =>
+  stringParam({ description, maxLength: 64, pattern: /^[A-Za-z][A-Za-z0-9_-]+$/, patternHint: 'must be a letter followed by letters, digits, _ or - (at least 2 characters)' });
+
+/** `delete`: the settings a change resets, comma-separated, of those `deletable`. */
+export function deleteParam(deletable: readonly [string, ...string[]]) {
+  return commaListParam(z.enum(deletable, { error: (issue) => `cannot delete '${String(issue.input)}'` }), 'Settings to reset, comma-separated.');
+}
+
+export const digestParam = () => stringParam({ description: 'The `digest` of the read this change is based on: refused (409) if the entry changed since.', maxLength: 64 });
+
+/** A setting given both to set and in `delete`: a 400 naming `delete`. */
+export function setAndDeleted(params: Readonly<Record<string, unknown>>, deleted: readonly string[]): string | undefined {
+  return deleted.find((key) => params[key] !== undefined);
+}

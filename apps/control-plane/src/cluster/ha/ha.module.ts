@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { HaGroupsController } from './ha-groups.controller.js';
+import { HaGroupsRepository } from './ha-groups.repository.js';
+import { HaGroupsService } from './ha-groups.service.js';
+import { HaResourcesController } from './ha-resources.controller.js';
+import { HaResourcesRepository } from './ha-resources.repository.js';
+import { HaResourcesService } from './ha-resources.service.js';
+import { HaStatusController } from './ha-status.controller.js';
+import { HaStatusRepository } from './ha-status.repository.js';
+import { HaStatusService } from './ha-status.service.js';
+
+/** `/cluster/ha` (issue 8; docs/ha.md): HA resources and groups, and the HA status. */
+@Module({
+  controllers: [HaStatusController, HaResourcesController, HaGroupsController],
+  providers: [HaStatusRepository, HaStatusService, HaResourcesRepository, HaResourcesService, HaGroupsRepository, HaGroupsService],
+  exports: [HaResourcesRepository],
+})
+export class HaModule {}
