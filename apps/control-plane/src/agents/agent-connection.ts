@@ -15,7 +15,8 @@ export type NumberedFrame = Extract<AgentFrame, { seq: number }>;
 export interface ConnectionEvents {
   /** A valid hello of the authenticated node arrived; the hub answers with `welcome()` or closes. */
   hello(connection: AgentConnection, hello: HelloFrame): void;
-  heartbeat(connection: AgentConnection): void;
+  /** A heartbeat, with its number `n` when the agent holds an HA lease. */
+  heartbeat(connection: AgentConnection, n: number | undefined): void;
   /** A numbered frame, in order; the hub acknowledges it once handled. */
   frame(connection: AgentConnection, frame: NumberedFrame): void;
   closed(connection: AgentConnection, code: number, reason: string): void;
@@ -78,7 +79,7 @@ export class AgentConnection {
       return this.events.hello(this, frame);
     }
     if (!this.greeted) return this.close(CLOSE_CODES.unexpectedFrame, `${frame.type} before hello`);
-    if (frame.type === 'heartbeat') return this.events.heartbeat(this);
+    if (frame.type === 'heartbeat') return this.events.heartbeat(this, frame.n);
     this.events.frame(this, frame);
   }
 }

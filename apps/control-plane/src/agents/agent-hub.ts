@@ -15,6 +15,7 @@ import { NodeView } from '../nodes/node-view.js';
 import { NodesRepository } from '../nodes/nodes.repository.js';
 import { AgentConnection, HEARTBEAT_MS, type ConnectionEvents, type NumberedFrame } from './agent-connection.js';
 import { agentFailure } from './agent-failure.js';
+import { AgentLeases, type LeaseCount } from './agent-leases.js';
 
 /** No heartbeat for this long and the node is offline (issue 4, DESIGN.md). */
 export const NODE_DOWN_MS = 10_000;
@@ -73,6 +74,8 @@ interface Link {
    */
   welcomed: boolean;
   session: string | null;
+  /** The session's heartbeat numbers, for its HA lease (agent-leases.ts). */
+  readonly lease: LeaseCount;
   /** The highest frame number of the session already handled: a re-sent frame up to it is acknowledged, not handled twice. */
   handledUpTo: number;
   /** Numbered frames are handled one after another, in order. */
@@ -106,6 +109,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly dataSource: DataSource,
     private readonly nodes: NodesRepository,
     private readonly view: NodeView,
+    private readonly leases: AgentLeases,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     upgrades.route(new RegExp(`^${AGENT_WEBSOCKET_PATH}$`), (upgrade) => this.connect(upgrade));
@@ -210,7 +214,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     this.server.handleUpgrade(request, socket, head, (ws) => {
       const events: ConnectionEvents = {
         hello: (c, hello) => void this.hello(c, hello),
-        heartbeat: (c) => this.heartbeat(c),
+        heartbeat: (c, n) => this.heartbeat(c, n),
         frame: (c, frame) => this.frame(c, frame),
         closed: (c, code, reason) => this.closed(c, code, reason),
       };
@@ -257,7 +261,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     let link = this.links.get(node);
     if (link?.connection && link.connection !== connection) link.connection.close(CLOSE_CODES.replaced, 'a newer connection of this node took over');
     if (!link) {
-      link = { connection: null, connectionId: '', welcomed: false, session: null, handledUpTo: 0, queue: Promise.resolve(), ackScheduled: false, downTimer: null, pending: new Map() };
+      link = { connection: null, connectionId: '', welcomed: false, session: null, lease: { heard: 0, granted: 0 }, handledUpTo: 0, queue: Promise.resolve(), ackScheduled: false, downTimer: null, pending: new Map() };
       this.links.set(node, link);
     }
     if (link.session !== hello.session) {
@@ -265,6 +269,9 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
       this.wentAway(node, link, 'its agent restarted');
       link.session = hello.session;
       link.handledUpTo = 0;
+      // Its heartbeats count from 1 again.
+      link.lease.heard = 0;
+      link.lease.granted = 0;
     }
     link.connection = connection;
     link.welcomed = false;
@@ -289,9 +296,10 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     this.logger.info({ node, session: hello.session, agentVersion: hello.agentVersion, capabilities: hello.capabilities, lastAck: hello.lastAck }, 'node online');
   }
 
-  private heartbeat(connection: AgentConnection): void {
+  private heartbeat(connection: AgentConnection, n?: number): void {
     const link = this.links.get(connection.node);
     if (!link || link.connection !== connection) return;
+    if (n !== undefined && link.welcomed) link.lease.heard = Math.max(link.lease.heard, n);
     if (link.downTimer) clearTimeout(link.downTimer);
     link.downTimer = setTimeout(() => void this.silent(connection.node, link), NODE_DOWN_MS);
     link.downTimer.unref();
@@ -405,6 +413,8 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
       for (const { link, connection, id } of held) {
         if (!holding.has(id) && link.connection === connection) connection.close(CLOSE_CODES.replaced, 'the node was re-joined or is held by another connection');
       }
+      const leased = held.filter(({ link, connection, id }) => holding.has(id) && link.connection === connection);
+      await this.leases.renew(leased.map(({ link, connection, id }) => ({ connectionId: id, count: link.lease, send: (frame) => connection.send(frame) })));
       // Nodes whose replica vanished: no one writes their heartbeats. Judged only after this replica has been up for a heartbeat window.
       if (Date.now() - this.startedAt >= NODE_DOWN_MS) await this.markDown({ silentS: (NODE_DOWN_MS + LIVENESS_MS) / 1000 });
     } catch (error) {

@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { NodeView } from '../nodes/node-view.js';
 import { NodesRepository } from '../nodes/nodes.repository.js';
 import { AgentHub } from './agent-hub.js';
+import { AgentLeases } from './agent-leases.js';
 
 /** The agent hub and the in-memory node view it keeps current: every area that talks to nodes uses them. */
-@Module({ providers: [AgentHub, NodeView, NodesRepository], exports: [AgentHub, NodeView, NodesRepository] })
+@Module({ providers: [AgentHub, AgentLeases, NodeView, NodesRepository], exports: [AgentHub, NodeView, NodesRepository] })
 export class AgentsModule {}

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       eventRetentionDays: 7,
       webhookRetryHours: 24,
       webhookMaxBackoffS: 600,
+      haLeaseS: 30,
     });
   });
 
@@ -54,6 +55,9 @@ describe('loadConfig', () => {
     [{ CORRAL_WEBHOOK_RETRY_HOURS: '1d' }, 'CORRAL_WEBHOOK_RETRY_HOURS: must be a number of hours'],
     [{ CORRAL_WEBHOOK_MAX_BACKOFF_S: '0' }, 'CORRAL_WEBHOOK_MAX_BACKOFF_S: must be a whole number of seconds, at least 1'],
     [{ CORRAL_WEBHOOK_MAX_BACKOFF_S: '2.5' }, 'CORRAL_WEBHOOK_MAX_BACKOFF_S: must be a whole number of seconds, at least 1'],
+    [{ CORRAL_HA_LEASE_S: '9' }, 'CORRAL_HA_LEASE_S: must be a whole number of seconds from 10 to 600'],
+    [{ CORRAL_HA_LEASE_S: '601' }, 'CORRAL_HA_LEASE_S: must be a whole number of seconds from 10 to 600'],
+    [{ CORRAL_HA_LEASE_S: '30.5' }, 'CORRAL_HA_LEASE_S: must be a whole number of seconds from 10 to 600'],
     [{ CORRAL_OIDC_ISSUER: 'https://id.example.com' }, 'CORRAL_OIDC_ISSUER: CORRAL_OIDC_ISSUER and CORRAL_OIDC_AUDIENCE must be set together'],
     [{ CORRAL_OIDC_ISSUER: 'ftp://x', CORRAL_OIDC_AUDIENCE: 'a' }, 'CORRAL_OIDC_ISSUER: must be an http(s) URL'],
   ])('rejects %j naming the variable', (env, message) => {

@@ -29,6 +29,8 @@ export interface Config {
   readonly webhookRetryHours: number;
   /** The longest wait between two attempts of a webhook delivery, in seconds (docs/webhooks.md "Retries"). */
   readonly webhookMaxBackoffS: number;
+  /** How long an agent's HA lease lasts after its last heartbeat the control plane granted (CORRAL_HA_LEASE_S, docs/ha.md). */
+  readonly haLeaseS: number;
 }
 
 export interface OidcConfig {
@@ -96,6 +98,12 @@ const Env = z
       .transform(Number)
       .refine((seconds) => seconds >= 1, 'must be a whole number of seconds, at least 1')
       .default(600),
+    CORRAL_HA_LEASE_S: z
+      .string()
+      .regex(/^\d{1,6}$/, 'must be a whole number of seconds from 10 to 600')
+      .transform(Number)
+      .refine((seconds) => seconds >= 10 && seconds <= 600, 'must be a whole number of seconds from 10 to 600')
+      .default(30),
     DATABASE_URL: optionalText.pipe(
       z
         .string()
@@ -150,6 +158,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     eventRetentionDays: e.CORRAL_EVENT_RETENTION_DAYS,
     webhookRetryHours: e.CORRAL_WEBHOOK_RETRY_HOURS,
     webhookMaxBackoffS: e.CORRAL_WEBHOOK_MAX_BACKOFF_S,
+    haLeaseS: e.CORRAL_HA_LEASE_S,
   });
 }
 
