@@ -37,12 +37,12 @@ export function guestController(kind: GuestKind, endpoints: Common) {
     }
 
     @Endpoint(endpoints.status)
-    status(@Params() p: ParamsOf<Common['status']>): ResultOf<Common['status']> {
+    status(@Params() p: ParamsOf<Common['status']>): Promise<ResultOf<Common['status']>> {
       return this.guests.current(kind, p.node, p.vmid);
     }
 
     @Endpoint(endpoints.current)
-    current(@Params() p: ParamsOf<Common['current']>): ResultOf<Common['current']> {
+    current(@Params() p: ParamsOf<Common['current']>): Promise<ResultOf<Common['current']>> {
       return this.guests.current(kind, p.node, p.vmid);
     }
 

@@ -43,7 +43,10 @@ export const GuestStatus = z.object({
   template: z.literal(1).optional(),
   lock: z.string().optional(),
   tags: z.string().optional(),
-  ha: z.object({ managed: z.literal(0) }).optional(),
+  ha: z
+    .union([z.object({ managed: z.literal(0) }), z.object({ managed: z.literal(1), state: z.string().meta({ description: 'The requested HA state.' }), group: z.string().optional() })])
+    .optional()
+    .meta({ description: "PVE's HA view of the guest: `managed` 1 with its requested `state` and `group` when it is an HA resource." }),
 });
 export type GuestStatus = z.infer<typeof GuestStatus>;
 
@@ -92,7 +95,7 @@ export function guestEndpoints(kind: GuestKind) {
       summary: 'Destroy the guest and its volumes',
       parameters: z.object({
         ...GUEST,
-        purge: booleanParam({ description: 'Also remove it from backup jobs and HA (accepted; Corral keeps neither for a destroyed guest).' }).optional(),
+        purge: booleanParam({ description: 'Also remove its HA resource: without it, destroying a guest under HA is refused (409), as PVE does. (Backup jobs naming the guest skip it once it is gone.)' }).optional(),
         force: booleanParam({ description: 'Stop a running guest first (without it, destroying a running guest is refused).' }).optional(),
         'destroy-unreferenced-disks': booleanParam({ description: 'Accepted for PVE clients: Corral knows no unreferenced volumes of a guest.' }).optional(),
       }),

@@ -82,8 +82,10 @@ export class GuestsService {
       .map(statusEntry);
   }
 
-  current(kind: GuestKind, node: string, vmid: number): GuestStatus {
-    return { ...statusEntry(this.existing(kind, node, vmid)), ha: { managed: 0 } };
+  async current(kind: GuestKind, node: string, vmid: number): Promise<GuestStatus> {
+    const entry = statusEntry(this.existing(kind, node, vmid));
+    const ha = await this.ha.managed(vmid);
+    return { ...entry, ha: ha === null ? { managed: 0 } : { managed: 1, state: ha.state, ...(ha.group !== null ? { group: ha.group } : {}) } };
   }
 
   index(kind: GuestKind, node: string, vmid: number): { subdir: string }[] {
@@ -217,8 +219,10 @@ export class GuestsService {
     return this.tasks.submit({ node, vmid, type: kind.tasks.resume ?? 'resume', caller, check: () => this.mustBe(kind, node, vmid, ['paused'], 'is not paused'), work: (work) => work.agent('guest.resume', { type: kind.type, vmid }, POWER_MS) });
   }
 
-  async destroy(kind: GuestKind, node: string, vmid: number, options: { force?: boolean }, caller: Principal): Promise<string> {
+  async destroy(kind: GuestKind, node: string, vmid: number, options: { force?: boolean; purge?: boolean }, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
+    // PVE's words; with purge=1 the HA resource goes with the guest (its foreign key cascades).
+    if (options.purge !== true && (await this.ha.managed(vmid)) !== null) throw new ApiError('IN_USE', `unable to remove ${kind.noun} ${vmid} - used in HA resources and purge parameter not set.`);
     const force = options.force === true;
     return this.tasks.submit({
       node,

@@ -18,6 +18,12 @@ export class HaRequests {
     return state === undefined || state === 'ignored' ? null : state;
   }
 
+  /** The guest's HA resource as `status/current` shows it (PVE's `ha`): its requested state and group; null when it has none. */
+  async managed(vmid: number): Promise<{ state: HaRequestedState; group: string | null } | null> {
+    const rows = (await this.dataSource.query('SELECT "state", "group" FROM "ha_resources" WHERE "vmid" = $1', [vmid])) as { state: HaRequestedState; group: string | null }[];
+    return rows[0] ?? null;
+  }
+
   /** Sets the requested state (PVE: `ha-manager crm-command start|stop`), unless the resource is gone or `ignored` by now. */
   async request(vmid: number, state: 'started' | 'stopped'): Promise<void> {
     await this.dataSource.query(`UPDATE "ha_resources" SET "state" = $2 WHERE "vmid" = $1 AND "state" <> 'ignored'`, [vmid, state]);
