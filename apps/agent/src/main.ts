@@ -2,6 +2,7 @@
 // corral-agent: dials the control plane named in its config file and runs its commands on this host.
 import { AGENT_STREAMS_PATH } from '@corral/protocol';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { Agent } from './agent.js';
 import { createCommandHandlers } from './commands/command-handlers.js';
 import { AGENT_USAGE, parseAgentArguments, UsageError } from './config/agent-arguments.js';
@@ -10,6 +11,7 @@ import { dial } from './connection/dial.js';
 import { DriverSettingError, selectDriver } from './drivers/select-driver.js';
 import { HaLease } from './ha/ha-lease.js';
 import { SelfFence } from './ha/self-fence.js';
+import { WatchdogSupervisor } from './ha/watchdog-supervisor.js';
 import { detectCapabilities } from './host/capabilities.js';
 import { createInventory } from './host/inventory.js';
 import { openHost } from './host/host.js';
@@ -69,8 +71,12 @@ async function main(): Promise<number> {
   const inventory = createInventory(host);
   const openStream = (stream: string) => dial(config, `${AGENT_STREAMS_PATH}/${stream}`);
   const fence = new SelfFence(driver, logger, runtime);
-  const lease = new HaLease({ fence, logger });
-  const handlers = createCommandHandlers(host, driver, runtime, openStream, logger, fence);
+  // The fence watchdog fences at the lease's deadline even when this process is gone (docs/agents.md "The HA lease").
+  const watchdog = new WatchdogSupervisor({ host, driver, logger, script: fileURLToPath(new URL('./ha/fence-watchdog-main.js', import.meta.url)) });
+  const lease = new HaLease({ fence, logger, onRenewed: (deadline, guests) => watchdog.update(deadline, guests) });
+  // After every guest command: the run state read, and the watchdog told the guests' processes now.
+  const afterCommand = { refresh: () => runtime.refresh().finally(() => watchdog.refresh()) };
+  const handlers = createCommandHandlers(host, driver, afterCommand, openStream, logger, fence);
   const agent = new Agent({ config, version, capabilities: await detectCapabilities(), handlers, inventory, runtime, lease, logger });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => agent.stop());
   if (process.env['CORRAL_AGENT_STOP_WITH_PARENT'] === '1') stopWithParent(() => agent.stop());

@@ -1,6 +1,7 @@
 import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../commands/command-context.js';
+import type { FenceOrder } from '../ha/fence-orders.js';
 import type { GuestBackups } from './guest-backups.js';
 import type { GuestMigration } from './guest-migration.js';
 
@@ -30,6 +31,11 @@ export interface GuestDriver {
    * without asking the guest, waiting for its monitor or honouring a lock. A stopped guest is no error.
    */
   kill(type: GuestType, vmid: number, context: CommandContext): Promise<void>;
+  /**
+   * How the fence watchdog (ha/fence-watchdog-main.ts) kills the guest without the agent, as it
+   * runs now: undefined when it does not run, or when the driver has no way that works without it.
+   */
+  fenceOrder(type: GuestType, vmid: number, signal: AbortSignal): Promise<FenceOrder | undefined>;
   /** Resolves once the guest is stopped; when `forceStop` is false and the time runs out, throws saying it still runs. */
   shutdown(params: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void>;
   reboot(params: ParamsOf<'guest.reboot'>, context: CommandContext): Promise<void>;

@@ -24,6 +24,11 @@ export interface HaLeaseOptions {
   readonly logger: Logger;
   /** A monotonic clock in ms (default `performance.now`): a wall-clock step must not move a deadline. */
   readonly now?: () => number;
+  /**
+   * Every lease taken: its deadline on `now`'s clock (undefined when it lists no guests) and its
+   * guests, for the fence watchdog (watchdog-supervisor.ts), which fences even if this process dies.
+   */
+  readonly onRenewed?: (deadline: number | undefined, guests: readonly LeaseGuest[]) => void;
 }
 
 interface Held {
@@ -90,14 +95,15 @@ export class HaLease {
     this.held = { upTo: lease.upTo, guests: lease.guests, renewedAt: new Date() };
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (lease.guests.length === 0) return;
+    if (lease.guests.length === 0) return this.options.onRenewed?.(undefined, []);
     const deadline = sentAt + lease.ttlMs - FENCE_MARGIN_MS;
     this.timer = setTimeout(() => this.expire(), Math.max(0, deadline - this.now()));
+    this.options.onRenewed?.(deadline, lease.guests);
   }
 
   /**
-   * The agent exits: the timer goes with the process, so nothing fences this node's HA guests
-   * after that (they keep running, as every guest does when its agent exits).
+   * The agent exits: the timer goes with the process. The fence watchdog it told (`onRenewed`)
+   * stays and fences at the same deadline unless a new agent process takes the lease over.
    */
   close(): void {
     clearTimeout(this.timer);

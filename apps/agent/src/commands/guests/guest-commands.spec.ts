@@ -19,6 +19,7 @@ function fakeDriver(steps: string[], failing: string[] = []): GuestDriver {
     start: method('start'),
     stop: method('stop'),
     kill: method('kill'),
+    fenceOrder: async () => undefined,
     shutdown: method('shutdown'),
     reboot: method('reboot'),
     reset: method('reset'),

@@ -20,6 +20,7 @@ function fakePart(listed: GuestRuntime[]) {
     start: record('start'),
     stop: record('stop'),
     kill: record('kill'),
+    fenceOrder: async () => undefined,
     shutdown: record('shutdown'),
     reboot: record('reboot'),
     suspend: record('suspend'),

@@ -1,6 +1,7 @@
 import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../../commands/command-context.js';
+import type { FenceOrder } from '../../ha/fence-orders.js';
 import { backupOwner } from '../backup-archive.js';
 import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';
@@ -54,6 +55,10 @@ export class NativeDriver implements GuestDriver {
 
   kill(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
     return this.part(type).kill(vmid, context);
+  }
+
+  fenceOrder(type: GuestType, vmid: number, signal: AbortSignal): Promise<FenceOrder | undefined> {
+    return this.part(type).fenceOrder(vmid, signal);
   }
 
   shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {

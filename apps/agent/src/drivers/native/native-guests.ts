@@ -1,5 +1,6 @@
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../commands/command-context.js';
+import type { FenceOrder } from '../../ha/fence-orders.js';
 import type { GuestBackups } from '../guest-backups.js';
 
 /**
@@ -13,6 +14,8 @@ export interface NativeGuests {
   stop(vmid: number, context: CommandContext): Promise<void>;
   /** As `GuestDriver.kill`. */
   kill(vmid: number, context: CommandContext): Promise<void>;
+  /** As `GuestDriver.fenceOrder`. */
+  fenceOrder(vmid: number, signal: AbortSignal): Promise<FenceOrder | undefined>;
   shutdown(vmid: number, timeoutS: number, forceStop: boolean, context: CommandContext): Promise<void>;
   reboot(guest: GuestSpec, timeoutS: number, context: CommandContext): Promise<void>;
   suspend(vmid: number, context: CommandContext): Promise<void>;

@@ -2,6 +2,7 @@ import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/proto
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../../commands/command-context.js';
 import { CommandFailure } from '../../commands/command-failure.js';
+import type { FenceOrder } from '../../ha/fence-orders.js';
 import { ProcessFigures, type Figures } from '../../host/process-figures.js';
 import { lastWords, runProgram } from '../../host/run-program.js';
 import type { GuestDriver } from '../guest-driver.js';
@@ -57,7 +58,13 @@ export class PveDriver implements GuestDriver {
    * kills the container; `--skiplock` so that a backup's or migration's lock does not refuse it.
    */
   async kill(type: GuestType, vmid: number, context: CommandContext): Promise<void> {
-    await this.run(tool(type), ['stop', String(vmid), '--skiplock', '1'], context);
+    const [program, ...args] = killArgv(type, vmid);
+    await this.run(program, args, context);
+  }
+
+  /** The same hard stop, run by the fence watchdog; a second `qm stop` waits for the first one's lock, then finds the guest stopped. */
+  async fenceOrder(type: GuestType, vmid: number): Promise<FenceOrder> {
+    return { kind: 'run', argv: killArgv(type, vmid) };
   }
 
   async shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {
@@ -133,6 +140,10 @@ export class PveDriver implements GuestDriver {
 /** A listed guest as the agent reports it; without figures (a container, a stopped VM, a process gone meanwhile) they are 0. */
 function runtime(type: GuestType, guest: ListedGuest, figures?: Figures): GuestRuntime {
   return { vmid: guest.vmid, type, status: guest.status, ...(guest.pid === undefined ? {} : { pid: guest.pid }), uptime: figures?.uptime ?? 0, cpu: figures?.cpu ?? 0, mem: figures?.mem ?? 0 };
+}
+
+function killArgv(type: GuestType, vmid: number): [string, ...string[]] {
+  return [tool(type), 'stop', String(vmid), '--skiplock', '1'];
 }
 
 function tool(type: GuestType): 'qm' | 'pct' {

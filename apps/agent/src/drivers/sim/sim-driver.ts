@@ -131,6 +131,14 @@ export class SimDriver implements GuestDriver {
     await this.writer.save();
   }
 
+  /**
+   * None: a simulated guest is a record in this agent's state file, not a process, and the state
+   * file is the running agent's to write. The fence watchdog does not cover the sim driver.
+   */
+  async fenceOrder(): Promise<undefined> {
+    return undefined;
+  }
+
   async shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {
     const guest = await this.find(type, vmid);
     if (guest === undefined || guest.status === 'stopped') return logNotRunning(type, vmid, context);

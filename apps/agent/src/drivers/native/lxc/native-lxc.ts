@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
+import { processOrder, type FenceOrder } from '../../../ha/fence-orders.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { writeHostFile } from '../../../host/host-files.js';
 import { CpuMeter } from '../../../host/process-figures.js';
@@ -95,6 +96,17 @@ export class NativeLxc implements NativeGuests {
   /** `lxc-stop -k` already kills the container's processes without asking its init. */
   kill(vmid: number, context: CommandContext): Promise<void> {
     return this.stop(vmid, context);
+  }
+
+  /**
+   * SIGKILL to the container's init (checked by its start time), which is what `lxc-stop -k` sends:
+   * the kernel then kills every process of its pid namespace. A pid rather than a second `lxc-stop`,
+   * so that the watchdog and the agent's own self-fence at the same moment do not fail each other.
+   */
+  async fenceOrder(vmid: number, signal: AbortSignal): Promise<FenceOrder | undefined> {
+    const output = await this.tools.run('lxc-info', vmid, ['-p', '-H'], { signal });
+    const pid = output.stdout.trim();
+    return output.code === 0 && /^\d+$/.test(pid) ? processOrder(Number(pid)) : undefined;
   }
 
   /** Sends init the halt signal (`--nokill`: LXC itself would kill it when the time runs out), then judges by the state. */

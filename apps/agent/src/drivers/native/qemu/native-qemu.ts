@@ -2,6 +2,7 @@ import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
+import { processOrder, type FenceOrder } from '../../../ha/fence-orders.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { ProcessFigures } from '../../../host/process-figures.js';
 import { lastWords, runChecked, runProgram, type ProgramOutput } from '../../../host/run-program.js';
@@ -101,6 +102,12 @@ export class NativeQemu implements NativeGuests {
     const vm = this.vm(vmid);
     if ((await vm.runningPid()) === undefined) context.log(notRunning('qemu', vmid));
     await vm.kill();
+  }
+
+  /** SIGKILL to the QEMU that runs now (checked by its start time, as a pid may be reused). */
+  async fenceOrder(vmid: number): Promise<FenceOrder | undefined> {
+    const pid = await this.vm(vmid).runningPid();
+    return pid === undefined ? undefined : processOrder(pid);
   }
 
   /** ACPI power button, then wait; a guest without an OS (or ACPI) ignores it, which is what forceStop is for. */

@@ -1,0 +1,30 @@
+import { lastWords, runProgram } from '../host/run-program.js';
+import { PROC_ROOT } from '../host/process-figures.js';
+import { startTicksOf, type FenceOrder } from './fence-orders.js';
+
+/** A program the watchdog runs to stop a guest (`qm stop`) gets this long. */
+const RUN_LIMIT_MS = 60_000;
+
+/**
+ * Carries out one fence order in the watchdog and says what happened, for its log; never throws.
+ * Killing a guest that is gone already (the agent's own self-fence came first) is no error.
+ */
+export async function carryOut(order: FenceOrder, procRoot = PROC_ROOT): Promise<string> {
+  if (order.kind === 'process') {
+    const { pid, startTicks } = order;
+    if ((await startTicksOf(pid, procRoot)) !== startTicks) return `pid ${pid} (started at tick ${startTicks}) is gone already`;
+    try {
+      process.kill(pid, 'SIGKILL');
+      return `SIGKILL sent to pid ${pid}`;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH' ? `pid ${pid} is gone already` : `could not kill pid ${pid}: ${(error as Error).message}`;
+    }
+  }
+  const [program = '', ...args] = order.argv;
+  try {
+    const output = await runProgram(program, args, { signal: new AbortController().signal, timeoutMs: RUN_LIMIT_MS });
+    return output.code === 0 ? `${order.argv.join(' ')}: done` : `${order.argv.join(' ')} failed (exit code ${output.code}): ${lastWords(output)}`;
+  } catch (error) {
+    return `${order.argv.join(' ')} failed: ${(error as Error).message}`;
+  }
+}
