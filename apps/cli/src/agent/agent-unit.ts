@@ -6,7 +6,14 @@ import { AtomicFile } from './atomic-file.js';
 
 export const UNIT_NAME = 'corral-agent.service';
 
-/** The systemd unit that runs the agent with `configPath` and restarts it whenever it ends. */
+/**
+ * The systemd unit that runs the agent with `configPath` and restarts it whenever it ends.
+ * `KillMode=process`: a stop or restart of the unit signals the agent only. What the agent started
+ * lives on, as it does after a crash: the guests (native QEMU and LXC run without their agent, as in
+ * PVE) and the HA fence watchdog, which must outlive the agent to fence the node's HA guests when
+ * the agent's HA lease runs out (docs/agents.md "The HA lease"). The default (control-group) would
+ * kill them all with the agent.
+ */
 export function agentUnit(nodePath: string, agentMain: string, configPath: string): string {
   return [
     '[Unit]',
@@ -19,6 +26,7 @@ export function agentUnit(nodePath: string, agentMain: string, configPath: strin
     `ExecStart=${[nodePath, agentMain, '--config', configPath].map(unitArgument).join(' ')}`,
     'Restart=always',
     'RestartSec=2',
+    'KillMode=process',
     '',
     '[Install]',
     'WantedBy=multi-user.target',

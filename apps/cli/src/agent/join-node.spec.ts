@@ -124,7 +124,7 @@ describe('corral agent install', () => {
     });
     const text = await readFile(unit, 'utf8');
     expect(text).toContain(`\nExecStart=${process.execPath} "/opt/corral 1/agent/main.js" --config ${config}\n`);
-    for (const line of ['Type=simple', 'Restart=always', 'RestartSec=2', 'After=network-online.target', 'WantedBy=multi-user.target']) expect(text).toContain(`\n${line}\n`);
+    for (const line of ['Type=simple', 'Restart=always', 'RestartSec=2', 'KillMode=process', 'After=network-online.target', 'WantedBy=multi-user.target']) expect(text).toContain(`\n${line}\n`);
     expect((await stat(unit)).mode & 0o777).toBe(0o644);
   });
 
