@@ -156,7 +156,7 @@ describe('the agent and the control plane (libs/protocol)', () => {
   it('numbers its heartbeats across reconnects and hands each lease frame to the HA lease', async () => {
     const hub = await startHub();
     const granted: number[] = [];
-    const lease = new HaLease({ fence: { fence: () => undefined, lift: () => undefined }, logger: jsonLogger(() => undefined) });
+    const lease = new HaLease({ fence: { fence: () => undefined, lift: () => undefined, cover: () => undefined }, logger: jsonLogger(() => undefined) });
     const grant = lease.grant.bind(lease);
     lease.grant = (frame) => {
       granted.push(frame.upTo);

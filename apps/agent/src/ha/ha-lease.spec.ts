@@ -11,6 +11,7 @@ function setup() {
   const fence: Fence = {
     fence: (guests, renewedAt) => calls.push(`fence ${guests.map((guest) => guest.vmid).join(',')} renewed ${renewedAt.toISOString()}`),
     lift: () => calls.push('lift'),
+    cover: () => undefined,
   };
   const lines: string[] = [];
   const lease = new HaLease({ fence, logger: jsonLogger((line) => lines.push(line)) });

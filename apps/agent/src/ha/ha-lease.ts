@@ -17,6 +17,8 @@ export interface Fence {
   fence(guests: readonly LeaseGuest[], renewedAt: Date): void;
   /** A newer lease arrived: the fenced guests may run again. */
   lift(): void;
+  /** The guests the lease now covers (every lease taken, and none once it ran out): only those may be started as HA guests. */
+  cover(guests: readonly LeaseGuest[]): void;
 }
 
 export interface HaLeaseOptions {
@@ -93,6 +95,7 @@ export class HaLease {
       fence.lift();
     }
     this.held = { upTo: lease.upTo, guests: lease.guests, renewedAt: new Date() };
+    fence.cover(lease.guests);
     clearTimeout(this.timer);
     this.timer = undefined;
     if (lease.guests.length === 0) return this.options.onRenewed?.(undefined, []);

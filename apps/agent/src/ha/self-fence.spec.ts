@@ -70,6 +70,22 @@ describe('the self-fence on the sim driver', () => {
     expect(await statuses()).toEqual({ 100: 'running', 200: 'running' });
   });
 
+  it('starts an HA guest (ha: true) only while the lease covers it: an agent that could not fence it does not run it', async () => {
+    const { fence, commands, statuses } = await running(0);
+    await commands['guest.create']({ guest: WEB1, allocate: [] }, context());
+    await expect(commands['guest.start']({ guest: WEB1, ha: true }, context())).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining("VM 100: this node's HA lease does not cover it yet") });
+    fence.cover([{ type: 'lxc', vmid: 100 }]);
+    await expect(commands['guest.start']({ guest: WEB1, ha: true }, context())).rejects.toMatchObject({ code: 'unavailable' });
+    expect(await statuses()).toEqual({ 100: 'stopped' });
+    fence.cover([{ type: 'qemu', vmid: 100 }]);
+    await commands['guest.start']({ guest: WEB1, ha: true }, context());
+    expect(await statuses()).toEqual({ 100: 'running' });
+    fence.fence([{ type: 'qemu', vmid: 100 }], RENEWED);
+    await fence.settled();
+    fence.lift();
+    await expect(commands['guest.start']({ guest: WEB1, ha: true }, context())).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('does not cover it yet') });
+  });
+
   it('aborts a start under way when the fence comes: the start fails and the guest does not run', async () => {
     const { fence, commands, statuses } = await running(1);
     await commands['guest.create']({ guest: WEB1, allocate: [] }, context());

@@ -28,6 +28,8 @@ interface Running {
  */
 export class SelfFence implements Fence {
   private fenced = new Set<string>();
+  /** The guests the current lease covers: an HA start of any other is refused, since this agent could not fence it. */
+  private covered = new Set<string>();
   private readonly running = new Set<Running>();
   /** The fence's kills under way, for tests and for `settled()`. */
   private kills: Promise<unknown> = Promise.resolve();
@@ -42,6 +44,7 @@ export class SelfFence implements Fence {
     const list = guests.map((guest) => guestLabel(guest.type, guest.vmid));
     this.logger.error(`self-fence: HA lease not renewed since ${renewedAt.toISOString()}; stopping HA guests ${list.join(', ')}`, { renewedAt: renewedAt.toISOString(), guests: list });
     this.fenced = new Set(guests.map((guest) => key(guest.type, guest.vmid)));
+    this.covered = new Set();
     for (const running of this.running) if (this.fenced.has(running.key)) running.abort.abort(new Error('stopped by the HA self-fence'));
     this.kills = Promise.allSettled(guests.map((guest) => this.kill(guest.type, guest.vmid))).then(() => this.runtime?.refresh());
   }
@@ -50,15 +53,24 @@ export class SelfFence implements Fence {
     this.fenced = new Set();
   }
 
+  cover(guests: readonly LeaseGuest[]): void {
+    this.covered = new Set(guests.map((guest) => key(guest.type, guest.vmid)));
+  }
+
   /** Resolves once the last fence's kills (and the run-state read after them) are done. */
   settled(): Promise<void> {
     return this.kills.then(() => undefined);
   }
 
-  /** Runs a command that can make the guest run (start, reboot, resume, backup): refused while the guest is fenced; see the class. */
-  async guard<T>(type: GuestType, vmid: number, context: CommandContext, operation: (context: CommandContext) => Promise<T>): Promise<T> {
+  /**
+   * Runs a command that can make the guest run (start, reboot, resume, backup): refused while the
+   * guest is fenced; see the class. An HA start (`ha`) is refused too unless the current lease
+   * covers the guest: an agent that could not fence a guest must not run it under HA.
+   */
+  async guard<T>(type: GuestType, vmid: number, context: CommandContext, operation: (context: CommandContext) => Promise<T>, ha = false): Promise<T> {
     const id = key(type, vmid);
     if (this.fenced.has(id)) throw refused(type, vmid);
+    if (ha && !this.covered.has(id)) throw new CommandFailure('unavailable', `${guestLabel(type, vmid)}: this node's HA lease does not cover it yet: it starts under HA once the control plane's next lease lists it`);
     const running = { key: id, abort: new AbortController() };
     this.running.add(running);
     let result: T;

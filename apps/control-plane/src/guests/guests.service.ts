@@ -125,10 +125,10 @@ export class GuestsService {
     });
   }
 
-  /** A start; for a guest under HA, PVE's `hastart`: its requested state becomes `started`, then it starts. */
+  /** A start; for a guest under HA, PVE's `hastart`: its requested state becomes `started`, and the HA manager starts it. */
   async start(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
-    if ((await this.ha.requested(vmid)) !== null) return this.haRequest(kind, node, vmid, 'started', caller, (work) => this.startWork(kind, vmid, work));
+    if ((await this.ha.requested(vmid)) !== null) return this.haRequest(kind, node, vmid, 'started', caller);
     return this.tasks.submit({ node, vmid, type: kind.tasks.start ?? 'start', caller, check: () => this.mayStart(kind, node, vmid), work: (work) => this.startWork(kind, vmid, work) });
   }
 
@@ -164,17 +164,18 @@ export class GuestsService {
   async haPower(kind: GuestKind, vmid: number, action: 'start' | 'stop'): Promise<void> {
     const { row } = this.existing(kind, undefined, vmid);
     const { node } = row;
-    const work = action === 'start' ? (guest: GuestWork) => this.startWork(kind, vmid, guest) : (guest: GuestWork) => guest.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
+    const work = action === 'start' ? (guest: GuestWork) => this.startWork(kind, vmid, guest, { ha: true }) : (guest: GuestWork) => guest.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
     const check = action === 'start' ? () => this.mayStart(kind, node, vmid) : () => this.mustBe(kind, node, vmid, ['running', 'paused'], 'is not running');
     await this.tasks.completed({ node, vmid, type: kind.tasks[action] ?? action, caller: SYSTEM_CALLER, check, work });
   }
 
   /**
-   * PVE's `hastart`/`hastop` task: the requested state is set first ("Requesting HA start for VM
-   * 100"), so the HA manager does not undo the action, then the action runs in the guest's turn;
-   * a guest already in that state is left as it is.
+   * PVE's `hastart`/`hastop` task: the requested state is set ("Requesting HA start for VM 100"),
+   * so the HA manager does not undo what the user asked. A start is the HA manager's to make (only
+   * an agent whose lease covers the guest may start it); a stop or shutdown (`action`) runs at once
+   * in the guest's turn, unless the guest is stopped already.
    */
-  private haRequest(kind: GuestKind, node: string, vmid: number, state: 'started' | 'stopped', caller: Principal, action: (work: GuestWork) => Promise<void>): Promise<string> {
+  private haRequest(kind: GuestKind, node: string, vmid: number, state: 'started' | 'stopped', caller: Principal, action?: (work: GuestWork) => Promise<void>): Promise<string> {
     return this.tasks.submit({
       node,
       vmid,
@@ -183,12 +184,13 @@ export class GuestsService {
       work: async (work) => {
         work.line(`Requesting HA ${state === 'started' ? 'start' : 'stop'} for ${kind.noun} ${vmid}`);
         await this.ha.request(vmid, state);
-        const run = runState(this.existing(kind, node, vmid));
-        if ((run === 'stopped') === (state === 'stopped')) return work.line(`${kind.noun} ${vmid} is already ${state === 'started' ? 'running' : 'stopped'}`);
+        if (action === undefined) return;
+        if (runState(this.existing(kind, node, vmid)) === 'stopped') return work.line(`${kind.noun} ${vmid} is already stopped`);
         await action(work);
       },
     });
   }
+
 
   async reboot(kind: GuestKind, node: string, vmid: number, options: { timeout?: number }, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
@@ -389,9 +391,10 @@ export class GuestsService {
     return new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
   }
 
-  private async startWork(kind: GuestKind, vmid: number, work: GuestWork): Promise<void> {
+  /** Starts the guest on its node; `ha`: as the HA manager, which the agent allows only under an HA lease covering the guest. */
+  private async startWork(kind: GuestKind, vmid: number, work: GuestWork, options: { ha?: true } = {}): Promise<void> {
     const { row } = this.existing(kind, undefined, vmid);
-    await work.agent('guest.start', { guest: await this.spec(kind, row.node, vmid) }, POWER_MS);
+    await work.agent('guest.start', { guest: await this.spec(kind, row.node, vmid), ...options }, POWER_MS);
   }
 
   private mayStart(kind: GuestKind, node: string, vmid: number): void {

@@ -106,8 +106,9 @@ export const guestCreate = {
 } satisfies CommandDefinition;
 
 export const guestStart = {
-  description: 'Start a stopped guest with this configuration. Refused for a running guest and for a template.',
-  params: z.strictObject({ guest: GuestSpec }),
+  description:
+    'Start a stopped guest with this configuration. Refused for a running guest and for a template. With `ha`, the guest is under HA: refused (`unavailable`) unless the agent holds an HA lease that lists it, since only then can it fence the guest.',
+  params: z.strictObject({ guest: GuestSpec, ha: z.boolean().optional() }),
   result: z.null(),
 } satisfies CommandDefinition;
 

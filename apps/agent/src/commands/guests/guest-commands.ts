@@ -33,7 +33,7 @@ export function guestCommands(
   };
   return {
     'guest.create': (params, context) => act(driver.create(params, context)),
-    'guest.start': ({ guest }, context) => act(fence.guard(guest.type, guest.vmid, context, (guarded) => driver.start(guest, guarded))),
+    'guest.start': ({ guest, ha }, context) => act(fence.guard(guest.type, guest.vmid, context, (guarded) => driver.start(guest, guarded), ha === true)),
     'guest.stop': ({ type, vmid }, context) => act(driver.stop(type, vmid, context)),
     'guest.shutdown': (params, context) => act(driver.shutdown(params, context)),
     'guest.reboot': (params, context) => act(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.reboot(params, guarded))),

@@ -41,7 +41,7 @@ class FakeNode {
   }
 }
 
-const PATIENCE = { timeoutMs: 20_000 };
+const patience = (what: string) => ({ timeoutMs: 20_000, what });
 
 describe('the HA manager: fencing, recovery and the requested state', () => {
   let t: TestApp;
@@ -50,13 +50,14 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
 
   const haState = async (vmid: number) =>
     ((await t.dataSource.query('SELECT r."state", r."crm_state", g."node" FROM "ha_resources" r JOIN "guests" g USING ("vmid") WHERE "vmid" = $1', [vmid])) as { state: string; crm_state: string; node: string }[])[0];
-  /** A VM on `node`, under HA: inserted as the API leaves them (its storage shared or not). */
+  /** A VM on `node`, under HA: inserted as the API leaves them (its storage shared or not); running as last reported on a node about to be lost, else stopped. */
   const haVm = async (vmid: number, node: string, options: { storage?: string; group?: string; lock?: string; state?: string; maxRestart?: number } = {}) => {
-    await t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "lock", "status") VALUES ($1, 'qemu', $2, $3, $4, 'running')`, [
+    await t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "lock", "status") VALUES ($1, 'qemu', $2, $3, $4, $5)`, [
       vmid,
       node,
       { name: `ha${vmid}`, memory: '64', scsi0: `${options.storage ?? 'san'}:${vmid}/vm-${vmid}-disk-0.qcow2,size=64M` },
       options.lock ?? null,
+      ['a', 'd'].includes(node) ? 'running' : 'stopped',
     ]);
     await t.dataSource.query(`INSERT INTO "ha_resources" ("vmid", "type", "state", "group", "max_restart") VALUES ($1, 'vm', $2, $3, $4)`, [vmid, options.state ?? 'started', options.group ?? null, options.maxRestart ?? 1]);
     await t.dataSource.query(`SELECT pg_notify('corral_guests', $1)`, [String(vmid)]);
@@ -85,13 +86,13 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     await haVm(100, 'a', { group: 'prefer-c' });
     await haVm(101, 'a');
     await lost('a', 4);
-    await waitFor(async () => (await haState(100))?.crm_state === 'fence' && (await haState(101))?.crm_state === 'fence', PATIENCE);
+    await waitFor(async () => (await haState(100))?.crm_state === 'fence' && (await haState(101))?.crm_state === 'fence', patience('the lost guests fenced'));
     const fencedAt = Date.now();
     expect((await events(t)).filter((event) => event.event === 'ha-fence')).toEqual([expect.objectContaining({ node: 'a' })]);
     // Nothing moves while the lease runs, even with the node offline.
     expect(await haState(100)).toMatchObject({ node: 'a' });
 
-    await waitFor(async () => (await haState(100))?.crm_state === 'started' && (await haState(101))?.crm_state === 'started', PATIENCE);
+    await waitFor(async () => (await haState(100))?.crm_state === 'started' && (await haState(101))?.crm_state === 'started', patience('the lost guests recovered and started'));
     expect(Date.now() - fencedAt).toBeGreaterThanOrEqual(2000);
     expect(await haState(100)).toMatchObject({ node: 'c', state: 'started' });
     // The least loaded node for the one without a group: c takes 100 first in the same round.
@@ -112,7 +113,7 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     await haVm(112, 'd', { storage: 'local' });
     await haVm(113, 'd', { lock: 'migrate' });
     await lost('d', -1);
-    await waitFor(async () => (await Promise.all([110, 111, 112, 113].map((vmid) => tasksOf('harecover', vmid)))).every((tasks) => tasks.length === 1 && tasks[0]?.exitstatus !== null), PATIENCE);
+    await waitFor(async () => (await Promise.all([110, 111, 112, 113].map((vmid) => tasksOf('harecover', vmid)))).every((tasks) => tasks.length === 1 && tasks[0]?.exitstatus !== null), patience('one harecover task per guest that cannot move'));
     const reasons = await Promise.all([110, 111, 112, 113].map(async (vmid) => (await tasksOf('harecover', vmid))[0]?.exitstatus));
     expect(reasons[0]).toMatch(/cannot recover vm:110 from node 'd' now: no online node reaches storage 'only-a-d'/);
     expect(reasons[1]).toMatch(/group 'only-d' is restricted to nodes 'd', and none of them is online/);
@@ -127,14 +128,14 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
 
   it('restarts a crashed HA guest where it is, and gives up after max_restart failed starts', async () => {
     await haVm(120, 'b', { maxRestart: 1 });
-    await waitFor(() => b.running.has(120), PATIENCE);
+    await waitFor(() => b.running.has(120), patience('vm:120 running on b'));
     b.set(120, false);
-    await waitFor(() => b.running.has(120), PATIENCE);
+    await waitFor(() => b.running.has(120), patience('vm:120 running on b'));
     expect(b.starts(120)).toBe(2);
 
     b.failStarts = true;
     b.set(120, false);
-    await waitFor(async () => (await haState(120))?.crm_state === 'error', { timeoutMs: 40_000 });
+    await waitFor(async () => (await haState(120))?.crm_state === 'error', { timeoutMs: 40_000, what: 'vm:120 in error' });
     expect(b.starts(120)).toBe(4);
     expect((await events(t)).filter((event) => event.event === 'ha-error')).toEqual([expect.objectContaining({ node: 'b' })]);
     b.failStarts = false;
@@ -144,7 +145,7 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
 
   it('turns a stop and a start through the API into HA requests (hastop, hastart) that the manager keeps', async () => {
     await haVm(130, 'c');
-    await waitFor(() => c.running.has(130), PATIENCE);
+    await waitFor(() => c.running.has(130), patience('vm:130 running on c'));
     const stop = dataOf<string>(await call(t, 'POST', '/nodes/c/qemu/130/status/stop'));
     expect(stop).toMatch(/:hastop:130:root@pam:$/);
     expect(await finished(t, 'c', stop)).toBe('OK');
@@ -152,12 +153,16 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     expect(c.running.has(130)).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(c.running.has(130)).toBe(false);
-    await waitFor(async () => (await haState(130))?.crm_state === 'stopped', PATIENCE);
+    await waitFor(async () => (await haState(130))?.crm_state === 'stopped', patience('vm:130 stopped for HA'));
 
     const start = dataOf<string>(await call(t, 'POST', '/nodes/c/qemu/130/status/start'));
+    expect(start).toMatch(/:hastart:130:root@pam:$/);
     expect(await finished(t, 'c', start)).toBe('OK');
-    expect(await logOf(start)).toContain('Requesting HA start for VM 130');
+    expect(await logOf(start)).toEqual(['Requesting HA start for VM 130', 'TASK OK']);
     expect(await haState(130)).toMatchObject({ state: 'started' });
-    expect(c.running.has(130)).toBe(true);
+    await waitFor(() => c.running.has(130), patience('vm:130 started by the HA manager'));
+    await waitFor(async () => (await tasksOf('qmstart', 130)).at(-1)?.exitstatus === 'OK', patience('the qmstart task of vm:130 ended'));
+    expect((await tasksOf('qmstart', 130)).at(-1)).toMatchObject({ node: 'c', user: 'root@pam' });
+    expect(c.asked.filter((request) => request.command === 'guest.start').every((request) => (request.params as { ha?: boolean }).ha === true)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { AgentHub } from '../../../agents/agent-hub.js';
+import { ApiError } from '../../../errors/api-error.js';
 import { recordEvent } from '../../../events/record-event.js';
 import { GuestTasks } from '../../../guests/guest-tasks.js';
 import { GuestView } from '../../../guests/guest-view.js';
@@ -16,7 +17,8 @@ const SETTLE_MS = 5000;
 
 /**
  * PVE's local resource manager, run by each replica for the nodes whose agents it holds (docs/ha.md):
- * an HA guest requested `started` that is not running is started (a recovered one included), one
+ * an HA guest requested `started` that is not running is started (a recovered one included; its
+ * agent refuses until its HA lease lists the guest, as PVE's LRM waits for its agent lock), one
  * requested `stopped` or `disabled` that runs is stopped, each a `qmstart`/`qmstop` task of
  * root@pam. A guest busy with an operation or locked is left to it. Failed starts count against
  * `max_restart`; past it the guest is put in `error` (an `ha-error` event) until it is disabled.
@@ -58,16 +60,23 @@ export class LocalResourceManager {
   private async act(guest: ManagedGuest, action: 'start' | 'stop'): Promise<void> {
     const sid = sidOf(guest);
     this.settling.set(guest.vmid, Infinity);
+    let settleMs = SETTLE_MS;
     try {
       if (action === 'stop') await this.repository.setCrmState([guest.vmid], 'request_stop');
       await this.guests.haPower(kindOfResource(guest.type), guest.vmid, action);
       if (action === 'start') await this.repository.started(guest.vmid, true);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      this.logger.warn({ sid, node: guest.node, action, reason }, 'HA: an action on a guest failed');
-      if (action === 'start') await this.failedStart(guest, reason).catch((failure: unknown) => this.logger.warn({ err: failure, sid }, 'HA: cannot count a failed start'));
+      if (error instanceof ApiError && error.code === 'NODE_UNAVAILABLE') {
+        // Not the guest's failure: the node's lease does not list it yet (it comes within a liveness tick), or the node went away.
+        settleMs = 0;
+        this.logger.info({ sid, node: guest.node, action, reason }, 'HA: the node cannot act on the guest yet');
+      } else {
+        this.logger.warn({ sid, node: guest.node, action, reason }, 'HA: an action on a guest failed');
+        if (action === 'start') await this.failedStart(guest, reason).catch((failure: unknown) => this.logger.warn({ err: failure, sid }, 'HA: cannot count a failed start'));
+      }
     } finally {
-      this.settling.set(guest.vmid, Date.now() + SETTLE_MS);
+      this.settling.set(guest.vmid, Date.now() + settleMs);
     }
   }
 
