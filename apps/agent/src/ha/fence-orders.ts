@@ -11,10 +11,13 @@ import { parseProcStat, PROC_ROOT } from '../host/process-figures.js';
 /**
  * How the watchdog stops one guest, as the guest's driver computes it (`GuestDriver.fenceOrder`):
  * SIGKILL to a process, but only while `/proc/<pid>/stat` still shows the same start time (so a pid
- * the kernel gave to another program after the guest died is never killed), or a program to run.
+ * the kernel gave to another program after the guest died is never killed); SIGKILL to the pid a
+ * pid file names at the fence, but only if that process's command line names the pid file (QEMU's
+ * `-pidfile`), which covers a guest started after the watchdog was last told; or a program to run.
  */
 export const FenceOrder = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('process'), pid: z.int().min(2), startTicks: z.int().min(0) }),
+  z.object({ kind: z.literal('pidfile'), path: z.string().regex(/^\/[^\0\n]+$/) }),
   z.object({ kind: z.literal('run'), argv: z.array(z.string().min(1)).min(1).max(64) }),
 ]);
 export type FenceOrder = z.infer<typeof FenceOrder>;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@corral/testing';
@@ -80,6 +80,25 @@ describe('the fence watchdog process', () => {
     await watchdog.exited;
     expect(alive(guest)).toBe(true);
     expect(watchdog.log()).toContain(`fence watchdog: VM 100: pid ${guest.pid} (started at tick`);
+  });
+
+  it('kills by a pid file only the process whose command line names that pid file', async () => {
+    const pidFile = join(dir, 'guest.pid');
+    const named = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1000)', pidFile], { stdio: 'ignore' });
+    children.push(named);
+    await writeFile(pidFile, `${String(named.pid)}\n`);
+    const other = await guarded(async () => ({ kind: 'pidfile', path: join(dir, 'other.pid') }));
+    await writeFile(join(dir, 'other.pid'), `${other.guest.pid}\n`);
+    other.watchdog.child.stdin?.end();
+    await other.watchdog.exited;
+    expect(alive(other.guest)).toBe(true);
+    expect(other.watchdog.log()).toContain(`is gone already (or is another program now)`);
+
+    const { watchdog } = await guarded(async () => ({ kind: 'pidfile', path: pidFile }));
+    watchdog.child.stdin?.end();
+    await once(named, 'exit');
+    expect(named.signalCode).toBe('SIGKILL');
+    expect(watchdog.log()).toContain(`fence watchdog: VM 100: SIGKILL sent to pid ${String(named.pid)}`);
   });
 
   it('runs an argument vector without a shell', async () => {

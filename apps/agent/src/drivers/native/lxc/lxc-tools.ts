@@ -16,14 +16,19 @@ export interface LxcEntry {
 export class LxcTools {
   constructor(readonly lxcpath: string) {}
 
+  /** The argument vector `program -n <vmid> -P <lxcpath> ...args`. */
+  argv(program: string, vmid: number, args: readonly string[]): [string, ...string[]] {
+    return [program, '-n', String(vmid), '-P', this.lxcpath, ...args];
+  }
+
   /** Runs `program -n <vmid> -P <lxcpath> ...args`, whatever its exit code. */
   run(program: string, vmid: number, args: readonly string[], options: RunOptions): Promise<ProgramOutput> {
-    return runProgram(program, ['-n', String(vmid), '-P', this.lxcpath, ...args], options);
+    return runProgram(program, this.argv(program, vmid, args).slice(1), options);
   }
 
   /** As `run`, but a non-zero exit is a failure with the tool's words. */
   check(program: string, vmid: number, args: readonly string[], options: RunOptions): Promise<ProgramOutput> {
-    return runChecked(program, ['-n', String(vmid), '-P', this.lxcpath, ...args], options);
+    return runChecked(program, this.argv(program, vmid, args).slice(1), options);
   }
 
   /** The container's state; STOPPED for one the lxcpath does not hold (never created, or destroyed). */

@@ -106,7 +106,8 @@ export class NativeLxc implements NativeGuests {
   async fenceOrder(vmid: number, signal: AbortSignal): Promise<FenceOrder | undefined> {
     const output = await this.tools.run('lxc-info', vmid, ['-p', '-H'], { signal });
     const pid = output.stdout.trim();
-    return output.code === 0 && /^\d+$/.test(pid) ? processOrder(Number(pid)) : undefined;
+    // Not running when told: `lxc-stop -k` at the fence covers a start after it (harmless on a stopped container).
+    return (output.code === 0 && /^\d+$/.test(pid) ? await processOrder(Number(pid)) : undefined) ?? { kind: 'run', argv: this.tools.argv('lxc-stop', vmid, ['-k']) };
   }
 
   /** Sends init the halt signal (`--nokill`: LXC itself would kill it when the time runs out), then judges by the state. */

@@ -2,7 +2,7 @@ import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
-import { processOrder, type FenceOrder } from '../../../ha/fence-orders.js';
+import type { FenceOrder } from '../../../ha/fence-orders.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { ProcessFigures } from '../../../host/process-figures.js';
 import { lastWords, runChecked, runProgram, type ProgramOutput } from '../../../host/run-program.js';
@@ -104,10 +104,13 @@ export class NativeQemu implements NativeGuests {
     await vm.kill();
   }
 
-  /** SIGKILL to the QEMU that runs now (checked by its start time, as a pid may be reused). */
-  async fenceOrder(vmid: number): Promise<FenceOrder | undefined> {
-    const pid = await this.vm(vmid).runningPid();
-    return pid === undefined ? undefined : processOrder(pid);
+  /**
+   * SIGKILL to the QEMU its pid file names at the fence, if that process was started with that pid
+   * file (`-pidfile`): it covers a VM started after the watchdog was last told, as well as one that
+   * runs now.
+   */
+  async fenceOrder(vmid: number): Promise<FenceOrder> {
+    return { kind: 'pidfile', path: this.vm(vmid).files.pid };
   }
 
   /** ACPI power button, then wait; a guest without an OS (or ACPI) ignores it, which is what forceStop is for. */
