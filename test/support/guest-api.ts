@@ -39,13 +39,17 @@ export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patience
   /** Runs an action on `node` and waits for its task: its exit status, with its log when it failed. */
   const task = async (node: string, path: string, method = 'POST', form?: Form): Promise<string> => taskEnd(node, data<string>(await send(path, method, form)));
 
-  /** Joins `node` with a join token and starts its agent on the native driver, its host root `<dir>/<node>`. */
-  const nativeAgent = async (dir: string, node: string): Promise<AgentProcess> => {
+  /**
+   * Joins `node` with a join token and starts its agent on the native driver, its host root
+   * `<dir>/<node>`, reaching the control plane at `address` (a loopback address of its own lets a
+   * firewall rule cut this agent alone).
+   */
+  const nativeAgent = async (dir: string, node: string, address = '127.0.0.1'): Promise<AgentProcess> => {
     const { token, fingerprint } = data<{ token: string; fingerprint: string }>(await send('/cluster/join-tokens', 'POST', { node }));
     const { credential } = data<{ credential: string }>(await send('/cluster/join', 'POST', { token, node }));
     const config = join(dir, `${node}.json`);
     await mkdir(join(dir, node), { recursive: true });
-    await writeFile(config, JSON.stringify({ url: `https://127.0.0.1:${cp.port}`, fingerprint, node, credential, hostRoot: join(dir, node) }), { mode: 0o600 });
+    await writeFile(config, JSON.stringify({ url: `https://${address}:${cp.port}`, fingerprint, node, credential, hostRoot: join(dir, node) }), { mode: 0o600 });
     return AgentProcess.agent(config, { CORRAL_DRIVER: 'native' });
   };
 

@@ -2,6 +2,7 @@
 // that trusts its self-signed certificate, and small helpers (docs/benchmarks.md); for the
 // benchmarks that drive guests, root's API client, a sim agent joined through the API, and the
 // bare Fastify server they compare against.
+import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,6 +16,7 @@ export const AGENT_MAIN = fileURLToPath(new URL('../../apps/agent/dist/main.js',
 export const ROOT_PASSWORD = 'bench-root-password';
 export const AS_ROOT = `Basic ${Buffer.from(`root@pam:${ROOT_PASSWORD}`).toString('base64')}`;
 const START_TIMEOUT_MS = 60_000;
+const SPEED_SAMPLE_S = 3;
 
 /** Starts the built control plane on a free port and resolves once its "listening" log line names the port. */
 export async function startControlPlane(dir, env = {}) {
@@ -163,30 +165,56 @@ export function rootClient(api, sockets) {
 }
 
 /**
- * Joins `node` through the API of `client` (a rootClient) and runs the built agent for it on the
- * `sim` driver at speed 0 (no simulated waits), with a host root of its own under `dir`, as the
- * e2e tests do: the simulator's state stays in the benchmark's directory. Resolves once the node
- * is online. For a control plane started with CORRAL_LOCAL_AGENT=0.
+ * Joins `node` through the API of `client` (a rootClient) and runs the built agent for it, with a
+ * host root of its own under `dir` (`<dir>/hosts/<node>`), as the e2e tests do: by default on the
+ * `sim` driver at speed 0 (no simulated waits), whose state stays in the benchmark's directory;
+ * `driver: 'native'` runs real guests. `address` is where it reaches the control plane. Resolves
+ * once the node is online, with a way to stop it (SIGTERM), kill it (SIGKILL) and start it again
+ * with the same credential. For a control plane started with CORRAL_LOCAL_AGENT=0.
  */
-export async function startSimAgent(client, { port, dir, node }) {
+export async function startAgent(client, { port, dir, node, driver = 'sim', address = '127.0.0.1' }) {
   const { token, fingerprint } = await client.data('/cluster/join-tokens', 'POST', { node });
   const { credential } = await client.data('/cluster/join', 'POST', { token, node });
   const hostRoot = join(dir, 'hosts', node);
   const config = join(dir, 'hosts', `${node}.json`);
   await mkdir(hostRoot, { recursive: true });
-  await writeFile(config, JSON.stringify({ url: `https://127.0.0.1:${port}`, fingerprint, node, credential, hostRoot }), { mode: 0o600 });
-  const child = spawn(process.execPath, [AGENT_MAIN, '--config', config], {
-    env: { ...process.env, CORRAL_DRIVER: 'sim', CORRAL_SIM_SPEED: '0' },
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
-  const exited = once(child, 'exit');
+  await writeFile(config, JSON.stringify({ url: `https://${address}:${port}`, fingerprint, node, credential, hostRoot }), { mode: 0o600 });
+  const spawnAgent = () => {
+    const child = spawn(process.execPath, [AGENT_MAIN, '--config', config], {
+      env: { ...process.env, CORRAL_DRIVER: driver, ...(driver === 'sim' ? { CORRAL_SIM_SPEED: '0' } : {}) },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    return { child, exited: once(child, 'exit') };
+  };
+  let running = spawnAgent();
   await client.waitForNode(node);
+  const end = async (signal) => {
+    if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill(signal);
+    await running.exited;
+  };
   return {
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
+    hostRoot,
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+    /** Starts the agent again after a stop or kill; resolves once the node is online. */
+    async restart() {
+      running = spawnAgent();
+      await client.waitForNode(node);
     },
   };
+}
+
+/** Requests per second of the bare route and of GET /version, 50 connections, after a second's warm-up each: how fast the machine is now; errors go to `failures`. */
+export async function machineSpeed(bareUrl, versionUrl, failures) {
+  const measure = async (url) => {
+    await autocannon({ url, duration: 1, connections: 50, workers: 1 });
+    const result = await autocannon({ url, duration: SPEED_SAMPLE_S, connections: 50, workers: 1 });
+    if (result.errors > 0 || result.non2xx > 0) failures.push(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx`);
+    return result.requests.average;
+  };
+  progress(`machine speed: bare Fastify, then GET /version, ${SPEED_SAMPLE_S} s each`);
+  const bareRate = await measure(bareUrl);
+  return { bareRate, versionRate: await measure(versionUrl) };
 }
 
 /** The value below which `fraction` (0 to 1) of `values` lie, by the nearest rank. */

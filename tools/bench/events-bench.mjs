@@ -11,7 +11,6 @@
 // --max-backoff sets the control plane's CORRAL_WEBHOOK_MAX_BACKOFF_S; without it, its default.
 // Exits 1 when an event is missing, out of order or wrongly signed, or a request or task failed;
 // never on a timing.
-import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -23,6 +22,7 @@ import {
   AGENT_MAIN,
   AS_ROOT,
   fail,
+  machineSpeed,
   MAIN,
   median,
   percentile,
@@ -31,14 +31,13 @@ import {
   rootClient,
   startBareFastify,
   startControlPlane,
-  startSimAgent,
+  startAgent,
 } from './bench-support.mjs';
 
 const NODE = 'bench';
 const FIRST_VMID = 1000;
 /** How long the clients may take to get a phase's events once they are all recorded. */
 const ARRIVAL_PATIENCE_MS = 120_000;
-const SPEED_SAMPLE_S = 3;
 
 const { values: flags } = parseArgs({
   options: { guests: { type: 'string' }, 'latency-events': { type: 'string' }, 'load-events': { type: 'string' }, backlog: { type: 'string' }, 'max-backoff': { type: 'string' } },
@@ -68,9 +67,9 @@ try {
   controlPlane = await startControlPlane(dataDir, { CORRAL_LOCAL_AGENT: '0', ...(maxBackoff !== undefined ? { CORRAL_WEBHOOK_MAX_BACKOFF_S: maxBackoff } : {}) });
   const api = `https://127.0.0.1:${controlPlane.port}/api2/json`;
   client = rootClient(api, guests + 4);
-  agent = await startSimAgent(client, { port: controlPlane.port, dir: dataDir, node: NODE });
+  agent = await startAgent(client, { port: controlPlane.port, dir: dataDir, node: NODE });
   bare = await startBareFastify(dataDir, (app) => app.get('/hello', async () => ({ hello: 'world' })));
-  const speed = await machineSpeed(`${bare.origin}/hello`, `${api}/version`);
+  const speed = await machineSpeed(`${bare.origin}/hello`, `${api}/version`, failures);
 
   const secret = randomBytes(32);
   observer = await startObserver(secret);
@@ -255,19 +254,6 @@ function latencies(notes) {
 /** Events per second from the phase's start to the last arrival. */
 function rate(result, notes) {
   return notes.length / ((Math.max(...notes.map((note) => note.arrived)) - result.started) / 1000);
-}
-
-/** Requests per second of the bare route and of GET /version, 50 connections, after a second's warm-up each: how fast the machine is now. */
-async function machineSpeed(bareUrl, versionUrl) {
-  const measure = async (url) => {
-    await autocannon({ url, duration: 1, connections: 50, workers: 1 });
-    const result = await autocannon({ url, duration: SPEED_SAMPLE_S, connections: 50, workers: 1 });
-    if (result.errors > 0 || result.non2xx > 0) failures.push(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx`);
-    return result.requests.average;
-  };
-  progress(`machine speed: bare Fastify, then GET /version, ${SPEED_SAMPLE_S} s each`);
-  const bareRate = await measure(bareUrl);
-  return { bareRate, versionRate: await measure(versionUrl) };
 }
 
 /**
