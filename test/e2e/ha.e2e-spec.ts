@@ -88,6 +88,36 @@ describe('HA: a VM of a failed node runs again on the other node, never on both'
     await waitFor(() => runningOn('host1', vmid), { timeoutMs: PATIENCE_MS, what: `vm:${vmid} started by HA on host1` });
   };
 
+  /**
+   * Runs HA VM `vmid` on host1, fails host1 with `fail` once host1 holds a lease that outlasts the
+   * node-down detection, waits for the VM on host2, then `heal`s host1 and checks that it does not
+   * run the VM again. Throughout, the VM must never run on both. Returns when host1 failed, when
+   * its QEMU was last seen there and when host2's was first seen (epoch ms).
+   */
+  const failOver = async (vmid: number, fail: () => Promise<unknown>, heal: () => Promise<unknown>) => {
+    await haVm(vmid);
+    const watcher = new Watcher(root, vmid);
+    watcher.start();
+    try {
+      await waitFor(() => watcher.seen.some((sample) => sample.host1), { timeoutMs: PATIENCE_MS, what: 'the watcher sees the VM on host1' });
+      await waitFor(async () => (await leaseLeftS('host1')) > 20, { timeoutMs: PATIENCE_MS, what: "host1's HA lease" });
+      const failedAt = Date.now();
+      await fail();
+      await waitFor(async () => (await guestNode(vmid)) === 'host2' && (await runningOn('host2', vmid)), { timeoutMs: PATIENCE_MS, what: `vm:${vmid} running on host2` });
+      await waitFor(() => watcher.firstOn('host2', failedAt) < Infinity, { timeoutMs: PATIENCE_MS, what: 'the watcher sees the VM on host2' });
+      const outcome = { failedAt, lastOnHost1: watcher.lastOn('host1'), firstOnHost2: watcher.firstOn('host2', failedAt) };
+      await heal();
+      await waitFor(async () => (await onlineNodes()).length === 2, { timeoutMs: PATIENCE_MS, what: 'host1 back online' });
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      expect(await watcher.runsOn('host1')).toBe(false);
+      expect(await runningOn('host2', vmid)).toBe(true);
+      expect(watcher.both).toBe(0);
+      return outcome;
+    } finally {
+      watcher.stop();
+    }
+  };
+
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'corral-ha-'));
     const url = await testDatabaseUrl();
@@ -115,31 +145,16 @@ describe('HA: a VM of a failed node runs again on the other node, never on both'
   });
 
   it('host1 dies (its agent and its QEMU killed): the VM runs on host2 within 60 s, and host1 coming back does not start it again', async () => {
-    await haVm(100);
-    const watcher = new Watcher(root, 100);
-    watcher.start();
-    try {
-      await waitFor(() => watcher.seen.some((sample) => sample.host1), { timeoutMs: PATIENCE_MS, what: 'the watcher sees the VM on host1' });
-      // host1 holds a lease that outlasts the node-down detection: the recovery below waits for it.
-      await waitFor(async () => (await leaseLeftS('host1')) > 20, { timeoutMs: PATIENCE_MS, what: "host1's HA lease" });
-      const failedAt = Date.now();
-      await agents.get('host1')?.kill();
-      for (const pid of await processesUnder(join(root, 'host1', 'run'))) process.kill(pid, 'SIGKILL');
-      await waitFor(async () => (await guestNode(100)) === 'host2' && (await runningOn('host2', 100)), { timeoutMs: PATIENCE_MS, what: 'vm:100 running on host2' });
-      await waitFor(() => watcher.firstOn('host2', failedAt) < Infinity, { timeoutMs: PATIENCE_MS, what: 'the watcher sees the VM on host2' });
-      const recoveredAt = watcher.firstOn('host2', failedAt);
-      expect(recoveredAt - failedAt).toBeLessThan(RECOVERY_BUDGET_MS);
-      expect(watcher.lastOn('host1')).toBeLessThan(recoveredAt);
-
-      restartAgent('host1');
-      await waitFor(async () => (await onlineNodes()).length === 2, { timeoutMs: PATIENCE_MS, what: 'host1 back online' });
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-      expect(await watcher.runsOn('host1')).toBe(false);
-      expect(await runningOn('host2', 100)).toBe(true);
-      expect(watcher.both).toBe(0);
-    } finally {
-      watcher.stop();
-    }
+    const outcome = await failOver(
+      100,
+      async () => {
+        await agents.get('host1')?.kill();
+        for (const pid of await processesUnder(join(root, 'host1', 'run'))) process.kill(pid, 'SIGKILL');
+      },
+      async () => restartAgent('host1'),
+    );
+    expect(outcome.firstOnHost2 - outcome.failedAt).toBeLessThan(RECOVERY_BUDGET_MS);
+    expect(outcome.lastOnHost1).toBeLessThan(outcome.firstOnHost2);
     const events = (await db.query(`SELECT "event", "node", "vmid" FROM "events" WHERE "event" LIKE 'ha-%' ORDER BY "seq"`)).rows as { event: string; node: string; vmid: number | null }[];
     expect(events.map((event) => `${event.event}@${event.node}`)).toEqual(['ha-fence@host1', 'ha-recover@host2']);
     const tasks = (await db.query(`SELECT "node", "exitstatus" FROM "tasks" WHERE "type" = 'harecover' AND "id" = '100'`)).rows;
@@ -147,66 +162,27 @@ describe('HA: a VM of a failed node runs again on the other node, never on both'
   });
 
   it("host1's agent alone dies (SIGKILL; its QEMU lives on): the fence watchdog stops the VM before host2 starts it", async () => {
-    await haVm(102);
-    const watcher = new Watcher(root, 102);
-    watcher.start();
-    try {
-      await waitFor(() => watcher.seen.some((sample) => sample.host1), { timeoutMs: PATIENCE_MS, what: 'the watcher sees the VM on host1' });
-      await waitFor(async () => (await leaseLeftS('host1')) > 20, { timeoutMs: PATIENCE_MS, what: "host1's HA lease" });
-      const killedAt = Date.now();
-      await agents.get('host1')?.kill();
-      await waitFor(async () => (await guestNode(102)) === 'host2' && (await runningOn('host2', 102)), { timeoutMs: PATIENCE_MS, what: 'vm:102 running on host2' });
-      await waitFor(() => watcher.firstOn('host2', killedAt) < Infinity, { timeoutMs: PATIENCE_MS, what: 'the watcher sees the VM on host2' });
-      const startedOn2 = watcher.firstOn('host2', killedAt);
-      // The QEMU outlived its agent for a while, and was gone before host2 started the VM.
-      expect(watcher.lastOn('host1') - killedAt).toBeGreaterThan(5000);
-      expect(watcher.lastOn('host1')).toBeLessThan(startedOn2);
-      expect(startedOn2 - killedAt).toBeLessThan(RECOVERY_BUDGET_MS);
-
-      restartAgent('host1');
-      await waitFor(async () => (await onlineNodes()).length === 2, { timeoutMs: PATIENCE_MS, what: 'host1 back online' });
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-      expect(await watcher.runsOn('host1')).toBe(false);
-      expect(watcher.both).toBe(0);
-    } finally {
-      watcher.stop();
-    }
-  }, 200_000);
+    const outcome = await failOver(102, async () => agents.get('host1')?.kill(), async () => restartAgent('host1'));
+    // The QEMU outlived its agent for a while, and was gone before host2 started the VM.
+    expect(outcome.lastOnHost1 - outcome.failedAt).toBeGreaterThan(5000);
+    expect(outcome.lastOnHost1).toBeLessThan(outcome.firstOnHost2);
+    expect(outcome.firstOnHost2 - outcome.failedAt).toBeLessThan(RECOVERY_BUDGET_MS);
+  });
 
   it("host1's connection is cut (a firewall rule): host1 stops the VM by itself before host2 starts it", async () => {
-    await haVm(101);
-    const watcher = new Watcher(root, 101);
-    watcher.start();
     const host1 = agents.get('host1');
-    try {
-      await waitFor(() => watcher.seen.some((sample) => sample.host1), { timeoutMs: PATIENCE_MS, what: 'the watcher sees the VM on host1' });
-      const cutAt = Date.now();
-      const rules = [
-        `table inet ${CUT_TABLE} {`,
-        '  chain output {',
-        '    type filter hook output priority 0;',
-        `    ip daddr ${HOST1_ADDRESS} tcp dport ${cp.port} drop`,
-        `    ip saddr ${HOST1_ADDRESS} tcp sport ${cp.port} drop`,
-        '  }',
-        '}',
-        '',
-      ].join('\n');
-      await writeFile(join(root, 'cut.nft'), rules);
-      await run('nft', ['-f', join(root, 'cut.nft')]);
-      await waitFor(async () => (await guestNode(101)) === 'host2' && (await runningOn('host2', 101)), { timeoutMs: PATIENCE_MS, what: 'vm:101 running on host2' });
-      await waitFor(() => watcher.firstOn('host2', cutAt) < Infinity, { timeoutMs: PATIENCE_MS, what: 'the watcher sees the VM on host2' });
-      const startedOn2 = watcher.firstOn('host2', cutAt);
-      expect(watcher.lastOn('host1')).toBeLessThan(startedOn2);
-      expect(startedOn2 - cutAt).toBeLessThan(RECOVERY_BUDGET_MS);
-      expect(host1?.logLines.some((line) => String(line['msg']).startsWith('self-fence'))).toBe(true);
-
-      await run('nft', ['delete', 'table', 'inet', CUT_TABLE]);
-      await waitFor(async () => (await onlineNodes()).length === 2, { timeoutMs: PATIENCE_MS, what: 'host1 back online' });
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-      expect(await watcher.runsOn('host1')).toBe(false);
-      expect(watcher.both).toBe(0);
-    } finally {
-      watcher.stop();
-    }
+    const rules = (port: number) =>
+      [`table inet ${CUT_TABLE} {`, '  chain output {', '    type filter hook output priority 0;', `    ip daddr ${HOST1_ADDRESS} tcp dport ${port} drop`, `    ip saddr ${HOST1_ADDRESS} tcp sport ${port} drop`, '  }', '}', ''].join('\n');
+    const outcome = await failOver(
+      101,
+      async () => {
+        await writeFile(join(root, 'cut.nft'), rules(cp.port));
+        await run('nft', ['-f', join(root, 'cut.nft')]);
+      },
+      async () => run('nft', ['delete', 'table', 'inet', CUT_TABLE]),
+    );
+    expect(outcome.lastOnHost1).toBeLessThan(outcome.firstOnHost2);
+    expect(outcome.firstOnHost2 - outcome.failedAt).toBeLessThan(RECOVERY_BUDGET_MS);
+    expect(host1?.logLines.some((line) => String(line['msg']).startsWith('self-fence'))).toBe(true);
   });
 });
