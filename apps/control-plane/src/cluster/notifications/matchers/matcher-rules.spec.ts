@@ -43,6 +43,7 @@ describe("matchers' rules, as proxmox-notify evaluates them", () => {
     expect(matches(rules([], { severities: ['warning,error'] }), NODE_DOWN)).toBe(true);
     expect(matches(rules(['exact:type=vm-start'], { severities: ['error'] }), VM_START)).toBe(false);
     expect([severityOf('node-down', {}), severityOf('backup-end', { status: 'error' }), severityOf('backup-end', { status: 'ok' }), severityOf('vm-start', {})]).toEqual(['error', 'error', 'info', 'info']);
+    expect([severityOf('ha-error', {}), severityOf('ha-fence', {}), severityOf('ha-recover', {}), severityOf('node-up', {})]).toEqual(['error', 'warning', 'warning', 'info']);
   });
 
   it.each([
