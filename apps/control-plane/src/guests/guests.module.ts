@@ -22,6 +22,6 @@ import { RestoreService } from './restore/restore.service.js';
   imports: [AgentsModule, NodesModule, TasksModule],
   controllers: [QemuController, LxcController, MigrateController],
   providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives, HaRequests],
-  exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives],
+  exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService],
 })
 export class GuestsModule {}

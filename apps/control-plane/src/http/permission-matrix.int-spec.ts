@@ -317,6 +317,9 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /cluster/ha/resources/{sid}', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150' }), expect: AUDITORS },
   { endpoint: 'PUT /cluster/ha/resources/{sid}', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150', form: { comment: 'changed' } }), expect: ROOT_ONLY },
   { endpoint: 'DELETE /cluster/ha/resources/{sid}', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150' }), expect: ROOT_ONLY },
+  // Root's move of VM 150 (on the offline node) to its own node is a 400 naming `node`: the check after the permission's.
+  { endpoint: 'POST /cluster/ha/resources/{sid}/migrate', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150/migrate', form: { node: 'matrix' } }), expect: '401 400 403 403 403 403' },
+  { endpoint: 'POST /cluster/ha/resources/{sid}/relocate', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150/relocate', form: { node: 'matrix' } }), expect: '401 400 403 403 403 403' },
   { endpoint: 'GET /cluster/ha/groups', request: () => ({ path: '/cluster/ha/groups' }), expect: AUDITORS },
   { endpoint: 'POST /cluster/ha/groups', request: (c) => ({ path: '/cluster/ha/groups', form: { group: `new-${c}`, nodes: 'matrix' } }), expect: ROOT_ONLY },
   { endpoint: 'GET /cluster/ha/groups/{group}', setup: addHaGroup('read'), request: (c) => ({ path: `/cluster/ha/groups/read-${c}` }), expect: AUDITORS },

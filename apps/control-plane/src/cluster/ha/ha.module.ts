@@ -13,6 +13,6 @@ import { HaStatusService } from './ha-status.service.js';
 @Module({
   controllers: [HaStatusController, HaResourcesController, HaGroupsController],
   providers: [HaStatusRepository, HaStatusService, HaResourcesRepository, HaResourcesService, HaGroupsRepository, HaGroupsService],
-  exports: [HaResourcesRepository],
+  exports: [HaResourcesRepository, HaGroupsRepository],
 })
 export class HaModule {}

@@ -1,6 +1,6 @@
-import type { GuestRuntime, RequestFrame } from '@corral/protocol';
-import { waitFor, type FakeAgent, type FakeAnswer } from '@corral/testing';
+import { waitFor } from '@corral/testing';
 import { call, dataOf } from '../../../../test-support/access-fixture.js';
+import { FakeGuestNode } from '../../../../test-support/fake-guest-node.js';
 import { events, joinNode, onlineAgent } from '../../../../test-support/node-fixture.js';
 import { finished } from '../../../../test-support/task-fixture.js';
 import { startTestApp, type TestApp } from '../../../../test-support/test-app.js';
@@ -9,44 +9,15 @@ import { TasksModule } from '../../../tasks/tasks.module.js';
 import { ClusterModule } from '../../cluster.module.js';
 import { HaManagerModule } from './ha-manager.module.js';
 
-/** A fake node that runs what it is told to, and reports it as the real agents do. */
-class FakeNode {
-  agent!: FakeAgent;
-  readonly asked: RequestFrame[] = [];
-  readonly running = new Map<number, GuestRuntime>();
-  failStarts = false;
-
-  answer(request: RequestFrame): FakeAnswer {
-    this.asked.push(request);
-    const params = request.params as { guest?: { vmid: number }; vmid?: number };
-    const vmid = params.guest?.vmid ?? params.vmid ?? 0;
-    if (request.command === 'guest.start') {
-      if (this.failStarts) return { failure: 'failed', message: 'the guest does not start' };
-      this.set(vmid, true);
-    }
-    if (request.command === 'guest.stop' || request.command === 'guest.shutdown') this.set(vmid, false);
-    return { result: null };
-  }
-
-  /** The guest's process came up or went away (a crash, when the test says so). */
-  set(vmid: number, running: boolean): void {
-    if (running) this.running.set(vmid, { vmid, type: 'qemu', status: 'running', pid: 4000 + vmid, uptime: 1, cpu: 0, mem: 1 });
-    else this.running.delete(vmid);
-    this.agent.send({ type: 'report', payload: { kind: 'runtime', guests: [...this.running.values()] } });
-    this.agent.send({ type: 'event', event: running ? 'vm-start' : 'vm-stop', vmid, timestamp: new Date().toISOString() });
-  }
-
-  starts(vmid: number): number {
-    return this.asked.filter((request) => request.command === 'guest.start' && (request.params as { guest: { vmid: number } }).guest.vmid === vmid).length;
-  }
-}
+/** How many times `node` was asked to start the guest. */
+const starts = (node: FakeGuestNode, vmid: number) => node.asked.filter((request) => request.command === 'guest.start' && (request.params as { guest: { vmid: number } }).guest.vmid === vmid).length;
 
 const patience = (what: string) => ({ timeoutMs: 20_000, what });
 
 describe('the HA manager: fencing, recovery and the requested state', () => {
   let t: TestApp;
-  const b = new FakeNode();
-  const c = new FakeNode();
+  const b = new FakeGuestNode(2222);
+  const c = new FakeGuestNode(3333);
 
   const haState = async (vmid: number) =>
     ((await t.dataSource.query('SELECT r."state", r."crm_state", g."node" FROM "ha_resources" r JOIN "guests" g USING ("vmid") WHERE "vmid" = $1', [vmid])) as { state: string; crm_state: string; node: string }[])[0];
@@ -129,18 +100,18 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
   it('restarts a crashed HA guest where it is, and gives up after max_restart failed starts', async () => {
     await haVm(120, 'b', { maxRestart: 1 });
     await waitFor(() => b.running.has(120), patience('vm:120 running on b'));
-    b.set(120, false);
+    b.set(120, undefined);
     await waitFor(() => b.running.has(120), patience('vm:120 running on b'));
-    expect(b.starts(120)).toBe(2);
+    expect(starts(b, 120)).toBe(2);
 
-    b.failStarts = true;
-    b.set(120, false);
+    b.failing.add('guest.start');
+    b.set(120, undefined);
     await waitFor(async () => (await haState(120))?.crm_state === 'error', { timeoutMs: 40_000, what: 'vm:120 in error' });
-    expect(b.starts(120)).toBe(4);
+    expect(starts(b, 120)).toBe(4);
     expect((await events(t)).filter((event) => event.event === 'ha-error')).toEqual([expect.objectContaining({ node: 'b' })]);
-    b.failStarts = false;
+    b.failing.delete('guest.start');
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    expect(b.starts(120)).toBe(4);
+    expect(starts(b, 120)).toBe(4);
   }, 60_000);
 
   it('turns a stop and a start through the API into HA requests (hastop, hastart) that the manager keeps', async () => {

@@ -2,15 +2,19 @@ import { Module } from '@nestjs/common';
 import { AgentsModule } from '../../../agents/agents.module.js';
 import { GuestsModule } from '../../../guests/guests.module.js';
 import { TasksModule } from '../../../tasks/tasks.module.js';
-import { HaGroupsReader } from './ha-groups-reader.js';
+import { HaModule } from '../ha.module.js';
+import { HaMovesController } from '../ha-moves.controller.js';
+import { HaMoves } from '../ha-moves.service.js';
+import { Failback } from './failback.js';
 import { HaManager } from './ha-manager.service.js';
 import { HaManagerRepository } from './ha-manager.repository.js';
 import { LocalResourceManager } from './local-resource-manager.js';
 import { Recovery } from './recovery.js';
 
-/** The HA manager and the local resource managers (issue 8, docs/ha.md). */
+/** The HA manager and the local resource managers, and the moves of HA VMs they and the API ask for (issue 8, docs/ha.md). */
 @Module({
-  imports: [AgentsModule, GuestsModule, TasksModule],
-  providers: [HaManager, HaManagerRepository, HaGroupsReader, Recovery, LocalResourceManager],
+  imports: [AgentsModule, GuestsModule, TasksModule, HaModule],
+  controllers: [HaMovesController],
+  providers: [HaManager, HaManagerRepository, Recovery, LocalResourceManager, HaMoves, Failback],
 })
 export class HaManagerModule {}

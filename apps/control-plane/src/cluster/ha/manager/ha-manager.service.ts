@@ -5,7 +5,9 @@ import { DataSource } from 'typeorm';
 import { LOGGER } from '../../../logging/loggers.js';
 import { LocalResourceManager } from './local-resource-manager.js';
 import { ManagerLock } from './manager-lock.js';
-import { HaManagerRepository } from './ha-manager.repository.js';
+import { Failback } from './failback.js';
+import { HaManagerRepository, type ManagedGuest } from './ha-manager.repository.js';
+import type { Candidate } from './recovery-target.js';
 import { Recovery } from './recovery.js';
 
 /** How often every replica runs a round: the manager's, where it holds the lock, and the local resource manager's. */
@@ -13,7 +15,8 @@ export const ROUND_MS = 1000;
 
 /**
  * The HA rounds (docs/ha.md). Every replica runs them each second: the one holding the manager lock
- * (ManagerLock) fences and recovers the HA guests of lost nodes (Recovery), and each replica brings
+ * (ManagerLock) fences and recovers the HA guests of lost nodes (Recovery) and moves VMs to the
+ * nodes their groups prefer (Failback), and each replica brings
  * the HA guests of the nodes it holds to their requested state (LocalResourceManager), as PVE's CRM
  * and each node's LRM share the work.
  */
@@ -29,6 +32,7 @@ export class HaManager implements OnApplicationBootstrap, OnApplicationShutdown 
     dataSource: DataSource,
     private readonly repository: HaManagerRepository,
     private readonly recovery: Recovery,
+    private readonly failback: Failback,
     private readonly local: LocalResourceManager,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -45,6 +49,13 @@ export class HaManager implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.lock.release();
   }
 
+  /** The online nodes, with how many HA guests each holds. */
+  private async candidates(managed: readonly ManagedGuest[]): Promise<Candidate[]> {
+    const load = new Map<string, number>();
+    for (const guest of managed) load.set(guest.node, (load.get(guest.node) ?? 0) + 1);
+    return (await this.repository.onlineNodes()).map((node) => ({ node, haGuests: load.get(node) ?? 0 }));
+  }
+
   private async round(): Promise<void> {
     if (this.busy) return;
     this.busy = true;
@@ -52,7 +63,9 @@ export class HaManager implements OnApplicationBootstrap, OnApplicationShutdown 
       const managed = await this.repository.managed();
       if (await this.lock.hold()) {
         await this.repository.round(this.holder);
-        await this.recovery.round(managed);
+        const candidates = await this.candidates(managed);
+        await this.recovery.round(managed, candidates);
+        await this.failback.round(managed, candidates);
       }
       await this.local.round(managed);
     } catch (error) {

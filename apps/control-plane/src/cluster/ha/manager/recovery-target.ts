@@ -1,3 +1,5 @@
+import type { GuestRow } from '../../../guests/guest.entity.js';
+import { guestSpec } from '../../../guests/guest-spec.js';
 import type { StorageRow } from '../../../storage/storage.entity.js';
 import { availableOn } from '../../../storage/storage-config.js';
 import type { HaGroupRow } from '../ha-group.entity.js';
@@ -11,8 +13,25 @@ export interface Candidate {
 
 export type Placement = { readonly node: string; readonly priority: number | null } | { readonly node: null; readonly reason: string };
 
+/** The storages of the guest's volumes. */
+export function guestStorages(row: Pick<GuestRow, 'vmid' | 'type' | 'config'>, storages: ReadonlyMap<string, StorageRow>): string[] {
+  return [...new Set(guestSpec(row, storages).volumes.map((volume) => volume.volid.slice(0, volume.volid.indexOf(':'))))];
+}
+
 /**
- * Where the HA manager recovers a guest whose node was lost (docs/ha.md "Fencing and recovery"):
+ * How much the group wants the guest on `node`: its priority there (none counts as 0), -1 on a node
+ * outside the group, and undefined where a restricted group does not allow it. Without a group,
+ * every node is 0.
+ */
+export function groupRank(group: HaGroupRow | null, node: string): number | undefined {
+  if (group === null) return 0;
+  const member = group.nodes.find((entry) => entry.node === node);
+  if (member === undefined) return group.restricted ? undefined : -1;
+  return member.priority ?? 0;
+}
+
+/**
+ * Where the HA manager puts a guest (docs/ha.md "Fencing and recovery", "Moves and failback"):
  * among the online `candidates`, those its group allows (a restricted group: only its nodes; any
  * other: its nodes first, then the rest), where every storage of its volumes is shared and
  * available; the group's highest priority first, then the node with the fewest HA guests, then by
@@ -26,15 +45,10 @@ export function recoveryTarget(guest: { readonly storages: readonly string[] }, 
     return storage !== undefined && !storage.disable && availableOn(storage, node);
   };
   const reachable = candidates.filter((candidate) => guest.storages.every((id) => usable(id, candidate.node)));
-  const priorityOf = (node: string): number | null | undefined => {
-    if (group === null) return null;
-    const member = group.nodes.find((entry) => entry.node === node);
-    return member === undefined ? undefined : member.priority;
-  };
   const allowed = reachable.flatMap((candidate) => {
-    const priority = priorityOf(candidate.node);
-    if (priority === undefined && group?.restricted === true) return [];
-    return [{ ...candidate, rank: priority === undefined ? -1 : (priority ?? 0), priority: priority ?? null }];
+    const rank = groupRank(group, candidate.node);
+    if (rank === undefined) return [];
+    return [{ ...candidate, rank, priority: group?.nodes.find((entry) => entry.node === candidate.node)?.priority ?? null }];
   });
   const best = allowed.sort((a, b) => b.rank - a.rank || a.haGuests - b.haGuests || a.node.localeCompare(b.node))[0];
   if (best !== undefined) return { node: best.node, priority: best.priority };

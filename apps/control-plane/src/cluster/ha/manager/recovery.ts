@@ -3,15 +3,14 @@ import type { LogLine } from '@corral/protocol';
 import type { Logger } from 'pino';
 import { SYSTEM_CALLER } from '../../../access/auth/principal.js';
 import { recordEvent } from '../../../events/record-event.js';
-import { guestSpec } from '../../../guests/guest-spec.js';
 import { GuestView } from '../../../guests/guest-view.js';
 import { GuestsRepository } from '../../../guests/guests.repository.js';
 import { LOGGER } from '../../../logging/loggers.js';
 import { StoragesRepository } from '../../../storage/storages.repository.js';
 import { TaskRunner } from '../../../tasks/task-runner.js';
-import { HaGroupsReader } from './ha-groups-reader.js';
+import { HaGroupsRepository } from '../ha-groups.repository.js';
 import { HaManagerRepository, type ManagedGuest } from './ha-manager.repository.js';
-import { recoveryTarget } from './recovery-target.js';
+import { guestStorages, recoveryTarget, type Candidate } from './recovery-target.js';
 import { sidOf } from './sid.js';
 
 /**
@@ -33,12 +32,13 @@ export class Recovery {
     private readonly guests: GuestsRepository,
     private readonly view: GuestView,
     private readonly storages: StoragesRepository,
-    private readonly groups: HaGroupsReader,
+    private readonly groups: HaGroupsRepository,
     private readonly runner: TaskRunner,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async round(managed: readonly ManagedGuest[]): Promise<void> {
+  /** `candidates`: the online nodes, with how many HA guests each holds. */
+  async round(managed: readonly ManagedGuest[], candidates: readonly Candidate[]): Promise<void> {
     const lost = managed.filter((guest) => !guest.nodeOnline && guest.crmState !== 'error');
     for (const node of new Set(lost.filter((guest) => guest.crmState !== 'fence').map((guest) => guest.node))) {
       const guests = lost.filter((guest) => guest.node === node);
@@ -50,27 +50,22 @@ export class Recovery {
       );
       this.logger.warn({ node, leaseUntil }, 'HA: node lost; its HA guests are recovered once its lease has expired');
     }
-    const expired = lost.filter((guest) => guest.leaseExpired && !this.moving.has(guest.vmid));
-    if (expired.length === 0) return;
-    const online = await this.repository.onlineNodes();
-    const load = new Map<string, number>();
-    for (const guest of managed) load.set(guest.node, (load.get(guest.node) ?? 0) + 1);
-    for (const guest of expired) {
-      const target = await this.recover(guest, online.map((node) => ({ node, haGuests: load.get(node) ?? 0 })));
+    const load = new Map(candidates.map((candidate) => [candidate.node, candidate.haGuests]));
+    for (const guest of lost.filter((each) => each.leaseExpired && !this.moving.has(each.vmid))) {
+      const target = await this.recover(guest, [...load].map(([node, haGuests]) => ({ node, haGuests })));
       if (target !== null) load.set(target, (load.get(target) ?? 0) + 1);
     }
   }
 
   /** Starts the guest's move and returns its target; null when it cannot move now. */
-  private async recover(guest: ManagedGuest, candidates: readonly { node: string; haGuests: number }[]): Promise<string | null> {
+  private async recover(guest: ManagedGuest, candidates: readonly Candidate[]): Promise<string | null> {
     const row = this.view.get(guest.vmid)?.row;
     if (!row) return null;
     const sid = sidOf(guest);
     if (row.lock !== null && row.lock !== 'backup') return this.cannot(guest, `it is locked (${row.lock}): its ${row.lock} may have left it half on another node, so it is not moved`);
     const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
-    const volumeStorages = [...new Set(guestSpec(row, storages).volumes.map((volume) => volume.volid.slice(0, volume.volid.indexOf(':'))))];
-    const group = guest.group === null ? null : await this.groups.get(guest.group);
-    const placement = recoveryTarget({ storages: volumeStorages }, group, candidates, storages);
+    const group = guest.group === null ? null : await this.groups.find(guest.group);
+    const placement = recoveryTarget({ storages: guestStorages(row, storages) }, group, candidates, storages);
     if (placement.node === null) return this.cannot(guest, placement.reason);
     this.stuck.delete(guest.vmid);
     const from = guest.node;

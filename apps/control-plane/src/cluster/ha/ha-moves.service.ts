@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '../../access/auth/principal.js';
+import { badParam, notFound } from '../../errors/resource-errors.js';
+import { GuestTasks } from '../../guests/guest-tasks.js';
+import { GuestView } from '../../guests/guest-view.js';
+import { storageMapping } from '../../guests/migrate/migrate-plan.js';
+import { MigrateService } from '../../guests/migrate/migrate.service.js';
+import { runState } from '../../guests/status-entry.js';
+import { StoragesRepository } from '../../storage/storages.repository.js';
+import { HaGroupsRepository } from './ha-groups.repository.js';
+import type { GivenSid } from './ha-params.js';
+import { HaResourcesRepository } from './ha-resources.repository.js';
+import { sidOf } from './manager/sid.js';
+
+/** How long a stop before a relocation may take. */
+const STOP_MS = 5 * 60_000;
+
+/**
+ * Moves of HA VMs (docs/ha.md "Moves and failback"): PVE's `migrate` (live when the VM runs) and
+ * `relocate` (stopped, moved offline, and started on the target by the HA manager), asked through
+ * the API or by the HA manager's failback. Each is a `qmigrate` task on the VM's queue; the VM stays
+ * under HA, and the HA manager leaves it alone while the move holds its lock.
+ */
+@Injectable()
+export class HaMoves {
+  constructor(
+    private readonly resources: HaResourcesRepository,
+    private readonly groups: HaGroupsRepository,
+    private readonly view: GuestView,
+    private readonly migrations: MigrateService,
+    private readonly tasks: GuestTasks,
+    private readonly storages: StoragesRepository,
+  ) {}
+
+  /** Starts the move and resolves with its task's UPID. */
+  async move(sid: GivenSid, target: string, how: 'migrate' | 'relocate', caller: Principal): Promise<string> {
+    const resource = await this.resources.find(sid.vmid);
+    if (resource === null || (sid.type !== undefined && sid.type !== resource.type)) throw notFound(`HA resource '${sid.type === undefined ? sid.vmid : sidOf({ type: sid.type, vmid: sid.vmid })}'`);
+    const name = sidOf(resource);
+    if (resource.type === 'ct') throw badParam('sid', `${name}: containers cannot move between nodes yet`);
+    const state = this.view.get(resource.vmid);
+    if (!state) throw notFound(`VM ${resource.vmid}`);
+    const node = state.row.node;
+    if (target === node) throw badParam('node', `${name} is on node '${node}' already`);
+    const group = resource.group === null ? null : await this.groups.find(resource.group);
+    if (group?.restricted === true && !group.nodes.some((member) => member.node === target)) {
+      throw badParam('node', `the group '${group.group}' of ${name} is restricted to nodes ${group.nodes.map((member) => `'${member.node}'`).join(', ')}, and '${target}' is none of them`);
+    }
+    const running = runState(state) !== 'stopped';
+    if (how === 'migrate' || !running) return this.migrations.migrate({ node, vmid: resource.vmid, target, online: running }, caller);
+    const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
+    return this.tasks.submit({
+      node,
+      vmid: resource.vmid,
+      type: 'qmigrate',
+      caller,
+      work: async (work) => {
+        work.line(`relocating ${name} to node '${target}': it stops here and the HA manager starts it there`);
+        await work.agent('guest.stop', { type: 'qemu', vmid: resource.vmid }, STOP_MS);
+        await this.migrations.move(work, { node, vmid: resource.vmid, target, online: false }, storages, storageMapping({}));
+      },
+    });
+  }
+}

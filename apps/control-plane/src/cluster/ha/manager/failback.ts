@@ -1,0 +1,62 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { SYSTEM_CALLER } from '../../../access/auth/principal.js';
+import { GuestTasks } from '../../../guests/guest-tasks.js';
+import { GuestView } from '../../../guests/guest-view.js';
+import { LOGGER } from '../../../logging/loggers.js';
+import { StoragesRepository } from '../../../storage/storages.repository.js';
+import { HaGroupsRepository } from '../ha-groups.repository.js';
+import { HaMoves } from '../ha-moves.service.js';
+import type { ManagedGuest } from './ha-manager.repository.js';
+import { groupRank, guestStorages, recoveryTarget, type Candidate } from './recovery-target.js';
+import { sidOf } from './sid.js';
+
+/** A failback that failed (or was refused) is tried again no sooner than this. */
+const RETRY_MS = 60_000;
+
+/**
+ * The HA manager's moves of running VMs to the nodes their group prefers (docs/ha.md "Moves and
+ * failback"), as PVE's CRM does: a VM on a node its restricted group does not allow moves to one it
+ * does; and unless the group says `nofailback`, a VM moves (live) to an online node of higher
+ * priority than its own, such as its preferred node back from a failure. Containers cannot move
+ * between nodes yet, and stay.
+ */
+@Injectable()
+export class Failback {
+  /** When each VM's last move was asked for. */
+  private readonly asked = new Map<number, number>();
+
+  constructor(
+    private readonly groups: HaGroupsRepository,
+    private readonly view: GuestView,
+    private readonly tasks: GuestTasks,
+    private readonly moves: HaMoves,
+    private readonly storages: StoragesRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async round(managed: readonly ManagedGuest[], candidates: readonly Candidate[]): Promise<void> {
+    const now = Date.now();
+    for (const guest of managed) {
+      if (guest.type !== 'vm' || guest.group === null || guest.state !== 'started' || guest.crmState !== 'started' || !guest.nodeOnline) continue;
+      if (this.tasks.busy(guest.vmid) || (this.asked.get(guest.vmid) ?? 0) > now - RETRY_MS) continue;
+      const row = this.view.get(guest.vmid)?.row;
+      const group = await this.groups.find(guest.group);
+      if (!row || row.lock !== null || group === null) continue;
+      const here = groupRank(group, guest.node);
+      if (here !== undefined && group.nofailback) continue;
+      const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
+      const others = candidates.filter((candidate) => candidate.node !== guest.node);
+      const best = recoveryTarget({ storages: guestStorages(row, storages) }, group, others, storages);
+      if (best.node === null || (here !== undefined && (groupRank(group, best.node) ?? -1) <= here)) continue;
+      this.asked.set(guest.vmid, now);
+      const why = here === undefined ? `its restricted group '${group.group}' does not allow node '${guest.node}'` : `its group '${group.group}' prefers node '${best.node}'`;
+      try {
+        await this.moves.move({ type: 'vm', vmid: guest.vmid }, best.node, 'migrate', SYSTEM_CALLER);
+        this.logger.info({ sid: sidOf(guest), from: guest.node, to: best.node }, `HA: migrating a VM: ${why}`);
+      } catch (error) {
+        this.logger.warn({ err: error, sid: sidOf(guest), to: best.node }, `HA: cannot migrate a VM (${why}); trying again in a minute`);
+      }
+    }
+  }
+}
