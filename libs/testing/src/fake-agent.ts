@@ -16,6 +16,8 @@ export interface FakeAgentOptions {
   readonly answer?: (request: RequestFrame) => FakeAnswer | Promise<FakeAnswer>;
   /** What the hello says; the real agent's values by default. */
   readonly hello?: Partial<{ protocol: number; node: string; session: string; agentVersion: string }>;
+  /** Numbers its heartbeats as the real agent does, so that the control plane grants it HA leases; unnumbered by default. */
+  readonly numberedHeartbeats?: boolean;
 }
 
 /**
@@ -64,7 +66,8 @@ export class FakeAgent {
       ...(lastAck !== undefined ? { lastAck } : {}),
     });
     const welcome = await this.next('welcome');
-    this.heartbeat = setInterval(() => this.send({ type: 'heartbeat' }), welcome.heartbeatMs);
+    let beats = 0;
+    this.heartbeat = setInterval(() => this.send(this.options.numberedHeartbeats === true ? { type: 'heartbeat', n: (beats += 1) } : { type: 'heartbeat' }), welcome.heartbeatMs);
     // A test that fails before it closes its agent must not keep Jest running.
     this.heartbeat.unref();
     return welcome;

@@ -31,6 +31,8 @@ export interface LeaseHolder {
 @Injectable()
 export class AgentLeases {
   private readonly ttlS: number;
+  /** The HA guests of the last lease sent to each node's agent, by node. */
+  private readonly sent = new Map<string, ReadonlySet<number>>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -38,6 +40,14 @@ export class AgentLeases {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.ttlS = config.haLeaseS;
+  }
+
+  /**
+   * Whether the last lease this replica sent to the node's agent lists the guest: the HA resource
+   * manager starts a guest only then, since its agent refuses an HA start its lease does not cover.
+   */
+  covers(node: string, vmid: number): boolean {
+    return this.sent.get(node)?.has(vmid) === true;
   }
 
   /** Grants the due leases of `holders` and sends them; never throws (a failed write is retried at the next tick). */
@@ -70,6 +80,7 @@ export class AgentLeases {
       if (lease === undefined) continue;
       holder.count.granted = upTo;
       holder.send({ type: 'lease', upTo, ttlMs, guests: lease.guests });
+      this.sent.set(lease.node, new Set(lease.guests.map((guest) => guest.vmid)));
     }
   }
 }

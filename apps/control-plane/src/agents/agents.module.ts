@@ -5,5 +5,5 @@ import { AgentHub } from './agent-hub.js';
 import { AgentLeases } from './agent-leases.js';
 
 /** The agent hub and the in-memory node view it keeps current: every area that talks to nodes uses them. */
-@Module({ providers: [AgentHub, AgentLeases, NodeView, NodesRepository], exports: [AgentHub, NodeView, NodesRepository] })
+@Module({ providers: [AgentHub, AgentLeases, NodeView, NodesRepository], exports: [AgentHub, AgentLeases, NodeView, NodesRepository] })
 export class AgentsModule {}

@@ -29,7 +29,7 @@ describe('moves of HA VMs: /cluster/ha/resources/{sid}/migrate and relocate, and
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule, HaManagerModule] });
-    for (const [name, node] of [['b', b], ['c', c]] as const) node.agent = await onlineAgent(t, name, await joinNode(t, name), { answer: (request) => node.answer(request) });
+    for (const [name, node] of [['b', b], ['c', c]] as const) node.agent = await onlineAgent(t, name, await joinNode(t, name), { answer: (request) => node.answer(request), numberedHeartbeats: true });
     await t.dataSource.query(`INSERT INTO "storages" ("storage", "type", "path", "content", "nodes", "shared", "disable") VALUES ('san', 'dir', '/mnt/san', '{images,rootdir}', NULL, true, false)`);
     await t.dataSource.query(
       `INSERT INTO "ha_groups" ("group", "nodes", "restricted", "nofailback") VALUES ('only-b', '[{"node":"b","priority":null}]', true, false), ('prefer-c', '[{"node":"c","priority":2},{"node":"b","priority":1}]', false, false), ('prefer-c-stay', '[{"node":"c","priority":2},{"node":"b","priority":1}]', false, true), ('only-c', '[{"node":"c","priority":null}]', true, false)`,

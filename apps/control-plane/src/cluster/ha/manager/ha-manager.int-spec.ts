@@ -43,7 +43,7 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule, HaManagerModule] });
-    for (const [name, node] of [['b', b], ['c', c]] as const) node.agent = await onlineAgent(t, name, await joinNode(t, name), { answer: (request) => node.answer(request) });
+    for (const [name, node] of [['b', b], ['c', c]] as const) node.agent = await onlineAgent(t, name, await joinNode(t, name), { answer: (request) => node.answer(request), numberedHeartbeats: true });
     for (const name of ['a', 'd']) await joinNode(t, name);
     await t.dataSource.query(`INSERT INTO "storages" ("storage", "type", "path", "content", "nodes", "shared", "disable") VALUES ('san', 'dir', '/mnt/san', '{images}', NULL, true, false), ('only-a-d', 'dir', '/mnt/ad', '{images}', '{a,d}', true, false)`);
     await t.dataSource.query(`INSERT INTO "ha_groups" ("group", "nodes", "restricted") VALUES ('prefer-c', '[{"node":"c","priority":2},{"node":"b","priority":1}]', false), ('only-d', '[{"node":"d","priority":null}]', true)`);

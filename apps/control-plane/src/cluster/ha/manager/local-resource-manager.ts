@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { AgentHub } from '../../../agents/agent-hub.js';
+import { AgentLeases } from '../../../agents/agent-leases.js';
 import { ApiError } from '../../../errors/api-error.js';
 import { recordEvent } from '../../../events/record-event.js';
 import { GuestTasks } from '../../../guests/guest-tasks.js';
@@ -34,6 +35,7 @@ export class LocalResourceManager {
     private readonly view: GuestView,
     private readonly tasks: GuestTasks,
     private readonly hub: AgentHub,
+    private readonly leases: AgentLeases,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -48,8 +50,10 @@ export class LocalResourceManager {
         continue;
       }
       const running = runState(state) !== 'stopped';
-      if (guest.state === 'started' && !running) void this.act(guest, 'start');
-      else if (guest.state !== 'started' && running) void this.act(guest, 'stop');
+      if (guest.state === 'started' && !running) {
+        // Its agent refuses the start until its lease covers the guest: asked once the lease listing it went out.
+        if (this.leases.covers(guest.node, guest.vmid)) void this.act(guest, 'start');
+      } else if (guest.state !== 'started' && running) void this.act(guest, 'stop');
       else {
         const settled: HaCrmState = guest.state;
         if (guest.crmState !== settled) await this.repository.settle(guest.vmid, settled);
@@ -70,7 +74,7 @@ export class LocalResourceManager {
       if (error instanceof ApiError && error.code === 'NODE_UNAVAILABLE') {
         // Not the guest's failure: the node's lease does not list it yet (it comes within a liveness tick), or the node went away.
         settleMs = 0;
-        this.logger.info({ sid, node: guest.node, action, reason }, 'HA: the node cannot act on the guest yet');
+        this.logger.info({ sid, node: guest.node, action, reason }, 'HA: the node cannot act on the guest now');
       } else {
         this.logger.warn({ sid, node: guest.node, action, reason }, 'HA: an action on a guest failed');
         if (action === 'start') await this.failedStart(guest, reason).catch((failure: unknown) => this.logger.warn({ err: failure, sid }, 'HA: cannot count a failed start'));
