@@ -16,7 +16,8 @@ const PATIENCE_MS = 120_000;
 const RECOVERY_BUDGET_MS = 60_000;
 /** host1's agent reaches the control plane on an address of its own, so that a firewall rule cuts it alone. */
 const HOST1_ADDRESS = '127.0.0.2';
-const CUT_TABLE = 'corral_ha_e2e';
+/** Its own per test process, so that two runs on one machine do not remove each other's rule. */
+const CUT_TABLE = `corral_ha_e2e_${process.pid}`;
 
 /**
  * Where a VM's QEMU runs, sampled every 100 ms for the whole test: a moment with the VM on both
