@@ -128,7 +128,7 @@ export class GuestsService {
   /** A start; for a guest under HA, PVE's `hastart`: its requested state becomes `started`, and the HA manager starts it. */
   async start(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
-    if ((await this.ha.requested(vmid)) !== null) return this.haRequest(kind, node, vmid, 'started', caller);
+    if (await this.ha.keeps(vmid)) return this.haRequest(kind, node, vmid, 'started', caller);
     return this.tasks.submit({ node, vmid, type: kind.tasks.start ?? 'start', caller, check: () => this.mayStart(kind, node, vmid), work: (work) => this.startWork(kind, vmid, work) });
   }
 
@@ -136,7 +136,7 @@ export class GuestsService {
   async stop(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
     const work = (guest: GuestWork) => guest.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
-    if ((await this.ha.requested(vmid)) !== null) return this.haRequest(kind, node, vmid, 'stopped', caller, work);
+    if (await this.ha.keeps(vmid)) return this.haRequest(kind, node, vmid, 'stopped', caller, work);
     return this.tasks.submit({ node, vmid, type: kind.tasks.stop ?? 'stop', caller, work });
   }
 
@@ -145,7 +145,7 @@ export class GuestsService {
     this.existing(kind, node, vmid);
     const timeout = options.timeout ?? SHUTDOWN_DEFAULT_S[kind.type];
     const work = (guest: GuestWork) => guest.agent('guest.shutdown', { type: kind.type, vmid, timeout, forceStop: options.forceStop ?? false }, (timeout + 60) * 1000);
-    if ((await this.ha.requested(vmid)) !== null) return this.haRequest(kind, node, vmid, 'stopped', caller, work);
+    if (await this.ha.keeps(vmid)) return this.haRequest(kind, node, vmid, 'stopped', caller, work);
     return this.tasks.submit({
       node,
       vmid,
@@ -190,7 +190,6 @@ export class GuestsService {
       },
     });
   }
-
 
   async reboot(kind: GuestKind, node: string, vmid: number, options: { timeout?: number }, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);

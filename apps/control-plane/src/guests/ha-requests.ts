@@ -11,17 +11,16 @@ import type { HaRequestedState } from '../cluster/ha/ha-resource.entity.js';
 export class HaRequests {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The state HA keeps the guest in; null when HA leaves it alone (no resource, or `ignored`). */
-  async requested(vmid: number): Promise<Exclude<HaRequestedState, 'ignored'> | null> {
-    const rows = (await this.dataSource.query('SELECT "state" FROM "ha_resources" WHERE "vmid" = $1', [vmid])) as { state: HaRequestedState }[];
-    const state = rows[0]?.state;
-    return state === undefined || state === 'ignored' ? null : state;
-  }
-
-  /** The guest's HA resource as `status/current` shows it (PVE's `ha`): its requested state and group; null when it has none. */
+  /** The guest's HA resource (PVE's `ha` of `status/current`): its requested state and group; null when it has none. */
   async managed(vmid: number): Promise<{ state: HaRequestedState; group: string | null } | null> {
     const rows = (await this.dataSource.query('SELECT "state", "group" FROM "ha_resources" WHERE "vmid" = $1', [vmid])) as { state: HaRequestedState; group: string | null }[];
     return rows[0] ?? null;
+  }
+
+  /** Whether HA keeps the guest in a state (it has a resource, not `ignored`): its power actions are then HA requests. */
+  async keeps(vmid: number): Promise<boolean> {
+    const resource = await this.managed(vmid);
+    return resource !== null && resource.state !== 'ignored';
   }
 
   /** Sets the requested state (PVE: `ha-manager crm-command start|stop`), unless the resource is gone or `ignored` by now. */
