@@ -4,11 +4,10 @@ import { SYSTEM_CALLER } from '../../../access/auth/principal.js';
 import { GuestTasks } from '../../../guests/guest-tasks.js';
 import { GuestView } from '../../../guests/guest-view.js';
 import { LOGGER } from '../../../logging/loggers.js';
-import { StoragesRepository } from '../../../storage/storages.repository.js';
-import { HaGroupsRepository } from '../ha-groups.repository.js';
 import { HaMoves } from '../ha-moves.service.js';
 import type { ManagedGuest } from './ha-manager.repository.js';
-import { groupRank, guestStorages, recoveryTarget, type Candidate } from './recovery-target.js';
+import { HaPlacement } from './ha-placement.js';
+import { groupRank, type Candidate } from './recovery-target.js';
 import { sidOf } from './sid.js';
 
 /** A failback that failed (or was refused) is tried again no sooner than this. */
@@ -27,11 +26,10 @@ export class Failback {
   private readonly asked = new Map<number, number>();
 
   constructor(
-    private readonly groups: HaGroupsRepository,
+    private readonly placement: HaPlacement,
     private readonly view: GuestView,
     private readonly tasks: GuestTasks,
     private readonly moves: HaMoves,
-    private readonly storages: StoragesRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -41,13 +39,11 @@ export class Failback {
       if (guest.type !== 'vm' || guest.group === null || guest.state !== 'started' || guest.crmState !== 'started' || !guest.nodeOnline) continue;
       if (this.tasks.busy(guest.vmid) || (this.asked.get(guest.vmid) ?? 0) > now - RETRY_MS) continue;
       const row = this.view.get(guest.vmid)?.row;
-      const group = await this.groups.find(guest.group);
-      if (!row || row.lock !== null || group === null) continue;
+      if (!row || row.lock !== null) continue;
+      const { placement: best, group } = await this.placement.target(row, guest.group, candidates);
+      if (group === null) continue;
       const here = groupRank(group, guest.node);
       if (here !== undefined && group.nofailback) continue;
-      const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
-      const others = candidates.filter((candidate) => candidate.node !== guest.node);
-      const best = recoveryTarget({ storages: guestStorages(row, storages) }, group, others, storages);
       if (best.node === null || (here !== undefined && (groupRank(group, best.node) ?? -1) <= here)) continue;
       this.asked.set(guest.vmid, now);
       const why = here === undefined ? `its restricted group '${group.group}' does not allow node '${guest.node}'` : `its group '${group.group}' prefers node '${best.node}'`;

@@ -22,7 +22,7 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
   const haState = async (vmid: number) =>
     ((await t.dataSource.query('SELECT r."state", r."crm_state", g."node" FROM "ha_resources" r JOIN "guests" g USING ("vmid") WHERE "vmid" = $1', [vmid])) as { state: string; crm_state: string; node: string }[])[0];
   /** A VM on `node`, under HA: inserted as the API leaves them (its storage shared or not); running as last reported on a node about to be lost, else stopped. */
-  const haVm = async (vmid: number, node: string, options: { storage?: string; group?: string; lock?: string; state?: string; maxRestart?: number } = {}) => {
+  const haVm = async (vmid: number, node: string, options: { storage?: string; group?: string; lock?: string; state?: string; maxRestart?: number; maxRelocate?: number } = {}) => {
     await t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "lock", "status") VALUES ($1, 'qemu', $2, $3, $4, $5)`, [
       vmid,
       node,
@@ -30,7 +30,13 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
       options.lock ?? null,
       ['a', 'd'].includes(node) ? 'running' : 'stopped',
     ]);
-    await t.dataSource.query(`INSERT INTO "ha_resources" ("vmid", "type", "state", "group", "max_restart") VALUES ($1, 'vm', $2, $3, $4)`, [vmid, options.state ?? 'started', options.group ?? null, options.maxRestart ?? 1]);
+    await t.dataSource.query(`INSERT INTO "ha_resources" ("vmid", "type", "state", "group", "max_restart", "max_relocate") VALUES ($1, 'vm', $2, $3, $4, $5)`, [
+      vmid,
+      options.state ?? 'started',
+      options.group ?? null,
+      options.maxRestart ?? 1,
+      options.maxRelocate ?? 1,
+    ]);
     await t.dataSource.query(`SELECT pg_notify('corral_guests', $1)`, [String(vmid)]);
   };
   /** The node's agent is gone (offline) and its lease ends `leaseS` seconds from now (negative: already over). */
@@ -97,8 +103,8 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     }
   });
 
-  it('restarts a crashed HA guest where it is, and gives up after max_restart failed starts', async () => {
-    await haVm(120, 'b', { maxRestart: 1 });
+  it('restarts a crashed HA guest where it is, and gives up after max_restart failed starts (no relocation allowed)', async () => {
+    await haVm(120, 'b', { maxRestart: 1, maxRelocate: 0 });
     await waitFor(() => b.running.has(120), patience('vm:120 running on b'));
     b.set(120, undefined);
     await waitFor(() => b.running.has(120), patience('vm:120 running on b'));
@@ -113,6 +119,21 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(starts(b, 120)).toBe(4);
   }, 60_000);
+
+  it('relocates a VM that failed to start more than max_restart times to another node, where it runs', async () => {
+    b.failing.add('guest.start');
+    try {
+      await haVm(121, 'b', { maxRestart: 0, maxRelocate: 1 });
+      await waitFor(async () => (await haState(121))?.node === 'c' && c.running.has(121), patience('vm:121 relocated to c and running'));
+    } finally {
+      b.failing.delete('guest.start');
+    }
+    expect(starts(b, 121)).toBe(1);
+    expect((await tasksOf('qmigrate', 121))[0]).toMatchObject({ node: 'b', user: 'root@pam' });
+    // Running: its counts start afresh.
+    await waitFor(async () => (await haState(121))?.crm_state === 'started', patience('vm:121 settled'));
+    expect(((await t.dataSource.query('SELECT "restarts", "relocations" FROM "ha_resources" WHERE "vmid" = 121')) as unknown[])[0]).toEqual({ restarts: 0, relocations: 0 });
+  });
 
   it('turns a stop and a start through the API into HA requests (hastop, hastart) that the manager keeps', async () => {
     await haVm(130, 'c');

@@ -6,6 +6,7 @@ import { HaModule } from '../ha.module.js';
 import { HaMovesController } from '../ha-moves.controller.js';
 import { HaMoves } from '../ha-moves.service.js';
 import { Failback } from './failback.js';
+import { HaPlacement } from './ha-placement.js';
 import { HaManager } from './ha-manager.service.js';
 import { HaManagerRepository } from './ha-manager.repository.js';
 import { LocalResourceManager } from './local-resource-manager.js';
@@ -15,6 +16,6 @@ import { Recovery } from './recovery.js';
 @Module({
   imports: [AgentsModule, GuestsModule, TasksModule, HaModule],
   controllers: [HaMovesController],
-  providers: [HaManager, HaManagerRepository, Recovery, LocalResourceManager, HaMoves, Failback],
+  providers: [HaManager, HaManagerRepository, Recovery, LocalResourceManager, HaMoves, Failback, HaPlacement],
 })
 export class HaManagerModule {}

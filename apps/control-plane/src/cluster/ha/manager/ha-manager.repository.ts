@@ -12,6 +12,8 @@ export interface ManagedGuest {
   readonly group: string | null;
   readonly maxRestart: number;
   readonly restarts: number;
+  readonly maxRelocate: number;
+  readonly relocations: number;
   readonly node: string;
   readonly nodeOnline: boolean;
   /** The node's lease passed unrenewed (or it never had one): its agent has stopped its HA guests by now. */
@@ -27,11 +29,11 @@ export class HaManagerRepository {
   /** Every HA resource not `ignored`, with its guest's node and that node's state. */
   async managed(): Promise<ManagedGuest[]> {
     const rows = (await this.dataSource.query(
-      `SELECT r."vmid", r."type", r."state", r."crm_state", r."group", r."max_restart", r."restarts", g."node", n."online",
+      `SELECT r."vmid", r."type", r."state", r."crm_state", r."group", r."max_restart", r."restarts", r."max_relocate", r."relocations", g."node", n."online",
               n."lease_until", n."lease_until" IS NULL OR n."lease_until" < now() AS "expired"
        FROM "ha_resources" r JOIN "guests" g USING ("vmid") JOIN "nodes" n ON n."name" = g."node"
        WHERE r."state" <> 'ignored' ORDER BY r."vmid"`,
-    )) as { vmid: number; type: 'vm' | 'ct'; state: HaRequestedState; crm_state: HaCrmState; group: string | null; max_restart: number; restarts: number; node: string; online: boolean; lease_until: Date | null; expired: boolean }[];
+    )) as { vmid: number; type: 'vm' | 'ct'; state: HaRequestedState; crm_state: HaCrmState; group: string | null; max_restart: number; restarts: number; max_relocate: number; relocations: number; node: string; online: boolean; lease_until: Date | null; expired: boolean }[];
     return rows.map((row) => ({
       vmid: row.vmid,
       type: row.type,
@@ -40,6 +42,8 @@ export class HaManagerRepository {
       group: row.group,
       maxRestart: row.max_restart,
       restarts: row.restarts,
+      maxRelocate: row.max_relocate,
+      relocations: row.relocations,
       node: row.node,
       nodeOnline: row.online,
       leaseExpired: row.expired,
@@ -69,14 +73,20 @@ export class HaManagerRepository {
     return rows.map((row) => row.name);
   }
 
-  /** A start ran on the guest's node: failed ones counted against `max_restart`, a success clears the count. */
-  async started(vmid: number, ok: boolean): Promise<{ restarts: number; maxRestart: number } | null> {
+  /** A start ran on the guest's node: failed ones counted against `max_restart`, a success clears the counts. */
+  async started(vmid: number, ok: boolean): Promise<{ restarts: number; maxRestart: number; relocations: number; maxRelocate: number } | null> {
     const [rows] = (await this.dataSource.query(
-      'UPDATE "ha_resources" SET "restarts" = CASE WHEN $2 THEN 0 ELSE "restarts" + 1 END WHERE "vmid" = $1 RETURNING "restarts", "max_restart"',
+      `UPDATE "ha_resources" SET "restarts" = CASE WHEN $2 THEN 0 ELSE "restarts" + 1 END, "relocations" = CASE WHEN $2 THEN 0 ELSE "relocations" END
+       WHERE "vmid" = $1 RETURNING "restarts", "max_restart", "relocations", "max_relocate"`,
       [vmid, ok],
-    )) as [{ restarts: number; max_restart: number }[], number];
+    )) as [{ restarts: number; max_restart: number; relocations: number; max_relocate: number }[], number];
     const row = rows[0];
-    return row ? { restarts: row.restarts, maxRestart: row.max_restart } : null;
+    return row ? { restarts: row.restarts, maxRestart: row.max_restart, relocations: row.relocations, maxRelocate: row.max_relocate } : null;
+  }
+
+  /** The guest is moved to another node after its failed starts: one relocation more, its restarts counted afresh there. */
+  async relocated(vmid: number): Promise<void> {
+    await this.dataSource.query('UPDATE "ha_resources" SET "relocations" = "relocations" + 1, "restarts" = 0 WHERE "vmid" = $1', [vmid]);
   }
 
   /** Records an HA event of its own transaction. */

@@ -8,9 +8,12 @@ import { GuestTasks } from '../../../guests/guest-tasks.js';
 import { GuestView } from '../../../guests/guest-view.js';
 import { GuestsService } from '../../../guests/guests.service.js';
 import { runState } from '../../../guests/status-entry.js';
+import { SYSTEM_CALLER } from '../../../access/auth/principal.js';
 import { LOGGER } from '../../../logging/loggers.js';
+import { HaMoves } from '../ha-moves.service.js';
 import type { HaCrmState } from '../ha-resource.entity.js';
 import { HaManagerRepository, type ManagedGuest } from './ha-manager.repository.js';
+import { HaPlacement } from './ha-placement.js';
 import { kindOfResource, sidOf } from './sid.js';
 
 /** After an action of its own on a guest, the guest is left alone this long: its run state comes from the agent's reports, which follow the action. */
@@ -22,7 +25,8 @@ const SETTLE_MS = 5000;
  * agent refuses until its HA lease lists the guest, as PVE's LRM waits for its agent lock), one
  * requested `stopped` or `disabled` that runs is stopped, each a `qmstart`/`qmstop` task of
  * root@pam. A guest busy with an operation or locked is left to it. Failed starts count against
- * `max_restart`; past it the guest is put in `error` (an `ha-error` event) until it is disabled.
+ * `max_restart`; past it a VM is relocated to another node (up to `max_relocate` times), and then
+ * the guest is put in `error` (an `ha-error` event) until it is disabled.
  */
 @Injectable()
 export class LocalResourceManager {
@@ -36,6 +40,8 @@ export class LocalResourceManager {
     private readonly tasks: GuestTasks,
     private readonly hub: AgentHub,
     private readonly leases: AgentLeases,
+    private readonly placement: HaPlacement,
+    private readonly moves: HaMoves,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -77,19 +83,39 @@ export class LocalResourceManager {
         this.logger.info({ sid, node: guest.node, action, reason }, 'HA: the node cannot act on the guest now');
       } else {
         this.logger.warn({ sid, node: guest.node, action, reason }, 'HA: an action on a guest failed');
-        if (action === 'start') await this.failedStart(guest, reason).catch((failure: unknown) => this.logger.warn({ err: failure, sid }, 'HA: cannot count a failed start'));
+        if (action === 'start') await this.failedStart(guest, reason).catch((failure: unknown) => this.logger.warn({ err: failure, sid }, 'HA: cannot count a failed start or act on it'));
       }
     } finally {
       this.settling.set(guest.vmid, Date.now() + settleMs);
     }
   }
 
+  /**
+   * Counts a failed start; past `max_restart` the guest is relocated (a VM, while `max_relocate`
+   * allows, to the node the HA manager would recover it on), and otherwise put in `error`.
+   */
   private async failedStart(guest: ManagedGuest, reason: string): Promise<void> {
-    const count = await this.repository.started(guest.vmid, false).catch(() => null);
+    const count = await this.repository.started(guest.vmid, false);
     if (count === null || count.restarts <= count.maxRestart) return;
+    if (guest.type === 'vm' && count.relocations < count.maxRelocate && (await this.relocate(guest))) return;
     await this.repository.setCrmState([guest.vmid], 'error', async (db) => {
       await recordEvent(db, { event: 'ha-error', node: guest.node, vmid: guest.vmid, details: { reason, restarts: count.restarts } });
     });
     this.logger.error({ sid: sidOf(guest), node: guest.node, restarts: count.restarts }, 'HA: a guest failed to start more than max_restart times; it is in error until disabled');
+  }
+
+  /** Moves the stopped VM to another node after its failed starts (a `qmigrate` task); false when no node can take it. */
+  private async relocate(guest: ManagedGuest): Promise<boolean> {
+    const row = this.view.get(guest.vmid)?.row;
+    if (!row) return false;
+    const load = new Map<string, number>();
+    for (const each of await this.repository.managed()) load.set(each.node, (load.get(each.node) ?? 0) + 1);
+    const candidates = (await this.repository.onlineNodes()).map((node) => ({ node, haGuests: load.get(node) ?? 0 }));
+    const { placement } = await this.placement.target(row, guest.group, candidates);
+    if (placement.node === null) return false;
+    await this.repository.relocated(guest.vmid);
+    await this.moves.move({ type: guest.type, vmid: guest.vmid }, placement.node, 'relocate', SYSTEM_CALLER);
+    this.logger.warn({ sid: sidOf(guest), from: guest.node, to: placement.node }, 'HA: a guest failed to start more than max_restart times; relocating it');
+    return true;
   }
 }

@@ -6,11 +6,10 @@ import { recordEvent } from '../../../events/record-event.js';
 import { GuestView } from '../../../guests/guest-view.js';
 import { GuestsRepository } from '../../../guests/guests.repository.js';
 import { LOGGER } from '../../../logging/loggers.js';
-import { StoragesRepository } from '../../../storage/storages.repository.js';
 import { TaskRunner } from '../../../tasks/task-runner.js';
-import { HaGroupsRepository } from '../ha-groups.repository.js';
 import { HaManagerRepository, type ManagedGuest } from './ha-manager.repository.js';
-import { guestStorages, recoveryTarget, type Candidate } from './recovery-target.js';
+import { HaPlacement } from './ha-placement.js';
+import type { Candidate } from './recovery-target.js';
 import { sidOf } from './sid.js';
 
 /**
@@ -31,8 +30,7 @@ export class Recovery {
     private readonly repository: HaManagerRepository,
     private readonly guests: GuestsRepository,
     private readonly view: GuestView,
-    private readonly storages: StoragesRepository,
-    private readonly groups: HaGroupsRepository,
+    private readonly placement: HaPlacement,
     private readonly runner: TaskRunner,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -63,9 +61,7 @@ export class Recovery {
     if (!row) return null;
     const sid = sidOf(guest);
     if (row.lock !== null && row.lock !== 'backup') return this.cannot(guest, `it is locked (${row.lock}): its ${row.lock} may have left it half on another node, so it is not moved`);
-    const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
-    const group = guest.group === null ? null : await this.groups.find(guest.group);
-    const placement = recoveryTarget({ storages: guestStorages(row, storages) }, group, candidates, storages);
+    const { placement, group } = await this.placement.target(row, guest.group, candidates);
     if (placement.node === null) return this.cannot(guest, placement.reason);
     this.stuck.delete(guest.vmid);
     const from = guest.node;
