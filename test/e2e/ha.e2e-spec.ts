@@ -113,6 +113,11 @@ describe('HA: a VM of a failed node runs again on the other node, never on both'
       expect(await watcher.runsOn('host1')).toBe(false);
       expect(await runningOn('host2', vmid)).toBe(true);
       expect(watcher.both).toBe(0);
+      // Every start HA asked for went to an agent whose lease covered the VM: none was refused.
+      expect((await db.query(`SELECT "node", "exitstatus" FROM "tasks" WHERE "type" = 'qmstart' AND "id" = $1 ORDER BY "starttime"`, [String(vmid)])).rows).toEqual([
+        { node: 'host1', exitstatus: 'OK' },
+        { node: 'host2', exitstatus: 'OK' },
+      ]);
       return outcome;
     } finally {
       watcher.stop();
