@@ -82,7 +82,11 @@ describe('the fence watchdog on real QEMU (TCG)', () => {
     await fence.settled();
     await waitFor(() => supervisor.pid === undefined, { timeoutMs: 5000, what: 'the watchdog to fence and exit' });
     expect(await gone(pid)).toBe(true);
-    expect(lines.filter((line) => line.msg.startsWith('self-fence:')).map((line) => line.msg)).toEqual([expect.stringMatching(/stopping HA guests VM 161$/), 'self-fence: VM 161 stopped']);
+    const fenced = lines.filter((line) => line.msg.startsWith('self-fence:')).map((line) => line.msg);
+    expect(fenced[0]).toMatch(/stopping HA guests VM 161$/);
+    expect(fenced.at(-1)).toBe('self-fence: VM 161 stopped');
+    // The watchdog may kill first: the agent's own kill then finds the VM gone, which is no failure.
+    expect(fenced.slice(1, -1).every((line) => line === 'self-fence: VM 161 is not running')).toBe(true);
     expect(await readFile(watchdogLogFile(host), 'utf8')).toMatch(new RegExp(`fence watchdog: VM 161: (SIGKILL sent to pid ${pid}|pid ${pid}.* is gone already|no process: .*161.pid names none)`));
     await qemu.destroy(vm(161), context());
   });
