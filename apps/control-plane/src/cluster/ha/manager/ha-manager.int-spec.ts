@@ -131,9 +131,10 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     }
     expect(starts(b, 121)).toBe(1);
     expect((await tasksOf('qmigrate', 121))[0]).toMatchObject({ node: 'b', user: 'root@pam' });
-    // Running: its counts start afresh.
-    await waitFor(async () => (await haState(121))?.crm_state === 'started', patience('vm:121 settled'));
-    expect(((await t.dataSource.query('SELECT "restarts", "relocations" FROM "ha_resources" WHERE "vmid" = 121')) as unknown[])[0]).toEqual({ restarts: 0, relocations: 0 });
+    // Once its start there is done, its counts start afresh.
+    const counts = async () => ((await t.dataSource.query('SELECT "restarts", "relocations", "crm_state" FROM "ha_resources" WHERE "vmid" = 121')) as unknown[])[0];
+    await waitFor(async () => (await tasksOf('qmstart', 121)).some((task) => task.node === 'c' && task.exitstatus === 'OK'), patience('the start of vm:121 on c ended'));
+    await waitFor(async () => JSON.stringify(await counts()) === JSON.stringify({ restarts: 0, relocations: 0, crm_state: 'started' }), patience('the counts of vm:121 cleared'));
   });
 
   it('turns a stop and a start through the API into HA requests (hastop, hastart) that the manager keeps', async () => {
