@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
+import { HaModule } from '../cluster/ha/ha.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
 import { PoolMembers } from '../pools/pool-members.js';
 import { StoragesRepository } from '../storage/storages.repository.js';
@@ -8,7 +9,6 @@ import { GuestTasks } from './guest-tasks.js';
 import { GuestView } from './guest-view.js';
 import { GuestsRepository } from './guests.repository.js';
 import { GuestsService } from './guests.service.js';
-import { HaRequests } from './ha-requests.js';
 import { NewGuests } from './new-guests.js';
 import { LxcController } from './lxc/lxc.controller.js';
 import { MigrateController } from './migrate/migrate.controller.js';
@@ -19,9 +19,9 @@ import { RestoreService } from './restore/restore.service.js';
 
 /** VMs and containers (issue 5): `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
 @Module({
-  imports: [AgentsModule, NodesModule, TasksModule],
+  imports: [AgentsModule, NodesModule, TasksModule, HaModule],
   controllers: [QemuController, LxcController, MigrateController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives, HaRequests],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives],
   exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService],
 })
 export class GuestsModule {}

@@ -4,6 +4,7 @@ import { SYSTEM_CALLER, type Principal } from '../access/auth/principal.js';
 import { permissionDenied } from '../access/auth/authorizer.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
+import { HaResourcesRepository } from '../cluster/ha/ha-resources.repository.js';
 import { ApiError } from '../errors/api-error.js';
 import { badParam, notFound } from '../errors/resource-errors.js';
 import { NodesService } from '../nodes/nodes.service.js';
@@ -20,7 +21,6 @@ import { monitorCommandKind, MODIFYING_MONITOR_COMMANDS, READ_ONLY_MONITOR_COMMA
 import type { GuestStatus } from './guest.endpoints.js';
 import { guestSpec } from './guest-spec.js';
 import { GuestView, type GuestState } from './guest-view.js';
-import { HaRequests } from './ha-requests.js';
 import { NewGuests } from './new-guests.js';
 import { GuestsRepository } from './guests.repository.js';
 import { cloneConfig, resolveNewConfig } from './new-config.js';
@@ -69,7 +69,7 @@ export class GuestsService {
     private readonly hub: AgentHub,
     private readonly migrations: MigrateService,
     private readonly newGuests: NewGuests,
-    private readonly ha: HaRequests,
+    private readonly ha: HaResourcesRepository,
   ) {}
 
   async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
@@ -84,7 +84,7 @@ export class GuestsService {
 
   async current(kind: GuestKind, node: string, vmid: number): Promise<GuestStatus> {
     const entry = statusEntry(this.existing(kind, node, vmid));
-    const ha = await this.ha.managed(vmid);
+    const ha = await this.ha.find(vmid);
     return { ...entry, ha: ha === null ? { managed: 0 } : { managed: 1, state: ha.state, ...(ha.group !== null ? { group: ha.group } : {}) } };
   }
 
@@ -128,7 +128,7 @@ export class GuestsService {
   /** A start; for a guest under HA, PVE's `hastart`: its requested state becomes `started`, and the HA manager starts it. */
   async start(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
-    if (await this.ha.keeps(vmid)) return this.haRequest(kind, node, vmid, 'started', caller);
+    if (await this.underHa(vmid)) return this.haRequest(kind, node, vmid, 'started', caller);
     return this.tasks.submit({ node, vmid, type: kind.tasks.start ?? 'start', caller, check: () => this.mayStart(kind, node, vmid), work: (work) => this.startWork(kind, vmid, work) });
   }
 
@@ -136,7 +136,7 @@ export class GuestsService {
   async stop(kind: GuestKind, node: string, vmid: number, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
     const work = (guest: GuestWork) => guest.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
-    if (await this.ha.keeps(vmid)) return this.haRequest(kind, node, vmid, 'stopped', caller, work);
+    if (await this.underHa(vmid)) return this.haRequest(kind, node, vmid, 'stopped', caller, work);
     return this.tasks.submit({ node, vmid, type: kind.tasks.stop ?? 'stop', caller, work });
   }
 
@@ -145,7 +145,7 @@ export class GuestsService {
     this.existing(kind, node, vmid);
     const timeout = options.timeout ?? SHUTDOWN_DEFAULT_S[kind.type];
     const work = (guest: GuestWork) => guest.agent('guest.shutdown', { type: kind.type, vmid, timeout, forceStop: options.forceStop ?? false }, (timeout + 60) * 1000);
-    if (await this.ha.keeps(vmid)) return this.haRequest(kind, node, vmid, 'stopped', caller, work);
+    if (await this.underHa(vmid)) return this.haRequest(kind, node, vmid, 'stopped', caller, work);
     return this.tasks.submit({
       node,
       vmid,
@@ -223,7 +223,7 @@ export class GuestsService {
   async destroy(kind: GuestKind, node: string, vmid: number, options: { force?: boolean; purge?: boolean }, caller: Principal): Promise<string> {
     this.existing(kind, node, vmid);
     // PVE's words; with purge=1 the HA resource goes with the guest (its foreign key cascades).
-    if (options.purge !== true && (await this.ha.managed(vmid)) !== null) throw new ApiError('IN_USE', `unable to remove ${kind.noun} ${vmid} - used in HA resources and purge parameter not set.`);
+    if (options.purge !== true && (await this.ha.find(vmid)) !== null) throw new ApiError('IN_USE', `unable to remove ${kind.noun} ${vmid} - used in HA resources and purge parameter not set.`);
     const force = options.force === true;
     return this.tasks.submit({
       node,
@@ -384,6 +384,12 @@ export class GuestsService {
       return { config };
     });
     await this.view.reload(vmid);
+  }
+
+  /** Whether HA keeps the guest in a state (a resource, not `ignored`): its power actions are then HA requests (docs/ha.md). */
+  private async underHa(vmid: number): Promise<boolean> {
+    const resource = await this.ha.find(vmid);
+    return resource !== null && resource.state !== 'ignored';
   }
 
   private async storageMap(): Promise<Map<string, StorageRow>> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, Not, type EntityManager } from 'typeorm';
 import { GuestRow } from '../../guests/guest.entity.js';
 import { HaGroupRow } from './ha-group.entity.js';
 import { HaResourceRow } from './ha-resource.entity.js';
@@ -36,6 +36,14 @@ export class HaResourcesRepository {
       if (current === null) await db.insert(HaResourceRow, next);
       else await db.save(HaResourceRow, next);
     });
+  }
+
+  /**
+   * Sets the requested state of a guest's resource, as PVE's `hastart`/`hastop` do (`ha-manager
+   * crm-command start|stop`), unless the resource is gone or `ignored` by now.
+   */
+  async request(vmid: number, state: 'started' | 'stopped'): Promise<void> {
+    await this.dataSource.manager.update(HaResourceRow, { vmid, state: Not('ignored') }, { state });
   }
 
   async remove(vmid: number): Promise<boolean> {

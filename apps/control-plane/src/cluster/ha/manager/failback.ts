@@ -6,7 +6,7 @@ import { GuestView } from '../../../guests/guest-view.js';
 import { LOGGER } from '../../../logging/loggers.js';
 import { HaMoves } from '../ha-moves.service.js';
 import type { ManagedGuest } from './ha-manager.repository.js';
-import { HaPlacement } from './ha-placement.js';
+import { HaPlacement, type Placer } from './ha-placement.js';
 import { groupRank, type Candidate } from './recovery-target.js';
 import { sidOf } from './sid.js';
 
@@ -35,12 +35,14 @@ export class Failback {
 
   async round(managed: readonly ManagedGuest[], candidates: readonly Candidate[]): Promise<void> {
     const now = Date.now();
+    let placer: Placer | undefined;
     for (const guest of managed) {
       if (guest.type !== 'vm' || guest.group === null || guest.state !== 'started' || guest.crmState !== 'started' || !guest.nodeOnline) continue;
       if (this.tasks.busy(guest.vmid) || (this.asked.get(guest.vmid) ?? 0) > now - RETRY_MS) continue;
       const row = this.view.get(guest.vmid)?.row;
       if (!row || row.lock !== null) continue;
-      const { placement: best, group } = await this.placement.target(row, guest.group, candidates);
+      placer ??= await this.placement.load();
+      const { placement: best, group } = placer.target(row, guest.group, candidates);
       if (group === null) continue;
       const here = groupRank(group, guest.node);
       if (here !== undefined && group.nofailback) continue;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { recordEvent } from '../../../events/record-event.js';
 import type { HaCrmState, HaRequestedState } from '../ha-resource.entity.js';
+import type { Candidate } from './recovery-target.js';
 
 /** An HA resource with where its guest is, as a manager round sees it. */
 export interface ManagedGuest {
@@ -67,10 +68,12 @@ export class HaManagerRepository {
     await this.dataSource.query('UPDATE "ha_resources" SET "crm_state" = $2, "restarts" = 0 WHERE "vmid" = $1', [vmid, crmState]);
   }
 
-  /** The nodes online now. */
-  async onlineNodes(): Promise<string[]> {
+  /** The nodes online now, each with how many of `managed` it holds: where a guest may go. */
+  async candidates(managed: readonly ManagedGuest[]): Promise<Candidate[]> {
+    const load = new Map<string, number>();
+    for (const guest of managed) load.set(guest.node, (load.get(guest.node) ?? 0) + 1);
     const rows = (await this.dataSource.query('SELECT "name" FROM "nodes" WHERE "online" ORDER BY "name"')) as { name: string }[];
-    return rows.map((row) => row.name);
+    return rows.map((row) => ({ node: row.name, haGuests: load.get(row.name) ?? 0 }));
   }
 
   /** A start ran on the guest's node: failed ones counted against `max_restart`, a success clears the counts. */

@@ -6,8 +6,7 @@ import { LOGGER } from '../../../logging/loggers.js';
 import { LocalResourceManager } from './local-resource-manager.js';
 import { ManagerLock } from './manager-lock.js';
 import { Failback } from './failback.js';
-import { HaManagerRepository, type ManagedGuest } from './ha-manager.repository.js';
-import type { Candidate } from './recovery-target.js';
+import { HaManagerRepository } from './ha-manager.repository.js';
 import { Recovery } from './recovery.js';
 
 /** How often every replica runs a round: the manager's, where it holds the lock, and the local resource manager's. */
@@ -49,13 +48,6 @@ export class HaManager implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.lock.release();
   }
 
-  /** The online nodes, with how many HA guests each holds. */
-  private async candidates(managed: readonly ManagedGuest[]): Promise<Candidate[]> {
-    const load = new Map<string, number>();
-    for (const guest of managed) load.set(guest.node, (load.get(guest.node) ?? 0) + 1);
-    return (await this.repository.onlineNodes()).map((node) => ({ node, haGuests: load.get(node) ?? 0 }));
-  }
-
   private async round(): Promise<void> {
     if (this.busy) return;
     this.busy = true;
@@ -63,7 +55,7 @@ export class HaManager implements OnApplicationBootstrap, OnApplicationShutdown 
       const managed = await this.repository.managed();
       if (await this.lock.hold()) {
         await this.repository.round(this.holder);
-        const candidates = await this.candidates(managed);
+        const candidates = await this.repository.candidates(managed);
         await this.recovery.round(managed, candidates);
         await this.failback.round(managed, candidates);
       }

@@ -11,7 +11,13 @@ export interface GuestPlacement {
   readonly group: HaGroupRow | null;
 }
 
-/** The placement of HA guests (recovery-target.ts) with what it reads: the guest's group and the storages of its volumes. */
+/** Places guests against the storages and groups as they were read. */
+export interface Placer {
+  /** The best of `candidates` for the guest (its own node left out). */
+  target(row: Pick<GuestRow, 'vmid' | 'type' | 'config' | 'node'>, groupName: string | null, candidates: readonly Candidate[]): GuestPlacement;
+}
+
+/** The placement of HA guests (recovery-target.ts) with what it reads: the groups and the storages of the guests' volumes. */
 @Injectable()
 export class HaPlacement {
   constructor(
@@ -19,11 +25,16 @@ export class HaPlacement {
     private readonly storages: StoragesRepository,
   ) {}
 
-  /** The best of `candidates` for the guest (its own node left out). */
-  async target(row: Pick<GuestRow, 'vmid' | 'type' | 'config' | 'node'>, groupName: string | null, candidates: readonly Candidate[]): Promise<GuestPlacement> {
+  /** Reads the storages and groups once, for every placement of a round. */
+  async load(): Promise<Placer> {
     const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
-    const group = groupName === null ? null : await this.groups.find(groupName);
-    const others = candidates.filter((candidate) => candidate.node !== row.node);
-    return { placement: recoveryTarget({ storages: guestStorages(row, storages) }, group, others, storages), group };
+    const groups = new Map((await this.groups.all()).map((group) => [group.group, group]));
+    return {
+      target: (row, groupName, candidates) => {
+        const group = groupName === null ? null : (groups.get(groupName) ?? null);
+        const others = candidates.filter((candidate) => candidate.node !== row.node);
+        return { placement: recoveryTarget({ storages: guestStorages(row, storages) }, group, others, storages), group };
+      },
+    };
   }
 }

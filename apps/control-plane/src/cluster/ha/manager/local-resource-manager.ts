@@ -58,8 +58,8 @@ export class LocalResourceManager {
       const running = runState(state) !== 'stopped';
       if (guest.state === 'started' && !running) {
         // Its agent refuses the start until its lease covers the guest: asked once the lease listing it went out.
-        if (this.leases.covers(guest.node, guest.vmid)) void this.act(guest, 'start');
-      } else if (guest.state !== 'started' && running) void this.act(guest, 'stop');
+        if (this.leases.covers(guest.node, guest.vmid)) void this.act(guest, 'start', managed);
+      } else if (guest.state !== 'started' && running) void this.act(guest, 'stop', managed);
       else {
         const settled: HaCrmState = guest.state;
         if (guest.crmState !== settled) await this.repository.settle(guest.vmid, settled);
@@ -67,7 +67,8 @@ export class LocalResourceManager {
     }
   }
 
-  private async act(guest: ManagedGuest, action: 'start' | 'stop'): Promise<void> {
+  /** `managed`: the round's view of every HA guest, for a relocation's placement. */
+  private async act(guest: ManagedGuest, action: 'start' | 'stop', managed: readonly ManagedGuest[]): Promise<void> {
     const sid = sidOf(guest);
     this.settling.set(guest.vmid, Infinity);
     let settleMs = SETTLE_MS;
@@ -83,7 +84,7 @@ export class LocalResourceManager {
         this.logger.info({ sid, node: guest.node, action, reason }, 'HA: the node cannot act on the guest now');
       } else {
         this.logger.warn({ sid, node: guest.node, action, reason }, 'HA: an action on a guest failed');
-        if (action === 'start') await this.failedStart(guest, reason).catch((failure: unknown) => this.logger.warn({ err: failure, sid }, 'HA: cannot count a failed start or act on it'));
+        if (action === 'start') await this.failedStart(guest, reason, managed).catch((failure: unknown) => this.logger.warn({ err: failure, sid }, 'HA: cannot count a failed start or act on it'));
       }
     } finally {
       this.settling.set(guest.vmid, Date.now() + settleMs);
@@ -94,10 +95,10 @@ export class LocalResourceManager {
    * Counts a failed start; past `max_restart` the guest is relocated (a VM, while `max_relocate`
    * allows, to the node the HA manager would recover it on), and otherwise put in `error`.
    */
-  private async failedStart(guest: ManagedGuest, reason: string): Promise<void> {
+  private async failedStart(guest: ManagedGuest, reason: string, managed: readonly ManagedGuest[]): Promise<void> {
     const count = await this.repository.started(guest.vmid, false);
     if (count === null || count.restarts <= count.maxRestart) return;
-    if (guest.type === 'vm' && count.relocations < count.maxRelocate && (await this.relocate(guest))) return;
+    if (guest.type === 'vm' && count.relocations < count.maxRelocate && (await this.relocate(guest, managed))) return;
     await this.repository.setCrmState([guest.vmid], 'error', async (db) => {
       await recordEvent(db, { event: 'ha-error', node: guest.node, vmid: guest.vmid, details: { reason, restarts: count.restarts } });
     });
@@ -105,13 +106,10 @@ export class LocalResourceManager {
   }
 
   /** Moves the stopped VM to another node after its failed starts (a `qmigrate` task); false when no node can take it. */
-  private async relocate(guest: ManagedGuest): Promise<boolean> {
+  private async relocate(guest: ManagedGuest, managed: readonly ManagedGuest[]): Promise<boolean> {
     const row = this.view.get(guest.vmid)?.row;
     if (!row) return false;
-    const load = new Map<string, number>();
-    for (const each of await this.repository.managed()) load.set(each.node, (load.get(each.node) ?? 0) + 1);
-    const candidates = (await this.repository.onlineNodes()).map((node) => ({ node, haGuests: load.get(node) ?? 0 }));
-    const { placement } = await this.placement.target(row, guest.group, candidates);
+    const { placement } = (await this.placement.load()).target(row, guest.group, await this.repository.candidates(managed));
     if (placement.node === null) return false;
     await this.repository.relocated(guest.vmid);
     await this.moves.move({ type: guest.type, vmid: guest.vmid }, placement.node, 'relocate', SYSTEM_CALLER);

@@ -61,7 +61,7 @@ export class Recovery {
     if (!row) return null;
     const sid = sidOf(guest);
     if (row.lock !== null && row.lock !== 'backup') return this.cannot(guest, `it is locked (${row.lock}): its ${row.lock} may have left it half on another node, so it is not moved`);
-    const { placement, group } = await this.placement.target(row, guest.group, candidates);
+    const { placement, group } = (await this.placement.load()).target(row, guest.group, candidates);
     if (placement.node === null) return this.cannot(guest, placement.reason);
     this.stuck.delete(guest.vmid);
     const from = guest.node;
