@@ -33,7 +33,7 @@ export interface TestApp {
  */
 export async function startTestApp(options: { controllers?: Type[]; imports?: Type[]; logger?: Logger; env?: Record<string, string> }): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'corral-int-'));
-  const config = loadConfig({ CORRAL_DATA_DIR: dataDir, CORRAL_PORT: '0', CORRAL_BIND: '127.0.0.1', CORRAL_ROOT_PASSWORD: TEST_ROOT_PASSWORD, ...options.env }, dataDir);
+  const config = loadConfig({ CORRAL_DATA_DIR: dataDir, CORRAL_PORT: '0', CORRAL_BIND: '127.0.0.1', CORRAL_ROOT_PASSWORD: TEST_ROOT_PASSWORD, CORRAL_CHECK_RESPONSES: '1', ...options.env }, dataDir);
   const tls = await loadTlsMaterial(config);
   const database = await testDataSource();
   const logger = options.logger ?? pino({ level: 'silent' });

@@ -9,7 +9,10 @@ import { waitFor } from './wait-for.js';
 export interface ControlPlaneOptions {
   /** Reused across restarts to test persistence; a new temporary one by default. */
   readonly dataDir?: string;
-  /** Extra environment, e.g. DATABASE_URL; CORRAL_PORT defaults to 0 (a free port). */
+  /**
+   * Extra environment, e.g. DATABASE_URL; CORRAL_PORT defaults to 0 (a free port), and
+   * CORRAL_CHECK_RESPONSES to 1: a response that does not match its declaration fails the test.
+   */
   readonly env?: Readonly<Record<string, string>>;
   readonly startTimeoutMs?: number;
 }
@@ -31,7 +34,7 @@ export class ControlPlaneProcess {
     if (!existsSync(entry)) throw new Error(`${entry} is missing: build first (npx nx run control-plane:build)`);
     const dataDir = options.dataDir ?? (await temporaryDataDir());
     const child = spawn(process.execPath, [entry], {
-      env: { PATH: process.env['PATH'] ?? '', CORRAL_PORT: '0', CORRAL_DATA_DIR: dataDir, ...options.env },
+      env: { PATH: process.env['PATH'] ?? '', CORRAL_PORT: '0', CORRAL_CHECK_RESPONSES: '1', CORRAL_DATA_DIR: dataDir, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const logs: string[] = [];

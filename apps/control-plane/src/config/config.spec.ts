@@ -17,7 +17,14 @@ describe('loadConfig', () => {
       webhookRetryHours: 24,
       webhookMaxBackoffS: 600,
       haLeaseS: 30,
+      errorFormat: 'spec',
+      checkResponses: false,
     });
+  });
+
+  it("takes PVE's error format and the response check, and refuses another format by name", () => {
+    expect(loadConfig({ CORRAL_ERROR_FORMAT: 'pve', CORRAL_CHECK_RESPONSES: '1' }, '/')).toMatchObject({ errorFormat: 'pve', checkResponses: true });
+    expect(() => loadConfig({ CORRAL_ERROR_FORMAT: 'xml' }, '/')).toThrow('CORRAL_ERROR_FORMAT: must be spec or pve');
   });
 
   it('names the local node CORRAL_NODE_NAME, or has none with CORRAL_LOCAL_AGENT=0', () => {

@@ -31,7 +31,14 @@ export interface Config {
   readonly webhookMaxBackoffS: number;
   /** How long an agent's HA lease lasts after its last heartbeat the control plane granted (CORRAL_HA_LEASE_S, docs/ha.md). */
   readonly haLeaseS: number;
+  /** How errors are shaped (CORRAL_ERROR_FORMAT): the spec's `errors` array, or PVE's own shape for strict PVE clients (docs/development.md, "Errors"). */
+  readonly errorFormat: ErrorFormat;
+  /** Check every success response against its endpoint's `returns` declaration (CORRAL_CHECK_RESPONSES: the test tiers turn it on). */
+  readonly checkResponses: boolean;
 }
+
+export const ERROR_FORMATS = ['spec', 'pve'] as const;
+export type ErrorFormat = (typeof ERROR_FORMATS)[number];
 
 export interface OidcConfig {
   readonly issuer: string;
@@ -104,6 +111,8 @@ const Env = z
       .transform(Number)
       .refine((seconds) => seconds >= 10 && seconds <= 600, 'must be a whole number of seconds from 10 to 600')
       .default(30),
+    CORRAL_ERROR_FORMAT: z.enum(ERROR_FORMATS, { error: 'must be spec or pve' }).default('spec'),
+    CORRAL_CHECK_RESPONSES: z.enum(['0', '1']).default('0'),
     DATABASE_URL: optionalText.pipe(
       z
         .string()
@@ -159,6 +168,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     webhookRetryHours: e.CORRAL_WEBHOOK_RETRY_HOURS,
     webhookMaxBackoffS: e.CORRAL_WEBHOOK_MAX_BACKOFF_S,
     haLeaseS: e.CORRAL_HA_LEASE_S,
+    errorFormat: e.CORRAL_ERROR_FORMAT,
+    checkResponses: e.CORRAL_CHECK_RESPONSES === '1',
   });
 }
 

@@ -5,6 +5,8 @@ import { NODE } from '../nodes/nodes.endpoints.js';
 import { nodeParam } from '../nodes/node-params.js';
 import { poolidParam } from '../pools/pool-params.js';
 import { configParam, configParams } from './config-params.js';
+import { configSchema } from './config-view.js';
+import { CDROM } from './create-options.js';
 import { DNS_NAME } from './formats/value-rules.js';
 import type { GuestKind } from './guest-kinds.js';
 
@@ -67,6 +69,7 @@ export function configChange<M extends 'PUT' | 'POST'>(kind: GuestKind, method: 
     parameters: z.object({
       ...GUEST,
       ...configParams(kind.keys),
+      ...(kind.type === 'qemu' ? { cdrom: CDROM } : {}),
       delete: listParam(stringParam({ description: 'A config key.', pattern: /^[a-z][a-z0-9_-]*$/, patternHint: 'must be config keys' }), { description: 'Keys to remove, separated by commas (or repeated).' }).optional(),
       digest: stringParam({ description: 'The `digest` of the config this change is based on: refused (409) when the config has changed since.', pattern: /^[0-9a-f]{40}$/, patternHint: 'must be a SHA-1 digest (40 hex digits)' }).optional(),
     }),
@@ -109,7 +112,17 @@ export function guestEndpoints(kind: GuestKind) {
     shutdown: powerAction(kind, 'shutdown', 'Shut the guest down cleanly', { timeout: SHUTDOWN_TIMEOUT.optional(), forceStop: booleanParam({ description: 'Stop it when the timeout passes.' }).optional() }),
     reboot: powerAction(kind, 'reboot', 'Shut down and start again (pending changes apply)', { timeout: SHUTDOWN_TIMEOUT.optional() }),
     resume: powerAction(kind, 'resume', 'Resume a paused guest'),
-    config: endpoint({ method: 'GET', path: `${one}/config`, summary: "The guest's configuration with its `digest`", parameters: z.object({ ...GUEST, current: booleanParam({ description: 'Accepted for PVE clients: Corral has no pending values.' }).optional() }), returns: z.record(z.string(), z.string()), permission: AUDIT }),
+    config: endpoint({
+      method: 'GET',
+      path: `${one}/config`,
+      summary: "The guest's configuration with its `digest`",
+      parameters: z.object({ ...GUEST, current: booleanParam({ description: 'Accepted for PVE clients: Corral has no pending values.' }).optional() }),
+      returns: configSchema(kind, {
+        digest: z.string().meta({ description: 'SHA-1 of the configuration: give it back with a change to refuse the change when the configuration changed since.' }),
+        lock: z.string().optional().meta({ description: 'The operation that holds the guest (`create`, `backup`, `clone`, `migrate`, ...), as PVE keeps it in the config.' }),
+      }),
+      permission: AUDIT,
+    }),
     setConfig: configChange(kind, 'PUT', "Change the guest's configuration (applies at its next start when it runs)"),
     clone: endpoint({
       method: 'POST',

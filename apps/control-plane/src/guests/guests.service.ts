@@ -15,6 +15,10 @@ import { linkedClonesOf } from './linked-clones.js';
 import { storageMapping } from './migrate/migrate-plan.js';
 import { MigrateService } from './migrate/migrate.service.js';
 import { configDigest } from './config-digest.js';
+import { givenConfig, mayGiveKeys } from './config-given.js';
+import { createChoices } from './create-options.js';
+import { sha512Crypt } from './sha512-crypt.js';
+import { wireConfig } from './config-view.js';
 import { GuestTasks, type GuestWork } from './guest-tasks.js';
 import { QEMU, type GuestKind } from './guest-kinds.js';
 import { monitorCommandKind, MODIFYING_MONITOR_COMMANDS, READ_ONLY_MONITOR_COMMANDS } from './qemu/monitor-commands.js';
@@ -23,7 +27,8 @@ import { guestSpec } from './guest-spec.js';
 import { GuestView, type GuestState } from './guest-view.js';
 import { NewGuests } from './new-guests.js';
 import { GuestsRepository } from './guests.repository.js';
-import { cloneConfig, resolveNewConfig } from './new-config.js';
+import { cloneConfig, resolveNewConfig, withMac } from './new-config.js';
+import { isNicKey } from './formats/qemu-keys.js';
 import { runState, statusEntry } from './status-entry.js';
 
 /** How long the agent may take, by kind of work. */
@@ -32,9 +37,6 @@ const POWER_MS = 5 * 60_000;
 const MONITOR_MS = 30_000;
 /** PVE's default shutdown timeouts. */
 const SHUTDOWN_DEFAULT_S = { qemu: 600, lxc: 60 } as const;
-
-/** Parameters that are not config keys. */
-const NOT_CONFIG = new Set(['node', 'vmid', 'start', 'ostemplate', 'storage', 'delete', 'digest', 'current', 'pool']);
 
 export interface CloneOptions {
   readonly newid: number;
@@ -93,17 +95,22 @@ export class GuestsService {
     return ['config', 'status', 'template', ...(kind.type === 'qemu' ? ['monitor', 'clone', 'migrate'] : ['clone'])].map((subdir) => ({ subdir }));
   }
 
-  config(kind: GuestKind, node: string, vmid: number): Record<string, string> {
-    const { config } = this.existing(kind, node, vmid).row;
+  /** The config as PVE answers it: typed values, the cloud-init password masked, the `digest` and the `lock`. */
+  config(kind: GuestKind, node: string, vmid: number): Record<string, string | number> {
+    const { config, lock } = this.existing(kind, node, vmid).row;
     const shown = { ...config, ...(config['cipassword'] !== undefined ? { cipassword: '**********' } : {}) };
-    return { ...shown, digest: configDigest(config) };
+    return { ...wireConfig(kind, shown), digest: configDigest(config), ...(lock !== null ? { lock } : {}) };
   }
 
   async create(kind: GuestKind, request: CreateRequest, caller: Principal): Promise<string> {
     const { node, vmid, params } = request;
     this.nodes.existing(node);
     this.hub.reachable(node);
-    const given = this.configOf(params);
+    const choices = createChoices(params);
+    const given = givenConfig(kind, params);
+    // PVE takes an empty start order from clients that always send the key: none.
+    if (given['startup'] === '') delete given['startup'];
+    mayGiveKeys(Object.keys(given), caller);
     if (kind.type === 'lxc') given['rootfs'] ??= `${typeof params['storage'] === 'string' ? params['storage'] : 'local'}:4`;
     const storages = await this.storageMap();
     const resolved = resolveNewConfig(kind, given, { vmid, node, storages });
@@ -113,14 +120,22 @@ export class GuestsService {
     const made = guestSpec({ vmid, type: kind.type, config: resolved.config }, storages);
     // The `pve` driver hands `pct create` the template's volume id; it is not a config key after the create.
     const spec = typeof params['ostemplate'] === 'string' ? { ...made, config: { ...made.config, ostemplate: params['ostemplate'] } } : made;
+    const container = {
+      ...(ostemplate !== undefined ? { ostemplate } : {}),
+      ...(choices.ignoreUnpackErrors ? { ignoreUnpackErrors: true } : {}),
+      // Hashed here: the password itself never leaves the control plane.
+      ...(choices.rootPassword !== undefined ? { rootPasswordHash: sha512Crypt(choices.rootPassword) } : {}),
+      ...(choices.sshPublicKeys !== undefined ? { sshPublicKeys: choices.sshPublicKeys } : {}),
+    };
     return this.tasks.submit({
       node,
       vmid,
       type: kind.tasks.create ?? 'create',
       caller,
       work: async (work) => {
-        await this.newGuests.finish(kind, node, vmid, () => work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...(ostemplate !== undefined ? { ostemplate } : {}) }, CREATE_MS));
-        if (params['start'] === true) await this.startWork(kind, vmid, work);
+        await this.newGuests.finish(kind, node, vmid, () => work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...container }, CREATE_MS));
+        if (choices.template) await this.templateWork(kind, node, vmid, work);
+        if (choices.start) await this.startWork(kind, vmid, work);
       },
     });
   }
@@ -331,12 +346,15 @@ export class GuestsService {
         if (this.existing(kind, node, vmid).row.config['template'] === '1') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is already a template`);
         this.mustBe(kind, node, vmid, ['stopped'], 'is running: templates are made of stopped guests');
       },
-      work: async (work) => {
-        await work.agent('guest.template', { guest: await this.spec(kind, node, vmid) }, CREATE_MS);
-        await this.repository.update(vmid, async (row) => ({ config: { ...row.config, template: '1' } }));
-        await this.view.reload(vmid);
-      },
+      work: (work) => this.templateWork(kind, node, vmid, work),
     });
+  }
+
+  /** Makes the guest's volumes bases and marks it a template. */
+  private async templateWork(kind: GuestKind, node: string, vmid: number, work: GuestWork): Promise<void> {
+    await work.agent('guest.template', { guest: await this.spec(kind, node, vmid) }, CREATE_MS);
+    await this.repository.update(vmid, async (row) => ({ config: { ...row.config, template: '1' } }));
+    await this.view.reload(vmid);
   }
 
   /**
@@ -360,8 +378,14 @@ export class GuestsService {
 
   /** The keys to set and to delete, each allowed to the caller (PVE's privilege per key). */
   private async plannedChange(kind: GuestKind, vmid: number, params: Readonly<Record<string, unknown>>, caller: Principal): Promise<{ set: Record<string, string>; deleted: string[] }> {
-    const set = this.configOf(params);
+    const set = givenConfig(kind, params);
     const deleted = ((params['delete'] as string[] | undefined) ?? []).flatMap((entry) => entry.split(/[,;\s]+/)).filter((key) => key !== '');
+    // An empty start order is none, as on create.
+    if (set['startup'] === '') {
+      delete set['startup'];
+      if (!deleted.includes('startup')) deleted.push('startup');
+    }
+    mayGiveKeys([...Object.keys(set), ...deleted], caller);
     const access = await this.access.current();
     for (const key of [...Object.keys(set), ...deleted]) {
       if (!(key in kind.keys)) throw badParam('delete', `'${key}' is not a config key Corral knows`);
@@ -379,7 +403,9 @@ export class GuestsService {
       if (typeof digest === 'string' && digest !== configDigest(row.config)) {
         throw new ApiError('CONFIG_CHANGED', `the configuration of ${kind.noun} ${vmid} has changed since digest ${digest}: read it again`);
       }
-      const config = { ...row.config, ...change.set };
+      const config = { ...row.config };
+      // A card without a MAC address keeps the one of the card it replaces, or gets a new one: it must have one to start.
+      for (const [key, value] of Object.entries(change.set)) config[key] = isNicKey(key) ? withMac(kind, value, row.config[key]) : value;
       for (const key of change.deleted) delete config[key];
       return { config };
     });
@@ -424,10 +450,6 @@ export class GuestsService {
     if (!state || state.row.type !== kind.type) throw notFound(`${kind.noun} ${vmid}`);
     if (node !== undefined && state.row.node !== node) throw new ApiError('NOT_FOUND', `${kind.noun} ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`);
     return state;
-  }
-
-  private configOf(params: Readonly<Record<string, unknown>>): Record<string, string> {
-    return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => !NOT_CONFIG.has(entry[0]) && typeof entry[1] === 'string'));
   }
 
   /** The host path of a container template `<storage>:vztmpl/<file>` (its form was checked by the parameter). */

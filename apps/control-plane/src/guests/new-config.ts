@@ -82,14 +82,23 @@ function resolveVolume(kind: GuestKind, key: string, volume: VolumeValue, placem
   return formatVolume({ source: { kind: 'volume', storage: source.storage, volname }, options: rest });
 }
 
-function withMac(kind: GuestKind, value: string): string {
+/**
+ * A network card with its MAC address: the one it gives, else `previous`'s (the card it replaces
+ * in a config change), else a generated one, as PVE generates it for a card without one.
+ */
+export function withMac(kind: GuestKind, value: string, previous?: string): string {
+  const mac = () => (previous === undefined ? undefined : macOf(kind, previous)) ?? generatedMac();
   if (kind.type === 'qemu') {
     const nic = parseQemuNic(value);
-    return formatQemuNic(nic.mac === undefined ? { ...nic, mac: generatedMac() } : nic);
+    return formatQemuNic(nic.mac === undefined ? { ...nic, mac: mac() } : nic);
   }
   const nic = parseLxcNic(value);
   if (nic.options.has('hwaddr')) return formatLxcNic(nic);
-  return formatLxcNic({ options: new Map([...nic.options, ['hwaddr', generatedMac()], ['type', 'veth']]) });
+  return formatLxcNic({ options: new Map([...nic.options, ['hwaddr', mac()], ['type', 'veth']]) });
+}
+
+function macOf(kind: GuestKind, value: string): string | undefined {
+  return kind.type === 'qemu' ? parseQemuNic(value).mac : parseLxcNic(value).options.get('hwaddr');
 }
 
 function generatedMac(): string {
@@ -135,15 +144,15 @@ export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, str
  * The config of a guest restored from a backup as guest `placement.vmid`: the archived settings
  * as they were (MAC addresses, SMBIOS UUID and generation id too, as PVE's restore keeps them), each
  * volume a new one of its size (on `storage` when given, else where it was), which the restore
- * fills from the archive. A CD-ROM keeps its ISO. A template is restored as a plain guest: its
+ * fills from the archive (with `unique`, the network cards get new MAC addresses). A CD-ROM keeps its ISO. A template is restored as a plain guest: its
  * disks are new `vm-` volumes, not `base-` ones (docs/backups.md).
  */
-export function restoreConfig(kind: GuestKind, archived: Readonly<Record<string, string>>, placement: Placement & { readonly storage?: string }): ResolvedConfig {
+export function restoreConfig(kind: GuestKind, archived: Readonly<Record<string, string>>, placement: Placement & { readonly storage?: string; readonly unique?: boolean }): ResolvedConfig {
   const given: Record<string, string> = {};
   for (const [key, value] of Object.entries(archived)) {
     if (key === 'template') continue;
     if (!kind.isVolumeKey(key)) {
-      given[key] = value;
+      given[key] = placement.unique === true && isNicKey(key) ? withoutMac(kind, value) : value;
       continue;
     }
     const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);

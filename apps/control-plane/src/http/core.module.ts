@@ -1,5 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
@@ -12,6 +12,7 @@ import { BUILD_INFO, type BuildInfo } from '../version/build-info.js';
 import { EndpointGuard } from './endpoint.guard.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 import { ErrorEnvelopeFilter } from './error-envelope.filter.js';
+import { ResponseCheckInterceptor } from './response-check.interceptor.js';
 import { WebSocketUpgrades } from './websocket-upgrades.js';
 
 /** What main() has set up before Nest starts. */
@@ -51,8 +52,9 @@ export class CoreModule {
         {
           provide: APP_FILTER,
           inject: [EndpointRegistry, LOGGER],
-          useFactory: (registry: EndpointRegistry, logger: Logger) => new ErrorEnvelopeFilter(registry, logger),
+          useFactory: (registry: EndpointRegistry, logger: Logger) => new ErrorEnvelopeFilter(registry, logger, runtime.config.errorFormat),
         },
+        ...(runtime.config.checkResponses ? [{ provide: APP_INTERCEPTOR, useClass: ResponseCheckInterceptor }] : []),
       ],
       exports: [CONFIG, LOGGER, BUILD_INFO, TLS_FINGERPRINT, DatabaseNotifications, EndpointRegistry, WebSocketUpgrades],
     };

@@ -1,23 +1,26 @@
 import { Catch, HttpException, NotFoundException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import type { ErrorFormat } from '../config/config.js';
 import { ApiError } from '../errors/api-error.js';
 import { ERROR_STATUS } from '../errors/error-status.js';
 import { EndpointRegistry } from './endpoint-registry.js';
+import { errorAnswer } from './error-body.js';
 import { JSON_CONTENT_TYPE } from './json-content-type.js';
 import { reasonPhrase } from './reason-phrase.js';
 import { pathOf } from './request-path.js';
 
 /**
  * Turns every failure (ours, the router's, the body parser's, or an unexpected exception) into
- * spec 7's envelope `{ data: null, errors: [{ code, message }] }`, the first message also being the
- * HTTP reason phrase. The only place an error body is built.
+ * the error envelope of the configured format (`error-body.ts`: the spec's by default), its message
+ * also in the HTTP reason phrase. The only place an error body is sent.
  */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   constructor(
     private readonly registry: EndpointRegistry,
     private readonly logger: Logger,
+    private readonly format: ErrorFormat,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -25,13 +28,13 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const error = this.toApiError(exception, request);
     const status = ERROR_STATUS[error.code];
-    const errors = (error.details.problems ?? [{ message: error.message }]).map((item) => ({ code: status, ...item }));
+    const answer = errorAnswer(this.format, error, status);
     const reply = http.getResponse<FastifyReply>();
-    reply.raw.statusMessage = reasonPhrase(error.details.reason ?? error.message);
+    reply.raw.statusMessage = reasonPhrase(answer.reason);
     reply
       .status(status)
       .headers({ ...error.details.headers, 'content-type': JSON_CONTENT_TYPE })
-      .send({ data: null, errors });
+      .send(answer.body);
   }
 
   private toApiError(exception: unknown, request: FastifyRequest): ApiError {

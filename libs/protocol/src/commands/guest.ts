@@ -101,6 +101,12 @@ export const guestCreate = {
     allocate: z.array(ConfigKey),
     /** Containers: the template archive (`.tar`, `.tar.gz`, `.tar.xz`, `.tar.zst`) for the root file system. */
     ostemplate: HostFilePath.optional(),
+    /** Containers: carry on when unpacking `ostemplate` reports errors (PVE's `ignore-unpack-errors`). */
+    ignoreUnpackErrors: z.boolean().optional(),
+    /** Containers: root's password hash (SHA-512 crypt), written into the container's `/etc/shadow`; the password itself never reaches the agent. */
+    rootPasswordHash: z.string().regex(/^\$6\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{86}$/, 'must be a SHA-512 crypt hash').optional(),
+    /** Containers: public SSH keys for root, written to `/root/.ssh/authorized_keys` in the container. */
+    sshPublicKeys: z.string().max(65_536).regex(/^[^\0]*$/, 'must not contain NUL').optional(),
   }),
   result: z.null(),
 } satisfies CommandDefinition;

@@ -17,13 +17,13 @@ export const OSTEMPLATE_KEY = 'ostemplate';
  * to the config under `ostemplate`, which is not a config key of a container and is left out of
  * the options.
  */
-export function createArguments({ guest, allocate }: ParamsOf<'guest.create'>): string[] {
+export function createArguments({ guest, allocate, ignoreUnpackErrors }: ParamsOf<'guest.create'>): string[] {
   const config = allocated(guest, allocate);
   if (guest.type === 'qemu') return ['create', String(guest.vmid), ...options(config)];
   const template = config.get(OSTEMPLATE_KEY);
   if (template === undefined) throw new CommandFailure('invalid-params', `pct create needs the template of CT ${guest.vmid} as a PVE volume id in config key ${OSTEMPLATE_KEY}`);
   config.delete(OSTEMPLATE_KEY);
-  return ['create', String(guest.vmid), template, ...options(config)];
+  return ['create', String(guest.vmid), template, ...options(config), ...(ignoreUnpackErrors === true ? ['--ignore-unpack-errors', '1'] : [])];
 }
 
 /**

@@ -145,6 +145,20 @@ describe('the pve driver', () => {
     ]);
   });
 
+  it("writes root's password hash and keys into the container's root that pct mount names, then unmounts it", async () => {
+    const rootfs = join(dir, 'rootfs');
+    await mkdir(join(rootfs, 'etc'), { recursive: true });
+    await mkdir(join(rootfs, 'root'));
+    await writeFile(join(rootfs, 'etc/shadow'), 'root:*:19000:0:99999:7:::\n');
+    await canned({ 'pct mount': { stdout: `mounted CT 200 in '${rootfs}'\n` } });
+    const hash = '$6$abcdefgh$ltjgWl6579NluT/Vi1nwEvcil.G5Nbc4NiXZaNGStk8PSwGfQv72N2CKPPrVACtLtip/cZ/1GM/O6IND4WQhG.';
+    await driver.create({ guest: CT, allocate: ['rootfs'], ignoreUnpackErrors: true, rootPasswordHash: hash, sshPublicKeys: 'ssh-ed25519 AAAA admin' }, context);
+    expect((await argv()).map((args) => args.slice(0, 3))).toEqual([['pct', 'create', '200'], ['pct', 'mount', '200'], ['pct', 'unmount', '200']]);
+    expect((await argv())[0]?.slice(-2)).toEqual(['--ignore-unpack-errors', '1']);
+    expect(await readFile(join(rootfs, 'etc/shadow'), 'utf8')).toBe(`root:${hash}:19000:0:99999:7:::\n`);
+    expect(await readFile(join(rootfs, 'root/.ssh/authorized_keys'), 'utf8')).toBe('ssh-ed25519 AAAA admin\n');
+  });
+
   it('refuses a container create without the template as a volume id, running nothing', async () => {
     const { ostemplate: _ostemplate, ...config } = CT.config;
     await expect(driver.create({ guest: { ...CT, config }, allocate: ['rootfs'] }, context)).rejects.toMatchObject({

@@ -10,6 +10,7 @@ import { cloneArguments, cloneNicArguments, createArguments } from './pve-argume
 import { PveBackups } from './pve-backups.js';
 import { parsePctList, parseQmList, type ListedGuest } from './pve-lists.js';
 import { PveMigration } from './pve-migration.js';
+import { rootCredentialsOf, writeRootCredentials } from '../root-credentials.js';
 
 /** The request's signal bounds a guest operation (a full clone of a large disk takes long); this only catches a hung qm. */
 const OPERATION_LIMIT_MS = 24 * 3600_000;
@@ -41,8 +42,11 @@ export class PveDriver implements GuestDriver {
 
   constructor(private readonly figures = new ProcessFigures()) {}
 
+  /** `qm create` / `pct create`; root's password hash and keys are then written into the container's mounted root, since pct takes only a plain password. */
   async create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
     await this.run(tool(params.guest.type), createArguments(params), context);
+    const credentials = rootCredentialsOf(params);
+    if (params.guest.type === 'lxc' && credentials !== undefined) await this.inMountedRoot(params.guest.vmid, (rootfs) => writeRootCredentials(rootfs, credentials), context);
   }
 
   async start(guest: GuestSpec, context: CommandContext): Promise<void> {
@@ -124,6 +128,18 @@ export class PveDriver implements GuestDriver {
   }
 
   /** Runs a guest operation, its output lines to the task log; fails with its last line, PVE's error (its progress lines go to stderr too). */
+  /** Runs `work` on the container's root file system, mounted by `pct mount` where it says (`mounted CT 200 in '/var/lib/lxc/200/rootfs'`). */
+  private async inMountedRoot(vmid: number, work: (rootfs: string) => Promise<void>, context: CommandContext): Promise<void> {
+    const said = await this.run('pct', ['mount', String(vmid)], context);
+    try {
+      const rootfs = /in '([^']+)'/.exec(said)?.[1];
+      if (rootfs === undefined) throw new Error(`pct mount ${vmid} did not say where it mounted the container: ${said.trim()}`);
+      await work(rootfs);
+    } finally {
+      await this.run('pct', ['unmount', String(vmid)], context);
+    }
+  }
+
   private async run(program: string, args: readonly string[], context: CommandContext, input?: string): Promise<string> {
     const output = await runProgram(program, args, { signal: context.signal, onLine: context.log, timeoutMs: OPERATION_LIMIT_MS, input });
     if (output.code !== 0) throw new Error(lastWords(output, 1));

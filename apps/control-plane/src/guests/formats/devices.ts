@@ -23,7 +23,7 @@ export interface VolumeValue {
 }
 
 const DISK_OPTIONS: Record<string, ValueRule> = {
-  size: { description: 'Size.', parse: sizeText },
+  size: { description: 'Size.', type: 'string', parse: sizeText },
   format: oneOf('Image format.', ['qcow2', 'raw']),
   media: oneOf('Drive media.', ['disk', 'cdrom']),
   cache: oneOf('Cache mode.', ['none', 'writethrough', 'writeback', 'unsafe', 'directsync']),
@@ -38,7 +38,7 @@ const DISK_OPTIONS: Record<string, ValueRule> = {
 };
 
 const MOUNT_OPTIONS: Record<string, ValueRule> = {
-  size: { description: 'Size.', parse: sizeText },
+  size: { description: 'Size.', type: 'string', parse: sizeText },
   mp: text('Mount point inside the container.', /^\/(?:[^\x00-\x1f\x7f,]*)$/, 'must be an absolute path inside the container'),
   acl: flag('POSIX ACLs.'),
   quota: flag('User quotas.'),
@@ -55,7 +55,7 @@ function sizeText(value: string): string {
 }
 
 function volumeRule(description: string, options: Record<string, ValueRule>, allowNone: boolean): ValueRule {
-  return { description, parse: (value) => formatVolume(parseVolume(value, options, allowNone)) };
+  return { description, type: 'string', parse: (value) => formatVolume(parseVolume(value, options, allowNone)) };
 }
 
 /** A QEMU disk (`scsi0`, `virtio1`, `ide2`, `sata0`): `<storage>:<GiB>`, a volume id, `none` or `cdrom`, then options. */
@@ -160,6 +160,7 @@ export function formatQemuNic(nic: QemuNic): string {
 
 export const QEMU_NIC: ValueRule = {
   description: 'A network card: `<model>[=<MAC>]` (virtio, e1000, e1000e, rtl8139, vmxnet3), then `bridge`, `tag`, `firewall`, `rate`, `link_down`, `mtu`, `queues`.',
+  type: 'string',
   parse: (value) => formatQemuNic(parseQemuNic(value)),
 };
 
@@ -169,6 +170,7 @@ const LXC_NIC_OPTIONS: Record<string, ValueRule> = {
   hwaddr: MAC,
   ip: {
     description: '`dhcp`, `manual` or an IPv4 address with its prefix length.',
+    type: 'string',
     parse: (value) => (value === 'dhcp' || value === 'manual' ? value : IPV4_CIDR.parse(value)),
   },
   gw: IPV4,
@@ -205,5 +207,6 @@ export function formatLxcNic(nic: LxcNic): string {
 
 export const LXC_NIC: ValueRule = {
   description: 'A network interface: `name=<ifname>` with `bridge`, `ip` (dhcp, manual or a CIDR), `gw`, `hwaddr`, `ip6`, `gw6`, `tag`, `firewall`, `mtu`, `rate`.',
+  type: 'string',
   parse: (value) => formatLxcNic(parseLxcNic(value)),
 };

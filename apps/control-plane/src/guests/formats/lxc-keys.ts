@@ -1,5 +1,5 @@
 import { LXC_NIC, MOUNT } from './devices.js';
-import { DNS_NAME, decimal, numbered, flag, integer, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
+import { DNS_NAME, decimal, HOOKSCRIPT, numbered, flag, STARTUP, integer, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
 
 /** The container config keys Corral accepts (facts.md 4.8), as `QEMU_KEYS` is for VMs. */
 
@@ -20,7 +20,9 @@ export const LXC_KEYS: Readonly<Record<string, ValueRule>> = {
   arch: oneOf('Architecture.', ['amd64', 'i386', 'arm64', 'armhf', 'riscv32', 'riscv64']),
   onboot: flag('Start at boot.'),
   protection: flag('Protect from removal.'),
-  startup: text('Start order: `order=<n>,up=<s>,down=<s>`.', /^(?:(?:order=\d+|up=\d+|down=\d+)(?:,|$))+$/, 'must be order=<n>,up=<seconds>,down=<seconds>'),
+  startup: STARTUP,
+  debug: flag('Debug log level for the container start.'),
+  hookscript: HOOKSCRIPT,
   unprivileged: flag('Unprivileged (user namespaces).'),
   features: properties('Features: `nesting`, `keyctl`, `fuse`, `mknod`.', { nesting: flag('Nesting.'), keyctl: flag('keyctl.'), fuse: flag('FUSE.'), mknod: flag('mknod.'), force_rw_sys: flag('rw /sys.') }),
   nameserver: text('DNS servers.', /^[0-9A-Fa-f.: ]+$/, 'must be IP addresses separated by spaces'),
@@ -35,8 +37,6 @@ export const LXC_KEYS: Readonly<Record<string, ValueRule>> = {
 };
 
 export const UNSUPPORTED_LXC_KEYS: Readonly<Record<string, string>> = {
-  hookscript: 'hook scripts are not supported by Corral',
-  restore: 'restoring from a backup is not supported by Corral yet',
   dev0: 'device passthrough is not supported by Corral',
   entrypoint: 'application containers are not supported by Corral',
 };

@@ -1,5 +1,6 @@
 import { DISK, QEMU_NIC } from './devices.js';
-import { decimal, numbered, DNS_NAME, flag, integer, IPV4, IPV4_CIDR, IPV6, IPV6_SETTING, LINE, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
+import { QEMU_HARDWARE_KEYS } from './qemu-hardware-keys.js';
+import { decimal, numbered, DNS_NAME, HOOKSCRIPT, SNIPPET_VOLUME, STARTUP, flag, integer, IPV4, IPV4_CIDR, IPV6, IPV6_SETTING, LINE, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
 
 /**
  * The VM config keys Corral accepts (facts.md 4.8), each with its rule. Numbered keys are listed
@@ -14,8 +15,16 @@ export const MAX_NICS = 32;
 
 const CPU_MODEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
+/** PVE's VNC keyboard layouts. */
+const KEYBOARDS = ['de', 'de-ch', 'da', 'en-gb', 'en-us', 'es', 'fi', 'fr', 'fr-be', 'fr-ca', 'fr-ch', 'hu', 'is', 'it', 'ja', 'lt', 'mk', 'nl', 'no', 'pl', 'pt', 'pt-br', 'sv', 'sl', 'tr'];
+
+const SNIPPET = text('A snippet volume `<storage>:snippets/<file>`.', SNIPPET_VOLUME, 'must be a snippet volume <storage>:snippets/<file>');
+/** Keys only root@pam may set, as in PVE: they run what they name on the host. */
+export const ROOT_ONLY_KEYS: ReadonlySet<string> = new Set(['args', 'hookscript']);
+
 const MEMORY = {
-  description: 'Memory in MiB (`[current=]<MiB>`).',
+  description: 'Memory in MiB (`[current=]<MiB>`): a property string, as PVE 8.1 made it.',
+  type: 'string',
   parse(value: string) {
     const current = /^(?:current=)?(\d+)$/.exec(value)?.[1];
     return integer('', 16, 4_194_304).parse(current ?? value);
@@ -31,7 +40,7 @@ const CPU = properties(
 const BOOT = text('Boot order: `order=<device>[;<device>...]`.', /^(?:order=[a-z]+\d+(?:;[a-z]+\d+)*|[acdn]{1,4})$/, 'must be order=<device>;<device>... (e.g. order=scsi0;net0)');
 
 const IPCONFIG = properties('Cloud-init addresses: `ip=dhcp|<cidr>,gw=<ip>,ip6=...,gw6=...`.', {
-  ip: { description: 'IPv4.', parse: (value) => (value === 'dhcp' ? value : IPV4_CIDR.parse(value)) },
+  ip: { description: 'IPv4.', type: 'string', parse: (value) => (value === 'dhcp' ? value : IPV4_CIDR.parse(value)) },
   gw: IPV4,
   ip6: IPV6_SETTING,
   gw6: IPV6,
@@ -65,7 +74,7 @@ export const QEMU_KEYS: Readonly<Record<string, ValueRule>> = {
   bootdisk: text('Boot disk (deprecated by `boot`).', /^(?:ide|sata|scsi|virtio)\d+$/, 'must be a disk key such as scsi0'),
   onboot: flag('Start at boot.'),
   protection: flag('Protect from removal.'),
-  startup: text('Start order: `order=<n>,up=<s>,down=<s>`.', /^(?:(?:order=\d+|up=\d+|down=\d+)(?:,|$))+$/, 'must be order=<n>,up=<seconds>,down=<seconds>'),
+  startup: STARTUP,
   hotplug: text('Hot-plug: a list of network, disk, cpu, memory, usb, or 0/1.', /^(?:0|1|(?:network|disk|cpu|memory|usb|cloudinit)(?:,(?:network|disk|cpu|memory|usb|cloudinit))*)$/, 'must be 0, 1 or a list of network, disk, cpu, memory, usb'),
   smbios1: text('SMBIOS type 1 fields.', /^(?:(?:uuid|serial|manufacturer|product|version|sku|family|base64)=[^,\x00-\x1f]*(?:,|$))+$/, 'must be key=value items of uuid, serial, manufacturer, product, version, sku, family'),
   vmgenid: text('VM generation id: a UUID, or 1 to generate one.', /^(?:[01]|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, 'must be a UUID, 0 or 1'),
@@ -78,18 +87,33 @@ export const QEMU_KEYS: Readonly<Record<string, ValueRule>> = {
   ...numbered('ipconfig', MAX_NICS, IPCONFIG),
   ...numbered('net', MAX_NICS, QEMU_NIC),
   ...Object.assign({}, ...Object.entries(DISK_BUSES).map(([bus, count]) => numbered(bus, count, DISK))),
+  keyboard: oneOf('Keyboard layout of the VNC display.', KEYBOARDS),
+  affinity: text('Host CPUs that run the VM: `0,5,8-11`.', /^\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*$/, 'must be host CPU ids such as 0,5,8-11'),
+  'allow-ksm': flag('Allow KSM to merge its memory pages.'),
+  arch: oneOf('Virtual CPU architecture.', ['x86_64', 'aarch64']),
+  autostart: flag('Restart after a crash (PVE ignores it too).'),
+  freeze: flag('Start with the CPU stopped (resume with the monitor command `c`).'),
+  reboot: flag('0: the VM stops instead of rebooting.'),
+  tdf: flag('Time drift fix.'),
+  startdate: text('Initial date of the real-time clock: `now`, `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS`.', /^(?:now|\d{4}-\d{1,2}-\d{1,2}(?:T\d{1,2}:\d{1,2}:\d{1,2})?)$/, 'must be now, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS'),
+  smp: integer('CPUs (PVE keeps it for old configs: use sockets and cores).', 1, 16_384),
+  hugepages: oneOf('Huge pages for the memory.', ['any', '2', '1024']),
+  keephugepages: flag('Keep the huge pages after the VM stops.'),
+  migrate_downtime: decimal('Longest pause in seconds at the end of a live migration.', 0, 1_000_000),
+  migrate_speed: integer('Migration speed limit in MB/s (0 = none).', 0, 1_000_000),
+  vmstatestorage: text('The storage of saved VM states.', /^[A-Za-z][A-Za-z0-9_.-]*$/, 'must be a storage id'),
+  ciupgrade: flag('Cloud-init: upgrade packages on first boot.'),
+  cicustom: properties('Cloud-init: own files for `user`, `network`, `meta`, `vendor` (snippet volumes).', { user: SNIPPET, network: SNIPPET, meta: SNIPPET, vendor: SNIPPET }),
+  args: text('Extra arguments for QEMU (root@pam only, as in PVE).', LINE, 'must be one line', 4096),
+  hookscript: HOOKSCRIPT,
+  ...QEMU_HARDWARE_KEYS,
   ...numbered('serial', 4, text('Serial port: `socket` or a host device.', /^(?:socket|\/dev\/[A-Za-z0-9_/-]+)$/, 'must be socket or /dev/<device>')),
 };
 
 /** PVE keys Corral refuses with a reason rather than as unknown. */
 export const UNSUPPORTED_QEMU_KEYS: Readonly<Record<string, string>> = {
-  hostpci: 'PCI passthrough is not supported by Corral',
-  usb: 'USB passthrough is not supported by Corral',
   efidisk0: 'EFI disks are not supported by Corral yet',
   tpmstate0: 'TPM state is not supported by Corral yet',
-  args: 'raw QEMU arguments are not supported by Corral',
-  hookscript: 'hook scripts are not supported by Corral',
-  archive: 'restoring from a backup is not supported by Corral yet',
 };
 
 /** Is `key` a disk key (`scsi0`, `virtio1`, `ide2`, `sata3`)? */

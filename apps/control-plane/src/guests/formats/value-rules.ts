@@ -1,12 +1,18 @@
 import { parseProperties, PropertyStringError } from './property-string.js';
 
+/** The JSON type PVE's schema gives a config key, which the config is read back as. */
+export type WireType = 'integer' | 'number' | 'boolean' | 'string';
+
 /**
  * How one config value is checked and written back (PVE's format of the key). `parse` returns the
  * value as it is stored, or throws `ValueError` with a message that follows the key's name:
- * `memory: must be an integer from 16 to 4194304`.
+ * `memory: must be an integer from 16 to 4194304`. `type` is the value's JSON type when the
+ * config is read: PVE answers integers as numbers and booleans as 0 or 1, and typed clients fail
+ * on the text.
  */
 export interface ValueRule {
   readonly description: string;
+  readonly type: WireType;
   parse(value: string): string;
 }
 
@@ -17,6 +23,7 @@ export class ValueError extends Error {
 export function integer(description: string, min: number, max: number): ValueRule {
   return {
     description,
+    type: 'integer',
     parse(value) {
       if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new ValueError(`must be an integer from ${min} to ${max}`);
       return String(Number(value));
@@ -27,6 +34,7 @@ export function integer(description: string, min: number, max: number): ValueRul
 export function decimal(description: string, min: number, max: number): ValueRule {
   return {
     description,
+    type: 'number',
     parse(value) {
       if (!/^\d+(?:\.\d+)?$/.test(value) || Number(value) < min || Number(value) > max) throw new ValueError(`must be a number from ${min} to ${max}`);
       return String(Number(value));
@@ -37,6 +45,7 @@ export function decimal(description: string, min: number, max: number): ValueRul
 export function flag(description: string): ValueRule {
   return {
     description,
+    type: 'boolean',
     parse(value) {
       if (value === '1' || value === 'true') return '1';
       if (value === '0' || value === 'false') return '0';
@@ -48,6 +57,7 @@ export function flag(description: string): ValueRule {
 export function oneOf(description: string, values: readonly string[]): ValueRule {
   return {
     description,
+    type: 'string',
     parse(value) {
       if (!values.includes(value)) throw new ValueError(`must be one of ${values.join(', ')}`);
       return value;
@@ -58,6 +68,7 @@ export function oneOf(description: string, values: readonly string[]): ValueRule
 export function text(description: string, pattern: RegExp, hint: string, maxLength = 255): ValueRule {
   return {
     description,
+    type: 'string',
     parse(value) {
       if (value.length > maxLength) throw new ValueError(`must be at most ${maxLength} characters`);
       if (!pattern.test(value)) throw new ValueError(hint);
@@ -70,6 +81,7 @@ export function text(description: string, pattern: RegExp, hint: string, maxLeng
 export function properties(description: string, items: Readonly<Record<string, ValueRule>>, defaultKey?: string): ValueRule {
   return {
     description,
+    type: 'string',
     parse(value) {
       const parsed = parseItems(value, defaultKey === undefined ? {} : { defaultKey });
       return [...parsed]
@@ -116,6 +128,7 @@ export const PLAIN = (description: string, maxLength = 255) => text(description,
 /** PVE's tags: split on `,`, `;` or spaces, lower-cased, de-duplicated, sorted, joined with `;`. */
 export const TAGS: ValueRule = {
   description: 'Tags, separated by `;`, `,` or spaces; stored sorted and lower-cased.',
+  type: 'string',
   parse(value) {
     const tags = [...new Set(value.split(/[,; ]+/).filter((tag) => tag !== '').map((tag) => tag.toLowerCase()))].sort();
     for (const tag of tags) if (!/^[a-z0-9_][a-z0-9_+.-]*$/.test(tag)) throw new ValueError(`tag '${tag}' must be letters, digits and _ + . -`);
@@ -131,3 +144,15 @@ export const IPV4 = text('An IPv4 address.', /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.
 export const IPV6_SETTING = text('An IPv6 address with its prefix length, `auto` or `dhcp`.', /^(?:auto|dhcp|manual|[0-9A-Fa-f:]+\/\d{1,3})$/, 'must be auto, dhcp, manual or an IPv6 address with a prefix length');
 export const IPV6 = text('An IPv6 address.', /^[0-9A-Fa-f:]+$/, 'must be an IPv6 address');
 export const VLAN = integer('A VLAN tag.', 1, 4094);
+
+/** A snippet volume `<storage>:snippets/<file>` (hook scripts, cloud-init files). */
+export const SNIPPET_VOLUME = /^[A-Za-z][A-Za-z0-9_.-]*:snippets\/[A-Za-z0-9_.+-]+$/;
+
+/**
+ * PVE's start order: `[order=]<n>,up=<s>,down=<s>`; empty means none, as PVE takes it from
+ * clients that always send the key.
+ */
+export const STARTUP = text('Start order: `[order=]<n>,up=<s>,down=<s>` (empty: none).', /^(?:(?:(?:order=)?\d+|up=\d+|down=\d+)(?:,(?:order=\d+|up=\d+|down=\d+))*)?$/, 'must be order=<n>,up=<seconds>,down=<seconds>');
+
+/** A script run at each phase of the guest's life, which only root@pam may set, as in PVE. */
+export const HOOKSCRIPT = text('A script run at each phase of the guest (root@pam only, as in PVE): `<storage>:snippets/<file>`.', SNIPPET_VOLUME, 'must be a snippet volume <storage>:snippets/<file>');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
 import { booleanParam, stringParam } from '../../http/params.js';
 import { LXC } from '../guest-kinds.js';
+import { LXC_CREATE_OPTIONS } from '../create-options.js';
 import { RESTORE_PARAMS } from '../restore/restore-params.js';
 import { ALLOCATE, ALLOCATE_INTO_POOL, createParams, GUEST, guestEndpoints, POWER, powerAction, SHUTDOWN_TIMEOUT, UPID } from '../guest.endpoints.js';
 
@@ -18,6 +19,7 @@ export const LXC_ENDPOINTS = {
     description:
       "PVE's config keys; `rootfs: <storage>:<size in GiB>` allocates the root file system, filled from `ostemplate`. Checked before the task starts: a bad key is a 400, a taken vmid a 409. With `restore=1` and a backup as `ostemplate` (PVE's way), or with `archive`, restores the container from the backup instead (a `vzrestore` task; docs/backups.md).",
     parameters: createParams(LXC, {
+      ...LXC_CREATE_OPTIONS,
       ostemplate: stringParam({
         description: 'The template for the root file system, `<storage>:vztmpl/<file>`; with `restore=1`, the backup to restore.',
         pattern: /^[A-Za-z][A-Za-z0-9_.-]*:(?:vztmpl\/[A-Za-z0-9_.+-]+|backup\/vzdump-lxc-[0-9_-]+\.tar(?:\.gz|\.zst)?)$/,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
 import { booleanParam, stringParam } from '../../http/params.js';
 import { QEMU } from '../guest-kinds.js';
+import { QEMU_CREATE_OPTIONS } from '../create-options.js';
 import { RESTORE_PARAMS } from '../restore/restore-params.js';
 import { ALLOCATE, ALLOCATE_INTO_POOL, configChange, createParams, GUEST, guestEndpoints, powerAction, UPID } from '../guest.endpoints.js';
 
@@ -19,6 +20,7 @@ export const QEMU_ENDPOINTS = {
     description:
       "PVE's config keys; `scsi0: <storage>:<size in GiB>` allocates a new disk. Checked before the task starts: a bad key is a 400, a taken vmid a 409. With `archive`, restores the VM from a backup instead (a `qmrestore` task; docs/backups.md).",
     parameters: createParams(QEMU, {
+      ...QEMU_CREATE_OPTIONS,
       ...RESTORE_PARAMS,
       storage: StorageId.optional().meta({ description: 'With a restore: the storage of the restored disks (default: where each was).' }),
     }),

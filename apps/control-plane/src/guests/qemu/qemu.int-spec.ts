@@ -67,7 +67,7 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expect(await finished(t, 'pve1', upid)).toBe('OK');
 
     const created = await config(100);
-    expect(created).toMatchObject({ name: 'web1', memory: '2048', cores: '2', cpu: 'x86-64-v2-AES', ostype: 'l26', scsi0: 'local:100/vm-100-disk-0.qcow2,size=32G', boot: 'order=scsi0;net0' });
+    expect(created).toMatchObject({ name: 'web1', memory: '2048', cores: 2, cpu: 'x86-64-v2-AES', ostype: 'l26', scsi0: 'local:100/vm-100-disk-0.qcow2,size=32G', boot: 'order=scsi0;net0' });
     expect(created['net0']).toMatch(/^virtio=BC:24:11:[0-9A-F]{2}:[0-9A-F]{2}:[0-9A-F]{2},bridge=vmbr0$/);
     expect(created['digest']).toMatch(/^[0-9a-f]{40}$/);
     expect(created['smbios1']).toMatch(/^uuid=[0-9a-f-]{36}$/);
@@ -166,7 +166,7 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
 
   it('makes a template that cannot start', async () => {
     expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/template')))).toBe('OK');
-    expect((await config(100))['template']).toBe('1');
+    expect((await config(100))['template']).toBe(1);
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/status/start'), 409, 'VM 100 is a template');
   });
 

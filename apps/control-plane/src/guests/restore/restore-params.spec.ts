@@ -30,9 +30,11 @@ describe('a create that restores', () => {
 
   it("refuses config keys beside an archive: the config is the archive's", () => {
     const archive = { volid: 'local:backup/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', param: 'archive' };
-    expect(restoreRequestOf(QEMU, { node: 'n1', vmid: 100, force: true, storage: 'fast' }, archive)).toStrictEqual({ node: 'n1', vmid: 100, archive, force: true, storage: 'fast' });
+    expect(restoreRequestOf(QEMU, { node: 'n1', vmid: 100, force: true, storage: 'fast' }, archive)).toStrictEqual({ node: 'n1', vmid: 100, archive, force: true, unique: false, storage: 'fast' });
     expect(problem(() => restoreRequestOf(QEMU, { node: 'n1', vmid: 100, memory: '512' }, archive))).toBe("memory: cannot be given with a restore: the config is the archive's");
     expect(problem(() => restoreRequestOf(LXC, { node: 'n1', vmid: 100, force: true }, undefined))).toBe('force: applies to restores only (with archive)');
+    // Ansible sends force=0 on every container create.
+    expect(restoreRequestOf(LXC, { node: 'n1', vmid: 100, force: false }, undefined)).toBeUndefined();
     expect(problem(() => restoreRequestOf(QEMU, { node: 'n1', vmid: 100, start: true }, archive))).toMatch(/^start: is not supported with a restore yet/);
   });
 });

@@ -10,17 +10,17 @@ export const BACKUP_VOLID_HINT = 'must be a backup volume <storage>:backup/vzdum
 /** The parameters a create takes to restore instead (PVE's `archive`, `force`). */
 export const RESTORE_PARAMS = {
   archive: stringParam({ description: 'Restore the guest from this backup instead: its config comes from the archive.', maxLength: 1024, pattern: BACKUP_VOLID_PATTERN, patternHint: BACKUP_VOLID_HINT }).optional(),
-  force: booleanParam({ description: 'With a restore: replace the existing, stopped guest of this vmid (its volumes are removed).' }).optional(),
+  force: booleanParam({ description: 'With a restore: replace the existing, stopped guest of this vmid (its volumes are removed). Without one only 0 (clients send force=0 on every create).' }).optional(),
 };
 
 /** What a create's parameters ask to restore, or undefined for a plain create. Config keys beside an archive are a 400: the config is the archive's. */
 export function restoreRequestOf(
   kind: GuestKind,
-  params: Readonly<Record<string, unknown>> & { node: string; vmid: number; archive?: string | undefined; force?: boolean | undefined; storage?: string | undefined; pool?: string | undefined },
+  params: Readonly<Record<string, unknown>> & { node: string; vmid: number; archive?: string | undefined; force?: boolean | undefined; unique?: boolean | undefined; storage?: string | undefined; pool?: string | undefined },
   archive: { volid: string; param: string } | undefined,
 ): RestoreRequest | undefined {
   if (archive === undefined) {
-    if (params.force !== undefined) throw badParam('force', 'applies to restores only (with archive)');
+    if (params.force === true) throw badParam('force', 'applies to restores only (with archive)');
     return undefined;
   }
   if (params['start'] === true) throw badParam('start', 'is not supported with a restore yet: start the guest once its restore task has ended');
@@ -31,6 +31,7 @@ export function restoreRequestOf(
     vmid: params.vmid,
     archive,
     force: params.force === true,
+    unique: params.unique === true,
     ...(params.storage !== undefined ? { storage: params.storage } : {}),
     ...(params.pool !== undefined ? { pool: params.pool } : {}),
   };

@@ -32,6 +32,8 @@ export interface RestoreRequest {
   readonly storage?: string;
   /** Replace the existing guest `vmid` (stopped, on this node, of the same kind). */
   readonly force: boolean;
+  /** New MAC addresses instead of the archived ones (PVE's `unique`). */
+  readonly unique: boolean;
   readonly pool?: string;
 }
 
@@ -62,7 +64,7 @@ export class RestoreService {
     if (archive.type !== kind.type) throw badParam(request.archive.param, `'${request.archive.volid}' is a backup of a ${archive.type === 'qemu' ? 'VM' : 'container'}, not of a ${kind.type === 'qemu' ? 'VM' : 'container'}`);
     const archived = checkedConfig(kind, await this.archives.config(node, archive), request.archive.param);
     const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
-    const resolved = restoreConfig(kind, archived, { vmid, node, storages, ...(request.storage !== undefined ? { storage: request.storage } : {}) });
+    const resolved = restoreConfig(kind, archived, { vmid, node, storages, unique: request.unique, ...(request.storage !== undefined ? { storage: request.storage } : {}) });
     await this.newGuests.mayAllocate(resolved.storages, caller);
     const replaced = this.replaced(kind, node, vmid, force);
     if (replaced === undefined) await this.newGuests.insert(kind, { vmid, node, config: resolved.config, lock: 'create' }, request.pool);

@@ -4,7 +4,7 @@ import { basename, join, relative, sep } from 'node:path';
 import type { GuestVolume } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
-import { runChecked } from '../../../host/run-program.js';
+import { lastWords, runChecked, runProgram } from '../../../host/run-program.js';
 import { copyingVolume, extractingArchive, volumeExists } from '../../guest-messages.js';
 
 /*
@@ -54,12 +54,19 @@ export async function makeFolder(path: string): Promise<Undo> {
  * (gzip, xz, zstd) from the archive's content and runs its program (`zstd` for `.tar.zst`); owners
  * stay numeric, as the container's own /etc/passwd means them, and file capabilities are kept.
  */
-export async function unpackTemplate(host: Host, archive: string, rootfs: string, context: CommandContext): Promise<void> {
+export async function unpackTemplate(host: Host, archive: string, rootfs: string, context: CommandContext, options: { ignoreErrors: boolean } = { ignoreErrors: false }): Promise<void> {
   const file = hostPath(host, archive);
   if ((await statOf(file))?.isFile() !== true) throw new Error(`template archive ${archive} does not exist`);
   context.log(extractingArchive(archive));
   const args = ['-x', '-C', rootfs, '--numeric-owner', '--xattrs', '--xattrs-include=user.*', '--xattrs-include=security.capability', '--totals', '-f', file];
-  await runChecked('tar', args, { signal: context.signal, onLine: context.log, timeoutMs: BULK_TIMEOUT_MS });
+  const run = { signal: context.signal, onLine: context.log, timeoutMs: BULK_TIMEOUT_MS };
+  if (!options.ignoreErrors) {
+    await runChecked('tar', args, run);
+    return;
+  }
+  // PVE's ignore-unpack-errors: tar's complaints stay in the task log, the create goes on.
+  const output = await runProgram('tar', args, run);
+  if (output.code !== 0) context.log(`WARN: unpacking ${archive} ended with errors (ignored): ${lastWords(output)}`);
 }
 
 /**

@@ -29,6 +29,7 @@ import { lxcConfig, type CgroupLayout } from './lxc-config.js';
 import { LxcTools, startErrors, type LxcEntry } from './lxc-tools.js';
 import { readContainerUsage } from './lxc-usage.js';
 import { copyVolume, makeFolder, makeVolumeDirectory, removeTree, removeVolume, statOf, unpackTemplate, type Undo } from './lxc-volumes.js';
+import { rootCredentialsOf, writeRootCredentials } from '../../root-credentials.js';
 
 /** LXC's `-P`: each container is `<lxcpath>/<vmid>/config`, with the log of its last start beside it. */
 const LXC_PATH = '/var/lib/corral/lxc';
@@ -59,14 +60,19 @@ export class NativeLxc implements NativeGuests {
     this.backups = new LxcBackups(host, this.tools, this);
   }
 
-  /** The volumes in `allocate`, the template unpacked into the root (which must be empty), the config. */
-  async create({ guest, allocate, ostemplate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
+  /** The volumes in `allocate`, the template unpacked into the root (which must be empty) with root's password and keys, the config. */
+  async create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
+    const { guest, allocate, ostemplate, ignoreUnpackErrors } = params;
     const toMake = new Set([...allocate, ...(ostemplate === undefined ? [] : ['rootfs'])]);
     await this.build(
       guest,
       [...toMake],
       async () => {
-        if (ostemplate !== undefined) await unpackTemplate(this.host, ostemplate, hostPath(this.host, volumeOf(guest, 'rootfs').path), context);
+        if (ostemplate === undefined) return;
+        const rootfs = hostPath(this.host, volumeOf(guest, 'rootfs').path);
+        await unpackTemplate(this.host, ostemplate, rootfs, context, { ignoreErrors: ignoreUnpackErrors === true });
+        const credentials = rootCredentialsOf(params);
+        if (credentials !== undefined) await writeRootCredentials(rootfs, credentials);
       },
       context,
     );

@@ -25,6 +25,7 @@ import { existingBridges } from '../host-bridges.js';
 import type { NativeGuests } from '../native-guests.js';
 import { QemuBackups } from './qemu-backup.js';
 import { formatCommandLine, qemuCommandLine } from './qemu-command-line.js';
+import { deviceOptions } from './qemu-device-options.js';
 import type { Accelerator } from './qemu-cpu-model.js';
 import { convertImagePlan, createImagePlan, makeImages, makeReadOnly } from './qemu-images.js';
 import { QemuMigration } from './qemu-migration.js';
@@ -216,20 +217,22 @@ export class NativeQemu implements NativeGuests {
     const accelerator = this.options.accelerator ?? (await probeAccelerator());
     const bridges = await existingBridges([...new Set(guest.nics.flatMap((nic) => nic.bridge ?? []))]);
     const line = qemuCommandLine(guest, { host: this.host, accelerator, files: vm.files, bridges, incoming });
-    for (const note of line.notes) log(note);
-    log(formatCommandLine(QEMU, line.args));
+    const devices = deviceOptions(guest.vmid, guest.config);
+    for (const note of [...line.notes, ...devices.notes]) log(note);
+    const args = [...line.args, ...devices.args];
+    log(formatCommandLine(QEMU, args));
     try {
       // -daemonize: it returns once QEMU is ready (paused, -S), or fails.
-      const output = await runProgram(QEMU, line.args, { signal });
+      const output = await runProgram(QEMU, args, { signal });
       if (output.code !== 0) throw new Error(`${QEMU} failed (exit code ${output.code}): ${await qemuLastWords(output, vm.files)}`);
       for (const tap of line.taps) await runChecked('ip', ['link', 'set', 'dev', tap.ifname, 'master', tap.bridge, 'up'], { signal });
       // It runs once its state has arrived (QemuMigration.finish).
       if (incoming) return;
       const state = await vm.qmp('did not answer on QMP', signal, async (qmp) => {
-        await qmp.execute('cont');
+        if (!devices.frozen) await qmp.execute('cont');
         return runState(qmp);
       });
-      if (state !== 'running') throw new Error('QEMU did not leave its paused state');
+      if (state !== (devices.frozen ? 'paused' : 'running')) throw new Error(devices.frozen ? 'QEMU is not paused as freeze asks' : 'QEMU did not leave its paused state');
       this.states.set(vm.vmid, state);
     } catch (error) {
       await vm.kill().catch((cleanup: Error) => log(cleanup.message));
