@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { CommandDefinition } from './command-definition.js';
 import { guestClone, guestCreate, guestDestroy, guestMonitor, guestReboot, guestReset, guestResume, guestShutdown, guestStart, guestStop, guestSuspend, guestTemplate, guestVncOpen } from './commands/guest.js';
 import { guestBackup, guestBackupConfig, guestRestore } from './commands/guest-backup.js';
+import { guestVolumeAllocate, guestVolumeFree, guestVolumeMove, guestVolumeResize } from './commands/guest-volume.js';
 import { guestMigrateAbort, guestMigrateFinish, guestMigrateReceive, guestMigrateSend } from './commands/guest-migrate.js';
 import { nodeAptChangelog, nodeAptUpdate, nodeAptUpgradable } from './commands/node-apt.js';
 import { nodeDisksInitGpt, nodeDisksList } from './commands/node-disks.js';
@@ -55,6 +56,10 @@ export const COMMANDS = {
   'guest.migrate.finish': guestMigrateFinish,
   'guest.migrate.abort': guestMigrateAbort,
   'guest.vnc.open': guestVncOpen,
+  'guest.volume.allocate': guestVolumeAllocate,
+  'guest.volume.free': guestVolumeFree,
+  'guest.volume.resize': guestVolumeResize,
+  'guest.volume.move': guestVolumeMove,
   'guest.backup': guestBackup,
   'guest.backup.config': guestBackupConfig,
   'guest.restore': guestRestore,

@@ -14,11 +14,11 @@ const MOUNT_POINT = /^mp\d+$/;
 /** The path inside the container of a mount point's config value: `local:200/subvol-200-disk-1,mp=/srv/data,size=2G`. */
 const MOUNT_PATH = /(?:^|,)mp=([^,]+)/;
 
-/** The keys of the volumes a backup of the guest holds: a VM's own disks (not its CD-ROMs), a container's root. */
+/** The keys of the volumes a backup of the guest holds: a VM's own disks (not its CD-ROMs, nor its `unusedN` volumes, as PVE), a container's root. */
 export function archivedVolumes(guest: GuestSpec): string[] {
   return ownVolumes(guest)
     .map((volume) => volume.key)
-    .filter((key) => guest.type === 'qemu' || key === 'rootfs');
+    .filter((key) => (guest.type === 'qemu' ? !key.startsWith('unused') : key === 'rootfs'));
 }
 
 /**

@@ -4,6 +4,7 @@ import type { CommandContext } from '../commands/command-context.js';
 import type { FenceOrder } from '../ha/fence-orders.js';
 import type { GuestBackups } from './guest-backups.js';
 import type { GuestMigration } from './guest-migration.js';
+import type { VolumeOperations } from './volume-operations.js';
 
 /** The drivers `CORRAL_DRIVER` may name (DESIGN.md "Drivers"). */
 export const DRIVER_NAMES = ['pve', 'native', 'sim'] as const;
@@ -54,6 +55,8 @@ export interface GuestDriver {
   readonly migration: GuestMigration;
   /** Backups into a directory storage's `dump/` folder, and restores from them. */
   readonly backups: GuestBackups;
+  /** The volumes of guests that exist: new ones, removed, grown and moved (docs/guests.md "Volumes of an existing guest"). */
+  readonly volumes: VolumeOperations;
   /**
    * The guests of this host the driver knows, with their run state: at least every guest that runs
    * or is paused (a guest absent from the list is stopped). Cheap enough to call every 2 s.

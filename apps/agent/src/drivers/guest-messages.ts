@@ -8,7 +8,7 @@ import { CommandFailure } from '../commands/command-failure.js';
  */
 
 /** The operations refused while the guest runs. */
-export type StoppedOnlyOperation = 'destroy' | 'clone' | 'template';
+export type StoppedOnlyOperation = 'destroy' | 'clone' | 'template' | 'move';
 
 /** How PVE names a guest in its messages: `VM 100`, `CT 200`. */
 export function guestLabel(type: GuestType, vmid: number): string {
@@ -37,8 +37,8 @@ export function notRunning(type: GuestType, vmid: number): string {
 
 /** What each part advises (a container is only ever cloned in full). */
 const STOP_FIRST: Readonly<Record<GuestType, Readonly<Record<StoppedOnlyOperation, string>>>> = {
-  qemu: { destroy: 'stop it before destroying it', clone: 'clone it once it is stopped', template: 'make a template of it once it is stopped' },
-  lxc: { destroy: 'stop it before destroying it', clone: 'a full clone needs it stopped', template: 'stop it before turning it into a template' },
+  qemu: { destroy: 'stop it before destroying it', clone: 'clone it once it is stopped', template: 'make a template of it once it is stopped', move: 'move its disks once it is stopped' },
+  lxc: { destroy: 'stop it before destroying it', clone: 'a full clone needs it stopped', template: 'stop it before turning it into a template', move: 'cannot move volumes of a running container' },
 };
 
 /** A destroy, clone or template of a guest that runs. */
@@ -84,6 +84,16 @@ export function volumeExists(type: GuestType, vmid: number, volume: GuestVolume)
 /** The task log line of a destroy for each volume: the VM part's once the image is gone, the container part's before the tree goes. */
 export function removingVolume(type: GuestType, volume: GuestVolume): string {
   return type === 'qemu' ? `removed ${volume.volid}` : `removing volume ${volume.volid}`;
+}
+
+/** A resize to less than the volume holds (PVE's words). */
+export function shrinkingRefused(volume: GuestVolume, size: number, current: number): string {
+  return `shrinking disks is not supported: ${volume.key} (${volume.volid}) is ${current} bytes, asked for ${size}`;
+}
+
+/** The task log line of a resize. */
+export function resizedVolume(volume: GuestVolume, size: number, online: boolean): string {
+  return `${volume.key} (${volume.volid}) resized to ${size} bytes${online ? ' online' : ''}`;
 }
 
 /** The task log line of a VM template's image. */

@@ -5,6 +5,7 @@ import { parseVolname, storagePath, volumePath } from '../storage/volumes.js';
 import { parseDisk, parseLxcNic, parseMount, parseQemuNic, type VolumeValue } from './formats/devices.js';
 import { isMountKey } from './formats/lxc-keys.js';
 import { isDiskKey, isNicKey } from './formats/qemu-keys.js';
+import { isUnusedKey } from './formats/unused-keys.js';
 import { parseSize } from './formats/size.js';
 import type { GuestRow } from './guest.entity.js';
 
@@ -32,7 +33,7 @@ export function guestSpec(row: Pick<GuestRow, 'vmid' | 'type' | 'config'>, stora
     template: config['template'] === '1',
     nics: Object.keys(config).filter(isNicKey).sort(byNumber).map((key) => nicOf(type, key, config[key] ?? '')),
     volumes: Object.keys(config)
-      .filter((key) => (qemu ? isDiskKey(key) : isMountKey(key)))
+      .filter((key) => (qemu ? isDiskKey(key) : isMountKey(key)) || isUnusedKey(key))
       .sort(byNumber)
       .flatMap((key) => volumeOf(key, qemu ? parseDisk(config[key] ?? '') : parseMount(config[key] ?? ''), storages)),
     config,

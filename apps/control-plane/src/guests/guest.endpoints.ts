@@ -70,7 +70,7 @@ export function configChange<M extends 'PUT' | 'POST'>(kind: GuestKind, method: 
       ...GUEST,
       ...configParams(kind.keys),
       ...(kind.type === 'qemu' ? { cdrom: CDROM } : {}),
-      delete: listParam(stringParam({ description: 'A config key.', pattern: /^[a-z][a-z0-9_-]*$/, patternHint: 'must be config keys' }), { description: 'Keys to remove, separated by commas (or repeated).' }).optional(),
+      delete: listParam(stringParam({ description: 'Config keys, separated by commas.', pattern: /^[a-z][a-z0-9_-]*(?:[,;\s]+[a-z][a-z0-9_-]*)*$/, patternHint: 'must be config keys' }), { description: 'Keys to remove, separated by commas (or repeated).' }).optional(),
       digest: stringParam({ description: 'The `digest` of the config this change is based on: refused (409) when the config has changed since.', pattern: /^[0-9a-f]{40}$/, patternHint: 'must be a SHA-1 digest (40 hex digits)' }).optional(),
     }),
     returns: (method === 'PUT' ? z.null() : UPID) as M extends 'PUT' ? z.ZodNull : typeof UPID,

@@ -16,12 +16,15 @@ import { MigrateService } from './migrate/migrate.service.js';
 import { QemuController } from './qemu/qemu.controller.js';
 import { BackupArchives } from './restore/backup-archives.js';
 import { RestoreService } from './restore/restore.service.js';
+import { GuestVolumesService } from './volumes/guest-volumes.service.js';
+import { VolumeController } from './volumes/volume.controller.js';
+import { VolumeChanges } from './volumes/volume-changes.js';
 
 /** VMs and containers (issue 5): `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule, HaModule],
-  controllers: [QemuController, LxcController, MigrateController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives],
+  controllers: [QemuController, LxcController, MigrateController, VolumeController],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService],
   exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService],
 })
 export class GuestsModule {}

@@ -30,6 +30,9 @@ import { GuestsRepository } from './guests.repository.js';
 import { cloneConfig, resolveNewConfig, withMac } from './new-config.js';
 import { isNicKey } from './formats/qemu-keys.js';
 import { runState, statusEntry } from './status-entry.js';
+import { isUnusedKey } from './formats/unused-keys.js';
+import { touchesVolumes, volumePrivilege } from './volumes/volume-change.js';
+import { VolumeChanges } from './volumes/volume-changes.js';
 
 /** How long the agent may take, by kind of work. */
 const CREATE_MS = 30 * 60_000;
@@ -72,6 +75,7 @@ export class GuestsService {
     private readonly migrations: MigrateService,
     private readonly newGuests: NewGuests,
     private readonly ha: HaResourcesRepository,
+    private readonly volumeChanges: VolumeChanges,
   ) {}
 
   async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
@@ -363,7 +367,9 @@ export class GuestsService {
    */
   async setConfig(kind: GuestKind, node: string, vmid: number, params: Readonly<Record<string, unknown>>, caller: Principal): Promise<null> {
     this.existing(kind, node, vmid);
-    await this.applyChange(kind, vmid, await this.plannedChange(kind, vmid, params, caller), params['digest']);
+    const change = await this.plannedChange(kind, vmid, params, caller);
+    if (touchesVolumes(kind, change)) return this.volumeChanges.now(kind, node, vmid, change, { caller, digest: params['digest'] });
+    await this.applyChange(kind, vmid, change, params['digest']);
     return null;
   }
 
@@ -372,6 +378,7 @@ export class GuestsService {
     this.existing(kind, node, vmid);
     const change = await this.plannedChange(kind, vmid, params, caller);
     this.hub.reachable(node);
+    if (touchesVolumes(kind, change)) return this.volumeChanges.asTask(kind, node, vmid, change, { caller, digest: params['digest'] });
     await this.applyChange(kind, vmid, change, params['digest']);
     return this.tasks.submit({ node, vmid, type: kind.tasks.config ?? 'config', caller, work: async (work) => work.line('configuration updated') });
   }
@@ -387,11 +394,11 @@ export class GuestsService {
     }
     mayGiveKeys([...Object.keys(set), ...deleted], caller);
     const access = await this.access.current();
+    const { config } = this.existing(kind, undefined, vmid).row;
     for (const key of [...Object.keys(set), ...deleted]) {
-      if (!(key in kind.keys)) throw badParam('delete', `'${key}' is not a config key Corral knows`);
-      const privilege = kind.privilegeOf(key);
+      if (!(key in kind.keys) && !isUnusedKey(key)) throw badParam('delete', `'${key}' is not a config key Corral knows`);
+      const privilege = kind.isVolumeKey(key) || isUnusedKey(key) ? volumePrivilege(kind, set[key] ?? config[key]) : kind.privilegeOf(key);
       if (!allows(access, caller.subject, `/vms/${vmid}`, [privilege])) throw permissionDenied({ path: `/vms/${vmid}`, privileges: [privilege] });
-      if (kind.isVolumeKey(key)) throw badParam(key, 'changing volumes of an existing guest is not supported by Corral yet');
       if (key in set && deleted.includes(key)) throw badParam('delete', `'${key}' is both set and deleted`);
     }
     return { set, deleted };

@@ -5,6 +5,7 @@ import { usableStorage } from '../storage/volumes.js';
 import { formatLxcNic, formatQemuNic, formatVolume, parseDisk, parseLxcNic, parseMount, parseQemuNic, type VolumeValue } from './formats/devices.js';
 import { isNicKey } from './formats/qemu-keys.js';
 import { formatSize, parseSize } from './formats/size.js';
+import { isUnusedKey } from './formats/unused-keys.js';
 import type { GuestKind } from './guest-kinds.js';
 
 /** Proxmox's OUI, which PVE gives every generated MAC address (facts.md 4.8). */
@@ -123,7 +124,7 @@ export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, str
   const given: Record<string, string> = {};
   const linked: Record<string, string> = {};
   for (const [key, value] of Object.entries(source)) {
-    if (key === 'template' || key === 'smbios1' || key === 'vmgenid') continue;
+    if (key === 'template' || key === 'smbios1' || key === 'vmgenid' || isUnusedKey(key)) continue;
     if (kind.isVolumeKey(key)) {
       const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);
       if (volume.source.kind !== 'volume' || volume.options.get('media') === 'cdrom') given[key] = value;
@@ -150,7 +151,7 @@ export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, str
 export function restoreConfig(kind: GuestKind, archived: Readonly<Record<string, string>>, placement: Placement & { readonly storage?: string; readonly unique?: boolean }): ResolvedConfig {
   const given: Record<string, string> = {};
   for (const [key, value] of Object.entries(archived)) {
-    if (key === 'template') continue;
+    if (key === 'template' || isUnusedKey(key)) continue;
     if (!kind.isVolumeKey(key)) {
       given[key] = placement.unique === true && isNicKey(key) ? withoutMac(kind, value) : value;
       continue;

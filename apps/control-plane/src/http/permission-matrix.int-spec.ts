@@ -240,6 +240,12 @@ const ROWS: readonly Row[] = [
   // VM.Migrate, which only root has here; a migration to the VM's own node is a 400 once allowed.
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate' }), expect: ROOT_ONLY },
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate', form: { target: 'matrix' } }), expect: '401 400 403 403 403 403' },
+  // VM.Config.Disk, which only root has here; a disk the guest lacks is a 400 once allowed, unlinking it changes nothing.
+  { endpoint: 'PUT /nodes/{node}/qemu/{vmid}/resize', request: () => ({ path: '/nodes/matrix/qemu/100/resize', form: { disk: 'scsi9', size: '+1G' } }), expect: '401 400 403 403 403 403' },
+  { endpoint: 'PUT /nodes/{node}/lxc/{vmid}/resize', request: () => ({ path: '/nodes/matrix/lxc/101/resize', form: { disk: 'mp9', size: '+1G' } }), expect: '401 400 403 403 403 403' },
+  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/move_disk', request: () => ({ path: '/nodes/matrix/qemu/100/move_disk', form: { disk: 'scsi9', storage: 'local' } }), expect: '401 400 403 403 403 403' },
+  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/move_volume', request: () => ({ path: '/nodes/matrix/lxc/101/move_volume', form: { volume: 'mp9', storage: 'local' } }), expect: '401 400 403 403 403 403' },
+  { endpoint: 'PUT /nodes/{node}/qemu/{vmid}/unlink', request: () => ({ path: '/nodes/matrix/qemu/100/unlink', form: { idlist: 'scsi9' } }), expect: ROOT_ONLY },
   // VM.Console, which PVEVMUser has and PVEAuditor lacks; a vncwebsocket without the websocket upgrade is a 400 once allowed.
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/vncproxy', request: () => ({ path: '/nodes/matrix/qemu/100/vncproxy' }), expect: VM_USER_POWER },
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/vncwebsocket', request: () => ({ path: '/nodes/matrix/qemu/100/vncwebsocket', query: 'port=5900&vncticket=PVEVNC:00000000::matrix' }), expect: '401 400 403 400 403 403' },

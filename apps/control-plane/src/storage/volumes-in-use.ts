@@ -2,9 +2,10 @@ import type { GuestRow } from '../guests/guest.entity.js';
 import { parseDisk, parseMount } from '../guests/formats/devices.js';
 import { isMountKey } from '../guests/formats/lxc-keys.js';
 import { isDiskKey } from '../guests/formats/qemu-keys.js';
+import { isUnusedKey } from '../guests/formats/unused-keys.js';
 import { parseVolname } from './volumes.js';
 
-/** A volume a guest's configuration names: as a disk, CD-ROM, root or mount point, or as the base image of a linked clone's disk. */
+/** A volume a guest's configuration names: as a disk, CD-ROM, root or mount point, unused volume, or as the base image of a linked clone's disk. */
 export interface VolumeUse {
   readonly vmid: number;
   /** `VM 100` or `CT 200`, for messages. */
@@ -20,7 +21,7 @@ export interface VolumeUse {
 export function volumesInUse(guests: readonly Pick<GuestRow, 'vmid' | 'type' | 'config'>[]): VolumeUse[] {
   return guests.flatMap(({ vmid, type, config }) =>
     Object.entries(config).flatMap(([key, value]): VolumeUse[] => {
-      const volume = type === 'qemu' ? (isDiskKey(key) ? parseDisk(value) : null) : isMountKey(key) ? parseMount(value) : null;
+      const volume = isUnusedKey(key) ? parseDisk(value) : type === 'qemu' ? (isDiskKey(key) ? parseDisk(value) : null) : isMountKey(key) ? parseMount(value) : null;
       if (volume?.source.kind !== 'volume') return [];
       const { storage, volname } = volume.source;
       const parsed = parseVolname(volname);

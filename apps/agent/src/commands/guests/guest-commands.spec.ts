@@ -53,6 +53,7 @@ function fakeDriver(steps: string[], failing: string[] = []): GuestDriver {
       config: async () => ({ type: 'qemu', vmid: 100, config: '' }),
       restore: method('restore'),
     },
+    volumes: { allocate: method('allocate'), free: method('free'), resize: method('resize'), move: method('move') },
     list: async () => [],
   };
 }
@@ -94,6 +95,17 @@ describe('the guest commands', () => {
     await expect(commands['guest.migrate.finish']({ guest: WEB1, copy: ['scsi0'], state: 'running' }, context)).resolves.toBeNull();
     await expect(commands['guest.migrate.abort']({ guest: WEB1, copy: ['scsi0'] }, context)).resolves.toBeNull();
     expect(steps).toEqual(['receive', 'send', 'finish', 'abort'].flatMap((operation) => [operation, 'refresh']));
+  });
+
+  it("runs the volume commands on the driver's volumes, and reads the run state after each", async () => {
+    const { commands, steps } = handlers();
+    const [disk] = WEB1.volumes;
+    if (disk === undefined) throw new Error('WEB1 has a disk');
+    await expect(commands['guest.volume.allocate']({ type: 'qemu', vmid: 100, volumes: [disk] }, context)).resolves.toBeNull();
+    await expect(commands['guest.volume.resize']({ type: 'qemu', vmid: 100, volume: disk, size: 1 }, context)).resolves.toBeNull();
+    await expect(commands['guest.volume.move']({ type: 'qemu', vmid: 100, source: disk, target: disk, targetVmid: 100, delete: true }, context)).resolves.toBeNull();
+    await expect(commands['guest.volume.free']({ type: 'qemu', vmid: 100, volumes: [disk] }, context)).resolves.toBeNull();
+    expect(steps).toEqual(['allocate', 'resize', 'move', 'free'].flatMap((operation) => [operation, 'refresh']));
   });
 
   it('reads the run state after a failed command too, and fails with the driver\'s error', async () => {

@@ -54,5 +54,9 @@ export function guestCommands(
     'guest.backup': (params, context) => thenRefresh(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.backups.backup(params, guarded))),
     'guest.backup.config': (params, context) => driver.backups.config(params, context),
     'guest.restore': (params, context) => act(driver.backups.restore(params, context)),
+    'guest.volume.allocate': (params, context) => act(driver.volumes.allocate(params, context)),
+    'guest.volume.free': (params, context) => act(driver.volumes.free(params, context)),
+    'guest.volume.resize': (params, context) => act(driver.volumes.resize(params, context)),
+    'guest.volume.move': (params, context) => act(driver.volumes.move(params, context)),
   };
 }

@@ -51,6 +51,7 @@ function fakePart(listed: GuestRuntime[]) {
         calls.push(['restore', params.guest.vmid]);
       },
     },
+    volumes: { allocate: record('allocate'), free: record('free'), resize: record('resize'), move: record('move') },
     list: async () => listed,
   };
   return { part, calls };
@@ -124,6 +125,19 @@ describe('the native driver', () => {
       ['backup', DB1.vmid],
       ['config', 'dump/vzdump-lxc-200-2025_01_31-02_00_00.tar'],
     ]);
+  });
+
+  it('hands the volume commands to the part of the guest type', async () => {
+    const { native, vms, containers } = driver();
+    const [disk] = WEB1.volumes;
+    const [root] = DB1.volumes;
+    if (disk === undefined || root === undefined) throw new Error('the specs have volumes');
+    await native.volumes.allocate({ type: 'qemu', vmid: 100, volumes: [disk] }, context);
+    await native.volumes.resize({ type: 'lxc', vmid: 200, volume: root, size: 1 }, context);
+    await native.volumes.move({ type: 'qemu', vmid: 100, source: disk, target: disk, targetVmid: 100, delete: false }, context);
+    await native.volumes.free({ type: 'lxc', vmid: 200, volumes: [root] }, context);
+    expect(vms.map(([method]) => method)).toEqual(['allocate', 'move']);
+    expect(containers.map(([method]) => method)).toEqual(['resize', 'free']);
   });
 
   it('lists the guests of both parts', async () => {

@@ -6,6 +6,7 @@ import { backupOwner } from '../backup-archive.js';
 import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';
 import type { GuestMigration } from '../guest-migration.js';
+import type { VolumeOperations } from '../volume-operations.js';
 import { containersHaveNo } from '../guest-messages.js';
 import type { NativeGuests } from './native-guests.js';
 
@@ -28,6 +29,8 @@ export class NativeDriver implements GuestDriver {
   readonly migration: GuestMigration;
   /** The part of the guest's type; reading an archive's config, the part its name says (`vzdump-qemu-...`). */
   readonly backups: GuestBackups;
+  /** The part of the guest's type. */
+  readonly volumes: VolumeOperations;
 
   constructor(
     private readonly vms: NativeVms,
@@ -38,6 +41,12 @@ export class NativeDriver implements GuestDriver {
       backup: (params, context) => this.part(params.guest.type).backups.backup(params, context),
       config: (params, context) => this.part(backupOwner(params.file).type).backups.config(params, context),
       restore: (params, context) => this.part(params.guest.type).backups.restore(params, context),
+    };
+    this.volumes = {
+      allocate: (params, context) => this.part(params.type).volumes.allocate(params, context),
+      free: (params, context) => this.part(params.type).volumes.free(params, context),
+      resize: (params, context) => this.part(params.type).volumes.resize(params, context),
+      move: (params, context) => this.part(params.type).volumes.move(params, context),
     };
   }
 

@@ -11,6 +11,7 @@ import { PveBackups } from './pve-backups.js';
 import { parsePctList, parseQmList, type ListedGuest } from './pve-lists.js';
 import { PveMigration } from './pve-migration.js';
 import { rootCredentialsOf, writeRootCredentials } from '../root-credentials.js';
+import { PveVolumes } from './pve-volumes.js';
 
 /** The request's signal bounds a guest operation (a full clone of a large disk takes long); this only catches a hung qm. */
 const OPERATION_LIMIT_MS = 24 * 3600_000;
@@ -39,6 +40,7 @@ export class PveDriver implements GuestDriver {
   readonly name = 'pve';
   readonly migration = new PveMigration((args, context) => this.run('qm', args, context));
   readonly backups = new PveBackups((program, args, context) => this.run(program, args, context));
+  readonly volumes = new PveVolumes((program, args, context) => this.run(program, args, context));
 
   constructor(private readonly figures = new ProcessFigures()) {}
 

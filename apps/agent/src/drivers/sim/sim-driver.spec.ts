@@ -57,6 +57,27 @@ describe('the sim driver', () => {
     }
   });
 
+  it("simulates the volumes of existing guests: new ones refused where taken, moves refused while running, the volume ids kept in its state", async () => {
+    const sim = instant();
+    await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
+    const [disk] = WEB1.volumes;
+    if (disk === undefined) throw new Error('WEB1 has a disk');
+    const added = { ...disk, key: 'scsi1', volid: 'local:100/vm-100-disk-1.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-1.qcow2' };
+    await sim.volumes.allocate({ type: 'qemu', vmid: 100, volumes: [added] }, context);
+    await expect(sim.volumes.allocate({ type: 'qemu', vmid: 100, volumes: [added] }, context)).rejects.toThrow('VM 100: volume scsi1 already exists');
+    await expect(sim.volumes.allocate({ type: 'lxc', vmid: 300, volumes: [added] }, context)).rejects.toThrow('CT 300 does not exist on this host');
+    await sim.start(WEB1, context);
+    await sim.volumes.resize({ type: 'qemu', vmid: 100, volume: added, size: 2 * GIB }, context);
+    expect(lines).toContain('scsi1 (local:100/vm-100-disk-1.qcow2) resized to 2147483648 bytes online');
+    const moved = { ...added, volid: 'local:100/vm-100-disk-1.raw', format: 'raw' as const };
+    await expect(sim.volumes.move({ type: 'qemu', vmid: 100, source: added, target: moved, targetVmid: 100, delete: true }, context)).rejects.toThrow('VM 100 is running: move its disks once it is stopped');
+    await sim.stop('qemu', 100, context);
+    await sim.volumes.move({ type: 'qemu', vmid: 100, source: added, target: moved, targetVmid: 100, delete: true }, context);
+    await sim.volumes.free({ type: 'qemu', vmid: 100, volumes: [moved] }, context);
+    const saved = JSON.parse(await readFile(join(dir, SIM_STATE_FILE), 'utf8')) as { guests: { volids: string[] }[] };
+    expect(saved.guests[0]?.volids).toEqual([disk.volid]);
+  });
+
   it('refuses what the native driver refuses, with its messages', async () => {
     const sim = instant();
     await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);

@@ -10,6 +10,7 @@ import { afterwards, backupMode, MODE_STEPS, pausedMode } from '../backup-modes.
 import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';
 import type { GuestMigration } from '../guest-migration.js';
+import type { VolumeOperations } from '../volume-operations.js';
 import {
   alreadyRunning,
   containerExists,
@@ -23,6 +24,7 @@ import {
   pausedVmCannotShutDown,
   refusedWhileRunning,
   removingVolume,
+  resizedVolume,
   resumingPausedContainer,
   runningNeedsOnline,
   shutdownTimedOut,
@@ -81,6 +83,13 @@ export class SimDriver implements GuestDriver {
     backup: (params, context) => this.backupGuest(params, context),
     config: async ({ storage, file }, context) => readBackupConfig(await requireActive(this.host, storage), file, context.signal),
     restore: (params, context) => this.restoreGuest(params, context),
+  };
+  /** Volumes are volume ids the guests hold: made, removed and moved as the native driver would, refused where it refuses. */
+  readonly volumes: VolumeOperations = {
+    allocate: (params, context) => this.allocateVolumes(params, context),
+    free: (params) => this.freeVolumes(params),
+    resize: async ({ type, vmid, volume, size }, context) => context.log(resizedVolume(volume, size, (await this.known(type, vmid)).status !== 'stopped')),
+    move: (params, context) => this.moveVolume(params, context),
   };
 
   constructor(
@@ -329,6 +338,46 @@ export class SimDriver implements GuestDriver {
     });
   }
 
+  private async allocateVolumes({ type, vmid, volumes }: ParamsOf<'guest.volume.allocate'>, context: CommandContext): Promise<void> {
+    const guest = await this.known(type, vmid);
+    this.refuseTakenVolumes(type, vmid, volumes);
+    for (const volume of volumes) logLine(context, madeVolumeLine(type, volume, undefined));
+    guest.volids.push(...volumes.map((volume) => volume.volid));
+    await this.writer.save();
+  }
+
+  private async freeVolumes({ type, vmid, volumes }: ParamsOf<'guest.volume.free'>): Promise<void> {
+    const guest = await this.known(type, vmid);
+    const gone = new Set(volumes.map((volume) => volume.volid));
+    guest.volids = guest.volids.filter((volid) => !gone.has(volid));
+    await this.writer.save();
+  }
+
+  private async moveVolume({ type, vmid, source, target, targetVmid, delete: remove }: ParamsOf<'guest.volume.move'>, context: CommandContext): Promise<void> {
+    const guest = await this.known(type, vmid);
+    const owner = await this.known(type, targetVmid);
+    if (guest.status !== 'stopped') throw new CommandFailure('invalid-params', refusedWhileRunning(type, vmid, 'move'));
+    this.refuseTakenVolumes(type, targetVmid, [target]);
+    await this.pause(this.timing.cloneMs, context);
+    logLine(context, madeVolumeLine(type, target, source));
+    owner.volids.push(target.volid);
+    if (remove) guest.volids = guest.volids.filter((volid) => volid !== source.volid);
+    await this.writer.save();
+  }
+
+  /** A guest this simulator made: volumes change only on those. */
+  private async known(type: GuestType, vmid: number): Promise<SimGuest> {
+    const guest = await this.find(type, vmid);
+    if (guest === undefined) throw new CommandFailure('invalid-params', `${type === 'qemu' ? 'VM' : 'CT'} ${vmid} does not exist on this host`);
+    return guest;
+  }
+
+  private refuseTakenVolumes(type: GuestType, vmid: number, volumes: readonly GuestVolume[]): void {
+    const taken = new Set([...this.guests.values()].flatMap((other) => other.volids));
+    const volume = volumes.find((candidate) => taken.has(candidate.volid));
+    if (volume !== undefined) throw new Error(volumeExists(type, vmid, volume));
+  }
+
   /** Reads the saved state once, before the first operation. */
   private load(): Promise<void> {
     this.loaded ??= readSimState(this.host).then((state) => {
@@ -370,9 +419,7 @@ export class SimDriver implements GuestDriver {
   /** A container that exists, or a volume another guest holds, as the native driver finds them on disk. */
   private refuseTaken(guest: GuestSpec, volumes: readonly GuestVolume[]): void {
     if (guest.type === 'lxc' && this.guests.get(guest.vmid)?.type === 'lxc') throw new Error(containerExists(guest.vmid));
-    const taken = new Set([...this.guests.values()].flatMap((other) => other.volids));
-    const volume = volumes.find((candidate) => taken.has(candidate.volid));
-    if (volume !== undefined) throw new Error(volumeExists(guest.type, guest.vmid, volume));
+    this.refuseTakenVolumes(guest.type, guest.vmid, volumes);
   }
 
   /**

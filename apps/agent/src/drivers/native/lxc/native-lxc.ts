@@ -28,6 +28,8 @@ import { LxcBackups } from './lxc-backups.js';
 import { lxcConfig, type CgroupLayout } from './lxc-config.js';
 import { LxcTools, startErrors, type LxcEntry } from './lxc-tools.js';
 import { readContainerUsage } from './lxc-usage.js';
+import type { VolumeOperations } from '../../volume-operations.js';
+import { LxcVolumeOperations } from './lxc-volume-operations.js';
 import { copyVolume, makeFolder, makeVolumeDirectory, removeTree, removeVolume, statOf, unpackTemplate, type Undo } from './lxc-volumes.js';
 import { rootCredentialsOf, writeRootCredentials } from '../../root-credentials.js';
 
@@ -49,6 +51,7 @@ const VMID_NAME = /^[1-9]\d{2,8}$/;
 export class NativeLxc implements NativeGuests {
   private readonly tools: LxcTools;
   readonly backups: GuestBackups;
+  readonly volumes: VolumeOperations;
   private readonly cpu = new CpuMeter();
   private cgroup: Promise<CgroupLayout> | undefined;
 
@@ -58,6 +61,7 @@ export class NativeLxc implements NativeGuests {
   ) {
     this.tools = new LxcTools(hostPath(host, LXC_PATH));
     this.backups = new LxcBackups(host, this.tools, this);
+    this.volumes = new LxcVolumeOperations(host, async (vmid, signal) => (await this.tools.state(vmid, signal)) !== 'STOPPED');
   }
 
   /** The volumes in `allocate`, the template unpacked into the root (which must be empty) with root's password and keys, the config. */

@@ -29,6 +29,8 @@ import { deviceOptions } from './qemu-device-options.js';
 import type { Accelerator } from './qemu-cpu-model.js';
 import { convertImagePlan, createImagePlan, makeImages, makeReadOnly } from './qemu-images.js';
 import { QemuMigration } from './qemu-migration.js';
+import { QemuVolumeOperations } from './qemu-volume-operations.js';
+import type { VolumeOperations } from '../../volume-operations.js';
 import { waitForExit } from './qemu-process.js';
 import { removeRuntimeFiles, vmidsWithPidFiles, type QemuRuntimeFiles } from './qemu-runtime-files.js';
 import { QemuVm, runState, type RunState } from './qemu-vm.js';
@@ -57,6 +59,7 @@ export class NativeQemu implements NativeGuests {
   private readonly starting = new Set<number>();
   readonly migration: GuestMigration;
   readonly backups: GuestBackups;
+  readonly volumes: VolumeOperations;
 
   constructor(
     private readonly host: Host,
@@ -65,6 +68,7 @@ export class NativeQemu implements NativeGuests {
   ) {
     this.migration = new QemuMigration(host, (guest, context) => this.begin(guest, context, true));
     this.backups = new QemuBackups(host, this);
+    this.volumes = new QemuVolumeOperations(host);
   }
 
   async create({ guest, allocate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
