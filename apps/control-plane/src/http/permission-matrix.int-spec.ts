@@ -263,8 +263,8 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /nodes/{node}/storage/{storage}', request: () => ({ path: '/nodes/matrix/storage/local' }), expect: AUDITORS },
   { endpoint: 'GET /nodes/{node}/storage/{storage}/status', request: () => ({ path: '/nodes/matrix/storage/local/status' }), expect: AUDIT_OFFLINE_NODE },
   { endpoint: 'GET /nodes/{node}/storage/{storage}/content', request: () => ({ path: '/nodes/matrix/storage/local/content' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'GET /nodes/{node}/storage/{storage}/content/{volume}', request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'DELETE /nodes/{node}/storage/{storage}/content/{volume}', request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/storage/{storage}/content/{volume+}', request: () => ({ path: '/nodes/matrix/storage/local/content/local:iso/x.iso' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'DELETE /nodes/{node}/storage/{storage}/content/{volume+}', request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'POST /nodes/{node}/vzdump', request: () => ({ path: '/nodes/matrix/vzdump', form: { vmid: '100', storage: 'local' } }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'GET /nodes/{node}/vzdump/extractconfig', request: () => ({ path: '/nodes/matrix/vzdump/extractconfig', query: 'volume=local:backup/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst' }), expect: MODIFY_OFFLINE_NODE },
   // Datastore.AllocateTemplate; a form without the file's part is a 400 once allowed.
