@@ -1,4 +1,4 @@
-import { literalHost, networkList, refusedKind } from './address-policy.js';
+import { downloadRefusal, literalHost, networkList, refusedKind } from './address-policy.js';
 
 const LOCAL_ONLY = { refusePrivate: false };
 const STRICT = { refusePrivate: true };
@@ -35,5 +35,14 @@ describe('the address policy', () => {
     expect(literalHost(new URL('http://[::ffff:127.0.0.1]:8080/x'))).toBe('::ffff:7f00:1');
     expect(literalHost(new URL('http://2130706433/'))).toBe('127.0.0.1');
     expect(literalHost(new URL('https://hooks.example.com/'))).toBeNull();
+  });
+});
+
+describe("downloads' refusals", () => {
+  it('name the address and the escape', () => {
+    const refusal = downloadRefusal(['10.1.0.0/16']);
+    expect(refusal('10.2.0.1')).toBe('a private network, shared or multicast address, which a download reaches only when the operator allows its network (CORRAL_DOWNLOAD_ALLOW_NETWORKS)');
+    expect(refusal('10.1.0.1')).toBeNull();
+    expect(refusal('198.51.100.7')).toBeNull();
   });
 });

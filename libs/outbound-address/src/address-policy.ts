@@ -71,3 +71,12 @@ export function literalHost(url: URL): string | null {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   return isIP(host) === 0 ? null : host;
 }
+
+/** Downloads into storages: local and private addresses are refused unless the operator allowed their network (the control plane's CORRAL_DOWNLOAD_ALLOW_NETWORKS). */
+export function downloadRefusal(allowNetworks: readonly string[]): (address: string) => string | null {
+  const policy = { refusePrivate: true, allowed: networkList(allowNetworks) };
+  return (address) => {
+    const kind = refusedKind(address, policy);
+    return kind === null ? null : `${kind}, which a download reaches only when the operator allows its network (CORRAL_DOWNLOAD_ALLOW_NETWORKS)`;
+  };
+}

@@ -2,6 +2,7 @@ import { NODE_NAME_HINT, NODE_NAME_PATTERN } from '@corral/protocol';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { DOWNLOAD_ENV } from './download-env.js';
 
 /** The control plane's settings, read once from the environment at start (README has the table). */
 export interface Config {
@@ -31,6 +32,10 @@ export interface Config {
   readonly webhookMaxBackoffS: number;
   /** How long an agent's HA lease lasts after its last heartbeat the control plane granted (CORRAL_HA_LEASE_S, docs/ha.md). */
   readonly haLeaseS: number;
+  /** The appliance index's URL, in PVE's `aplinfo.dat` format (CORRAL_APLINFO_URL). */
+  readonly aplinfoUrl: string;
+  /** Local or private networks (CIDR) that downloads into storages may reach (CORRAL_DOWNLOAD_ALLOW_NETWORKS). */
+  readonly downloadAllowNetworks: readonly string[];
 }
 
 export interface OidcConfig {
@@ -104,6 +109,7 @@ const Env = z
       .transform(Number)
       .refine((seconds) => seconds >= 10 && seconds <= 600, 'must be a whole number of seconds from 10 to 600')
       .default(30),
+    ...DOWNLOAD_ENV,
     DATABASE_URL: optionalText.pipe(
       z
         .string()
@@ -159,6 +165,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     webhookRetryHours: e.CORRAL_WEBHOOK_RETRY_HOURS,
     webhookMaxBackoffS: e.CORRAL_WEBHOOK_MAX_BACKOFF_S,
     haLeaseS: e.CORRAL_HA_LEASE_S,
+    aplinfoUrl: e.CORRAL_APLINFO_URL,
+    downloadAllowNetworks: e.CORRAL_DOWNLOAD_ALLOW_NETWORKS,
   });
 }
 

@@ -1,4 +1,4 @@
-import { checkedAddress, networkList, pinnedLookup, refusedKind, type Address, type Refusal } from '@corral/outbound-address';
+import { checkedAddress, downloadRefusal, pinnedLookup, type Address } from '@corral/outbound-address';
 import type { ParamsOf } from '@corral/protocol';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -37,15 +37,6 @@ export async function openUrl(outbound: Outbound, method: 'GET' | 'HEAD', signal
     log(`redirected to ${next.href}`);
     url = next;
   }
-}
-
-/** Local and private addresses are refused unless the operator allowed their network. */
-function downloadRefusal(allowNetworks: readonly string[]): Refusal {
-  const allowed = networkList(allowNetworks);
-  return (address) => {
-    const kind = refusedKind(address, { refusePrivate: true, allowed });
-    return kind === null ? null : `${kind}, which a download reaches only when the operator allows its network (CORRAL_DOWNLOAD_ALLOW_NETWORKS)`;
-  };
 }
 
 function send(url: URL, address: Address, method: 'GET' | 'HEAD', verifyCertificates: boolean, signal: AbortSignal): Promise<IncomingMessage> {
