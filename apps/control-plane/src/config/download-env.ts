@@ -10,11 +10,10 @@ export const DEFAULT_APLINFO_URL = 'http://download.proxmox.com/images/aplinfo-p
  * download may reach (none by default: a user's URL must not probe the hosts' LAN).
  */
 export const DOWNLOAD_ENV = {
-  CORRAL_APLINFO_URL: z
-    .string()
-    .trim()
-    .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))
-    .default(DEFAULT_APLINFO_URL),
+  CORRAL_APLINFO_URL: z.preprocess(
+    (value) => (typeof value === 'string' ? value.trim() || undefined : value),
+    z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default(DEFAULT_APLINFO_URL),
+  ),
   CORRAL_DOWNLOAD_ALLOW_NETWORKS: z
     .string()
     .transform((text) => text.split(',').map((network) => network.trim()).filter((network) => network !== ''))
