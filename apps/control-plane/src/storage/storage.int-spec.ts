@@ -135,7 +135,7 @@ describe('storages through the API, with fake agents', () => {
     expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local/status'))).toEqual(local);
     expect(dataOf(await call(t, 'GET', '/storage/local/status'))).toEqual({ ...local, total: 200 * GIB, used: 80 * GIB, avail: 120 * GIB });
     expect(dataOf(await call(t, 'GET', '/storage/local/status', { query: 'node=pve2' }))).toEqual(local);
-    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local'))).toEqual([{ subdir: 'content' }, { subdir: 'prunebackups' }, { subdir: 'status' }, { subdir: 'upload' }]);
+    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local'))).toEqual([{ subdir: 'content' }, { subdir: 'download-url' }, { subdir: 'prunebackups' }, { subdir: 'status' }, { subdir: 'upload' }]);
     expectError(await call(t, 'GET', '/nodes/pve1/storage/only2/status'), 404, "storage 'only2' does not exist on node 'pve1': it is defined for pve2 only");
     expectError(await call(t, 'GET', '/nodes/ghost/storage'), 404, "node 'ghost' does not exist");
   });
