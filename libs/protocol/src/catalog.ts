@@ -12,6 +12,7 @@ import { nodeNetworkApply, nodeNetworkCreate, nodeNetworkDelete, nodeNetworkList
 import { nodeStatus } from './commands/node-status.js';
 import { nodeStorageScan } from './commands/node-storage-scan.js';
 import { storageActivate, storageContent, storageStatus, storageUpload, storageVolumeDelete } from './commands/storage.js';
+import { nodeUrlMetadata, storageDownload } from './commands/storage-download.js';
 
 /**
  * Every command the control plane may send in a `request` frame, by name (dotted `noun.verb`).
@@ -34,11 +35,13 @@ export const COMMANDS = {
   'node.network.apply': nodeNetworkApply,
   'node.storage.scan': nodeStorageScan,
   'node.firewall.apply': nodeFirewallApply,
+  'node.url.metadata': nodeUrlMetadata,
   'storage.activate': storageActivate,
   'storage.status': storageStatus,
   'storage.content': storageContent,
   'storage.volume.delete': storageVolumeDelete,
   'storage.upload': storageUpload,
+  'storage.download': storageDownload,
   'guest.create': guestCreate,
   'guest.start': guestStart,
   'guest.stop': guestStop,

@@ -131,10 +131,10 @@ describe('node.firewall.apply', () => {
   });
 });
 
-describe('storage.volume.delete and storage.upload', () => {
+describe('storage.volume.delete, storage.upload and storage.download', () => {
   const location = { path: '/var/lib/vz', mountpoint: false };
 
-  it.each([['template/iso/debian-13.iso'], ['template/cache/busybox.tar.gz'], ['dump/vzdump-qemu-100-2025_01_31-02_00_00.vma.zst'], ['snippets/user.yaml'], ['images/100/vm-100-disk-0.qcow2'], ['images/200/subvol-200-disk-1']])(
+  it.each([['template/iso/debian-13.iso'], ['template/cache/busybox.tar.gz'], ['dump/vzdump-qemu-100-2025_01_31-02_00_00.vma.zst'], ['snippets/user.yaml'], ['import/debian-13.qcow2'], ['images/100/vm-100-disk-0.qcow2'], ['images/200/subvol-200-disk-1']])(
     'deletes %s',
     (file) => {
       expect(check('storage.volume.delete', { ...location, file })).toBe('accepted');
@@ -161,5 +161,16 @@ describe('storage.volume.delete and storage.upload', () => {
     expect(check('storage.upload', { ...upload, checksum: { algorithm: 'sha256', digest: 'AB'.repeat(32) } })).toContain('params.checksum.digest: must be a digest in lower-case hex');
     expect(check('storage.upload', { ...upload, checksum: { algorithm: 'crc32', digest: 'ab'.repeat(16) } })).toContain('params.checksum.algorithm');
     expect(check('storage.upload', { ...upload, path: '/var/lib/../../etc' })).toContain('params.path: must be an absolute path without . or .. segments');
+  });
+
+  it('downloads only http(s) URLs into the ISO, template and import folders, reaching only the networks given', () => {
+    const download = { ...location, file: 'import/disk.qcow2', url: 'https://example.com/disk.qcow2', verifyCertificates: true, allowNetworks: ['192.168.10.0/24', 'fd00::/8'], maxBytes: 1024 };
+    expect(check('storage.download', download)).toBe('accepted');
+    expect(check('storage.download', { ...download, file: 'import/../../etc/passwd' })).toContain('params.file: must be template/iso/<file>, template/cache/<file> or import/<file>');
+    expect(check('storage.download', { ...download, file: 'snippets/user.yaml' })).toContain('params.file: must be template/iso/<file>, template/cache/<file> or import/<file>');
+    expect(check('storage.download', { ...download, url: 'file:///etc/passwd' })).toContain('params.url: must be an http or https URL');
+    expect(check('storage.download', { ...download, allowNetworks: ['everything'] })).toContain('params.allowNetworks[0]');
+    expect(check('storage.download', { ...download, decompress: 'zst' })).toContain('params.decompress');
+    expect(check('node.url.metadata', { url: 'ftp://example.com/x.iso', verifyCertificates: false, allowNetworks: [] })).toContain('params.url: must be an http or https URL');
   });
 });

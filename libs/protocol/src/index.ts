@@ -10,6 +10,7 @@ export { FirewallAlias, FirewallRule, FirewallRuleset } from './commands/node-fi
 export { NetworkInterface, NewNetworkInterface } from './commands/node-network.js';
 export { NodeStatus } from './commands/node-status.js';
 export { StorageScan } from './commands/node-storage-scan.js';
+export { DownloadFile, HttpUrl } from './commands/storage-download.js';
 export { ChecksumAlgorithm, ContentKind, StorageId, StorageStatus, StorageVolume, UploadFile, UploadStreamEnd, UploadStreamReady, VolumeFile } from './commands/storage.js';
 export { AgentFrame, ControlPlaneFrame, encodeFrame, Frame, parseAgentFrame, parseControlPlaneFrame, parseFrame, type FrameParse } from './frame.js';
 export { AckFrame } from './frames/ack.js';

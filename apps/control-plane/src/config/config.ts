@@ -2,6 +2,7 @@ import { NODE_NAME_HINT, NODE_NAME_PATTERN } from '@corral/protocol';
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { DOWNLOAD_ENV } from './download-env.js';
 
 /** The control plane's settings, read once from the environment at start (README has the table). */
 export interface Config {
@@ -35,6 +36,10 @@ export interface Config {
   readonly errorFormat: ErrorFormat;
   /** Check every success response against its endpoint's `returns` declaration (CORRAL_CHECK_RESPONSES: the test tiers turn it on). */
   readonly checkResponses: boolean;
+  /** The appliance index's URL, in PVE's `aplinfo.dat` format (CORRAL_APLINFO_URL). */
+  readonly aplinfoUrl: string;
+  /** Local or private networks (CIDR) that downloads into storages may reach (CORRAL_DOWNLOAD_ALLOW_NETWORKS). */
+  readonly downloadAllowNetworks: readonly string[];
 }
 
 export const ERROR_FORMATS = ['spec', 'pve'] as const;
@@ -113,6 +118,7 @@ const Env = z
       .default(30),
     CORRAL_ERROR_FORMAT: z.enum(ERROR_FORMATS, { error: 'must be spec or pve' }).default('spec'),
     CORRAL_CHECK_RESPONSES: z.enum(['0', '1']).default('0'),
+    ...DOWNLOAD_ENV,
     DATABASE_URL: optionalText.pipe(
       z
         .string()
@@ -170,6 +176,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     haLeaseS: e.CORRAL_HA_LEASE_S,
     errorFormat: e.CORRAL_ERROR_FORMAT,
     checkResponses: e.CORRAL_CHECK_RESPONSES === '1',
+    aplinfoUrl: e.CORRAL_APLINFO_URL,
+    downloadAllowNetworks: e.CORRAL_DOWNLOAD_ALLOW_NETWORKS,
   });
 }
 

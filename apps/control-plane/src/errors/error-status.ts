@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   HOST_COMMAND_FAILED: 500,
   /** The node's agent does not know the command: it is older than this control plane. */
   AGENT_TOO_OLD: 501,
+  /** A server Corral reads from for the caller (the appliance index) could not be read. */
+  UPSTREAM_FAILED: 502,
   SHUTTING_DOWN: 503,
   /** The node's agent is not connected, or cannot run the command now (a tool is missing, it is draining). */
   NODE_UNAVAILABLE: 503,

@@ -3,6 +3,7 @@ import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { ApiError } from '../errors/api-error.js';
 import { ENDPOINT, type EndpointDeclaration, type HttpMethod } from './endpoint.js';
+import { pathPattern, placeholders, restOfPathProblem } from './path-template.js';
 import { pathOf } from './request-path.js';
 
 export const API_PREFIX = '/api2/json';
@@ -68,19 +69,9 @@ export class EndpointRegistry implements OnModuleInit {
 }
 
 function undeclaredPlaceholders(declaration: EndpointDeclaration): string[] {
+  const rest = restOfPathProblem(declaration.path);
   return placeholders(declaration.path)
     .filter((placeholder) => !(placeholder in declaration.parameters.shape))
-    .map((placeholder) => `${declaration.method} ${declaration.path}: path placeholder {${placeholder}} is not a declared parameter`);
-}
-
-export function placeholders(path: string): string[] {
-  return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
-}
-
-function pathPattern(path: string): RegExp {
-  const source = path
-    .split(/\{[^}]+\}/)
-    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^/]+');
-  return new RegExp(`^${source}/?$`);
+    .map((placeholder) => `${declaration.method} ${declaration.path}: path placeholder {${placeholder}} is not a declared parameter`)
+    .concat(rest === null ? [] : [`${declaration.method} ${declaration.path}: ${rest}`]);
 }

@@ -2,6 +2,7 @@ import { applyDecorators, Header, HttpCode, RequestMapping, RequestMethod, SetMe
 import type { Privilege } from '@corral/acl';
 import type { z } from 'zod';
 import { JSON_CONTENT_TYPE } from './json-content-type.js';
+import { routerPath } from './path-template.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -74,11 +75,6 @@ const NEST_METHOD: Record<HttpMethod, RequestMethod> = {
   PUT: RequestMethod.PUT,
   DELETE: RequestMethod.DELETE,
 };
-
-/** `{node}` → `:node`: the router's placeholder syntax. */
-export function routerPath(path: string): string {
-  return path.replace(/\{([^}]+)\}/g, ':$1');
-}
 
 type Handler<E extends EndpointDeclaration> = (...args: never[]) => ResultOf<E> | Promise<ResultOf<E>>;
 type Method<E extends EndpointDeclaration> = <H extends Handler<E>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H>) => void;

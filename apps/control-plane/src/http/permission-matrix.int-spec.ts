@@ -269,12 +269,17 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /nodes/{node}/storage/{storage}', request: () => ({ path: '/nodes/matrix/storage/local' }), expect: AUDITORS },
   { endpoint: 'GET /nodes/{node}/storage/{storage}/status', request: () => ({ path: '/nodes/matrix/storage/local/status' }), expect: AUDIT_OFFLINE_NODE },
   { endpoint: 'GET /nodes/{node}/storage/{storage}/content', request: () => ({ path: '/nodes/matrix/storage/local/content' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'GET /nodes/{node}/storage/{storage}/content/{volume}', request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'DELETE /nodes/{node}/storage/{storage}/content/{volume}', request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/storage/{storage}/content/{volume+}', request: () => ({ path: '/nodes/matrix/storage/local/content/local:iso/x.iso' }), expect: AUDIT_OFFLINE_NODE },
+  { endpoint: 'DELETE /nodes/{node}/storage/{storage}/content/{volume+}', request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'POST /nodes/{node}/vzdump', request: () => ({ path: '/nodes/matrix/vzdump', form: { vmid: '100', storage: 'local' } }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'GET /nodes/{node}/vzdump/extractconfig', request: () => ({ path: '/nodes/matrix/vzdump/extractconfig', query: 'volume=local:backup/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst' }), expect: MODIFY_OFFLINE_NODE },
   // Datastore.AllocateTemplate; a form without the file's part is a 400 once allowed.
   { endpoint: 'POST /nodes/{node}/storage/{storage}/upload', request: () => ({ path: '/nodes/matrix/storage/local/upload', form: { content: 'iso', filename: 'x.iso' } }), expect: '401 400 403 403 403 403' },
+  // Downloads: Datastore.AllocateTemplate and Sys.Audit+Sys.Modify on `/` (or Sys.AccessNetwork on the node), checked before the offline node is reached.
+  { endpoint: 'POST /nodes/{node}/storage/{storage}/download-url', request: () => ({ path: '/nodes/matrix/storage/local/download-url', form: { content: 'iso', filename: 'x.iso', url: 'https://example.com/x.iso' } }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/query-url-metadata', request: () => ({ path: '/nodes/matrix/query-url-metadata', query: 'url=https%3A%2F%2Fexample.com%2Fx.iso' }), expect: MODIFY_OFFLINE_NODE },
+  { endpoint: 'GET /nodes/{node}/aplinfo', request: () => ({ path: '/nodes/matrix/aplinfo' }), expect: '401 502 502 502 502 502' },
+  { endpoint: 'POST /nodes/{node}/aplinfo', request: () => ({ path: '/nodes/matrix/aplinfo', form: { storage: 'local', template: 'x.tar.zst' } }), expect: '401 502 403 403 403 403' },
   // Prune: a dry run needs an audit of the storage, a prune Datastore.Allocate (checked before the offline node is reached).
   { endpoint: 'GET /nodes/{node}/storage/{storage}/prunebackups', request: () => ({ path: '/nodes/matrix/storage/local/prunebackups', query: 'prune-backups=keep-last%3D1' }), expect: AUDIT_OFFLINE_NODE },
   { endpoint: 'DELETE /nodes/{node}/storage/{storage}/prunebackups', request: () => ({ path: '/nodes/matrix/storage/local/prunebackups', query: 'prune-backups=keep-last%3D1' }), expect: MODIFY_OFFLINE_NODE },
@@ -370,7 +375,8 @@ describe('the permission matrix', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ imports: API_MODULES });
+    // An appliance index nothing listens for: the matrix reads no server outside the test (502 for who may ask).
+    t = await startTestApp({ imports: API_MODULES, env: { CORRAL_APLINFO_URL: 'http://127.0.0.1:9/aplinfo.dat' } });
     await addUser(t, 'auditor@pve', { password: PASSWORD });
     await addUser(t, 'vmuser@pve', { password: PASSWORD });
     await addUser(t, 'target@pve');

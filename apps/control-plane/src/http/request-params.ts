@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { TOKEN_QUERY_PARAM } from '../access/auth/credentials.js';
 import { ApiError, type ParamProblem } from '../errors/api-error.js';
 import type { EndpointDeclaration } from './endpoint.js';
+import { pathParams } from './path-template.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,7 +36,7 @@ export function decodeParams(declaration: EndpointDeclaration, request: RequestP
   if (request.query && TOKEN_QUERY_PARAM in (request.query as object)) delete merged[TOKEN_QUERY_PARAM];
 
   const problems: ParamProblem[] = [];
-  for (const [name, value] of Object.entries((request.params as Record<string, string> | undefined) ?? {})) {
+  for (const [name, value] of Object.entries(pathParams(declaration.path, (request.params as Record<string, string> | undefined) ?? {}))) {
     if (name in merged && String(merged[name]) !== value) {
       problems.push({ param: name, message: `parameter '${name}' conflicts with the value given in the path` });
     }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Check, EndpointDeclaration, Permission } from '../http/endpoint.js';
-import { API_PREFIX, placeholders } from '../http/endpoint-registry.js';
+import { API_PREFIX } from '../http/endpoint-registry.js';
+import { documentedPath, placeholders } from '../http/path-template.js';
 import { JSON_CONTENT_TYPE } from '../http/json-content-type.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -39,7 +40,7 @@ const SECURITY_SCHEMES: JsonSchema = {
 export function buildOpenApiDocument(declarations: readonly EndpointDeclaration[], version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const declaration of [...declarations].sort((a, b) => a.path.localeCompare(b.path))) {
-    (paths[declaration.path] ??= {})[declaration.method.toLowerCase()] = operation(declaration);
+    (paths[documentedPath(declaration.path)] ??= {})[declaration.method.toLowerCase()] = operation(declaration);
   }
   return {
     openapi: '3.1.0',
@@ -108,7 +109,7 @@ function jsonSchema(schema: z.ZodType): JsonSchema {
 }
 
 function operationId(declaration: EndpointDeclaration): string {
-  const words = declaration.path.split(/[/{}_.-]+/).filter(Boolean);
+  const words = documentedPath(declaration.path).split(/[/{}_.-]+/).filter(Boolean);
   return declaration.method.toLowerCase() + words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
 }
 

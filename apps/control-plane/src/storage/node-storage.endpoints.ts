@@ -17,7 +17,7 @@ export const MAX_UPLOAD_BYTES = 16 * 1024 ** 3;
 
 const NODE_STORAGE = { ...NODE, ...STORAGE };
 const VOLUME = {
-  volume: stringParam({ description: 'The volume: its id (`local:iso/x.iso`) or its name on the storage (`iso/x.iso`); `/` and `:` URL-encoded in the path.', maxLength: 1024 }),
+  volume: stringParam({ description: 'The volume: its id (`local:iso/x.iso`) or its name on the storage (`iso/x.iso`): the rest of the path, with its `/` as it is or URL-encoded.', minLength: 1, maxLength: 1024 }),
 };
 
 export const NODE_STORAGE_ENDPOINTS = {
@@ -62,7 +62,7 @@ export const NODE_STORAGE_ENDPOINTS = {
   }),
   volume: endpoint({
     method: 'GET',
-    path: '/nodes/{node}/storage/{storage}/content/{volume}',
+    path: '/nodes/{node}/storage/{storage}/content/{volume+}',
     summary: 'One volume: its path on the node, size and format',
     parameters: z.object({ ...NODE_STORAGE, ...VOLUME }),
     returns: z.object({ path: z.string(), size: z.number().int(), used: z.number().int(), format: z.string(), notes: z.string().optional(), protected: z.literal(1).optional() }),
@@ -70,7 +70,7 @@ export const NODE_STORAGE_ENDPOINTS = {
   }),
   deleteVolume: endpoint({
     method: 'DELETE',
-    path: '/nodes/{node}/storage/{storage}/content/{volume}',
+    path: '/nodes/{node}/storage/{storage}/content/{volume+}',
     summary: 'Remove a volume (an `imgdel` task)',
     description:
       "Datastore.Allocate on the storage; a backup also with Datastore.AllocateSpace and VM.Backup on its guest (PVE). A volume that a guest's configuration names is refused (409). Returns the task's UPID; with `delay`, waits that long for its end and then returns null (or its error).",

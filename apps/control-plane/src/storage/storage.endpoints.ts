@@ -56,7 +56,7 @@ export const StorageStatusEntry = z.object({
 
 export const ContentEntry = z.object({
   volid: z.string(),
-  content: z.string().meta({ description: '`images`, `rootdir`, `iso`, `vztmpl`, `backup` or `snippets`.' }),
+  content: z.string().meta({ description: '`images`, `rootdir`, `iso`, `vztmpl`, `backup`, `snippets` or `import`.' }),
   format: z.string(),
   size: z.number().int().meta({ description: 'Bytes; an image\'s virtual size, 0 for a container\'s root folder.' }),
   used: z.number().int().optional(),
@@ -68,7 +68,7 @@ export const ContentEntry = z.object({
 });
 
 const STORAGE_SETTINGS = {
-  content: stringParam({ description: 'Content kinds, comma-separated: `images`, `rootdir`, `iso`, `vztmpl`, `backup`, `snippets`, or `none` (default `images,rootdir`).', maxLength: 256 }).optional(),
+  content: stringParam({ description: 'Content kinds, comma-separated: `images`, `rootdir`, `iso`, `vztmpl`, `backup`, `snippets`, `import`, or `none` (default `images,rootdir`).', maxLength: 256 }).optional(),
   nodes: commaListParam(nodeParam('A node.'), 'The nodes it is defined for, comma-separated (default: every node).').optional(),
   shared: booleanParam({ description: 'Every node sees the same files at `path` (a network file system): sizes count once, content is read on one node.' }).optional(),
   disable: booleanParam({ description: 'Keep the definition but use the storage nowhere.' }).optional(),

@@ -135,7 +135,7 @@ describe('storages through the API, with fake agents', () => {
     expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local/status'))).toEqual(local);
     expect(dataOf(await call(t, 'GET', '/storage/local/status'))).toEqual({ ...local, total: 200 * GIB, used: 80 * GIB, avail: 120 * GIB });
     expect(dataOf(await call(t, 'GET', '/storage/local/status', { query: 'node=pve2' }))).toEqual(local);
-    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local'))).toEqual([{ subdir: 'content' }, { subdir: 'prunebackups' }, { subdir: 'status' }, { subdir: 'upload' }]);
+    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local'))).toEqual([{ subdir: 'content' }, { subdir: 'download-url' }, { subdir: 'prunebackups' }, { subdir: 'status' }, { subdir: 'upload' }]);
     expectError(await call(t, 'GET', '/nodes/pve1/storage/only2/status'), 404, "storage 'only2' does not exist on node 'pve1': it is defined for pve2 only");
     expectError(await call(t, 'GET', '/nodes/ghost/storage'), 404, "node 'ghost' does not exist");
   });
@@ -198,6 +198,12 @@ describe('storages through the API, with fake agents', () => {
     ]);
     expect(dataOf(await call(t, 'GET', `/nodes/pve1/storage/local/content/${encodeURIComponent(iso.volid)}`))).toEqual({ path: '/var/lib/vz/template/iso/debian.iso', size: 4096, used: 4096, format: 'iso' });
     expectError(await call(t, 'GET', `/nodes/pve1/storage/local/content/${encodeURIComponent('iso/other.iso')}`), 404, "volume 'local:iso/other.iso' does not exist on node 'pve1'");
+    // The rest of the path is the volume id, as PVE reads it: raw `/` (proxmoxer, Ansible) or `%2F` (bpg).
+    const shown = { path: '/var/lib/vz/template/iso/debian.iso', size: 4096, used: 4096, format: 'iso' };
+    expect(dataOf(await call(t, 'GET', `/nodes/pve1/storage/local/content/${iso.volid}`))).toEqual(shown);
+    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local/content/iso/debian.iso'))).toEqual(shown);
+    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/local/content/local:iso%2Fdebian.iso'))).toEqual(shown);
+    expectError(await call(t, 'GET', '/nodes/pve1/storage/local/content/local:iso/other.iso'), 404, "volume 'local:iso/other.iso' does not exist on node 'pve1'");
 
     answers['storage.volume.delete'] = () => ({ result: null });
     const upid = dataOf<string>(await call(t, 'DELETE', `/nodes/pve1/storage/local/content/${encodeURIComponent(iso.volid)}`));
@@ -205,7 +211,8 @@ describe('storages through the API, with fake agents', () => {
     expect(await finished(t, 'pve1', upid)).toBe('OK');
     expect(askedFor('storage.volume.delete').at(-1)?.request).toMatchObject({ upid, params: { path: '/var/lib/vz', mountpoint: false, file: 'template/iso/debian.iso' } });
     expect(dataOf(await call(t, 'GET', `/nodes/pve1/tasks/${encodeURIComponent(upid)}/log`))).toEqual([{ n: 1, t: "Removed volume 'local:iso/debian.iso'" }, { n: 2, t: 'TASK OK' }]);
-    expect(dataOf(await call(t, 'DELETE', `/nodes/pve1/storage/local/content/${encodeURIComponent(backup.volid)}`, { query: 'delay=5' }))).toBeNull();
+    expect(dataOf(await call(t, 'DELETE', `/nodes/pve1/storage/local/content/${backup.volid}`, { query: 'delay=5' }))).toBeNull();
+    expect(askedFor('storage.volume.delete').at(-1)?.request.params).toEqual({ path: '/var/lib/vz', mountpoint: false, file: `dump/${backup.volid.slice('local:backup/'.length)}` });
     answers['storage.volume.delete'] = () => ({ failure: 'failed', message: `backup ${backup.volid} is protected` });
     expectError(await call(t, 'DELETE', `/nodes/pve1/storage/local/content/${encodeURIComponent(backup.volid)}`, { query: 'delay=5' }), 500, 'is protected');
   });
@@ -215,6 +222,8 @@ describe('storages through the API, with fake agents', () => {
     await guest(171, 'qemu', { scsi0: 'local:170/base-170-disk-0.qcow2/171/vm-171-disk-0.qcow2,size=1G' });
     expectError(await call(t, 'DELETE', `/nodes/pve1/storage/local/content/${encodeURIComponent('local:iso/install.iso')}`), 409, "volume 'local:iso/install.iso' is used by VM 170 (ide2)");
     expectError(await call(t, 'DELETE', `/nodes/pve1/storage/local/content/${encodeURIComponent('170/base-170-disk-0.qcow2')}`), 409, 'is used by VM 170 (scsi0), VM 171 (scsi0)');
+    expectError(await call(t, 'DELETE', '/nodes/pve1/storage/local/content/local:170/base-170-disk-0.qcow2/171/vm-171-disk-0.qcow2'), 409, 'is used by VM 171 (scsi0)');
+    expectError(await call(t, 'DELETE', '/nodes/pve1/storage/local/content/'), 400, "parameter 'volume'", 'volume');
     expectError(await call(t, 'DELETE', `/nodes/pve1/storage/local/content/${encodeURIComponent('isos:iso/install.iso')}`), 400, "volume 'isos:iso/install.iso' is not on storage 'local'", 'volume');
     expectError(await call(t, 'DELETE', `/nodes/pve1/storage/local/content/${encodeURIComponent('iso/../../etc/passwd')}`), 400, 'is not a volume of a directory storage', 'volume');
     expect(askedFor('storage.volume.delete')).toEqual([]);

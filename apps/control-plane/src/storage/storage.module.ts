@@ -3,7 +3,10 @@ import { AgentsModule } from '../agents/agents.module.js';
 import { GuestsModule } from '../guests/guests.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
 import { TasksModule } from '../tasks/tasks.module.js';
+import { AppliancesService } from './appliances.service.js';
+import { ApplianceIndex } from './appliance-index.js';
 import { BackupPruner } from './backup-pruner.js';
+import { DownloadsController } from './downloads.controller.js';
 import { NodeStorageController } from './node-storage.controller.js';
 import { NodeStorageService } from './node-storage.service.js';
 import { PruneBackupsController } from './prune-backups.controller.js';
@@ -12,17 +15,18 @@ import { StorageActivation } from './storage-activation.js';
 import { StorageSpace } from './storage-space.js';
 import { StorageController } from './storage.controller.js';
 import { StoragesService } from './storages.service.js';
+import { VolumeDownloadService } from './volume-download.service.js';
 import { VolumeUploadService } from './volume-upload.service.js';
 import { VolumesService } from './volumes.service.js';
 
 /**
  * Storages (issue 6): `/storage` and `/nodes/{node}/storage`, directory storages made real on each
- * node by its agent. Exports the pruner, which backups use to apply a storage's retention.
+ * node by its agent, with uploads and downloads into them. Exports the pruner, which backups use to apply a storage's retention.
  */
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule, GuestsModule],
-  controllers: [StorageController, NodeStorageController, PruneBackupsController],
-  providers: [StoragesService, NodeStorageService, VolumesService, VolumeUploadService, StorageSpace, StorageActivation, BackupPruner, PruneBackupsService],
+  controllers: [StorageController, NodeStorageController, PruneBackupsController, DownloadsController],
+  providers: [StoragesService, NodeStorageService, VolumesService, VolumeUploadService, VolumeDownloadService, ApplianceIndex, AppliancesService, StorageSpace, StorageActivation, BackupPruner, PruneBackupsService],
   exports: [BackupPruner],
 })
 export class StorageModule {}

@@ -5,13 +5,13 @@ import { finished } from 'node:stream/promises';
 import type { RawData, WebSocket } from 'ws';
 import type { Principal } from '../access/auth/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
-import { badParam } from '../errors/resource-errors.js';
 import type { ParamsOf as EndpointParams } from '../http/endpoint.js';
 import { tooLarge, type UploadedFile } from '../http/multipart-upload.js';
 import { commandParams, sameName } from '../nodes/host/command-params.js';
 import { TaskRunner } from '../tasks/task-runner.js';
 import { MAX_UPLOAD_BYTES, type NODE_STORAGE_ENDPOINTS } from './node-storage.endpoints.js';
 import { StoragesService } from './storages.service.js';
+import { contentFile, requestedChecksum, requireContent, safeName } from './template-files.js';
 
 type UploadParams = EndpointParams<typeof NODE_STORAGE_ENDPOINTS.upload>;
 
@@ -21,9 +21,6 @@ const OPEN_MS = 30_000;
 const UPLOAD_MS = 5 * 60 * 60_000;
 /** More than this queued for the agent and the client's body is not read until half of it went. */
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
-/** The file names each kind of upload takes (PVE's extensions). */
-const EXTENSIONS = { iso: /\.(?:iso|img)$/i, vztmpl: /\.(?:tar(?:\.(?:gz|xz|zst|bz2))?|tgz)$/ } as const;
-const FOLDERS = { iso: 'template/iso', vztmpl: 'template/cache' } as const;
 
 /** The node closed the stream before the upload was through: its own answer says why. */
 class StreamClosed extends Error {}
@@ -44,18 +41,18 @@ export class VolumeUploadService {
 
   async upload({ node, storage: id, content, filename, checksum, 'checksum-algorithm': algorithm }: UploadParams, file: UploadedFile, caller: Principal): Promise<string> {
     const storage = this.storages.usable(this.storages.onNode(await this.storages.existing(id), node));
-    if (!storage.content.includes(content)) throw badParam('content', `storage '${id}' does not hold content '${content}'`);
-    const name = normalizedName(filename);
-    if (!EXTENSIONS[content].test(name)) throw badParam('filename', `'${name}' has the wrong file extension for content '${content}'`);
-    if ((checksum === undefined) !== (algorithm === undefined)) throw badParam(checksum === undefined ? 'checksum' : 'checksum-algorithm', 'checksum and checksum-algorithm go together');
+    requireContent(storage, content);
+    // PVE keeps the last path segment of an uploaded file's name.
+    const target = contentFile(content, safeName(filename.split(/[/\\]/).pop() ?? ''));
+    const digest = requestedChecksum(checksum, algorithm);
     const params = commandParams(
       'storage.upload',
       {
         stream: randomUUID(),
         path: storage.path,
         mountpoint: storage.isMountpoint,
-        file: `${FOLDERS[content]}/${name}`,
-        ...(checksum !== undefined && algorithm !== undefined ? { checksum: { algorithm, digest: checksum.toLowerCase() } } : {}),
+        file: target,
+        checksum: digest,
       },
       sameName({ file: 'filename' }),
     );
@@ -123,13 +120,6 @@ function send(file: UploadedFile, socket: WebSocket): Promise<void> {
       });
     });
   });
-}
-
-/** PVE's normalisation of an uploaded file's name: the last path segment, characters other than letters, digits, `_ . -` as `_`, no leading dot. */
-function normalizedName(filename: string): string {
-  const name = (filename.split(/[/\\]/).pop() ?? '').replace(/[^A-Za-z0-9_.-]/g, '_').replace(/^\./, '_');
-  if (name === '' || name === '_') throw badParam('filename', 'the file has no name');
-  return name;
 }
 
 function timeout(ms: number, message: string): Promise<never> {

@@ -114,7 +114,7 @@ export class VolumesService {
 function parsed(storage: StorageRow, volume: string): { volname: string; relative: string; content: ContentKind } {
   const volname = volnameOn(storage.storage, volume, 'volume');
   const known = parseVolname(volname);
-  if (!known) throw badParam('volume', `'${volume}' is not a volume of a directory storage (iso/<file>, vztmpl/<file>, backup/<file>, snippets/<file>, <vmid>/<disk>)`);
+  if (!known) throw badParam('volume', `'${volume}' is not a volume of a directory storage (iso/<file>, vztmpl/<file>, backup/<file>, snippets/<file>, import/<file>, <vmid>/<disk>)`);
   return { volname, relative: known.relative, content: known.content };
 }
 

@@ -6,11 +6,11 @@ import type { ContentKind, StorageRow } from './storage.entity.js';
  * Volumes on directory storages, named as PVE names them: `<vmid>/vm-<vmid>-disk-<n>.<format>`
  * (VM disks), `<template vmid>/<its image>/<vmid>/vm-<vmid>-disk-<n>.qcow2` (a linked clone's
  * disk, an overlay of the template's image), `<vmid>/subvol-<vmid>-disk-<n>` (container roots),
- * `vztmpl/<file>`, `iso/<file>`, `backup/<file>`.
+ * `vztmpl/<file>`, `iso/<file>`, `backup/<file>`, `snippets/<file>`, `import/<file>`.
  */
 
 /** Where each kind of volume lives under a directory storage's path. */
-const FOLDERS = { vztmpl: 'template/cache', iso: 'template/iso', backup: 'dump', snippets: 'snippets' } as const;
+const FOLDERS = { vztmpl: 'template/cache', iso: 'template/iso', backup: 'dump', snippets: 'snippets', import: 'import' } as const;
 
 export interface ParsedVolname {
   readonly content: ContentKind;
@@ -35,7 +35,7 @@ export function parseVolname(volname: string): ParsedVolname | null {
     const [, vmid = '', file = ''] = guest;
     return { content: file.startsWith('subvol') || file.startsWith('basevol') ? 'rootdir' : 'images', vmid: Number(vmid), relative: `images/${vmid}/${file}` };
   }
-  const other = /^(vztmpl|iso|backup|snippets)\/([A-Za-z0-9_.+-]+)$/.exec(volname);
+  const other = /^(vztmpl|iso|backup|snippets|import)\/([A-Za-z0-9_.+-]+)$/.exec(volname);
   if (other) {
     const [, kind = '', file = ''] = other;
     return { content: kind as ContentKind, relative: `${FOLDERS[kind as keyof typeof FOLDERS]}/${file}` };
@@ -88,4 +88,5 @@ const CONTENT_NAMES: Record<ContentKind, string> = {
   iso: 'ISO images',
   backup: 'backups',
   snippets: 'snippets',
+  import: 'disk images to import',
 };

@@ -8,7 +8,7 @@ import { listContent } from './storage-content.js';
 
 const MTIME = new Date('2025-03-01T12:00:00Z');
 const MTIME_S = MTIME.getTime() / 1000;
-const ALL = ['images', 'rootdir', 'iso', 'vztmpl', 'backup', 'snippets'] as const;
+const ALL = ['images', 'rootdir', 'iso', 'vztmpl', 'backup', 'snippets', 'import'] as const;
 
 describe('storage.content on a host root', () => {
   let dir: string;
@@ -44,6 +44,9 @@ describe('storage.content on a host root', () => {
     await file('dump/vzdump-qemu-100-2025_01_31-02_00_00.log', 'INFO: ...');
     await file('dump/vzdump-lxc-200-2025_02_01-03_04_05.tar.zst', 'tar');
     await file('snippets/user.yaml', '#cloud-config\n');
+    await file('import/debian-13-generic.qcow2', 'qcow');
+    await file('import/appliance.ova', 'ova');
+    await file('import/debian-13-generic.img', 'img');
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -76,6 +79,8 @@ describe('storage.content on a host root', () => {
         notes: 'before the upgrade',
         protected: true,
       },
+      { volid: 'local:import/appliance.ova', content: 'import', format: 'ova', size: 3, ctime: MTIME_S },
+      { volid: 'local:import/debian-13-generic.qcow2', content: 'import', format: 'qcow2', size: 4, ctime: MTIME_S },
       { volid: 'local:iso/debian-13.iso', content: 'iso', format: 'iso', size: 4, ctime: MTIME_S },
       { volid: 'local:snippets/user.yaml', content: 'snippets', format: 'snippet', size: 14, ctime: MTIME_S },
       { volid: 'local:vztmpl/alpine-3.22.tar.zst', content: 'vztmpl', format: 'tzst', size: 4, ctime: MTIME_S },

@@ -9,13 +9,15 @@ import { CONTENT_FOLDERS, missing, requireActive } from './storage-folders.js';
  * A directory storage's volumes, read from its files and named as PVE names them (facts.md 4.9):
  * `images/<vmid>/<disk>` is `<vmid>/<disk>` (a linked clone's overlay `<base vmid>/<base>/<vmid>/<disk>`),
  * `template/iso/<file>` is `iso/<file>`, `template/cache/<file>` `vztmpl/<file>`, `dump/<file>`
- * `backup/<file>`, `snippets/<file>` `snippets/<file>`. Hidden files (uploads under way) and names
+ * `backup/<file>`, `snippets/<file>` `snippets/<file>`, `import/<file>` `import/<file>`. Hidden files (uploads under way) and names
  * no volume has are left out.
  */
 
 /** A name a volume id can carry (the protocol's `VolumeFile`). */
 const FILE_NAME = /^[A-Za-z0-9_+-][A-Za-z0-9._+-]*$/;
 const ISO = /\.(?:iso|img)$/i;
+/** Disk images and appliances to import (PVE's `import` content): the format is the extension. */
+const IMPORTABLE = /\.(ova|ovf|qcow2|raw|vmdk)$/;
 /** Container templates: a tar archive, compressed or not; PVE's format is `t` + the compressor (`tzst`), or `tar`. */
 const TEMPLATE = /\.(?:tar(?:\.(gz|xz|zst|bz2))?|(tgz))$/;
 /** vzdump's archive names: the guest's kind and id, the local time it was made, the archive format. */
@@ -36,6 +38,7 @@ export async function listContent(host: Host, { storage, content, vmid, ...locat
     if (kinds.has('iso')) found.push(...(await files(folder, 'iso', (name) => (ISO.test(name) ? { format: 'iso' } : null))));
     if (kinds.has('vztmpl')) found.push(...(await files(folder, 'vztmpl', templateFormat)));
     if (kinds.has('snippets')) found.push(...(await files(folder, 'snippets', () => ({ format: 'snippet' }))));
+    if (kinds.has('import')) found.push(...(await files(folder, 'import', importFormat)));
   }
   if (kinds.has('backup')) found.push(...(await backups(join(folder, CONTENT_FOLDERS.backup), vmid)));
   return found.map(({ volname, ...volume }) => ({ volid: `${storage}:${volname}`, ...volume })).sort((a, b) => a.volid.localeCompare(b.volid));
@@ -48,8 +51,13 @@ function templateFormat(name: string): { format: string } | null {
   return { format: tgz ?? (compressor === undefined ? 'tar' : `t${compressor}`) };
 }
 
+function importFormat(name: string): { format: string } | null {
+  const format = IMPORTABLE.exec(name)?.[1];
+  return format === undefined ? null : { format };
+}
+
 /** The regular files of a kind's folder that `accept` gives a format, with their size and modification time. */
-async function files(folder: string, kind: 'iso' | 'vztmpl' | 'snippets', accept: (name: string) => { format: string } | null): Promise<Found[]> {
+async function files(folder: string, kind: 'iso' | 'vztmpl' | 'snippets' | 'import', accept: (name: string) => { format: string } | null): Promise<Found[]> {
   const dir = join(folder, CONTENT_FOLDERS[kind]);
   const found: Found[] = [];
   for (const name of await namesIn(dir)) {

@@ -14,6 +14,7 @@ export const CONTENT_FOLDERS: Readonly<Record<ContentKind, string>> = {
   vztmpl: 'template/cache',
   backup: 'dump',
   snippets: 'snippets',
+  import: 'import',
 };
 
 /** The storage's folder under the host root; null while a `mountpoint` storage has nothing mounted there. */

@@ -1,8 +1,7 @@
-import { lookup } from 'node:dns/promises';
+import { AddressRefused, checkedAddress, pinnedLookup, type Address } from '@corral/outbound-address';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { literalHost, localAddressReason } from './address-policy.js';
+import { localAddressReason } from './address-policy.js';
 
 /** What one attempt came to: sent, to try again, or refused for good (an address the webhook may not reach). */
 export type Outcome =
@@ -21,8 +20,6 @@ export interface WebhookRequest {
 /** Of a failed answer's body, what is kept for `last-error`; the rest is not read. */
 const ERROR_BODY_BYTES = 512;
 
-class Refused extends Error {}
-
 /**
  * POSTs one delivery (docs/webhooks.md "Requests"): the host is resolved and every address checked
  * against the address policy before connecting, and the connection goes to the address checked, so
@@ -34,49 +31,24 @@ export async function postWebhook(request: WebhookRequest): Promise<Outcome> {
   const url = new URL(request.url);
   const signal = AbortSignal.timeout(request.timeoutMs);
   try {
-    const address = await checkedAddress(url, request.allowLocal, signal);
+    const address = await checkedAddress(url, request.allowLocal ? () => null : localAddressReason, signal);
     const response = await post(url, address, request, signal);
     if (response.status >= 200 && response.status < 300) return { kind: 'delivered', status: response.status };
     const redirect = response.status >= 300 && response.status < 400 ? ` (a redirect to ${response.location ?? 'nowhere'}, which Corral does not follow)` : '';
     return { kind: 'retry', status: response.status, error: `answered ${response.status}${redirect}${response.text ? `: ${response.text}` : ''}` };
   } catch (error) {
-    if (error instanceof Refused) return { kind: 'refused', error: error.message };
+    if (error instanceof AddressRefused) return { kind: 'refused', error: error.message };
     if (signal.aborted) return { kind: 'retry', status: null, error: `no answer within ${request.timeoutMs / 1000} s` };
     return { kind: 'retry', status: null, error: (error as Error).message };
   }
 }
 
-interface Address {
-  readonly address: string;
-  readonly family: number;
-}
-
-/** The address to connect to: the literal host, or the first the name resolves to, once all it resolves to are allowed. */
-async function checkedAddress(url: URL, allowLocal: boolean, signal: AbortSignal): Promise<Address> {
-  const literal = literalHost(url);
-  const addresses = literal !== null ? [{ address: literal, family: literal.includes(':') ? 6 : 4 }] : await abortable(lookup(url.hostname, { all: true }), signal);
-  if (!allowLocal) {
-    for (const { address } of addresses) {
-      const reason = localAddressReason(address);
-      if (reason !== null) throw new Refused(literal === null ? `${url.hostname} resolves to ${address}, ${reason}` : `${address} is ${reason}`);
-    }
-  }
-  const [first] = addresses;
-  if (first === undefined) throw new Error(`${url.hostname} resolves to no address`);
-  return first;
-}
-
 function post(url: URL, address: Address, request: WebhookRequest, signal: AbortSignal): Promise<{ status: number; location: string | undefined; text: string }> {
-  // Connects to the address checked, whatever the name resolves to now; TLS still verifies the name.
-  const pinned: LookupFunction = (_host, options, callback) => {
-    if (options.all) callback(null, [address]);
-    else callback(null, address.address, address.family);
-  };
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send(
       url,
-      { method: 'POST', headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) }, lookup: pinned, agent: false, signal },
+      { method: 'POST', headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) }, lookup: pinnedLookup(address), agent: false, signal },
       (res: IncomingMessage) => {
         const status = res.statusCode ?? 0;
         const location = res.headers.location;
@@ -102,13 +74,6 @@ function post(url: URL, address: Address, request: WebhookRequest, signal: Abort
     );
     req.on('error', reject);
     req.end(request.body);
-  });
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
-    promise.then(resolve, reject);
   });
 }
 

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { literalHost } from '@corral/outbound-address';
 import { ApiError } from '../../../errors/api-error.js';
 import { alreadyExists, badParam, isForeignKeyViolation, isUniqueViolation, notFound } from '../../../errors/resource-errors.js';
 import type { ParamsOf } from '../../../http/endpoint.js';
 import { checkDigest } from '../../../nodes/firewall/firewall-config.js';
-import { literalHost, localAddressReason } from '../delivery/address-policy.js';
+import { localAddressReason } from '../delivery/address-policy.js';
 import { entryDigest, flag } from '../notification-params.js';
 import { HeaderTemplateError, referencedSecrets } from './header-templates.js';
 import { headerString, parseNamedValue, secretString, type NamedValue } from './named-values.js';
