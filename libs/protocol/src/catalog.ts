@@ -3,6 +3,7 @@ import type { CommandDefinition } from './command-definition.js';
 import { guestClone, guestCreate, guestDestroy, guestMonitor, guestReboot, guestReset, guestResume, guestShutdown, guestStart, guestStop, guestSuspend, guestTemplate, guestVncOpen } from './commands/guest.js';
 import { guestBackup, guestBackupConfig, guestRestore } from './commands/guest-backup.js';
 import { guestMigrateAbort, guestMigrateFinish, guestMigrateReceive, guestMigrateSend } from './commands/guest-migrate.js';
+import { guestSnapshotCreate, guestSnapshotDelete, guestSnapshotRollback } from './commands/guest-snapshot.js';
 import { nodeAptChangelog, nodeAptUpdate, nodeAptUpgradable } from './commands/node-apt.js';
 import { nodeDisksInitGpt, nodeDisksList } from './commands/node-disks.js';
 import { nodeDnsGet, nodeDnsSet } from './commands/node-dns.js';
@@ -54,6 +55,9 @@ export const COMMANDS = {
   'guest.migrate.send': guestMigrateSend,
   'guest.migrate.finish': guestMigrateFinish,
   'guest.migrate.abort': guestMigrateAbort,
+  'guest.snapshot.create': guestSnapshotCreate,
+  'guest.snapshot.rollback': guestSnapshotRollback,
+  'guest.snapshot.delete': guestSnapshotDelete,
   'guest.vnc.open': guestVncOpen,
   'guest.backup': guestBackup,
   'guest.backup.config': guestBackupConfig,

@@ -4,6 +4,7 @@ import type { CommandContext } from '../commands/command-context.js';
 import type { FenceOrder } from '../ha/fence-orders.js';
 import type { GuestBackups } from './guest-backups.js';
 import type { GuestMigration } from './guest-migration.js';
+import type { GuestSnapshots } from './guest-snapshots.js';
 
 /** The drivers `CORRAL_DRIVER` may name (DESIGN.md "Drivers"). */
 export const DRIVER_NAMES = ['pve', 'native', 'sim'] as const;
@@ -54,6 +55,8 @@ export interface GuestDriver {
   readonly migration: GuestMigration;
   /** Backups into a directory storage's `dump/` folder, and restores from them. */
   readonly backups: GuestBackups;
+  /** Snapshots of the guest's volumes, taken, rolled back and deleted. */
+  readonly snapshots: GuestSnapshots;
   /**
    * The guests of this host the driver knows, with their run state: at least every guest that runs
    * or is paused (a guest absent from the list is stopped). Cheap enough to call every 2 s.

@@ -53,6 +53,7 @@ function fakeDriver(steps: string[], failing: string[] = []): GuestDriver {
       config: async () => ({ type: 'qemu', vmid: 100, config: '' }),
       restore: method('restore'),
     },
+    snapshots: { create: method('snapshot'), rollback: method('rollback'), delete: method('delsnapshot') },
     list: async () => [],
   };
 }
@@ -94,6 +95,14 @@ describe('the guest commands', () => {
     await expect(commands['guest.migrate.finish']({ guest: WEB1, copy: ['scsi0'], state: 'running' }, context)).resolves.toBeNull();
     await expect(commands['guest.migrate.abort']({ guest: WEB1, copy: ['scsi0'] }, context)).resolves.toBeNull();
     expect(steps).toEqual(['receive', 'send', 'finish', 'abort'].flatMap((operation) => [operation, 'refresh']));
+  });
+
+  it("runs the snapshot commands on the driver's snapshots, and reads the run state after each", async () => {
+    const { commands, steps } = handlers();
+    await expect(commands['guest.snapshot.create']({ guest: WEB1, snapname: 'before', vmstate: true }, context)).resolves.toBeNull();
+    await expect(commands['guest.snapshot.rollback']({ guest: WEB1, snapname: 'before', vmstate: true, start: false }, context)).resolves.toBeNull();
+    await expect(commands['guest.snapshot.delete']({ guest: WEB1, snapname: 'before' }, context)).resolves.toBeNull();
+    expect(steps).toEqual(['snapshot', 'rollback', 'delsnapshot'].flatMap((operation) => [operation, 'refresh']));
   });
 
   it('reads the run state after a failed command too, and fails with the driver\'s error', async () => {

@@ -54,5 +54,9 @@ export function guestCommands(
     'guest.backup': (params, context) => thenRefresh(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.backups.backup(params, guarded))),
     'guest.backup.config': (params, context) => driver.backups.config(params, context),
     'guest.restore': (params, context) => act(driver.backups.restore(params, context)),
+    // A rollback may start the guest (with its saved state, or `start`), so it is guarded as a start.
+    'guest.snapshot.create': (params, context) => act(driver.snapshots.create(params, context)),
+    'guest.snapshot.rollback': (params, context) => act(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.snapshots.rollback(params, guarded))),
+    'guest.snapshot.delete': (params, context) => act(driver.snapshots.delete(params, context)),
   };
 }

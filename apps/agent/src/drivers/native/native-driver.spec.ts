@@ -51,6 +51,11 @@ function fakePart(listed: GuestRuntime[]) {
         calls.push(['restore', params.guest.vmid]);
       },
     },
+    snapshots: {
+      create: async (params) => void calls.push(['snapshot', params.snapname]),
+      rollback: async (params) => void calls.push(['rollback', params.snapname]),
+      delete: async (params) => void calls.push(['delsnapshot', params.snapname]),
+    },
     list: async () => listed,
   };
   return { part, calls };
@@ -123,6 +128,18 @@ describe('the native driver', () => {
     expect(containers).toEqual([
       ['backup', DB1.vmid],
       ['config', 'dump/vzdump-lxc-200-2025_01_31-02_00_00.tar'],
+    ]);
+  });
+
+  it('hands a snapshot command to the part of the guest type', async () => {
+    const { native, vms, containers } = driver();
+    await native.snapshots.create({ guest: WEB1, snapname: 'vm', vmstate: false }, context);
+    await native.snapshots.rollback({ guest: DB1, snapname: 'ct', vmstate: false, start: false }, context);
+    await native.snapshots.delete({ guest: DB1, snapname: 'ct' }, context);
+    expect(vms).toEqual([['snapshot', 'vm']]);
+    expect(containers).toEqual([
+      ['rollback', 'ct'],
+      ['delsnapshot', 'ct'],
     ]);
   });
 

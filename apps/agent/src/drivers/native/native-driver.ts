@@ -6,6 +6,7 @@ import { backupOwner } from '../backup-archive.js';
 import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';
 import type { GuestMigration } from '../guest-migration.js';
+import type { GuestSnapshots } from '../guest-snapshots.js';
 import { containersHaveNo } from '../guest-messages.js';
 import type { NativeGuests } from './native-guests.js';
 
@@ -28,6 +29,8 @@ export class NativeDriver implements GuestDriver {
   readonly migration: GuestMigration;
   /** The part of the guest's type; reading an archive's config, the part its name says (`vzdump-qemu-...`). */
   readonly backups: GuestBackups;
+  /** The part of the guest's type. */
+  readonly snapshots: GuestSnapshots;
 
   constructor(
     private readonly vms: NativeVms,
@@ -38,6 +41,11 @@ export class NativeDriver implements GuestDriver {
       backup: (params, context) => this.part(params.guest.type).backups.backup(params, context),
       config: (params, context) => this.part(backupOwner(params.file).type).backups.config(params, context),
       restore: (params, context) => this.part(params.guest.type).backups.restore(params, context),
+    };
+    this.snapshots = {
+      create: (params, context) => this.part(params.guest.type).snapshots.create(params, context),
+      rollback: (params, context) => this.part(params.guest.type).snapshots.rollback(params, context),
+      delete: (params, context) => this.part(params.guest.type).snapshots.delete(params, context),
     };
   }
 

@@ -10,6 +10,7 @@ import { afterwards, backupMode, MODE_STEPS, pausedMode } from '../backup-modes.
 import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';
 import type { GuestMigration } from '../guest-migration.js';
+import { snapshotVolumes, type GuestSnapshots } from '../guest-snapshots.js';
 import {
   alreadyRunning,
   containerExists,
@@ -17,6 +18,7 @@ import {
   copyingToNode,
   existsOnTarget,
   extractingArchive,
+  guestLabel,
   isTemplate,
   madeReadOnly,
   notRunning,
@@ -26,6 +28,9 @@ import {
   resumingPausedContainer,
   runningNeedsOnline,
   shutdownTimedOut,
+  snapshotLine,
+  snapshotMissing,
+  snapshotNameUsed,
   stoppingAfterTimeout,
   stoppingPausedVm,
   volumeExists,
@@ -76,6 +81,12 @@ export class SimDriver implements GuestDriver {
     send: (params, context) => this.sendMigration(params, context),
     finish: (params) => this.finishMigration(params),
     abort: async () => undefined,
+  };
+  /** Snapshots are names on the guest's record: what the native driver refuses is refused, nothing is copied. */
+  readonly snapshots: GuestSnapshots = {
+    create: (params, context) => this.createSnapshot(params, context),
+    rollback: (params, context) => this.rollbackSnapshot(params, context),
+    delete: (params, context) => this.deleteSnapshot(params, context),
   };
   readonly backups: GuestBackups = {
     backup: (params, context) => this.backupGuest(params, context),
@@ -327,6 +338,43 @@ export class SimDriver implements GuestDriver {
         mem: Math.round(guest.memoryMiB * MIB * memoryShare(guest.vmid)),
       };
     });
+  }
+
+  private async createSnapshot({ guest: spec, snapname, vmstate }: ParamsOf<'guest.snapshot.create'>, context: CommandContext): Promise<void> {
+    const volumes = snapshotVolumes(spec);
+    const guest = await this.known(spec);
+    const [first] = volumes;
+    if (first !== undefined && guest.snapshots?.includes(snapname) === true) throw new Error(snapshotNameUsed(snapname, first));
+    await this.pause(this.timing.snapshotMs, context);
+    if (vmstate && guest.status !== 'stopped') context.log(`saving the state of ${guestLabel(spec.type, spec.vmid)} (simulated)`);
+    for (const volume of volumes) context.log(snapshotLine('created', snapname, volume));
+    this.guests.set(spec.vmid, { ...guest, snapshots: [...(guest.snapshots ?? []), snapname] });
+    await this.writer.save();
+  }
+
+  private async rollbackSnapshot({ guest: spec, snapname, vmstate, start }: ParamsOf<'guest.snapshot.rollback'>, context: CommandContext): Promise<void> {
+    await this.refuseRunning(spec.type, spec.vmid, 'rollback');
+    const volumes = snapshotVolumes(spec);
+    const guest = await this.known(spec);
+    const [first] = volumes;
+    if (first !== undefined && guest.snapshots?.includes(snapname) !== true) throw new Error(snapshotMissing(snapname, first));
+    await this.pause(this.timing.snapshotMs, context);
+    for (const volume of volumes) context.log(snapshotLine('rolled back to', snapname, volume));
+    if (vmstate || start) this.run({ ...guest, ...describe(spec) });
+    await this.writer.save();
+  }
+
+  private async deleteSnapshot({ guest: spec, snapname }: ParamsOf<'guest.snapshot.delete'>, context: CommandContext): Promise<void> {
+    const guest = await this.known(spec);
+    await this.pause(this.timing.snapshotMs, context);
+    if (guest.snapshots?.includes(snapname) === true) for (const volume of snapshotVolumes(spec)) context.log(snapshotLine('deleted', snapname, volume));
+    this.guests.set(spec.vmid, { ...guest, snapshots: (guest.snapshots ?? []).filter((name) => name !== snapname) });
+    await this.writer.save();
+  }
+
+  /** The guest's record, made for one the simulator has not seen (a guest of a control plane older than its state). */
+  private async known(spec: GuestSpec): Promise<SimGuest> {
+    return (await this.find(spec.type, spec.vmid)) ?? { ...describe(spec), status: 'stopped', volids: spec.volumes.map((volume) => volume.volid) };
   }
 
   /** Reads the saved state once, before the first operation. */
