@@ -76,7 +76,7 @@ describe('QEMU snapshots with real qemu-img and QEMU (TCG)', () => {
 
   it('refuses a rollback to a snapshot the disk lacks, and a raw disk with PVE\'s words', async () => {
     await expect(qemu.snapshots.rollback({ guest: VM, snapname: 'nothing', vmstate: false, start: false }, context)).rejects.toThrow("snapshot 'nothing' does not exist on volume local:300/vm-300-disk-0.qcow2");
-    const raw = { ...VM, volumes: [{ ...VM.volumes[0]!, volid: 'local:300/vm-300-disk-1.raw', path: '/var/lib/vz/images/300/vm-300-disk-1.raw', format: 'raw' as const }] };
+    const raw: GuestSpec = { ...VM, volumes: [{ key: 'scsi0', volid: 'local:300/vm-300-disk-1.raw', path: '/var/lib/vz/images/300/vm-300-disk-1.raw', format: 'raw', size: 16 * MiB }] };
     await expect(qemu.snapshots.create({ guest: raw, snapname: 'second', vmstate: false }, context)).rejects.toThrow('snapshot feature is not available (volume local:300/vm-300-disk-1.raw is raw)');
   });
 
