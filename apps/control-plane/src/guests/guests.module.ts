@@ -16,12 +16,15 @@ import { MigrateService } from './migrate/migrate.service.js';
 import { QemuController } from './qemu/qemu.controller.js';
 import { BackupArchives } from './restore/backup-archives.js';
 import { RestoreService } from './restore/restore.service.js';
+import { LxcSnapshotsController, QemuSnapshotsController } from './snapshots/snapshots.controller.js';
+import { SnapshotsRepository } from './snapshots/snapshots.repository.js';
+import { SnapshotsService } from './snapshots/snapshots.service.js';
 
 /** VMs and containers (issue 5): `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule, HaModule],
-  controllers: [QemuController, LxcController, MigrateController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives],
+  controllers: [QemuController, LxcController, MigrateController, QemuSnapshotsController, LxcSnapshotsController],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives, SnapshotsService, SnapshotsRepository],
   exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService],
 })
 export class GuestsModule {}
