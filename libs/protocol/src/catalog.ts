@@ -4,6 +4,7 @@ import { guestClone, guestCreate, guestDestroy, guestMonitor, guestReboot, guest
 import { guestBackup, guestBackupConfig, guestRestore } from './commands/guest-backup.js';
 import { guestVolumeAllocate, guestVolumeFree, guestVolumeMove, guestVolumeResize } from './commands/guest-volume.js';
 import { guestMigrateAbort, guestMigrateFinish, guestMigrateReceive, guestMigrateSend } from './commands/guest-migrate.js';
+import { guestSnapshotCreate, guestSnapshotDelete, guestSnapshotRollback } from './commands/guest-snapshot.js';
 import { nodeAptChangelog, nodeAptUpdate, nodeAptUpgradable } from './commands/node-apt.js';
 import { nodeDisksInitGpt, nodeDisksList } from './commands/node-disks.js';
 import { nodeDnsGet, nodeDnsSet } from './commands/node-dns.js';
@@ -58,6 +59,9 @@ export const COMMANDS = {
   'guest.migrate.send': guestMigrateSend,
   'guest.migrate.finish': guestMigrateFinish,
   'guest.migrate.abort': guestMigrateAbort,
+  'guest.snapshot.create': guestSnapshotCreate,
+  'guest.snapshot.rollback': guestSnapshotRollback,
+  'guest.snapshot.delete': guestSnapshotDelete,
   'guest.vnc.open': guestVncOpen,
   'guest.volume.allocate': guestVolumeAllocate,
   'guest.volume.free': guestVolumeFree,

@@ -5,6 +5,7 @@ import type { FenceOrder } from '../ha/fence-orders.js';
 import type { GuestBackups } from './guest-backups.js';
 import type { GuestMigration } from './guest-migration.js';
 import type { VolumeOperations } from './volume-operations.js';
+import type { GuestSnapshots } from './guest-snapshots.js';
 
 /** The drivers `CORRAL_DRIVER` may name (DESIGN.md "Drivers"). */
 export const DRIVER_NAMES = ['pve', 'native', 'sim'] as const;
@@ -57,6 +58,8 @@ export interface GuestDriver {
   readonly backups: GuestBackups;
   /** The volumes of guests that exist: new ones, removed, grown and moved (docs/guests.md "Volumes of an existing guest"). */
   readonly volumes: VolumeOperations;
+  /** Snapshots of the guest's volumes, taken, rolled back and deleted. */
+  readonly snapshots: GuestSnapshots;
   /**
    * The guests of this host the driver knows, with their run state: at least every guest that runs
    * or is paused (a guest absent from the list is stopped). Cheap enough to call every 2 s.

@@ -8,7 +8,7 @@ import { CommandFailure } from '../commands/command-failure.js';
  */
 
 /** The operations refused while the guest runs. */
-export type StoppedOnlyOperation = 'destroy' | 'clone' | 'template' | 'move';
+export type StoppedOnlyOperation = 'destroy' | 'clone' | 'template' | 'move' | 'rollback';
 
 /** How PVE names a guest in its messages: `VM 100`, `CT 200`. */
 export function guestLabel(type: GuestType, vmid: number): string {
@@ -37,8 +37,8 @@ export function notRunning(type: GuestType, vmid: number): string {
 
 /** What each part advises (a container is only ever cloned in full). */
 const STOP_FIRST: Readonly<Record<GuestType, Readonly<Record<StoppedOnlyOperation, string>>>> = {
-  qemu: { destroy: 'stop it before destroying it', clone: 'clone it once it is stopped', template: 'make a template of it once it is stopped', move: 'move its disks once it is stopped' },
-  lxc: { destroy: 'stop it before destroying it', clone: 'a full clone needs it stopped', template: 'stop it before turning it into a template', move: 'cannot move volumes of a running container' },
+  qemu: { destroy: 'stop it before destroying it', clone: 'clone it once it is stopped', template: 'make a template of it once it is stopped', move: 'move its disks once it is stopped', rollback: 'stop it before rolling it back' },
+  lxc: { destroy: 'stop it before destroying it', clone: 'a full clone needs it stopped', template: 'stop it before turning it into a template', move: 'cannot move volumes of a running container', rollback: 'stop it before rolling it back' },
 };
 
 /** A destroy, clone or template of a guest that runs. */
@@ -129,4 +129,24 @@ export function runningNeedsOnline(type: GuestType, vmid: number): string {
 /** The task log line of a volume an offline migration copies (and an online one that the VM does not use). */
 export function copyingToNode(volume: GuestVolume, node: string): string {
   return `copying ${volume.volid} to node ${node}`;
+}
+
+/** A snapshot of a guest with a volume that cannot snapshot (a raw image): PVE's words. */
+export function snapshotNotAvailable(volume: GuestVolume): string {
+  return `snapshot feature is not available (volume ${volume.volid} is ${volume.format})`;
+}
+
+/** A snapshot whose name a volume has already: PVE's words. */
+export function snapshotNameUsed(snapname: string, volume: GuestVolume): string {
+  return `snapshot name '${snapname}' already used (on volume ${volume.volid})`;
+}
+
+/** A rollback to a snapshot that a volume lacks. */
+export function snapshotMissing(snapname: string, volume: GuestVolume): string {
+  return `snapshot '${snapname}' does not exist on volume ${volume.volid}`;
+}
+
+/** The task log line of each volume a snapshot command changed. */
+export function snapshotLine(action: 'created' | 'rolled back to' | 'deleted', snapname: string, volume: GuestVolume): string {
+  return `${volume.volid}: ${action} snapshot '${snapname}'`;
 }

@@ -24,6 +24,11 @@ describe('configSchema', () => {
     expect(schema.safeParse({ ...wireConfig(QEMU, { cores: '2', onboot: '1', memory: '512' }), digest: 'x' }).success).toBe(true);
   });
 
+  it("takes any other key, such as PVE's unused<n>, as text", () => {
+    expect(schema.safeParse({ unused0: 'local:100/vm-100-disk-1.qcow2', parent: 'before', digest: 'x' }).success).toBe(true);
+    expect(schema.safeParse({ unused0: 1, digest: 'x' }).success).toBe(false);
+  });
+
   it('refuses text where PVE sends a number', () => {
     expect(schema.safeParse({ cores: '2', digest: 'x' }).success).toBe(false);
     expect(schema.safeParse({ onboot: true, digest: 'x' }).success).toBe(false);

@@ -5,6 +5,7 @@ import type { GuestKind } from './guest-kinds.js';
 /** Keys Corral writes itself into a guest's config; no config change sets them. */
 const WRITTEN_KEYS: Readonly<Record<string, ValueRule>> = {
   template: flag('1: the guest is a template (it cannot start; clones are made of it).'),
+  parent: { description: 'The snapshot the current state is based on.', type: 'string', parse: (value) => value },
 };
 
 const WIRE_SCHEMAS: Readonly<Record<WireType, () => z.ZodType>> = {
@@ -31,8 +32,11 @@ export function wireConfig(kind: GuestKind, config: Readonly<Record<string, stri
   return wire;
 }
 
-/** The declaration of a config as `wireConfig` answers it: every key the kind knows, typed, and `extra`. */
+/**
+ * The declaration of a config as `wireConfig` answers it: every key the kind knows, typed, and
+ * `extra`; any other key (PVE's `unused<n>`) is text.
+ */
 export function configSchema<S extends z.ZodRawShape>(kind: GuestKind, extra: S) {
   const keys = Object.entries({ ...WRITTEN_KEYS, ...kind.keys }).map(([key, rule]) => [key, WIRE_SCHEMAS[rule.type]().optional().meta({ description: rule.description })]);
-  return z.object({ ...(Object.fromEntries(keys) as Record<string, z.ZodOptional>), ...extra });
+  return z.object({ ...(Object.fromEntries(keys) as Record<string, z.ZodOptional>), ...extra }).catchall(z.string().meta({ description: 'Other keys, such as `unused<n>`: volumes of the guest no disk key names.' }));
 }

@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm'
 import type { GuestType } from '@corral/protocol';
 
 /** PVE's config locks: operations that own the guest while they run. */
-export type GuestLock = 'create' | 'clone' | 'migrate' | 'backup';
+export type GuestLock = 'create' | 'clone' | 'migrate' | 'backup' | 'snapshot' | 'snapshot-delete' | 'rollback';
 
 /**
  * A guest and its configuration (DESIGN.md "State": the control plane's truth, as PVE's
@@ -25,7 +25,7 @@ export class GuestRow {
   @Column('jsonb')
   config!: Record<string, string>;
 
-  /** Set while an operation owns the guest (`create`, `clone`, `migrate`, `backup`). */
+  /** Set while an operation owns the guest (`create`, `clone`, `migrate`, `backup`, `snapshot`, `snapshot-delete`, `rollback`). */
   @Column('text', { nullable: true })
   lock!: GuestLock | null;
 

@@ -19,12 +19,15 @@ import { RestoreService } from './restore/restore.service.js';
 import { GuestVolumesService } from './volumes/guest-volumes.service.js';
 import { VolumeController } from './volumes/volume.controller.js';
 import { VolumeChanges } from './volumes/volume-changes.js';
+import { LxcSnapshotsController, QemuSnapshotsController } from './snapshots/snapshots.controller.js';
+import { SnapshotsRepository } from './snapshots/snapshots.repository.js';
+import { SnapshotsService } from './snapshots/snapshots.service.js';
 
 /** VMs and containers (issue 5): `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule, HaModule],
-  controllers: [QemuController, LxcController, MigrateController, VolumeController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService],
+  controllers: [QemuController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository],
   exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService],
 })
 export class GuestsModule {}

@@ -6,7 +6,7 @@ import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { HaResourcesRepository } from '../cluster/ha/ha-resources.repository.js';
 import { ApiError } from '../errors/api-error.js';
-import { badParam, notFound } from '../errors/resource-errors.js';
+import { badParam } from '../errors/resource-errors.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import type { StorageRow } from '../storage/storage.entity.js';
 import { StoragesRepository } from '../storage/storages.repository.js';
@@ -19,6 +19,7 @@ import { givenConfig, mayGiveKeys } from './config-given.js';
 import { createChoices } from './create-options.js';
 import { sha512Crypt } from './sha512-crypt.js';
 import { wireConfig } from './config-view.js';
+import { existingGuest } from './existing-guest.js';
 import { GuestTasks, type GuestWork } from './guest-tasks.js';
 import { QEMU, type GuestKind } from './guest-kinds.js';
 import { monitorCommandKind, MODIFYING_MONITOR_COMMANDS, READ_ONLY_MONITOR_COMMANDS } from './qemu/monitor-commands.js';
@@ -96,7 +97,7 @@ export class GuestsService {
 
   index(kind: GuestKind, node: string, vmid: number): { subdir: string }[] {
     this.existing(kind, node, vmid);
-    return ['config', 'status', 'template', ...(kind.type === 'qemu' ? ['monitor', 'clone', 'migrate'] : ['clone'])].map((subdir) => ({ subdir }));
+    return ['config', 'status', 'template', 'snapshot', 'feature', ...(kind.type === 'qemu' ? ['monitor', 'clone', 'migrate'] : ['clone'])].map((subdir) => ({ subdir }));
   }
 
   /** The config as PVE answers it: typed values, the cloud-init password masked, the `digest` and the `lock`. */
@@ -315,7 +316,9 @@ export class GuestsService {
     const { newid, name, storage, format } = options;
     const resolved = cloneConfig(kind, source.row.config, { vmid: newid, node, storages, linked, ...(name !== undefined ? { name } : {}), ...(storage !== undefined ? { storage } : {}), ...(format !== undefined ? { format } : {}) });
     await this.newGuests.mayAllocate(resolved.storages, caller);
-    const config = options.description === undefined ? resolved.config : { ...resolved.config, description: options.description };
+    // A clone copies the current state only: it has none of the source's snapshots, so no `parent`.
+    const { parent: _parent, ...cloned } = resolved.config;
+    const config = options.description === undefined ? cloned : { ...cloned, description: options.description };
     await this.newGuests.insert(kind, { vmid: newid, node, config, lock: 'clone' }, options.pool);
     return this.tasks.submit({
       node,
@@ -453,10 +456,7 @@ export class GuestsService {
 
   /** The guest, or 404: unknown, another kind, or on another node (`undefined`: any node). */
   private existing(kind: GuestKind, node: string | undefined, vmid: number): GuestState {
-    const state = this.view.get(vmid);
-    if (!state || state.row.type !== kind.type) throw notFound(`${kind.noun} ${vmid}`);
-    if (node !== undefined && state.row.node !== node) throw new ApiError('NOT_FOUND', `${kind.noun} ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`);
-    return state;
+    return existingGuest(this.view, kind, node, vmid);
   }
 
   /** The host path of a container template `<storage>:vztmpl/<file>` (its form was checked by the parameter). */

@@ -4,6 +4,7 @@ import { addGroup, addRole, addToken, addUser, apiToken, basic, call, dataOf, gr
 import { joinNode } from '../../test-support/node-fixture.js';
 import { startTestApp, TEST_ROOT_PASSWORD, type TestApp } from '../../test-support/test-app.js';
 import { GuestRow } from '../guests/guest.entity.js';
+import { GuestSnapshotRow } from '../guests/snapshots/guest-snapshot.entity.js';
 import { GuestView } from '../guests/guest-view.js';
 import { GuestsRepository } from '../guests/guests.repository.js';
 import { JoinTokensRepository } from '../cluster/join-tokens/join-tokens.repository.js';
@@ -353,6 +354,32 @@ function guestRows(type: 'qemu' | 'lxc', vmid: number, expect: { audit: string; 
     // Stored at once, without the agent; vmuser's PVEVMUser may change the CD-ROM only.
     { endpoint: `PUT ${base}/{vmid}/config`, request: () => ({ path: path('/config'), form: { description: 'matrix' } }), expect: ROOT_ONLY },
     ...['start', 'stop', 'shutdown', 'reboot', 'resume'].map(power),
+    ...snapshotRows(type, vmid, expect.audit),
+  ];
+}
+
+/**
+ * The snapshot endpoints on the guest, with its snapshot `matrix` made in the setup: VM.Snapshot
+ * is root's only here (the actions then find the agent away), the reads are the auditors' (and
+ * vmuser's on VM 100), and a snapshot's index any caller's, as PVE's.
+ */
+function snapshotRows(type: 'qemu' | 'lxc', vmid: number, audit: string): Row[] {
+  const base = `/nodes/{node}/${type}/{vmid}`;
+  const path = (rest: string) => `/nodes/matrix/${type}/${vmid}${rest}`;
+  const setup = async (t: TestApp) => {
+    if (!(await t.dataSource.manager.exists(GuestSnapshotRow, { where: { vmid, name: 'matrix' } }))) {
+      await t.dataSource.manager.insert(GuestSnapshotRow, { vmid, name: 'matrix', parent: null, description: '', snaptime: new Date(), vmstate: false, config: {} });
+    }
+  };
+  return [
+    { endpoint: `GET ${base}/snapshot`, request: () => ({ path: path('/snapshot') }), expect: audit },
+    { endpoint: `POST ${base}/snapshot`, request: () => ({ path: path('/snapshot'), form: { snapname: 'fresh' } }), expect: MODIFY_OFFLINE_NODE },
+    { endpoint: `GET ${base}/snapshot/{snapname}`, setup, request: () => ({ path: path('/snapshot/matrix') }), expect: ANY_CALLER },
+    { endpoint: `DELETE ${base}/snapshot/{snapname}`, setup, request: () => ({ path: path('/snapshot/matrix') }), expect: MODIFY_OFFLINE_NODE },
+    { endpoint: `POST ${base}/snapshot/{snapname}/rollback`, setup, request: () => ({ path: path('/snapshot/matrix/rollback') }), expect: MODIFY_OFFLINE_NODE },
+    { endpoint: `GET ${base}/snapshot/{snapname}/config`, setup, request: () => ({ path: path('/snapshot/matrix/config') }), expect: audit },
+    { endpoint: `PUT ${base}/snapshot/{snapname}/config`, setup, request: () => ({ path: path('/snapshot/matrix/config'), form: { description: 'matrix' } }), expect: ROOT_ONLY },
+    { endpoint: `GET ${base}/feature`, request: () => ({ path: path('/feature'), query: 'feature=snapshot' }), expect: audit },
   ];
 }
 

@@ -54,6 +54,7 @@ function fakeDriver(steps: string[], failing: string[] = []): GuestDriver {
       restore: method('restore'),
     },
     volumes: { allocate: method('allocate'), free: method('free'), resize: method('resize'), move: method('move') },
+    snapshots: { create: method('snapshot'), rollback: method('rollback'), delete: method('delsnapshot') },
     list: async () => [],
   };
 }
@@ -106,6 +107,14 @@ describe('the guest commands', () => {
     await expect(commands['guest.volume.move']({ type: 'qemu', vmid: 100, source: disk, target: disk, targetVmid: 100, delete: true }, context)).resolves.toBeNull();
     await expect(commands['guest.volume.free']({ type: 'qemu', vmid: 100, volumes: [disk] }, context)).resolves.toBeNull();
     expect(steps).toEqual(['allocate', 'resize', 'move', 'free'].flatMap((operation) => [operation, 'refresh']));
+  });
+
+  it("runs the snapshot commands on the driver's snapshots, and reads the run state after each", async () => {
+    const { commands, steps } = handlers();
+    await expect(commands['guest.snapshot.create']({ guest: WEB1, snapname: 'before', vmstate: true }, context)).resolves.toBeNull();
+    await expect(commands['guest.snapshot.rollback']({ guest: WEB1, snapname: 'before', vmstate: true, start: false }, context)).resolves.toBeNull();
+    await expect(commands['guest.snapshot.delete']({ guest: WEB1, snapname: 'before' }, context)).resolves.toBeNull();
+    expect(steps).toEqual(['snapshot', 'rollback', 'delsnapshot'].flatMap((operation) => [operation, 'refresh']));
   });
 
   it('reads the run state after a failed command too, and fails with the driver\'s error', async () => {

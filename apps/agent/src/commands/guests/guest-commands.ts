@@ -58,5 +58,9 @@ export function guestCommands(
     'guest.volume.free': (params, context) => act(driver.volumes.free(params, context)),
     'guest.volume.resize': (params, context) => act(driver.volumes.resize(params, context)),
     'guest.volume.move': (params, context) => act(driver.volumes.move(params, context)),
+    // A rollback may start the guest (with its saved state, or `start`), so it is guarded as a start.
+    'guest.snapshot.create': (params, context) => act(driver.snapshots.create(params, context)),
+    'guest.snapshot.rollback': (params, context) => act(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.snapshots.rollback(params, guarded))),
+    'guest.snapshot.delete': (params, context) => act(driver.snapshots.delete(params, context)),
   };
 }

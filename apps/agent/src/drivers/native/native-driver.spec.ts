@@ -52,6 +52,11 @@ function fakePart(listed: GuestRuntime[]) {
       },
     },
     volumes: { allocate: record('allocate'), free: record('free'), resize: record('resize'), move: record('move') },
+    snapshots: {
+      create: async (params) => void calls.push(['snapshot', params.snapname]),
+      rollback: async (params) => void calls.push(['rollback', params.snapname]),
+      delete: async (params) => void calls.push(['delsnapshot', params.snapname]),
+    },
     list: async () => listed,
   };
   return { part, calls };
@@ -138,6 +143,18 @@ describe('the native driver', () => {
     await native.volumes.free({ type: 'lxc', vmid: 200, volumes: [root] }, context);
     expect(vms.map(([method]) => method)).toEqual(['allocate', 'move']);
     expect(containers.map(([method]) => method)).toEqual(['resize', 'free']);
+  });
+
+  it('hands a snapshot command to the part of the guest type', async () => {
+    const { native, vms, containers } = driver();
+    await native.snapshots.create({ guest: WEB1, snapname: 'vm', vmstate: false }, context);
+    await native.snapshots.rollback({ guest: DB1, snapname: 'ct', vmstate: false, start: false }, context);
+    await native.snapshots.delete({ guest: DB1, snapname: 'ct' }, context);
+    expect(vms).toEqual([['snapshot', 'vm']]);
+    expect(containers).toEqual([
+      ['rollback', 'ct'],
+      ['delsnapshot', 'ct'],
+    ]);
   });
 
   it('lists the guests of both parts', async () => {

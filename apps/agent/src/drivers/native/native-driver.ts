@@ -7,6 +7,7 @@ import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';
 import type { GuestMigration } from '../guest-migration.js';
 import type { VolumeOperations } from '../volume-operations.js';
+import type { GuestSnapshots } from '../guest-snapshots.js';
 import { containersHaveNo } from '../guest-messages.js';
 import type { NativeGuests } from './native-guests.js';
 
@@ -31,6 +32,7 @@ export class NativeDriver implements GuestDriver {
   readonly backups: GuestBackups;
   /** The part of the guest's type. */
   readonly volumes: VolumeOperations;
+  readonly snapshots: GuestSnapshots;
 
   constructor(
     private readonly vms: NativeVms,
@@ -47,6 +49,11 @@ export class NativeDriver implements GuestDriver {
       free: (params, context) => this.part(params.type).volumes.free(params, context),
       resize: (params, context) => this.part(params.type).volumes.resize(params, context),
       move: (params, context) => this.part(params.type).volumes.move(params, context),
+    };
+    this.snapshots = {
+      create: (params, context) => this.part(params.guest.type).snapshots.create(params, context),
+      rollback: (params, context) => this.part(params.guest.type).snapshots.rollback(params, context),
+      delete: (params, context) => this.part(params.guest.type).snapshots.delete(params, context),
     };
   }
 

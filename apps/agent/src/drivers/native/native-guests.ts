@@ -3,6 +3,7 @@ import type { CommandContext } from '../../commands/command-context.js';
 import type { FenceOrder } from '../../ha/fence-orders.js';
 import type { GuestBackups } from '../guest-backups.js';
 import type { VolumeOperations } from '../volume-operations.js';
+import type { GuestSnapshots } from '../guest-snapshots.js';
 
 /**
  * One guest type's part of the `native` driver (`NativeQemu`, `NativeLxc`): the `GuestDriver`
@@ -29,4 +30,6 @@ export interface NativeGuests {
   readonly backups: GuestBackups;
   /** The volumes of its guests that exist. */
   readonly volumes: VolumeOperations;
+  /** Snapshots of its own guests. */
+  readonly snapshots: GuestSnapshots;
 }

@@ -1,4 +1,4 @@
-import type { GuestSpec, GuestVolume, ParamsOf } from '@corral/protocol';
+import type { GuestSpec, GuestType, GuestVolume, ParamsOf } from '@corral/protocol';
 import { CommandFailure } from '../../commands/command-failure.js';
 
 const GIB = 1024 ** 3;
@@ -97,4 +97,9 @@ function storageOf(volume: GuestVolume): string {
 /** PVE takes new sizes in GiB, fractions allowed: rounded up to a thousandth, so a volume is never smaller than asked. */
 function gibibytes(bytes: number): string {
   return String(Math.ceil((bytes / GIB) * 1000) / 1000);
+}
+
+/** PVE's tool for the guest's type. */
+export function tool(type: GuestType): 'qm' | 'pct' {
+  return type === 'qemu' ? 'qm' : 'pct';
 }

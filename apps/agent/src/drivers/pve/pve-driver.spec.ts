@@ -193,6 +193,23 @@ describe('the pve driver', () => {
     ]);
   });
 
+  it('takes, rolls back and deletes snapshots with qm and pct; PVE refuses what it refuses, in its words', async () => {
+    await driver.snapshots.create({ guest: VM, snapname: 'before', vmstate: true }, context);
+    await driver.snapshots.create({ guest: CT, snapname: 'before', vmstate: false }, context);
+    await driver.snapshots.rollback({ guest: VM, snapname: 'before', vmstate: true, start: false }, context);
+    await driver.snapshots.rollback({ guest: CT, snapname: 'before', vmstate: false, start: true }, context);
+    await driver.snapshots.delete({ guest: CT, snapname: 'before' }, context);
+    expect(await argv()).toEqual([
+      ['qm', 'snapshot', '100', 'before', '--vmstate', '1'],
+      ['pct', 'snapshot', '200', 'before'],
+      ['qm', 'rollback', '100', 'before'],
+      ['pct', 'rollback', '200', 'before', '--start', '1'],
+      ['pct', 'delsnapshot', '200', 'before'],
+    ]);
+    await canned({ 'qm delsnapshot': { stderr: 'snapshot feature is not available\n', code: 255 } });
+    await expect(driver.snapshots.delete({ guest: VM, snapname: 'before' }, context)).rejects.toThrow('snapshot feature is not available');
+  });
+
   it("fails with qm's own last line, its output going to the task log", async () => {
     await canned({ 'qm start': { stdout: 'generating cloud-init ISO\n', stderr: 'trying to acquire lock...\nVM 100 already running\n', code: 255 } });
     await expect(driver.start(VM, context)).rejects.toThrow(/^VM 100 already running$/);

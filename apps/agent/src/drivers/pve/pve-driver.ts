@@ -6,12 +6,13 @@ import type { FenceOrder } from '../../ha/fence-orders.js';
 import { ProcessFigures, type Figures } from '../../host/process-figures.js';
 import { lastWords, runProgram } from '../../host/run-program.js';
 import type { GuestDriver } from '../guest-driver.js';
-import { cloneArguments, cloneNicArguments, createArguments } from './pve-arguments.js';
+import { cloneArguments, cloneNicArguments, createArguments, tool } from './pve-arguments.js';
 import { PveBackups } from './pve-backups.js';
 import { parsePctList, parseQmList, type ListedGuest } from './pve-lists.js';
 import { PveMigration } from './pve-migration.js';
 import { rootCredentialsOf, writeRootCredentials } from '../root-credentials.js';
 import { PveVolumes } from './pve-volumes.js';
+import { pveSnapshots } from './pve-snapshots.js';
 
 /** The request's signal bounds a guest operation (a full clone of a large disk takes long); this only catches a hung qm. */
 const OPERATION_LIMIT_MS = 24 * 3600_000;
@@ -41,6 +42,7 @@ export class PveDriver implements GuestDriver {
   readonly migration = new PveMigration((args, context) => this.run('qm', args, context));
   readonly backups = new PveBackups((program, args, context) => this.run(program, args, context));
   readonly volumes = new PveVolumes((program, args, context) => this.run(program, args, context));
+  readonly snapshots = pveSnapshots((program, args, context) => this.run(program, args, context));
 
   constructor(private readonly figures = new ProcessFigures()) {}
 
@@ -162,8 +164,4 @@ function runtime(type: GuestType, guest: ListedGuest, figures?: Figures): GuestR
 
 function killArgv(type: GuestType, vmid: number): [string, ...string[]] {
   return [tool(type), 'stop', String(vmid), '--skiplock', '1'];
-}
-
-function tool(type: GuestType): 'qm' | 'pct' {
-  return type === 'qemu' ? 'qm' : 'pct';
 }

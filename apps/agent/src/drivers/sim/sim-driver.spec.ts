@@ -180,6 +180,25 @@ describe('the sim driver', () => {
     await expect(sim.clone({ source: WEB1, target }, context)).rejects.toThrow('VM 101: volume scsi0 already exists (/var/lib/vz/images/101/vm-101-disk-0.qcow2)');
   });
 
+  it('keeps snapshot names per guest in its state, refusing what the native driver refuses; a rollback with the state runs the VM', async () => {
+    const sim = instant();
+    await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
+    await sim.snapshots.create({ guest: WEB1, snapname: 'first', vmstate: false }, context);
+    expect(lines.at(-1)).toBe("local:100/vm-100-disk-0.qcow2: created snapshot 'first'");
+    await expect(sim.snapshots.create({ guest: WEB1, snapname: 'first', vmstate: false }, context)).rejects.toThrow("snapshot name 'first' already used");
+    const raw: GuestSpec = { ...WEB1, volumes: [{ key: 'scsi0', volid: 'local:100/vm-100-disk-0.raw', path: '/var/lib/vz/images/100/vm-100-disk-0.raw', format: 'raw', size: GIB }] };
+    await expect(sim.snapshots.create({ guest: raw, snapname: 'second', vmstate: false }, context)).rejects.toThrow('snapshot feature is not available');
+    await expect(sim.snapshots.rollback({ guest: WEB1, snapname: 'nothing', vmstate: false, start: false }, context)).rejects.toThrow("snapshot 'nothing' does not exist");
+    // A restarted agent still knows them.
+    const again = instant();
+    await again.snapshots.rollback({ guest: WEB1, snapname: 'first', vmstate: true, start: false }, context);
+    expect((await again.list()).map((guest) => [guest.vmid, guest.status])).toEqual([[100, 'running']]);
+    await expect(again.snapshots.rollback({ guest: WEB1, snapname: 'first', vmstate: false, start: false }, context)).rejects.toThrow('VM 100 is running: stop it before rolling it back');
+    await again.snapshots.delete({ guest: WEB1, snapname: 'first' }, context);
+    await again.stop('qemu', 100, context);
+    await expect(again.snapshots.rollback({ guest: WEB1, snapname: 'first', vmstate: false, start: false }, context)).rejects.toThrow("snapshot 'first' does not exist");
+  });
+
   it('keeps its guests in a state file, so that a restarted agent finds the running ones with their pid and uptime', async () => {
     jest.useFakeTimers({ now: new Date('2025-03-01T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
     const first = instant();

@@ -11,6 +11,7 @@ import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';
 import type { GuestMigration } from '../guest-migration.js';
 import type { VolumeOperations } from '../volume-operations.js';
+import { snapshotVolumes, type GuestSnapshots } from '../guest-snapshots.js';
 import {
   alreadyRunning,
   containerExists,
@@ -18,6 +19,7 @@ import {
   copyingToNode,
   existsOnTarget,
   extractingArchive,
+  guestLabel,
   isTemplate,
   madeReadOnly,
   notRunning,
@@ -28,6 +30,9 @@ import {
   resumingPausedContainer,
   runningNeedsOnline,
   shutdownTimedOut,
+  snapshotLine,
+  snapshotMissing,
+  snapshotNameUsed,
   stoppingAfterTimeout,
   stoppingPausedVm,
   volumeExists,
@@ -78,6 +83,12 @@ export class SimDriver implements GuestDriver {
     send: (params, context) => this.sendMigration(params, context),
     finish: (params) => this.finishMigration(params),
     abort: async () => undefined,
+  };
+  /** Snapshots are names on the guest's record: what the native driver refuses is refused, nothing is copied. */
+  readonly snapshots: GuestSnapshots = {
+    create: (params, context) => this.createSnapshot(params, context),
+    rollback: (params, context) => this.rollbackSnapshot(params, context),
+    delete: (params, context) => this.deleteSnapshot(params, context),
   };
   readonly backups: GuestBackups = {
     backup: (params, context) => this.backupGuest(params, context),
@@ -376,6 +387,43 @@ export class SimDriver implements GuestDriver {
     const taken = new Set([...this.guests.values()].flatMap((other) => other.volids));
     const volume = volumes.find((candidate) => taken.has(candidate.volid));
     if (volume !== undefined) throw new Error(volumeExists(type, vmid, volume));
+  }
+
+  private async createSnapshot({ guest: spec, snapname, vmstate }: ParamsOf<'guest.snapshot.create'>, context: CommandContext): Promise<void> {
+    const volumes = snapshotVolumes(spec);
+    const guest = await this.recorded(spec);
+    const [first] = volumes;
+    if (first !== undefined && guest.snapshots?.includes(snapname) === true) throw new Error(snapshotNameUsed(snapname, first));
+    await this.pause(this.timing.snapshotMs, context);
+    if (vmstate && guest.status !== 'stopped') context.log(`saving the state of ${guestLabel(spec.type, spec.vmid)} (simulated)`);
+    for (const volume of volumes) context.log(snapshotLine('created', snapname, volume));
+    this.guests.set(spec.vmid, { ...guest, snapshots: [...(guest.snapshots ?? []), snapname] });
+    await this.writer.save();
+  }
+
+  private async rollbackSnapshot({ guest: spec, snapname, vmstate, start }: ParamsOf<'guest.snapshot.rollback'>, context: CommandContext): Promise<void> {
+    await this.refuseRunning(spec.type, spec.vmid, 'rollback');
+    const volumes = snapshotVolumes(spec);
+    const guest = await this.recorded(spec);
+    const [first] = volumes;
+    if (first !== undefined && guest.snapshots?.includes(snapname) !== true) throw new Error(snapshotMissing(snapname, first));
+    await this.pause(this.timing.snapshotMs, context);
+    for (const volume of volumes) context.log(snapshotLine('rolled back to', snapname, volume));
+    if (vmstate || start) this.run({ ...guest, ...describe(spec) });
+    await this.writer.save();
+  }
+
+  private async deleteSnapshot({ guest: spec, snapname }: ParamsOf<'guest.snapshot.delete'>, context: CommandContext): Promise<void> {
+    const guest = await this.recorded(spec);
+    await this.pause(this.timing.snapshotMs, context);
+    if (guest.snapshots?.includes(snapname) === true) for (const volume of snapshotVolumes(spec)) context.log(snapshotLine('deleted', snapname, volume));
+    this.guests.set(spec.vmid, { ...guest, snapshots: (guest.snapshots ?? []).filter((name) => name !== snapname) });
+    await this.writer.save();
+  }
+
+  /** The guest's record, made for one the simulator has not seen (a guest of a control plane older than its state). */
+  private async recorded(spec: GuestSpec): Promise<SimGuest> {
+    return (await this.find(spec.type, spec.vmid)) ?? { ...describe(spec), status: 'stopped', volids: spec.volumes.map((volume) => volume.volid) };
   }
 
   /** Reads the saved state once, before the first operation. */

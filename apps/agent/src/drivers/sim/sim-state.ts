@@ -18,6 +18,8 @@ const SimGuest = z.object({
   startedAt: z.number().optional(),
   /** The volume ids it holds: a create or clone onto one of them is refused, as on a real host. */
   volids: z.array(z.string()),
+  /** The names of the snapshots its volumes hold (absent: none). */
+  snapshots: z.array(z.string()).optional(),
 });
 export type SimGuest = z.infer<typeof SimGuest>;
 

@@ -22,6 +22,8 @@ export interface SimTiming {
   readonly monitorMs: number;
   /** Moving a guest to another node, its volumes and (online) its memory. */
   readonly migrateMs: number;
+  /** Taking, rolling back or deleting a snapshot. */
+  readonly snapshotMs: number;
   /** Backing a guest up: a fixed part, plus this much per GiB of the volumes the archive holds, up to `backupMaxMs`. */
   readonly backupMs: number;
   readonly backupPerGiBMs: number;
@@ -47,6 +49,7 @@ export const DEFAULT_SIM_TIMING: SimTiming = {
   templateMs: 200,
   monitorMs: 20,
   migrateMs: 2_000,
+  snapshotMs: 300,
   // Reading, compressing and writing about 1 GiB/s, unpacking twice as fast.
   backupMs: 1_000,
   backupPerGiBMs: 1_000,

@@ -19,6 +19,7 @@ import { GuestView, type GuestState } from '../guest-view.js';
 import { GuestsRepository } from '../guests.repository.js';
 import { runState } from '../status-entry.js';
 import { linkedClonesOf } from '../linked-clones.js';
+import { SnapshotsRepository } from '../snapshots/snapshots.repository.js';
 import { migratePlan, storageMapping, type MigratePlan, type StorageMapping } from './migrate-plan.js';
 import type { MIGRATE_ENDPOINTS, MigratePreconditions } from './migrate.endpoints.js';
 
@@ -49,6 +50,7 @@ export class MigrateService {
     private readonly storages: StoragesRepository,
     private readonly access: AccessState,
     private readonly hub: AgentHub,
+    private readonly snapshots: SnapshotsRepository,
   ) {}
 
   async migrate(request: MigrateRequest, caller: Principal): Promise<string> {
@@ -57,6 +59,7 @@ export class MigrateService {
     this.nodes.existing(target);
     if (target === node) throw badParam('target', 'target is local node.');
     this.hub.reachable(target);
+    await this.refuseSnapshots(vmid);
     const mapping = storageMapping(request);
     const storages = await this.storageMap();
     const plan = this.plan(node, vmid, target, storages, mapping);
@@ -121,6 +124,7 @@ export class MigrateService {
   async move(work: GuestWork, request: MoveRequest, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping): Promise<void> {
     const { node, vmid, target } = request;
     const state = this.existing(node, vmid);
+    await this.refuseSnapshots(vmid);
     const online = runState(state) !== 'stopped';
     if (request.online === true && !online) work.line("VM isn't running. Doing offline migration instead.");
     const plan = this.plan(node, vmid, target, storages, mapping);
@@ -154,6 +158,12 @@ export class MigrateService {
       await this.repository.update(vmid, async () => ({ lock: null }));
       await this.view.reload(vmid);
     }
+  }
+
+  /** A VM's snapshots live in its images on its node, and a migration copies only the images' current state. */
+  private async refuseSnapshots(vmid: number): Promise<void> {
+    const names = (await this.snapshots.list(vmid)).map((snapshot) => snapshot.name);
+    if (names.length > 0) throw new ApiError('GUEST_STATE', `VM ${vmid} has snapshots (${names.join(', ')}): migrating them is not supported yet; delete them first`);
   }
 
   private plan(node: string, vmid: number, target: string, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping): MigratePlan {

@@ -123,11 +123,16 @@ export class RestoreService {
   }
 }
 
-/** The archive's config, every key known and valid for the kind: anything else is a 400 naming the archive's parameter. */
+/**
+ * The archive's config, every key known and valid for the kind: anything else is a 400 naming the
+ * archive's parameter. `parent` (the current snapshot of the guest backed up) is left out, as PVE's
+ * restore does: a restored guest has no snapshots.
+ */
 function checkedConfig(kind: GuestKind, text: string, param: string): Record<string, string> {
   let config: Record<string, string>;
   try {
-    config = parseConfigFile(text);
+    const { parent: _parent, ...archived } = parseConfigFile(text);
+    config = archived;
   } catch (error) {
     throw badParam(param, `the archive's config cannot be read: ${error instanceof Error ? error.message : String(error)}`);
   }

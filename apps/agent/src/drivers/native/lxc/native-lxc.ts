@@ -25,6 +25,7 @@ import type { NativeGuests } from '../native-guests.js';
 import { existingBridges } from '../host-bridges.js';
 import { cgroupLayout } from './kernel-facts.js';
 import { LxcBackups } from './lxc-backups.js';
+import { LxcSnapshots } from './lxc-snapshots.js';
 import { lxcConfig, type CgroupLayout } from './lxc-config.js';
 import { LxcTools, startErrors, type LxcEntry } from './lxc-tools.js';
 import { readContainerUsage } from './lxc-usage.js';
@@ -52,6 +53,7 @@ export class NativeLxc implements NativeGuests {
   private readonly tools: LxcTools;
   readonly backups: GuestBackups;
   readonly volumes: VolumeOperations;
+  readonly snapshots: LxcSnapshots;
   private readonly cpu = new CpuMeter();
   private cgroup: Promise<CgroupLayout> | undefined;
 
@@ -62,6 +64,7 @@ export class NativeLxc implements NativeGuests {
     this.tools = new LxcTools(hostPath(host, LXC_PATH));
     this.backups = new LxcBackups(host, this.tools, this);
     this.volumes = new LxcVolumeOperations(host, async (vmid, signal) => (await this.tools.state(vmid, signal)) !== 'STOPPED');
+    this.snapshots = new LxcSnapshots(host, this.tools, (guest, context) => this.start(guest, context));
   }
 
   /** The volumes in `allocate`, the template unpacked into the root (which must be empty) with root's password and keys, the config. */
@@ -151,9 +154,10 @@ export class NativeLxc implements NativeGuests {
     await this.tools.check('lxc-unfreeze', vmid, [], { signal: context.signal });
   }
 
-  /** Removes the guest's volumes and its folder on the lxcpath; what is missing already is fine. */
+  /** Removes the guest's snapshots, volumes and its folder on the lxcpath; what is missing already is fine. */
   async destroy(guest: GuestSpec, context: CommandContext): Promise<void> {
     await this.refuseRunning(guest.vmid, 'destroy', context.signal);
+    await this.snapshots.removeAll(guest, context.signal);
     for (const each of guest.volumes) {
       context.log(removingVolume('lxc', each));
       await removeVolume(this.host, guest.vmid, each, context.signal);

@@ -20,6 +20,7 @@ import {
 } from '../../guest-messages.js';
 import type { GuestBackups } from '../../guest-backups.js';
 import type { GuestMigration } from '../../guest-migration.js';
+import type { GuestSnapshots } from '../../guest-snapshots.js';
 import { ownVolumes, removeEmptyGuestFolder, volumeOf } from '../../guest-volumes.js';
 import { existingBridges } from '../host-bridges.js';
 import type { NativeGuests } from '../native-guests.js';
@@ -31,6 +32,7 @@ import { convertImagePlan, createImagePlan, makeImages, makeReadOnly } from './q
 import { QemuMigration } from './qemu-migration.js';
 import { QemuVolumeOperations } from './qemu-volume-operations.js';
 import type { VolumeOperations } from '../../volume-operations.js';
+import { QemuSnapshots } from './qemu-snapshots.js';
 import { waitForExit } from './qemu-process.js';
 import { removeRuntimeFiles, vmidsWithPidFiles, type QemuRuntimeFiles } from './qemu-runtime-files.js';
 import { QemuVm, runState, type RunState } from './qemu-vm.js';
@@ -40,6 +42,12 @@ import { vmFailure } from './vm-failure.js';
 const QEMU = 'qemu-system-x86_64';
 /** list() runs every few seconds: a monitor that a command holds gets this long, then the last state QMP gave counts. */
 const LIST_QMP_TIMEOUT_MS = 1000;
+
+/** How a VM's QEMU starts: waiting for a migration's state, or resuming a snapshot's. */
+interface LaunchOptions {
+  readonly incoming?: boolean;
+  readonly loadvm?: string;
+}
 
 export interface NativeQemuOptions {
   /** This accelerator instead of KVM when /dev/kvm opens read-write, else TCG (tests force TCG, to behave alike on every machine). */
@@ -60,15 +68,17 @@ export class NativeQemu implements NativeGuests {
   readonly migration: GuestMigration;
   readonly backups: GuestBackups;
   readonly volumes: VolumeOperations;
+  readonly snapshots: GuestSnapshots;
 
   constructor(
     private readonly host: Host,
     private readonly logger?: Logger,
     private readonly options: NativeQemuOptions = {},
   ) {
-    this.migration = new QemuMigration(host, (guest, context) => this.begin(guest, context, true));
+    this.migration = new QemuMigration(host, (guest, context) => this.begin(guest, context, { incoming: true }));
     this.backups = new QemuBackups(host, this);
     this.volumes = new QemuVolumeOperations(host);
+    this.snapshots = new QemuSnapshots(host, (guest, context, loadvm) => this.begin(guest, context, loadvm === undefined ? {} : { loadvm }));
   }
 
   async create({ guest, allocate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
@@ -77,18 +87,18 @@ export class NativeQemu implements NativeGuests {
   }
 
   start(guest: GuestSpec, context: CommandContext): Promise<void> {
-    return this.begin(guest, context, false);
+    return this.begin(guest, context, {});
   }
 
-  /** A start, or for the target of a migration a QEMU that waits for the VM's state (`incoming`). */
-  private async begin(guest: GuestSpec, context: CommandContext, incoming: boolean): Promise<void> {
+  /** A start; for the target of a migration a QEMU that waits for the VM's state (`incoming`); for a rollback one that resumes a snapshot's (`loadvm`). */
+  private async begin(guest: GuestSpec, context: CommandContext, how: LaunchOptions): Promise<void> {
     const vm = this.vm(guest.vmid);
     if (guest.template) throw new Error(isTemplate('qemu', vm.vmid));
     if (this.starting.has(vm.vmid)) throw new Error(`VM ${vm.vmid} is already starting`);
     if ((await vm.runningPid()) !== undefined) throw new Error(alreadyRunning('qemu', vm.vmid));
     this.starting.add(vm.vmid);
     try {
-      await this.launch(vm, guest, context, incoming);
+      await this.launch(vm, guest, context, how);
     } finally {
       this.starting.delete(vm.vmid);
     }
@@ -215,12 +225,12 @@ export class NativeQemu implements NativeGuests {
     return guests;
   }
 
-  private async launch(vm: QemuVm, guest: GuestSpec, { signal, log }: CommandContext, incoming: boolean): Promise<void> {
+  private async launch(vm: QemuVm, guest: GuestSpec, { signal, log }: CommandContext, { incoming, loadvm }: LaunchOptions): Promise<void> {
     await removeRuntimeFiles(vm.files); // a killed QEMU's
     await mkdir(vm.files.dir, { recursive: true });
     const accelerator = this.options.accelerator ?? (await probeAccelerator());
     const bridges = await existingBridges([...new Set(guest.nics.flatMap((nic) => nic.bridge ?? []))]);
-    const line = qemuCommandLine(guest, { host: this.host, accelerator, files: vm.files, bridges, incoming });
+    const line = qemuCommandLine(guest, { host: this.host, accelerator, files: vm.files, bridges, ...(incoming === true ? { incoming } : {}), ...(loadvm !== undefined ? { loadvm } : {}) });
     const devices = deviceOptions(guest.vmid, guest.config);
     for (const note of [...line.notes, ...devices.notes]) log(note);
     const args = [...line.args, ...devices.args];
@@ -231,7 +241,7 @@ export class NativeQemu implements NativeGuests {
       if (output.code !== 0) throw new Error(`${QEMU} failed (exit code ${output.code}): ${await qemuLastWords(output, vm.files)}`);
       for (const tap of line.taps) await runChecked('ip', ['link', 'set', 'dev', tap.ifname, 'master', tap.bridge, 'up'], { signal });
       // It runs once its state has arrived (QemuMigration.finish).
-      if (incoming) return;
+      if (incoming === true) return;
       const state = await vm.qmp('did not answer on QMP', signal, async (qmp) => {
         if (!devices.frozen) await qmp.execute('cont');
         return runState(qmp);

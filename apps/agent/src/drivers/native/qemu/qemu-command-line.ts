@@ -14,6 +14,8 @@ export interface QemuHostFacts {
   readonly bridges: ReadonlySet<string>;
   /** The target of a migration: QEMU waits for the VM's state (`-incoming defer`, then QMP `migrate-incoming`). */
   readonly incoming?: boolean;
+  /** A rollback to a snapshot with the VM's state: QEMU reverts the disks to it and loads that state (`-loadvm`). */
+  readonly loadvm?: string;
 }
 
 /** A tap QEMU creates for a card; the agent puts it on its bridge once QEMU runs. */
@@ -64,7 +66,7 @@ export function qemuCommandLine(guest: GuestSpec, facts: QemuHostFacts): QemuCom
   const buses = new Set(disks.map((volume) => DISK.exec(volume.key)?.[1]));
   return {
     args: [
-      ...['-name', `guest=${guest.name}`, '-S', ...(facts.incoming === true ? ['-incoming', 'defer'] : []), '-daemonize', '-pidfile', files.pid, '-D', files.log],
+      ...['-name', `guest=${guest.name}`, '-S', ...(facts.incoming === true ? ['-incoming', 'defer'] : []), ...(facts.loadvm !== undefined ? ['-loadvm', facts.loadvm] : []), '-daemonize', '-pidfile', files.pid, '-D', files.log],
       ...['-chardev', `socket,id=qmp,path=${escape(files.qmp)},server=on,wait=off`, '-mon', 'chardev=qmp,mode=control'],
       ...['-vnc', `unix:${escape(files.vnc)}`, '-nodefaults', '-no-user-config', '-machine', 'pc', '-accel', accelerator],
       ...['-m', String(guest.memoryMiB), '-smp', `${guest.cores * guest.sockets},sockets=${guest.sockets},cores=${guest.cores}`],
