@@ -50,7 +50,7 @@ export class DisksController {
   private async disks(node: string): Promise<ResultOf<Endpoints['list']>> {
     this.nodes.existing(node);
     const disks = await this.hub.request(node, 'node.disks.list', {}, { timeoutMs: HOST_READ_MS });
-    return disks.map(({ gpt, mounted, ...disk }) => ({ ...disk, gpt: gpt ? 1 : 0, mounted: mounted ? 1 : 0, osdid: -1 }));
+    return disks.map(({ gpt, mounted, ...disk }) => ({ ...disk, gpt: gpt ? 1 : 0, mounted: mounted ? 1 : 0, osdid: -1, 'osdid-list': [] }));
   }
 
   private init({ node, ...disk }: ParamsOf<Endpoints['initGpt']>, caller: Principal): Promise<string> {

@@ -27,6 +27,7 @@ export const DiskEntry = z.object({
   used: z.string().optional().meta({ description: 'What uses the disk (`partitions`, `LVM`, `ZFS`, `mounted`, a file system); absent when unused.' }),
   health: z.string().optional().meta({ description: "SMART's verdict where smartctl is installed." }),
   osdid: z.literal(-1).meta({ description: 'PVE: the Ceph OSD on the disk; Corral manages no Ceph, always -1.' }),
+  'osdid-list': z.array(z.number().int()).meta({ description: 'PVE: the Ceph OSDs on the disk; always empty.' }),
 });
 
 const list = (path: string, summary: string) =>

@@ -91,7 +91,7 @@ describe('the host endpoints of a node, through its agent', () => {
 
   it('disks: PVE\'s 0/1 flags on both paths', async () => {
     answer = () => ({ result: [{ devpath: '/dev/sdb', size: 1e10, type: 'ssd', model: 'Disk', gpt: true, mounted: false }] });
-    const expected = [{ devpath: '/dev/sdb', size: 1e10, type: 'ssd', model: 'Disk', gpt: 1, mounted: 0, osdid: -1 }];
+    const expected = [{ devpath: '/dev/sdb', size: 1e10, type: 'ssd', model: 'Disk', gpt: 1, mounted: 0, osdid: -1, 'osdid-list': [] }];
     expect(dataOf(await call(t, 'GET', '/nodes/pve1/disks/list'))).toEqual(expected);
     expect(dataOf(await call(t, 'GET', '/nodes/pve1/disk'))).toEqual(expected);
   });
