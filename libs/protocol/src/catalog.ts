@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { CommandDefinition } from './command-definition.js';
 import { guestClone, guestCreate, guestDestroy, guestMonitor, guestReboot, guestReset, guestResume, guestShutdown, guestStart, guestStop, guestSuspend, guestTemplate, guestVncOpen } from './commands/guest.js';
+import { guestCloudinitWrite } from './commands/guest-cloudinit.js';
 import { guestBackup, guestBackupConfig, guestRestore } from './commands/guest-backup.js';
 import { guestVolumeAllocate, guestVolumeFree, guestVolumeMove, guestVolumeResize } from './commands/guest-volume.js';
 import { guestMigrateAbort, guestMigrateFinish, guestMigrateReceive, guestMigrateSend } from './commands/guest-migrate.js';
@@ -70,6 +71,7 @@ export const COMMANDS = {
   'guest.backup': guestBackup,
   'guest.backup.config': guestBackupConfig,
   'guest.restore': guestRestore,
+  'guest.cloudinit.write': guestCloudinitWrite,
 } as const satisfies Record<string, CommandDefinition>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -3,6 +3,7 @@ export { CLOSE_CODES } from './close-codes.js';
 export { parseCommandRequest, parseCommandResult, runCommand, type CommandRequestParse, type CommandResultParse } from './command-requests.js';
 export { ConfigKey, GuestNic, GuestSpec, GuestType, GuestVolume, HostFilePath, MacAddress } from './commands/guest.js';
 export { BackupCompression, BackupFile, BackupMode } from './commands/guest-backup.js';
+export { CloudinitFile } from './commands/guest-cloudinit.js';
 export { SnapshotName } from './commands/guest-snapshot.js';
 export { Disk } from './commands/node-disks.js';
 export { DnsSettings } from './commands/node-dns.js';

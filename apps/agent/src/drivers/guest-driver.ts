@@ -48,6 +48,8 @@ export interface GuestDriver {
   destroy(guest: GuestSpec, context: CommandContext): Promise<void>;
   clone(params: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void>;
   template(guest: GuestSpec, context: CommandContext): Promise<void>;
+  /** QEMU only: writes the VM's cloud-init drive (`guest.cloudinit.write`). */
+  writeCloudinit(params: ParamsOf<'guest.cloudinit.write'>, context: CommandContext): Promise<void>;
   /** QEMU only: one human-monitor command's output. */
   monitor(vmid: number, command: string, context: CommandContext): Promise<string>;
   /** QEMU only: a connection to the running VM's VNC display (RFB), which the caller closes. A driver without a display of its own refuses (`unavailable`), saying so. */

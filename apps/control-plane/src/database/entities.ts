@@ -14,6 +14,7 @@ import { HaResourceRow } from '../cluster/ha/ha-resource.entity.js';
 import { JoinTokenRow } from '../cluster/join-tokens/join-token.entity.js';
 import { GuestRow } from '../guests/guest.entity.js';
 import { GuestSnapshotRow } from '../guests/snapshots/guest-snapshot.entity.js';
+import { GuestCloudinitRow } from '../guests/cloudinit/guest-cloudinit.entity.js';
 import { VmidReservationRow } from '../guests/vmid-reservation.entity.js';
 import { StorageRow } from '../storage/storage.entity.js';
 import { PoolGuestRow } from '../pools/pool-guest.entity.js';
@@ -38,4 +39,4 @@ export const ENTITIES: readonly (new () => object)[] = [RealmRow, UserRow, Group
   NodeRow, NodeFirewallRow, JoinTokenRow, EventRow, EventRetentionRow, TaskRow, TaskLogRow, ReplicaRow,
   StorageRow, GuestRow, VmidReservationRow, PoolRow, PoolGuestRow, PoolStorageRow, BackupJobRow, BackupJobRunRow,
   WebhookRow, WebhookSecretRow, MatcherRow, MatcherTargetRow, DeliveryRow, DispatchCursorRow,
-  HaGroupRow, HaResourceRow, HaManagerRow, GuestSnapshotRow];
+  HaGroupRow, HaResourceRow, HaManagerRow, GuestSnapshotRow, GuestCloudinitRow];

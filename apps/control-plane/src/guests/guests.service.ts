@@ -34,6 +34,7 @@ import { runState, statusEntry } from './status-entry.js';
 import { isUnusedKey } from './formats/unused-keys.js';
 import { touchesVolumes, volumePrivilege } from './volumes/volume-change.js';
 import { VolumeChanges } from './volumes/volume-changes.js';
+import { CloudinitService } from './cloudinit/cloudinit.service.js';
 
 /** How long the agent may take, by kind of work. */
 const CREATE_MS = 30 * 60_000;
@@ -77,6 +78,7 @@ export class GuestsService {
     private readonly newGuests: NewGuests,
     private readonly ha: HaResourcesRepository,
     private readonly volumeChanges: VolumeChanges,
+    private readonly cloudinit: CloudinitService,
   ) {}
 
   async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
@@ -220,7 +222,10 @@ export class GuestsService {
       type: kind.tasks.reboot ?? 'reboot',
       caller,
       check: () => this.mustBe(kind, node, vmid, ['running'], 'is not running'),
-      work: async (work) => work.agent('guest.reboot', { guest: await this.spec(kind, node, vmid), timeout }, (timeout + 120) * 1000),
+      work: async (work) => {
+        if (kind.type === 'qemu') await this.cloudinit.generate(work, vmid);
+        await work.agent('guest.reboot', { guest: await this.spec(kind, node, vmid), timeout }, (timeout + 120) * 1000);
+      },
     });
   }
 
@@ -260,6 +265,7 @@ export class GuestsService {
       work: async (work) => {
         if (runState(this.existing(kind, node, vmid)) !== 'stopped') await work.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
         await work.agent('guest.destroy', { guest: await this.spec(kind, node, vmid) }, CREATE_MS);
+        if (kind.type === 'qemu') await this.cloudinit.release(work, this.existing(kind, node, vmid).row);
         await this.repository.remove(vmid, { event: 'vm-delete', node });
         await this.view.reload(vmid);
       },
@@ -435,6 +441,8 @@ export class GuestsService {
   /** Starts the guest on its node; `ha`: as the HA manager, which the agent allows only under an HA lease covering the guest. */
   private async startWork(kind: GuestKind, vmid: number, work: GuestWork, options: { ha?: true } = {}): Promise<void> {
     const { row } = this.existing(kind, undefined, vmid);
+    // As PVE's start: the cloud-init drive is generated from the config first.
+    if (kind.type === 'qemu') await this.cloudinit.generate(work, vmid);
     await work.agent('guest.start', { guest: await this.spec(kind, row.node, vmid), ...options }, POWER_MS);
   }
 

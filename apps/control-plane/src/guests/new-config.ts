@@ -7,6 +7,7 @@ import { isNicKey } from './formats/qemu-keys.js';
 import { formatSize, parseSize } from './formats/size.js';
 import { isUnusedKey } from './formats/unused-keys.js';
 import type { GuestKind } from './guest-kinds.js';
+import { cloudinitDrive, refuseSecondDrive } from './cloudinit/cloudinit-drive.js';
 
 /** Proxmox's OUI, which PVE gives every generated MAC address (facts.md 4.8). */
 const MAC_PREFIX = 'BC:24:11';
@@ -52,6 +53,7 @@ export function resolveNewConfig(kind: GuestKind, given: Readonly<Record<string,
     }
   }
   if (kind.type === 'qemu') {
+    refuseSecondDrive(config);
     config['smbios1'] ??= `uuid=${randomUUID()}`;
     config['vmgenid'] ??= randomUUID();
     const boot = bootOrder(config);
@@ -66,6 +68,8 @@ function resolveVolume(kind: GuestKind, key: string, volume: VolumeValue, placem
   const { source, options } = volume;
   const { vmid, node, storages } = placement;
   if (source.kind === 'none') return formatVolume(volume);
+  const cloudinit = kind.type === 'qemu' ? cloudinitDrive(key, volume, placement) : undefined;
+  if (cloudinit !== undefined) return cloudinit;
   if (source.kind === 'volume') {
     const cdrom = options.get('media') === 'cdrom';
     if (!cdrom) throw badParam(key, `attaching the existing volume '${source.storage}:${source.volname}' is not supported yet: give <storage>:<size in GiB> for a new one`);

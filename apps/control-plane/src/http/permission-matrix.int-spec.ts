@@ -237,6 +237,10 @@ const ROWS: readonly Row[] = [
   { endpoint: 'POST /nodes/{node}/lxc/{vmid}/clone', request: (c) => ({ path: '/nodes/matrix/lxc/101/clone', form: { newid: 310 + CALLERS.indexOf(c) } }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/monitor', request: () => ({ path: '/nodes/matrix/qemu/100/monitor' }), expect: AUDITORS },
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/monitor', request: () => ({ path: '/nodes/matrix/qemu/100/monitor', form: { command: 'info status' } }), expect: AUDIT_OFFLINE_NODE },
+  // VM 100 has no cloud-init drive: those allowed get the 409 that says so; vmuser's PVEVMUser has VM.Config.Cloudinit.
+  { endpoint: 'GET /nodes/{node}/qemu/{vmid}/cloudinit', request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit' }), expect: VM_USER_AUDIT },
+  { endpoint: 'PUT /nodes/{node}/qemu/{vmid}/cloudinit', request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit' }), expect: '401 409 403 409 403 403' },
+  { endpoint: 'GET /nodes/{node}/qemu/{vmid}/cloudinit/dump', request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit/dump?type=user' }), expect: '401 409 409 409 403 409' },
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/template', request: () => ({ path: '/nodes/matrix/qemu/100/template' }), expect: MODIFY_OFFLINE_NODE },
   // VM.Migrate, which only root has here; a migration to the VM's own node is a 400 once allowed.
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate' }), expect: ROOT_ONLY },

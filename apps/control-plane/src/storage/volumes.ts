@@ -30,7 +30,7 @@ export function parseVolname(volname: string): ParsedVolname | null {
     const [, baseVmid = '', baseFile = '', vmid = '', file = ''] = linked;
     return { content: 'images', vmid: Number(vmid), relative: `images/${vmid}/${file}`, base: { vmid: Number(baseVmid), relative: `images/${baseVmid}/${baseFile}` } };
   }
-  const guest = /^(\d+)\/((?:vm|base|subvol|basevol)-\1-disk-\d+(?:\.(?:qcow2|raw))?)$/.exec(volname);
+  const guest = /^(\d+)\/((?:vm|base|subvol|basevol)-\1-disk-\d+(?:\.(?:qcow2|raw))?|vm-\1-cloudinit\.(?:qcow2|raw))$/.exec(volname);
   if (guest) {
     const [, vmid = '', file = ''] = guest;
     return { content: file.startsWith('subvol') || file.startsWith('basevol') ? 'rootdir' : 'images', vmid: Number(vmid), relative: `images/${vmid}/${file}` };

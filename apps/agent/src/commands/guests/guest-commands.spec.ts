@@ -28,6 +28,7 @@ function fakeDriver(steps: string[], failing: string[] = []): GuestDriver {
     destroy: method('destroy'),
     clone: method('clone'),
     template: method('template'),
+    writeCloudinit: method('writeCloudinit'),
     monitor: async () => {
       await method('monitor')();
       return 'VM status: running\r\n';

@@ -62,5 +62,6 @@ export function guestCommands(
     'guest.snapshot.create': (params, context) => act(driver.snapshots.create(params, context)),
     'guest.snapshot.rollback': (params, context) => act(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.snapshots.rollback(params, guarded))),
     'guest.snapshot.delete': (params, context) => act(driver.snapshots.delete(params, context)),
+    'guest.cloudinit.write': (params, context) => act(driver.writeCloudinit(params, context)),
   };
 }

@@ -29,6 +29,7 @@ function fakePart(listed: GuestRuntime[]) {
     clone: record('clone'),
     template: record('template'),
     reset: record('reset'),
+    writeCloudinit: record('writeCloudinit'),
     monitor: async (vmid) => {
       calls.push(['monitor', vmid]);
       return 'VM status: running\r\n';

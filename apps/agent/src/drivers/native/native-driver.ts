@@ -14,6 +14,7 @@ import type { NativeGuests } from './native-guests.js';
 /** The QEMU part: what a VM has beyond what a container has. */
 export interface NativeVms extends NativeGuests {
   reset(vmid: number, context: CommandContext): Promise<void>;
+  writeCloudinit(params: ParamsOf<'guest.cloudinit.write'>, context: CommandContext): Promise<void>;
   monitor(vmid: number, command: string, context: CommandContext): Promise<string>;
   readonly migration: GuestMigration;
   vnc(vmid: number, context: CommandContext): Promise<Socket>;
@@ -108,6 +109,10 @@ export class NativeDriver implements GuestDriver {
 
   template(guest: GuestSpec, context: CommandContext): Promise<void> {
     return this.part(guest.type).template(guest, context);
+  }
+
+  writeCloudinit(params: ParamsOf<'guest.cloudinit.write'>, context: CommandContext): Promise<void> {
+    return this.vms.writeCloudinit(params, context);
   }
 
   async monitor(vmid: number, command: string, context: CommandContext): Promise<string> {

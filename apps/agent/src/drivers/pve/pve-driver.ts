@@ -110,6 +110,11 @@ export class PveDriver implements GuestDriver {
     await this.run(tool(guest.type), ['template', String(guest.vmid)], context);
   }
 
+  /** PVE renders its own files from its config of the VM: `qm cloudinit update` regenerates the drive. */
+  async writeCloudinit({ vmid }: ParamsOf<'guest.cloudinit.write'>, context: CommandContext): Promise<void> {
+    await this.run('qm', ['cloudinit', 'update', String(vmid)], context);
+  }
+
   async monitor(vmid: number, command: string, context: CommandContext): Promise<string> {
     const said = (await this.run('qm', ['monitor', String(vmid)], { ...context, log: () => undefined }, `${command}\n`)).replace(MONITOR_BANNER, '');
     const answer = said.startsWith(MONITOR_PROMPT) ? said.slice(MONITOR_PROMPT.length) : said;

@@ -225,6 +225,12 @@ export class SimDriver implements GuestDriver {
     await this.writer.save();
   }
 
+  /** Simulated: the drive is not written; the VM must exist, and the log says what would be written. */
+  async writeCloudinit({ vmid, volume, label, files }: ParamsOf<'guest.cloudinit.write'>, context: CommandContext): Promise<void> {
+    if ((await this.find('qemu', vmid)) === undefined) throw new Error(`VM ${vmid} does not exist on this node`);
+    context.log(`generating cloud-init ISO (${label}) for ${volume.key}: ${files.map((file) => file.path).join(', ')} (simulated)`);
+  }
+
   async monitor(vmid: number, command: string, context: CommandContext): Promise<string> {
     const guest = await this.runningVm(vmid, 'monitor');
     await this.pause(this.timing.monitorMs, context);

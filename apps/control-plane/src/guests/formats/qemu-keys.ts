@@ -1,5 +1,6 @@
 import { DISK, QEMU_NIC } from './devices.js';
 import { QEMU_HARDWARE_KEYS } from './qemu-hardware-keys.js';
+import { CLOUDINIT_PASSWORD } from '../cloudinit/cloudinit-password.js';
 import { decimal, numbered, DNS_NAME, HOOKSCRIPT, SNIPPET_VOLUME, STARTUP, flag, integer, IPV4, IPV4_CIDR, IPV6, IPV6_SETTING, LINE, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
 
 /**
@@ -79,7 +80,7 @@ export const QEMU_KEYS: Readonly<Record<string, ValueRule>> = {
   smbios1: text('SMBIOS type 1 fields.', /^(?:(?:uuid|serial|manufacturer|product|version|sku|family|base64)=[^,\x00-\x1f]*(?:,|$))+$/, 'must be key=value items of uuid, serial, manufacturer, product, version, sku, family'),
   vmgenid: text('VM generation id: a UUID, or 1 to generate one.', /^(?:[01]|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, 'must be a UUID, 0 or 1'),
   ciuser: text('Cloud-init user.', /^[a-z_][a-z0-9_-]{0,31}$/, 'must be a user name'),
-  cipassword: PLAIN('Cloud-init password (masked when read).', 512),
+  cipassword: CLOUDINIT_PASSWORD,
   citype: oneOf('Cloud-init format.', ['configdrive2', 'nocloud', 'opennebula']),
   sshkeys: text('Cloud-init SSH public keys, URL-encoded.', LINE, 'must be URL-encoded keys', 65_536),
   nameserver: text('Cloud-init DNS servers.', /^[0-9A-Fa-f.: ]+$/, 'must be IP addresses separated by spaces'),

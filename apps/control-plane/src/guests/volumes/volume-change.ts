@@ -8,6 +8,7 @@ import { formatSize, parseSize } from '../formats/size.js';
 import { freeUnusedKey, isUnusedKey } from '../formats/unused-keys.js';
 import type { GuestKind } from '../guest-kinds.js';
 import { newVolumeName } from './volume-names.js';
+import { cloudinitDrive, isCloudinitVolname, refuseSecondDrive } from '../cloudinit/cloudinit-drive.js';
 
 /** A config change as the request gives it: keys to set (checked and normalised by their rules) and keys to delete. */
 export interface ConfigChange {
@@ -74,10 +75,13 @@ export function planVolumeChange(input: VolumeChangeInput): VolumeChangePlan {
     const value = config[key];
     if (value === undefined) return;
     delete config[key];
-    const own = isUnusedKey(key) || ownVolume(parseValue(kind, key, value));
+    const parsed = parseValue(kind, key, value);
+    // A cloud-init drive is the VM's own, but never kept as unusedN: it is generated again when needed.
+    const cloudinit = parsed.source.kind === 'volume' && isCloudinitVolname(parsed.source.volname);
+    const own = isUnusedKey(key) || cloudinit || ownVolume(parsed);
     if (!own) return;
     if (!isUnusedKey(key) && running) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is running: ${key} can be detached once it is stopped (Corral does not hot-unplug volumes)`);
-    if (isUnusedKey(key) || input.force === true) plan.free.push(key);
+    if (isUnusedKey(key) || cloudinit || input.force === true) plan.free.push(key);
     else config[freeUnusedKey((candidate) => candidate in config)] = volumeIdOf(kind, key, value) ?? value;
   };
 
@@ -96,6 +100,12 @@ export function planVolumeChange(input: VolumeChangeInput): VolumeChangePlan {
     const { source, options } = wanted;
     const currentValue = config[key];
     const currentVolid = currentValue === undefined ? undefined : volumeIdOf(kind, key, currentValue);
+    const cloudinit = kind.type === 'qemu' ? cloudinitDrive(key, wanted, { vmid, node, storages }) : undefined;
+    if (cloudinit !== undefined) {
+      if (volumeIdOf(kind, key, cloudinit) !== currentVolid) detach(key);
+      config[key] = cloudinit;
+      continue;
+    }
     if (source.kind === 'new') {
       if (key === 'rootfs') throw badParam(key, 'the root file system of an existing container cannot be replaced: resize it, or move it with move_volume');
       if (kind.type === 'lxc' && !options.has('mp')) throw badParam(key, 'a mount point needs mp=<path inside the container>');
@@ -137,6 +147,7 @@ export function planVolumeChange(input: VolumeChangeInput): VolumeChangePlan {
     config[key] = value;
   }
 
+  if (kind.type === 'qemu') refuseSecondDrive(config);
   // A volume attached again in this same change is not destroyed.
   const named = new Set(Object.entries(config).map(([key, value]) => (kind.isVolumeKey(key) || isUnusedKey(key) ? volumeIdOf(kind, key, value) : undefined)));
   const free = plan.free.filter((key) => !named.has(volumeIdOf(kind, key, input.config[key] ?? '')));

@@ -38,6 +38,7 @@ import { removeRuntimeFiles, vmidsWithPidFiles, type QemuRuntimeFiles } from './
 import { QemuVm, runState, type RunState } from './qemu-vm.js';
 import { connectVnc } from './qemu-vnc.js';
 import { vmFailure } from './vm-failure.js';
+import { writeCloudinitDrive } from './qemu-cloudinit.js';
 
 const QEMU = 'qemu-system-x86_64';
 /** list() runs every few seconds: a monitor that a command holds gets this long, then the last state QMP gave counts. */
@@ -150,6 +151,10 @@ export class NativeQemu implements NativeGuests {
     await this.vm(guest.vmid).requireRunning();
     await this.shutdown(guest.vmid, timeoutS, true, context);
     await this.start(guest, context);
+  }
+
+  writeCloudinit(params: ParamsOf<'guest.cloudinit.write'>, context: CommandContext): Promise<void> {
+    return writeCloudinitDrive(this.host, params, context);
   }
 
   async reset(vmid: number, context: CommandContext): Promise<void> {
