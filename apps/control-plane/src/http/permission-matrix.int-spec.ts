@@ -115,6 +115,15 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /openapi.json', request: () => ({ path: '/openapi.json' }), expect: PUBLIC },
   { endpoint: 'GET /access', request: () => ({ path: '/access' }), expect: ANY_CALLER },
   { endpoint: 'GET /access/domains', request: () => ({ path: '/access/domains' }), expect: PUBLIC },
+  { endpoint: 'GET /access/domains/{realm}', request: () => ({ path: '/access/domains/pve' }), expect: AUDITORS },
+  { endpoint: 'POST /access/domains', request: (c) => ({ path: '/access/domains', form: { realm: `new-${c}`, type: 'openid' } }), expect: ROOT_ONLY },
+  { endpoint: 'PUT /access/domains/{realm}', request: () => ({ path: '/access/domains/pve', form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'DELETE /access/domains/{realm}',
+    setup: async (t, c) => void dataOf(await call(t, 'POST', '/access/domains', { form: { realm: `gone-${c}`, type: 'openid' } })),
+    request: (c) => ({ path: `/access/domains/gone-${c}` }),
+    expect: ROOT_ONLY,
+  },
   { endpoint: 'GET /access/ticket', request: () => ({ path: '/access/ticket' }), expect: PUBLIC },
   { endpoint: 'POST /access/ticket', request: () => ({ path: '/access/ticket', form: { username: 'root@pam', password: TEST_ROOT_PASSWORD } }), expect: PUBLIC },
 
