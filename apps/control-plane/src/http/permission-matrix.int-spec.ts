@@ -249,6 +249,7 @@ const ROWS: readonly Row[] = [
   // VM.Migrate, which only root has here; a migration to the VM's own node is a 400 once allowed.
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate' }), expect: ROOT_ONLY },
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate', form: { target: 'matrix' } }), expect: '401 400 403 403 403 403' },
+  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/lxc/101/migrate', form: { target: 'matrix' } }), expect: '401 400 403 403 403 403' },
   // VM.Console, which PVEVMUser has and PVEAuditor lacks; a vncwebsocket without the websocket upgrade is a 400 once allowed.
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/vncproxy', request: () => ({ path: '/nodes/matrix/qemu/100/vncproxy' }), expect: VM_USER_POWER },
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/vncwebsocket', request: () => ({ path: '/nodes/matrix/qemu/100/vncwebsocket', query: 'port=5900&vncticket=PVEVNC:00000000::matrix' }), expect: '401 400 403 400 403 403' },
