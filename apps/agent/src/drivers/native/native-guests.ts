@@ -2,6 +2,7 @@ import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../commands/command-context.js';
 import type { FenceOrder } from '../../ha/fence-orders.js';
 import type { GuestBackups } from '../guest-backups.js';
+import type { GuestMigration } from '../guest-migration.js';
 
 /**
  * One guest type's part of the `native` driver (`NativeQemu`, `NativeLxc`): the `GuestDriver`
@@ -26,4 +27,6 @@ export interface NativeGuests {
   list(signal: AbortSignal): Promise<GuestRuntime[]>;
   /** Backups and restores of its own guests. */
   readonly backups: GuestBackups;
+  /** Migrations of its own guests between nodes. */
+  readonly migration: GuestMigration;
 }
