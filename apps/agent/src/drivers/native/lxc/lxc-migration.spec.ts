@@ -55,7 +55,10 @@ describe('container migration between two native agents', () => {
 
   it('moves a stopped container with its tree (owners, modes, content) and config; it starts on the target, and nothing of it is left on the source', async () => {
     const before = await fileTree(root(source, 230), signal);
-    const { nbdPort } = await target.lxc.migration.receive({ guest: ct(230), copy: ['rootfs'], online: false, listen: '127.0.0.1' }, context);
+    // The agent aborts a command's signal once it answered: the volumes arrive after that.
+    const receiving = new AbortController();
+    const { nbdPort } = await target.lxc.migration.receive({ guest: ct(230), copy: ['rootfs'], online: false, listen: '127.0.0.1' }, { ...context, signal: receiving.signal });
+    receiving.abort();
     const sent = await source.lxc.migration.send({ guest: ct(230), copy: ['rootfs'], online: false, target: { node: 'b', address: '127.0.0.1', nbdPort, volids: { rootfs: 'local:230/subvol-230-disk-0' } } }, context);
     expect(sent).toEqual({ state: 'stopped' });
     await target.lxc.migration.finish({ guest: ct(230), copy: ['rootfs'], state: 'stopped' }, context);

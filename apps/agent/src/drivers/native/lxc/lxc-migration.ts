@@ -23,8 +23,8 @@ const KEEP = ['--numeric-owner', '--xattrs', '--xattrs-include=user.*', '--xattr
  * target's `finish` writes the container's config; `abort` removes the directories it made.
  */
 export class LxcMigration implements GuestMigration {
-  /** The receivers of migrations under way to this node, by vmid. */
-  private readonly receivers = new Map<number, VolumeReceiver>();
+  /** The migrations under way to this node, by vmid: what receives their volumes, and what stops its unpacking. */
+  private readonly receiving = new Map<number, { receiver: VolumeReceiver; unpacking: AbortController }>();
 
   constructor(
     private readonly host: Host,
@@ -38,12 +38,14 @@ export class LxcMigration implements GuestMigration {
     const made: Undo[] = [];
     try {
       for (const volume of volumes) made.push(await makeVolumeDirectory(this.host, guest.vmid, volume));
+      // The volumes arrive after this command ended: their unpacking lasts until finish or abort.
+      const unpacking = new AbortController();
       const sink = {
         archiveOf: (key: string) => (copy.includes(key) ? this.archiveOf(volumeOf(guest, key)) : undefined),
-        unpack: (key: string, archive: string) => this.unpack(archive, volumeOf(guest, key), context),
+        unpack: (key: string, archive: string) => this.unpack(archive, volumeOf(guest, key), unpacking.signal),
       };
-      const receiver = await VolumeReceiver.listen(listen, sink, context.log);
-      this.receivers.set(guest.vmid, receiver);
+      const receiver = await VolumeReceiver.listen(listen, sink);
+      this.receiving.set(guest.vmid, { receiver, unpacking });
       context.log(`receiving ${guestLabel('lxc', guest.vmid)} on ${listen}: volumes on port ${receiver.port}`);
       return { nbdPort: receiver.port };
     } catch (error) {
@@ -98,17 +100,19 @@ export class LxcMigration implements GuestMigration {
     }
   }
 
-  private async unpack(archive: string, volume: GuestVolume, context: CommandContext): Promise<void> {
+  private async unpack(archive: string, volume: GuestVolume, signal: AbortSignal): Promise<void> {
     try {
-      await runChecked('tar', ['-x', '-f', archive, '-C', hostPath(this.host, volume.path), ...KEEP], { signal: context.signal, timeoutMs: ARCHIVE_LIMIT_MS });
+      await runChecked('tar', ['-x', '-f', archive, '-C', hostPath(this.host, volume.path), ...KEEP], { signal, timeoutMs: ARCHIVE_LIMIT_MS });
     } finally {
       await rm(archive, { force: true });
     }
   }
 
   private async stopReceiving(vmid: number): Promise<void> {
-    await this.receivers.get(vmid)?.close();
-    this.receivers.delete(vmid);
+    const session = this.receiving.get(vmid);
+    this.receiving.delete(vmid);
+    session?.unpacking.abort();
+    await session?.receiver.close();
   }
 
   /** The archive of a volume in transit, beside its directory. */

@@ -25,14 +25,12 @@ export class VolumeReceiver {
     readonly port: number,
   ) {}
 
-  static async listen(address: string, sink: VolumeSink, log: (line: string) => void): Promise<VolumeReceiver> {
+  /** A failure is answered to the source, whose task log shows it. */
+  static async listen(address: string, sink: VolumeSink): Promise<VolumeReceiver> {
     const server = createServer({ allowHalfOpen: true }, (socket) => {
       receive(socket, sink).then(
         () => socket.end('ok\n'),
-        (error: Error) => {
-          log(`receiving a volume failed: ${error.message}`);
-          socket.end(`error ${error.message.replace(/\n/g, ' ')}\n`);
-        },
+        (error: Error) => socket.end(`error ${error.message.replace(/\n/g, ' ')}\n`),
       );
     });
     server.listen(0, address);
