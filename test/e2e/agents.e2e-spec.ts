@@ -1,4 +1,5 @@
 import { AgentProcess, dropDatabase, testPostgres, waitFor, type ApiResponse, type ControlPlaneProcess } from '@corral/testing';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, release, tmpdir, totalmem, type, version } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -189,13 +190,26 @@ describe('agents: joining, liveness and refusals', () => {
     ]);
 
     for (const [node, host] of [['node-a', hostA], ['node-b', hostB]] as const) {
-      const status = data<{ memory: { total: number }; kversion: string; os: string; pveversion: string; cpuinfo: { cpus: number } }>(await nodeStatus(node));
+      const status = data<{
+        memory: { total: number };
+        kversion: string;
+        os: string;
+        pveversion: string;
+        cpuinfo: { cpus: number; user_hz: number };
+        'boot-info': { mode: string };
+        swap: { total: number; used: number; free: number };
+        idle: number;
+      }>(await nodeStatus(node));
       expect(status.memory.total).toBe(totalmem());
       expect(status.kversion).toBe(`${type()} ${release()} ${version()}`);
       expect(status.cpuinfo.cpus).toBe(cpus().length);
       // Read from this node's own host root, not from this machine's /etc.
       expect(status.os).toBe(host.osName);
-      expect(status.pveversion).toMatch(/^corral-agent\/\d+\.\d+\.\d+/);
+      expect(status.pveversion).toMatch(/^pve-manager\/9\.\d+\.\d+\/[0-9a-f]{16}$/);
+      expect(status['boot-info'].mode).toBe(existsSync('/sys/firmware/efi') ? 'efi' : 'legacy-bios');
+      expect(status.cpuinfo.user_hz).toBe(100);
+      expect(status.swap.used + status.swap.free).toBe(status.swap.total);
+      expect(status.idle).toBe(0);
       expect(data(await cp.api.send(`/nodes/${node}/subscription`, { headers: asRoot }))).toEqual({ status: 'notfound', message: expect.any(String), level: '' });
     }
 

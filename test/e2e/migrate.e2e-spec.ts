@@ -1,6 +1,6 @@
-import { processesUnder, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
+import { buildBusyboxTemplate, processesUnder, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,12 +14,14 @@ const ROOT_PASSWORD = 'migrate-e2e-root-password';
 const PATIENCE_MS = 90_000;
 const NODES = ['host1', 'host2'] as const;
 const IMAGE = 'var/lib/vz/images/100/vm-100-disk-0.qcow2';
+const CT_ROOT = 'var/lib/vz/images/200/subvol-200-disk-0';
 
 
-// Issue 5: a running VM (real QEMU, TCG) moved live between two real agents on the native driver,
-// each with a host root of its own, so that its disk is copied from one to the other as between
-// two hosts; driven through the API as a PVE client drives `qm migrate --online`.
-describe('live migration between two agents on the native driver', () => {
+// A running VM (real QEMU, TCG) moved live, and a container (real LXC) in restart mode, between two
+// real agents on the native driver, each with a host root of its own, so that their volumes are
+// copied from one to the other as between two hosts; driven through the API as PVE clients drive
+// `qm migrate --online` and `pct migrate --restart`.
+describe('migration between two agents on the native driver', () => {
   let cp: ControlPlaneProcess;
   let db: pg.Client;
   const agents: AgentProcess[] = [];
@@ -44,8 +46,9 @@ describe('live migration between two agents on the native driver', () => {
   }, 2 * PATIENCE_MS);
 
   afterAll(async () => {
-    // VMs outlive their agents (as in PVE): the QEMUs a failed test left under this test's roots are killed here.
+    // Guests outlive their agents (as in PVE): the QEMUs and containers a failed test left under this test's roots are stopped here.
     for (const agent of agents) await agent.kill();
+    for (const node of NODES) await run('lxc-stop', ['-P', hostFile(node, 'var/lib/corral/lxc'), '-n', '200', '-k']).catch(() => undefined);
     for (const pid of await processesUnder(root)) process.kill(pid, 'SIGKILL');
     await cp?.stop();
     await db?.end();
@@ -88,5 +91,28 @@ describe('live migration between two agents on the native driver', () => {
     await expect(stat(hostFile('host1', 'var/lib/vz/images/111/vm-111-disk-0.qcow2'))).rejects.toThrow(/ENOENT/);
     expect(await task('host2', '/nodes/host2/qemu/111', 'DELETE')).toBe('OK');
     expect(await task('host1', '/nodes/host1/qemu/110', 'DELETE')).toBe('OK');
+  });
+
+  it('moves a running container from host1 to host2 in restart mode (shut down, moved with its files, started there), and destroys it there', async () => {
+    await buildBusyboxTemplate(hostFile('host1', 'var/lib/vz/template/cache/busybox.tar.gz'));
+    expect(await task('host1', '/nodes/host1/lxc', 'POST', { vmid: 200, hostname: 'ct1', ostemplate: 'local:vztmpl/busybox.tar.gz', rootfs: 'local:0.5', memory: 64 })).toBe('OK');
+    await writeFile(hostFile('host1', `${CT_ROOT}/root/note`), 'moved with its container\n', { mode: 0o600 });
+    expect(await task('host1', '/nodes/host1/lxc/200/status/start')).toBe('OK');
+
+    expect((await send('/nodes/host1/lxc/200/migrate', 'POST', { target: 'host2' })).status).toBe(409);
+    expect(await task('host1', '/nodes/host1/lxc/200/migrate', 'POST', { target: 'host2', restart: 1, timeout: 5 })).toBe('OK');
+
+    expect(data<Record<string, unknown>>(await send('/nodes/host2/lxc/200/status/current'))).toMatchObject({ status: 'running', name: 'ct1' });
+    expect((await send('/nodes/host1/lxc/200/status/current')).status).toBe(404);
+    expect(await readFile(hostFile('host2', `${CT_ROOT}/root/note`), 'utf8')).toBe('moved with its container\n');
+    expect((await stat(hostFile('host2', `${CT_ROOT}/root/note`))).mode & 0o777).toBe(0o600);
+    await expect(stat(hostFile('host1', CT_ROOT))).rejects.toThrow(/ENOENT/);
+    await expect(stat(hostFile('host1', 'var/lib/corral/lxc/200'))).rejects.toThrow(/ENOENT/);
+
+    expect(await task('host2', '/nodes/host2/lxc/200/status/stop')).toBe('OK');
+    expect(await task('host2', '/nodes/host2/lxc/200', 'DELETE')).toBe('OK');
+    await expect(stat(hostFile('host2', CT_ROOT))).rejects.toThrow(/ENOENT/);
+    const events = (await db.query('SELECT "event", "node" FROM "events" WHERE "vmid" = 200 ORDER BY "seq"')).rows as { event: string; node: string }[];
+    expect(events.map((row) => `${row.event}@${row.node}`)).toEqual(['vm-create@host1', 'ct-start@host1', 'ct-stop@host1', 'ct-start@host2', 'ct-stop@host2', 'vm-delete@host2']);
   });
 });

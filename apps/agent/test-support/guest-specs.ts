@@ -1,4 +1,4 @@
-import type { GuestSpec } from '@corral/protocol';
+import type { GuestSpec, GuestVolume } from '@corral/protocol';
 
 /*
  * The sample guests of the driver specs: the ones of the protocol's golden fixtures
@@ -57,3 +57,14 @@ export const DB1: GuestSpec = {
     rootfs: 'local:200/subvol-200-disk-0,size=8G',
   },
 };
+
+/** A container volume directory of 1 GiB on `local`, as the native driver keeps them. */
+export function subvolume(vmid: number, key = 'rootfs', disk = 0): GuestVolume {
+  return { key, volid: `local:${vmid}/subvol-${vmid}-disk-${disk}`, path: `/var/lib/vz/images/${vmid}/subvol-${vmid}-disk-${disk}`, format: 'subvol', size: GIB };
+}
+
+/** A small container `ct<vmid>` with its root directory on `local` and no cards, unless `changes` say otherwise. */
+export function smallContainer(vmid: number, changes: Partial<GuestSpec> = {}): GuestSpec {
+  return { type: 'lxc', vmid, name: `ct${vmid}`, memoryMiB: 128, cores: 1, sockets: 1, ostype: 'alpine', template: false, nics: [], volumes: [subvolume(vmid)], config: {}, ...changes };
+}
+

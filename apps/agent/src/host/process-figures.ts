@@ -12,7 +12,7 @@ import { cpuCount } from './host-facts.js';
 export const PROC_ROOT = '/proc';
 
 /** USER_HZ, the unit of /proc's times: 100 on every architecture Linux runs hypervisor hosts on (`getconf CLK_TCK`). */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
 export interface ProcStat {
   /** One letter: R, S, D, Z (zombie), ... */

@@ -3,11 +3,12 @@ import { AccessIndexModule } from './access-index/access-index.module.js';
 import { AclModule } from './acl/acl.module.js';
 import { GroupsModule } from './groups/groups.module.js';
 import { PermissionsModule } from './permissions/permissions.module.js';
+import { RealmsModule } from './realms/realms.module.js';
 import { RolesModule } from './roles/roles.module.js';
 import { TicketModule } from './ticket/ticket.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 import { UsersModule } from './users/users.module.js';
 
-/** The access-control API (spec 4.6): tickets, users, groups, roles, ACLs, tokens, permissions. */
-@Module({ imports: [AccessIndexModule, TicketModule, UsersModule, GroupsModule, RolesModule, AclModule, PermissionsModule, TokensModule] })
+/** The access-control API (spec 4.6): tickets, users, groups, roles, ACLs, tokens, permissions, realms. */
+@Module({ imports: [AccessIndexModule, TicketModule, UsersModule, GroupsModule, RolesModule, AclModule, PermissionsModule, TokensModule, RealmsModule] })
 export class AccessModule {}

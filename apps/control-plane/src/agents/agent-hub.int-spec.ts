@@ -2,20 +2,11 @@ import { CLOSE_CODES, PROTOCOL_VERSION } from '@corral/protocol';
 import { FakeAgent, waitFor } from '@corral/testing';
 import { call, dataOf, expectError } from '../../test-support/access-fixture.js';
 import { events, joinNode, onlineAgent } from '../../test-support/node-fixture.js';
+import { OLDER_AGENT_STATUS as STATUS } from '../../test-support/node-status-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
 
-const STATUS = {
-  cpu: 0.25,
-  loadavg: [0.5, 0.25, 0.125],
-  uptime: 3600,
-  memory: { total: 8e9, used: 2e9, free: 6e9, available: 5e9 },
-  rootfs: { total: 1e11, used: 4e10, free: 6e10, avail: 5.5e10 },
-  cpuinfo: { model: 'Test CPU', sockets: 1, cores: 4, cpus: 8 },
-  kernel: { sysname: 'Linux', release: '6.1.0-test', version: '#1 SMP', machine: 'x86_64' },
-  os: 'Debian GNU/Linux 12 (bookworm)',
-};
 const INVENTORY = { kind: 'inventory', cpu: 0.25, maxcpu: 8, mem: 2e9, maxmem: 8e9, uptime: 3600, disk: 4e10, maxdisk: 1e11, os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-test' };
 
 const nodeEntry = async (t: TestApp, node: string) => dataOf<{ node: string; status: string }[]>(await call(t, 'GET', '/nodes')).find((entry) => entry.node === node);
@@ -45,7 +36,7 @@ describe('the agent hub', () => {
     expect(cluster).toContainEqual(expect.objectContaining({ type: 'node', node: 'alpha', name: 'alpha', status: 'online', online: 1, local: 1, cpu: 0.25, mem: 2e9, maxmem: 8e9, disk: 4e10, maxdisk: 1e11, uptime: 3600 }));
 
     const status = dataOf<Record<string, unknown>>(await call(t, 'GET', '/nodes/alpha/status'));
-    expect(status).toEqual(expect.objectContaining({ cpu: 0.25, loadavg: ['0.50', '0.25', '0.13'], kversion: 'Linux 6.1.0-test #1 SMP', pveversion: 'corral-agent/0.0.0-fake', 'current-kernel': STATUS.kernel }));
+    expect(status).toEqual(expect.objectContaining({ cpu: 0.25, loadavg: ['0.50', '0.25', '0.13'], kversion: 'Linux 6.1.0-test #1 SMP', pveversion: 'pve-manager/9.1.0/0000000000000000', 'current-kernel': STATUS.kernel }));
     agent.close();
   });
 

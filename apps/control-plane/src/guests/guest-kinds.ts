@@ -5,7 +5,7 @@ import { isDiskKey, isNicKey, QEMU_KEYS, UNSUPPORTED_QEMU_KEYS } from './formats
 import type { ValueRule } from './formats/value-rules.js';
 
 /** The operations every guest has, by PVE's task type of each kind. */
-export type GuestAction = 'create' | 'start' | 'stop' | 'shutdown' | 'reboot' | 'suspend' | 'resume' | 'destroy' | 'template' | 'clone' | 'config' | 'reset' | 'snapshot' | 'rollback' | 'delsnapshot';
+export type GuestAction = 'create' | 'start' | 'stop' | 'shutdown' | 'reboot' | 'suspend' | 'resume' | 'destroy' | 'template' | 'clone' | 'config' | 'reset' | 'snapshot' | 'rollback' | 'delsnapshot' | 'migrate';
 
 /** What differs between VMs and containers; everything else is shared by the guests service. */
 export interface GuestKind {
@@ -44,7 +44,7 @@ export const QEMU: GuestKind = {
   noun: 'VM',
   keys: QEMU_KEYS,
   unsupported: UNSUPPORTED_QEMU_KEYS,
-  tasks: { create: 'qmcreate', start: 'qmstart', stop: 'qmstop', shutdown: 'qmshutdown', reboot: 'qmreboot', reset: 'qmreset', suspend: 'qmpause', resume: 'qmresume', destroy: 'qmdestroy', template: 'qmtemplate', clone: 'qmclone', config: 'qmconfig', snapshot: 'qmsnapshot', rollback: 'qmrollback', delsnapshot: 'qmdelsnapshot' },
+  tasks: { create: 'qmcreate', start: 'qmstart', stop: 'qmstop', shutdown: 'qmshutdown', reboot: 'qmreboot', reset: 'qmreset', suspend: 'qmpause', resume: 'qmresume', destroy: 'qmdestroy', template: 'qmtemplate', clone: 'qmclone', config: 'qmconfig', snapshot: 'qmsnapshot', rollback: 'qmrollback', delsnapshot: 'qmdelsnapshot', migrate: 'qmigrate' },
   isVolumeKey: isDiskKey,
   privilegeOf: privilegeOf(isDiskKey, true),
 };
@@ -54,7 +54,12 @@ export const LXC: GuestKind = {
   noun: 'CT',
   keys: LXC_KEYS,
   unsupported: UNSUPPORTED_LXC_KEYS,
-  tasks: { create: 'vzcreate', start: 'vzstart', stop: 'vzstop', shutdown: 'vzshutdown', reboot: 'vzreboot', suspend: 'vzsuspend', resume: 'vzresume', destroy: 'vzdestroy', template: 'vztemplate', clone: 'vzclone', snapshot: 'vzsnapshot', rollback: 'vzrollback', delsnapshot: 'vzdelsnapshot' },
+  tasks: { create: 'vzcreate', start: 'vzstart', stop: 'vzstop', shutdown: 'vzshutdown', reboot: 'vzreboot', suspend: 'vzsuspend', resume: 'vzresume', destroy: 'vzdestroy', template: 'vztemplate', clone: 'vzclone', snapshot: 'vzsnapshot', rollback: 'vzrollback', delsnapshot: 'vzdelsnapshot', migrate: 'vzmigrate' },
   isVolumeKey: isMountKey,
   privilegeOf: privilegeOf(isMountKey, false),
 };
+
+/** The kind of a guest of this type. */
+export function kindOf(type: GuestType): GuestKind {
+  return type === 'qemu' ? QEMU : LXC;
+}

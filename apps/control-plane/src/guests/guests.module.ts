@@ -12,6 +12,7 @@ import { GuestsService } from './guests.service.js';
 import { NewGuests } from './new-guests.js';
 import { LxcController } from './lxc/lxc.controller.js';
 import { MigrateController } from './migrate/migrate.controller.js';
+import { ContainerMigrations } from './migrate/container-migrate.service.js';
 import { MigrateService } from './migrate/migrate.service.js';
 import { QemuController } from './qemu/qemu.controller.js';
 import { BackupArchives } from './restore/backup-archives.js';
@@ -29,7 +30,7 @@ import { CloudinitService } from './cloudinit/cloudinit.service.js';
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule, HaModule],
   controllers: [QemuController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController, CloudinitController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository, CloudinitService],
-  exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, ContainerMigrations, PoolMembers, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository, CloudinitService],
+  exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService, ContainerMigrations],
 })
 export class GuestsModule {}

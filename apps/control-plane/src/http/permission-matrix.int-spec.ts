@@ -116,6 +116,15 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /openapi.json', request: () => ({ path: '/openapi.json' }), expect: PUBLIC },
   { endpoint: 'GET /access', request: () => ({ path: '/access' }), expect: ANY_CALLER },
   { endpoint: 'GET /access/domains', request: () => ({ path: '/access/domains' }), expect: PUBLIC },
+  { endpoint: 'GET /access/domains/{realm}', request: () => ({ path: '/access/domains/pve' }), expect: AUDITORS },
+  { endpoint: 'POST /access/domains', request: (c) => ({ path: '/access/domains', form: { realm: `new-${c}`, type: 'openid' } }), expect: ROOT_ONLY },
+  { endpoint: 'PUT /access/domains/{realm}', request: () => ({ path: '/access/domains/pve', form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'DELETE /access/domains/{realm}',
+    setup: async (t, c) => void dataOf(await call(t, 'POST', '/access/domains', { form: { realm: `gone-${c}`, type: 'openid' } })),
+    request: (c) => ({ path: `/access/domains/gone-${c}` }),
+    expect: ROOT_ONLY,
+  },
   { endpoint: 'GET /access/ticket', request: () => ({ path: '/access/ticket' }), expect: PUBLIC },
   { endpoint: 'POST /access/ticket', request: () => ({ path: '/access/ticket', form: { username: 'root@pam', password: TEST_ROOT_PASSWORD } }), expect: PUBLIC },
 
@@ -251,6 +260,7 @@ const ROWS: readonly Row[] = [
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/move_disk', request: () => ({ path: '/nodes/matrix/qemu/100/move_disk', form: { disk: 'scsi9', storage: 'local' } }), expect: '401 400 403 403 403 403' },
   { endpoint: 'POST /nodes/{node}/lxc/{vmid}/move_volume', request: () => ({ path: '/nodes/matrix/lxc/101/move_volume', form: { volume: 'mp9', storage: 'local' } }), expect: '401 400 403 403 403 403' },
   { endpoint: 'PUT /nodes/{node}/qemu/{vmid}/unlink', request: () => ({ path: '/nodes/matrix/qemu/100/unlink', form: { idlist: 'scsi9' } }), expect: ROOT_ONLY },
+  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/lxc/101/migrate', form: { target: 'matrix' } }), expect: '401 400 403 403 403 403' },
   // VM.Console, which PVEVMUser has and PVEAuditor lacks; a vncwebsocket without the websocket upgrade is a 400 once allowed.
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/vncproxy', request: () => ({ path: '/nodes/matrix/qemu/100/vncproxy' }), expect: VM_USER_POWER },
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/vncwebsocket', request: () => ({ path: '/nodes/matrix/qemu/100/vncwebsocket', query: 'port=5900&vncticket=PVEVNC:00000000::matrix' }), expect: '401 400 403 400 403 403' },

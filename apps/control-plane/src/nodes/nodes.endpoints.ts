@@ -27,16 +27,35 @@ export const NodeListEntry = z.object({
 });
 export type NodeListEntry = z.infer<typeof NodeListEntry>;
 
+const Numbers = <K extends string>(keys: readonly K[]) => z.object(Object.fromEntries(keys.map((key) => [key, z.number().int()])) as Record<K, z.ZodNumber>);
+
 export const NodeStatusResult = z.object({
   cpu: z.number(),
+  wait: z.number().optional().meta({ description: 'The share of CPU time spent waiting for I/O since the previous read.' }),
+  idle: z.literal(0).meta({ description: 'Always 0, as PVE sends it.' }),
   loadavg: z.array(z.string()).meta({ description: '1, 5 and 15 minute load averages, as strings (PVE).' }),
   uptime: z.number().int(),
-  memory: z.object({ total: z.number().int(), used: z.number().int(), free: z.number().int(), available: z.number().int() }),
-  rootfs: z.object({ total: z.number().int(), used: z.number().int(), free: z.number().int(), avail: z.number().int() }),
-  cpuinfo: z.object({ model: z.string(), sockets: z.number().int(), cores: z.number().int(), cpus: z.number().int() }),
+  memory: Numbers(['total', 'used', 'free', 'available']),
+  swap: Numbers(['total', 'used', 'free']).optional(),
+  ksm: z.object({ shared: z.number().int() }).optional().meta({ description: 'Bytes that kernel same-page merging shares.' }),
+  rootfs: Numbers(['total', 'used', 'free', 'avail']),
+  cpuinfo: z.object({
+    model: z.string(),
+    sockets: z.number().int(),
+    cores: z.number().int(),
+    cpus: z.number().int(),
+    mhz: z.string().optional().meta({ description: "The first processor's clock as the kernel writes it (`3400.000`), a string as PVE sends it." }),
+    hvm: z.enum(['1', '']).optional().meta({ description: "`'1'` when the processor has hardware virtualisation (vmx or svm), else `''`: as PVE sends it." }),
+    flags: z.string().optional(),
+    user_hz: z.number().int().optional(),
+  }),
   'current-kernel': z.object({ sysname: z.string(), release: z.string(), version: z.string(), machine: z.string() }),
   kversion: z.string(),
-  pveversion: z.string().meta({ description: '`corral-agent/<version>`: the agent that answers for the node.' }),
+  'boot-info': z
+    .object({ mode: z.enum(['efi', 'legacy-bios']), secureboot: z.union([z.literal(0), z.literal(1)]).optional() })
+    .optional()
+    .meta({ description: 'How the host booted; `secureboot` only for `efi`.' }),
+  pveversion: z.string().meta({ description: "`pve-manager/<version>/<repoid>`: the PVE API version Corral serves and the commit it was built from, as `/version` gives them." }),
   os: z.string(),
 });
 
@@ -61,7 +80,8 @@ export const NODES_ENDPOINTS = {
   status: endpoint({
     method: 'GET',
     path: '/nodes/{node}/status',
-    summary: "The node's load, memory, root disk, CPU and kernel, read from its agent now",
+    summary: "The node's load, memory, swap, root disk, CPU, kernel and boot mode, read from its agent now",
+    description: "`wait`, `swap`, `ksm`, `boot-info` and `cpuinfo`'s `mhz`, `hvm`, `flags` and `user_hz` are absent when the node's agent is older than this control plane.",
     parameters: z.object(NODE),
     returns: NodeStatusResult,
     permission: AUDIT_NODE,

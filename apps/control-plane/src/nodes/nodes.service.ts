@@ -5,6 +5,9 @@ import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { notFound } from '../errors/resource-errors.js';
 import { TLS_FINGERPRINT } from '../tls/certificate.js';
+import { BUILD_INFO, type BuildInfo } from '../version/build-info.js';
+import { pveManagerVersion } from '../version/version.service.js';
+import { pveNodeStatus } from './node-status.js';
 import { HOST_READ_MS } from './host/host-timeouts.js';
 import { NodeView, type NodeState } from './node-view.js';
 import type { NodeListEntry, NodeStatusResult } from './nodes.endpoints.js';
@@ -20,6 +23,7 @@ export class NodesService {
     private readonly hub: AgentHub,
     private readonly access: AccessState,
     @Inject(TLS_FINGERPRINT) private readonly fingerprint: string,
+    @Inject(BUILD_INFO) private readonly build: BuildInfo,
   ) {}
 
   async list(caller: Principal): Promise<NodeListEntry[]> {
@@ -40,21 +44,9 @@ export class NodesService {
   }
 
   async status(name: string): Promise<z.infer<typeof NodeStatusResult>> {
-    const node = this.existing(name);
+    this.existing(name);
     const status = await this.hub.request(name, 'node.status', {}, { timeoutMs: HOST_READ_MS });
-    const { sysname, release, version } = status.kernel;
-    return {
-      cpu: status.cpu,
-      loadavg: status.loadavg.map((load) => load.toFixed(2)),
-      uptime: status.uptime,
-      memory: status.memory,
-      rootfs: status.rootfs,
-      cpuinfo: status.cpuinfo,
-      'current-kernel': status.kernel,
-      kversion: `${sysname} ${release} ${version}`,
-      pveversion: `corral-agent/${node.agentVersion ?? 'unknown'}`,
-      os: status.os,
-    };
+    return pveNodeStatus(status, pveManagerVersion(this.build));
   }
 
   subscription(name: string): { status: 'notfound'; message: string; level: '' } {

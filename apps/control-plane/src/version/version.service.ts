@@ -8,6 +8,16 @@ import type { VersionInfo } from './version.endpoints.js';
  */
 export const PVE_COMPATIBLE_VERSION = '9.1.0';
 
+/** The commit Corral was built from as PVE's `repoid`: 16 hex digits, zeros when built outside git. */
+export function repoidOf(build: BuildInfo): string {
+  return (build.commit ?? '').slice(0, 16).padEnd(16, '0');
+}
+
+/** PVE's `pveversion` of a node's status: `pve-manager/<version>/<repoid>`. */
+export function pveManagerVersion(build: BuildInfo): string {
+  return `pve-manager/${PVE_COMPATIBLE_VERSION}/${repoidOf(build)}`;
+}
+
 @Injectable()
 export class VersionService {
   private readonly current: VersionInfo;
@@ -16,7 +26,7 @@ export class VersionService {
     this.current = Object.freeze({
       version: PVE_COMPATIBLE_VERSION,
       release: PVE_COMPATIBLE_VERSION.split('.').slice(0, 2).join('.'),
-      repoid: (build.commit ?? '').slice(0, 16).padEnd(16, '0'),
+      repoid: repoidOf(build),
       'corral-version': build.version,
     });
   }

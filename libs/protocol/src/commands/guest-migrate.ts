@@ -4,7 +4,7 @@ import type { CommandDefinition } from '../command-definition.js';
 import { ConfigKey, GuestSpec } from './guest.js';
 
 /*
- * Migration of a VM between two nodes (issue 5; docs/guests.md "Migration"). The control plane
+ * Migration of a guest between two nodes (docs/guests.md "Migration"). The control plane
  * drives it as one task over both agents: `guest.migrate.receive` on the target, then
  * `guest.migrate.send` on the source, then `guest.migrate.finish` on the target; when the send
  * fails, `guest.migrate.abort` on the target instead. The agents talk to each other directly: the
@@ -23,7 +23,7 @@ const MigratedState = z.enum(['running', 'paused', 'stopped']);
 
 export const guestMigrateReceive = {
   description:
-    "Prepare the target of a migration: create the volumes of `copy` (empty, of their size; an existing one is refused) and serve them over NBD on `listen`, each as an export named after its key; for an online migration also start the VM waiting for its state (QEMU's `-incoming`), paused until `guest.migrate.finish`. On failure nothing of it is left.",
+    "Prepare the target of a migration: create the volumes of `copy` (empty, of their size; an existing one is refused) and serve them on `listen`: a VM's over NBD, each as an export named after its key; a container's (always offline) as one tar archive per connection, `<key>\\n` first. For an online migration also start the VM waiting for its state (QEMU's `-incoming`), paused until `guest.migrate.finish`. On failure nothing of it is left.",
   params: z.strictObject({
     /** The guest with its volumes as they will be on this node. */
     guest: GuestSpec,
@@ -32,7 +32,7 @@ export const guestMigrateReceive = {
     listen: IpAddress,
   }),
   result: z.strictObject({
-    /** Where the volumes of `copy` are served. */
+    /** Where the volumes of `copy` are served (a VM's over NBD, a container's as tar archives). */
     nbdPort: Port,
     /** Online: where the VM's state is received. */
     migrationPort: Port.optional(),
@@ -41,7 +41,7 @@ export const guestMigrateReceive = {
 
 export const guestMigrateSend = {
   description:
-    "Move the guest to the target prepared by guest.migrate.receive. Online (the VM runs or is paused): its disks of `copy` are mirrored while it runs, its state follows, and once all of it arrived its QEMU here quits. Offline (it is stopped): each volume of `copy` is copied. Then the volumes of `copy` are removed from this node. On failure the guest keeps running here, with its volumes.",
+    "Move the guest to the target prepared by guest.migrate.receive. Online (the VM runs or is paused): its disks of `copy` are mirrored while it runs, its state follows, and once all of it arrived its QEMU here quits. Offline (it is stopped; a container always is): each volume of `copy` is copied. Then the volumes of `copy` are removed from this node (and a container's config). On failure the guest keeps running here, with its volumes.",
   params: z.strictObject({
     /** The guest with its volumes as they are on this node. */
     guest: GuestSpec,
@@ -61,7 +61,7 @@ export const guestMigrateSend = {
 
 export const guestMigrateFinish = {
   description:
-    "End a migration on its target once guest.migrate.send succeeded: stop serving the volumes, and for an online migration let the VM run again as it did on the source (`state`). A template's volumes are made read-only again.",
+    "End a migration on its target once guest.migrate.send succeeded: stop serving the volumes, and for an online migration let the VM run again as it did on the source (`state`). A template's volumes are made read-only again; a container's config is written.",
   params: z.strictObject({ guest: GuestSpec, copy: Copy, state: MigratedState }),
   result: z.null(),
 } satisfies CommandDefinition;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, statfs } from 'node:fs/promises';
 import { cpus, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,10 @@ describe('node.status', () => {
     expect(status.cpuinfo.model).toBe(cpus()[0]?.model);
     expect(status.kernel).toMatchObject({ sysname: 'Linux', release: release() });
     expect(status.os).toBe('Linux'); // the temporary root has no os-release
+    expect(status.wait).toBeGreaterThanOrEqual(0);
+    expect(status.swap && status.swap.used + status.swap.free).toBe(status.swap?.total);
+    expect(status.cpuinfo.userHz).toBe(100);
+    expect(status.boot?.efi).toBe(existsSync('/sys/firmware/efi'));
     expect(status.memory.used + status.memory.available).toBe(status.memory.total);
     const fs = await statfs(dir);
     expect(status.rootfs.total).toBe(fs.blocks * fs.bsize);

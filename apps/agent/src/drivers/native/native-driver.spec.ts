@@ -69,7 +69,7 @@ describe('the native driver', () => {
   function driver() {
     const vms = fakePart([running(100, 'qemu')]);
     const containers = fakePart([running(200, 'lxc')]);
-    const { reset: _reset, monitor: _monitor, vnc: _vnc, migration: _migration, ...containerPart } = containers.part;
+    const { reset: _reset, monitor: _monitor, vnc: _vnc, ...containerPart } = containers.part;
     const native = new NativeDriver(vms.part, containerPart satisfies NativeGuests);
     return { native, vms: vms.calls, containers: containers.calls };
   }
@@ -110,10 +110,12 @@ describe('the native driver', () => {
     ]);
   });
 
-  it("migrates with the QEMU part's migration: containers do not migrate yet", () => {
-    const vms = fakePart([]);
-    const { reset: _reset, monitor: _monitor, vnc: _vnc, migration: _migration, ...containerPart } = fakePart([]).part;
-    expect(new NativeDriver(vms.part, containerPart).migration).toBe(vms.part.migration);
+  it('hands each step of a migration to the part of the guest type', async () => {
+    const { native, vms, containers } = driver();
+    await native.migration.finish({ guest: WEB1, copy: [], state: 'stopped' }, context);
+    await native.migration.abort({ guest: DB1, copy: [] }, context);
+    expect(vms).toEqual([['finish', { guest: WEB1, copy: [], state: 'stopped' }]]);
+    expect(containers).toEqual([['abort', { guest: DB1, copy: [] }]]);
   });
 
   it('hands a backup and a restore to the part of the guest type, and the reading of a config to the part the archive names', async () => {

@@ -16,7 +16,6 @@ export interface NativeVms extends NativeGuests {
   reset(vmid: number, context: CommandContext): Promise<void>;
   writeCloudinit(params: ParamsOf<'guest.cloudinit.write'>, context: CommandContext): Promise<void>;
   monitor(vmid: number, command: string, context: CommandContext): Promise<string>;
-  readonly migration: GuestMigration;
   vnc(vmid: number, context: CommandContext): Promise<Socket>;
 }
 
@@ -27,7 +26,7 @@ export interface NativeVms extends NativeGuests {
  */
 export class NativeDriver implements GuestDriver {
   readonly name = 'native';
-  /** VMs only: the QEMU part's (containers do not migrate yet). */
+  /** The part of the guest's type. */
   readonly migration: GuestMigration;
   /** The part of the guest's type; reading an archive's config, the part its name says (`vzdump-qemu-...`). */
   readonly backups: GuestBackups;
@@ -39,7 +38,12 @@ export class NativeDriver implements GuestDriver {
     private readonly vms: NativeVms,
     private readonly containers: NativeGuests,
   ) {
-    this.migration = vms.migration;
+    this.migration = {
+      receive: (params, context) => this.part(params.guest.type).migration.receive(params, context),
+      send: (params, context) => this.part(params.guest.type).migration.send(params, context),
+      finish: (params, context) => this.part(params.guest.type).migration.finish(params, context),
+      abort: (params, context) => this.part(params.guest.type).migration.abort(params, context),
+    };
     this.backups = {
       backup: (params, context) => this.part(params.guest.type).backups.backup(params, context),
       config: (params, context) => this.part(backupOwner(params.file).type).backups.config(params, context),

@@ -4,6 +4,7 @@ import type { FenceOrder } from '../../ha/fence-orders.js';
 import type { GuestBackups } from '../guest-backups.js';
 import type { VolumeOperations } from '../volume-operations.js';
 import type { GuestSnapshots } from '../guest-snapshots.js';
+import type { GuestMigration } from '../guest-migration.js';
 
 /**
  * One guest type's part of the `native` driver (`NativeQemu`, `NativeLxc`): the `GuestDriver`
@@ -32,4 +33,6 @@ export interface NativeGuests {
   readonly volumes: VolumeOperations;
   /** Snapshots of its own guests. */
   readonly snapshots: GuestSnapshots;
+  /** Migrations of its own guests between nodes. */
+  readonly migration: GuestMigration;
 }

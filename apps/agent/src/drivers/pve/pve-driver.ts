@@ -39,7 +39,7 @@ const MONITOR_PROMPT = 'qm> ';
  */
 export class PveDriver implements GuestDriver {
   readonly name = 'pve';
-  readonly migration = new PveMigration((args, context) => this.run('qm', args, context));
+  readonly migration = new PveMigration((program, args, context) => this.run(program, args, context));
   readonly backups = new PveBackups((program, args, context) => this.run(program, args, context));
   readonly volumes = new PveVolumes((program, args, context) => this.run(program, args, context));
   readonly snapshots = pveSnapshots((program, args, context) => this.run(program, args, context));

@@ -1,5 +1,5 @@
 import type { ParamsOf } from '@corral/protocol';
-import { WEB1 } from '../../../test-support/guest-specs.js';
+import { DB1, WEB1 } from '../../../test-support/guest-specs.js';
 import type { CommandContext } from '../../commands/command-context.js';
 import { migrateArguments, PveMigration } from './pve-migration.js';
 
@@ -53,11 +53,19 @@ describe('qm migrate arguments', () => {
 describe('the pve driver migration', () => {
   it('runs qm migrate on the source only: the target receives on no port and has nothing to finish or undo', async () => {
     const runs: (readonly string[])[] = [];
-    const migration = new PveMigration(async (args) => runs.push(args));
+    const migration = new PveMigration(async (program, args) => runs.push([program, ...args]));
     await expect(migration.receive()).resolves.toEqual({ nbdPort: 0 });
     await expect(migration.send(send(true, { scsi0: 'local:100/vm-100-disk-0.qcow2' }, ['scsi0']), context)).resolves.toEqual({ state: 'running' });
     await migration.finish();
     await migration.abort();
-    expect(runs).toEqual([['migrate', '100', 'pve2', '--online', '1', '--with-local-disks', '1']]);
+    expect(runs).toEqual([['qm', 'migrate', '100', 'pve2', '--online', '1', '--with-local-disks', '1']]);
+  });
+
+  it('runs pct migrate for a container, offline, mapping its storages with --target-storage', async () => {
+    const runs: (readonly string[])[] = [];
+    const migration = new PveMigration(async (program, args) => runs.push([program, ...args]));
+    const target = { node: 'pve2', address: '192.0.2.12', nbdPort: 0, volids: { rootfs: 'fast:200/subvol-200-disk-0' } };
+    await expect(migration.send({ guest: DB1, copy: ['rootfs'], online: false, target }, context)).resolves.toEqual({ state: 'stopped' });
+    expect(runs).toEqual([['pct', 'migrate', '200', 'pve2', '--target-storage', 'local:fast']]);
   });
 });

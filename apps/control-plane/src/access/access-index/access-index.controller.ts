@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Endpoint, type ResultOf } from '../../http/endpoint.js';
-import { accessIndex, listDomains } from './access-index.endpoints.js';
+import { accessIndex } from './access-index.endpoints.js';
 import { AccessIndexService } from './access-index.service.js';
 
 @Controller()
@@ -12,8 +12,4 @@ export class AccessIndexController {
     return this.access.index();
   }
 
-  @Endpoint(listDomains)
-  domains(): Promise<ResultOf<typeof listDomains>> {
-    return this.access.realms();
-  }
 }

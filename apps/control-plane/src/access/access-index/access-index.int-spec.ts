@@ -1,23 +1,15 @@
 import { addUser, basic, call, dataOf } from '../../../test-support/access-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { PASSWORD } from '../acl/acl.fixture.js';
-import { RealmRow } from '../entities/realm.entity.js';
 import { AccessIndexModule } from './access-index.module.js';
 
-describe('GET /access and /access/domains', () => {
+describe('GET /access', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ imports: [AccessIndexModule] });
     await addUser(t, 'nobody@pve', { password: PASSWORD });
   });
   afterAll(() => t.close());
-
-  it('lists the realms without credentials, for the login box', async () => {
-    const res = await t.api.get('/access/domains');
-    const rows = await t.dataSource.manager.find(RealmRow, { order: { realm: 'ASC' } });
-    expect(dataOf(res)).toEqual(rows.map(({ realm, type, comment }) => ({ realm, type, comment })));
-    expect(rows.map((r) => r.realm)).toEqual(['pam', 'pve']);
-  });
 
   it('lists the access API to any authenticated caller', async () => {
     expect(dataOf(await call(t, 'GET', '/access', { as: basic('nobody@pve', PASSWORD) }))).toEqual(

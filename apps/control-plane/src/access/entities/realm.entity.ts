@@ -14,6 +14,10 @@ export class RealmRow {
   @Column('text', { default: '' })
   comment!: string;
 
+  /** The realm PVE's login box preselects; at most one realm has it. */
+  @Column('boolean', { name: 'is_default', default: false })
+  isDefault!: boolean;
+
   /** Bearer-token realms only: create a user the first time a valid token names one. */
   @Column('boolean', { default: false })
   autocreate!: boolean;

@@ -4,6 +4,7 @@ import { badParam, notFound } from '../../errors/resource-errors.js';
 import { GuestTasks } from '../../guests/guest-tasks.js';
 import { GuestView } from '../../guests/guest-view.js';
 import { storageMapping } from '../../guests/migrate/migrate-plan.js';
+import { ContainerMigrations } from '../../guests/migrate/container-migrate.service.js';
 import { MigrateService } from '../../guests/migrate/migrate.service.js';
 import { runState } from '../../guests/status-entry.js';
 import { StoragesRepository } from '../../storage/storages.repository.js';
@@ -16,10 +17,12 @@ import { sidOf } from './manager/sid.js';
 const STOP_MS = 5 * 60_000;
 
 /**
- * Moves of HA VMs (docs/ha.md "Moves and failback"): PVE's `migrate` (live when the VM runs) and
+ * Moves of HA guests (docs/ha.md "Moves and failback"): PVE's `migrate` (live when a VM runs) and
  * `relocate` (stopped, moved offline, and started on the target by the HA manager), asked through
- * the API or by the HA manager's failback. Each is a `qmigrate` task on the VM's queue; the VM stays
- * under HA, and the HA manager leaves it alone while the move holds its lock.
+ * the API or by the HA manager's failback. A container is always relocated (a `migrate` of one is
+ * a relocation, as in PVE): shut down, not stopped hard. Each is a `qmigrate` or `vzmigrate` task
+ * on the guest's queue; the guest stays under HA, and the HA manager leaves it alone while the
+ * move holds its queue.
  */
 @Injectable()
 export class HaMoves {
@@ -28,6 +31,7 @@ export class HaMoves {
     private readonly groups: HaGroupsRepository,
     private readonly view: GuestView,
     private readonly migrations: MigrateService,
+    private readonly containers: ContainerMigrations,
     private readonly tasks: GuestTasks,
     private readonly storages: StoragesRepository,
   ) {}
@@ -37,18 +41,30 @@ export class HaMoves {
     const resource = await this.resources.find(sid.vmid);
     if (resource === null || (sid.type !== undefined && sid.type !== resource.type)) throw notFound(`HA resource '${sid.type === undefined ? sid.vmid : sidOf({ type: sid.type, vmid: sid.vmid })}'`);
     const name = sidOf(resource);
-    if (resource.type === 'ct') throw badParam('sid', `${name}: containers cannot move between nodes yet`);
     const state = this.view.get(resource.vmid);
-    if (!state) throw notFound(`VM ${resource.vmid}`);
+    if (!state) throw notFound(`${resource.type === 'vm' ? 'VM' : 'CT'} ${resource.vmid}`);
     const node = state.row.node;
     if (target === node) throw badParam('node', `${name} is on node '${node}' already`);
     const group = resource.group === null ? null : await this.groups.find(resource.group);
     if (group?.restricted === true && !group.nodes.some((member) => member.node === target)) {
       throw badParam('node', `the group '${group.group}' of ${name} is restricted to nodes ${group.nodes.map((member) => `'${member.node}'`).join(', ')}, and '${target}' is none of them`);
     }
+    const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
+    // PVE moves containers by relocation only: they have no live migration.
+    if (resource.type === 'ct') {
+      return this.tasks.submit({
+        node,
+        vmid: resource.vmid,
+        type: 'vzmigrate',
+        caller,
+        work: async (work) => {
+          work.line(`relocating ${name} to node '${target}': a running container shuts down here and the HA manager starts it there`);
+          await this.containers.restartMove(work, { node, vmid: resource.vmid, target }, storages, storageMapping({}), { start: false });
+        },
+      });
+    }
     const running = runState(state) !== 'stopped';
     if (how === 'migrate' || !running) return this.migrations.migrate({ node, vmid: resource.vmid, target, online: running }, caller);
-    const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
     return this.tasks.submit({
       node,
       vmid: resource.vmid,

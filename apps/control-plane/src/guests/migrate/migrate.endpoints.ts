@@ -11,6 +11,17 @@ const STORAGE_ID = '[A-Za-z][A-Za-z0-9_.-]*';
 /** PVE's `storage-pair-list`: `1`, `<storage>`, or `<source>:<target>` pairs (and one `<storage>` for the rest), separated by commas. */
 const STORAGE_PAIRS = new RegExp(`^(?:1|${STORAGE_ID}(?::${STORAGE_ID})?)(?:[,;\\s]+${STORAGE_ID}(?::${STORAGE_ID})?)*$`);
 
+const bwlimitParam = () => integerParam({ description: 'A bandwidth limit in KiB/s: accepted for PVE clients, not applied yet.', min: 0 });
+
+/** PVE's `storage-pair-list` of a migration's target storages (`targetstorage` of VMs, `target-storage` of containers). */
+export const storagePairsParam = () =>
+  stringParam({
+    description: "PVE's mapping of source to target storages: `<source>:<target>` pairs, one `<storage>` for all (the others), or `1` for each to itself (the default).",
+    maxLength: 4096,
+    pattern: STORAGE_PAIRS,
+    patternHint: 'must be a storage, or <source>:<target> storage pairs separated by commas, or 1',
+  });
+
 const Flag = z.union([z.literal(0), z.literal(1)]);
 
 /** `GET .../migrate` (PVE's `migrate_vm_precondition`): what a migration would move, and to which nodes it may go. */
@@ -25,7 +36,7 @@ export const MigratePreconditions = z.object({
   'has-dbus-vmstate': Flag,
 });
 
-/** `/nodes/{node}/qemu/{vmid}/migrate` (spec 4.3; docs/guests.md "Migration"). */
+/** `/nodes/{node}/qemu/{vmid}/migrate` (spec 4.3) and `/nodes/{node}/lxc/{vmid}/migrate` (docs/guests.md "Migration"). */
 export const MIGRATE_ENDPOINTS = {
   preconditions: endpoint({
     method: 'GET',
@@ -46,14 +57,27 @@ export const MIGRATE_ENDPOINTS = {
       target: nodeParam('The target node.'),
       online: booleanParam({ description: 'Live migration, when the VM runs (needed when it does).' }).optional(),
       'with-local-disks': booleanParam({ description: 'Copy the disks on local storages during a live migration (needed when there are any).' }).optional(),
-      targetstorage: stringParam({
-        description: "PVE's mapping of source to target storages: `<source>:<target>` pairs, one `<storage>` for all (the others), or `1` for each to itself (the default).",
-        maxLength: 4096,
-        pattern: STORAGE_PAIRS,
-        patternHint: 'must be a storage, or <source>:<target> storage pairs separated by commas, or 1',
-      }).optional(),
+      targetstorage: storagePairsParam().optional(),
       storage: stringParam({ description: 'The target storage of all disks (the spec\'s name for a single `targetstorage`).', pattern: new RegExp(`^${STORAGE_ID}$`), patternHint: 'must be a storage id' }).optional(),
-      bwlimit: integerParam({ description: 'A bandwidth limit in KiB/s: accepted for PVE clients, not applied yet.', min: 0 }).optional(),
+      bwlimit: bwlimitParam().optional(),
+    }),
+    returns: UPID,
+    permission: MIGRATE,
+  }),
+  migrateContainer: endpoint({
+    method: 'POST',
+    path: '/nodes/{node}/lxc/{vmid}/migrate',
+    summary: 'Move the container to another node; a running one in restart mode',
+    description:
+      "A stopped container moves offline with its volumes that are not on shared storage (copied directly between the nodes, unencrypted). A running one needs `restart=1`, PVE's restart mode: it is shut down (`timeout`, then stopped), moved, and started on the target. `online=1` for a running container is refused, as in PVE: containers have no live migration.",
+    parameters: z.object({
+      ...GUEST,
+      target: nodeParam('The target node.'),
+      online: booleanParam({ description: 'Live migration: refused for a running container (PVE has none for containers); a stopped one moves offline.' }).optional(),
+      restart: booleanParam({ description: "PVE's restart mode for a running container: shut down, moved, started on the target." }).optional(),
+      'target-storage': storagePairsParam().optional(),
+      timeout: integerParam({ description: 'Seconds the shutdown of restart mode waits before it stops the container (default 180).', min: 0 }).optional(),
+      bwlimit: bwlimitParam().optional(),
     }),
     returns: UPID,
     permission: MIGRATE,

@@ -1,8 +1,8 @@
 import { call, dataOf, expectError, type Form } from '../../../test-support/access-fixture.js';
-import { events, joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
-import { FakeGuestNode as FakeNode } from '../../../test-support/fake-guest-node.js';
+import { events, joinNode } from '../../../test-support/node-fixture.js';
+import { closeWithFakeNodes, FakeGuestNode as FakeNode, startWithFakeNodes } from '../../../test-support/fake-guest-node.js';
 import { finished } from '../../../test-support/task-fixture.js';
-import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
+import type { TestApp } from '../../../test-support/test-app.js';
 import { ClusterModule } from '../../cluster/cluster.module.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
 import { GuestsModule } from '../guests.module.js';
@@ -13,11 +13,7 @@ describe('VM migration through the API (/nodes/{node}/qemu/{vmid}/migrate)', () 
   const pve2 = new FakeNode(2222);
 
   beforeAll(async () => {
-    t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule] });
-    for (const [name, node] of [['pve1', pve1], ['pve2', pve2]] as const) {
-      const credential = await joinNode(t, name);
-      node.agent = await onlineAgent(t, name, credential, { answer: (request) => node.answer(request) });
-    }
+    t = await startWithFakeNodes([ClusterModule, TasksModule, GuestsModule], { pve1, pve2 });
     await joinNode(t, 'pve3');
     await t.dataSource.query(`INSERT INTO "storages" ("storage", "type", "path", "content", "nodes", "shared", "disable") VALUES ('fast', 'dir', '/srv/fast', '{images}', NULL, false, false), ('isos', 'dir', '/srv/isos', '{iso}', NULL, false, false), ('nfs', 'dir', '/mnt/pve/nfs', '{images,iso}', NULL, true, false)`);
     for (const [vmid, form] of [
@@ -28,21 +24,11 @@ describe('VM migration through the API (/nodes/{node}/qemu/{vmid}/migrate)', () 
       expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid, ...form } })))).toBe('OK');
     }
   });
-  afterAll(async () => {
-    pve1.agent.close();
-    pve2.agent.close();
-    await t.close();
-  });
-  beforeEach(() => {
-    for (const node of [pve1, pve2]) {
-      node.asked.length = 0;
-      node.failing.clear();
-    }
-  });
+  afterAll(() => closeWithFakeNodes(t, { pve1, pve2 }));
+  beforeEach(() => [pve1, pve2].forEach((node) => node.reset()));
 
   const migrate = (vmid: number, form: Form, node = 'pve1') => call(t, 'POST', `/nodes/${node}/qemu/${vmid}/migrate`, { form });
   const config = async (node: string, vmid: number) => dataOf<Record<string, string>>(await call(t, 'GET', `/nodes/${node}/qemu/${vmid}/config`));
-  const commands = (node: FakeNode) => node.asked.map((request) => request.command);
   const guestEvents = async () => (await events(t)).filter((event) => event.event.startsWith('vm-') && event.event !== 'vm-create').map((event) => `${event.event}@${event.node}`);
 
   it('refuses what cannot migrate before any task, with PVE\'s messages where it has them', async () => {
@@ -65,7 +51,7 @@ describe('VM migration through the API (/nodes/{node}/qemu/{vmid}/migrate)', () 
     expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/status/start')))).toBe('OK');
     expectError(await migrate(100, { target: 'pve2' }), 409, "can't migrate running VM without --online");
     expectError(await migrate(100, { target: 'pve2', online: 1 }), 400, "can't live migrate attached local disks without with-local-disks option", 'with-local-disks');
-    expect([...commands(pve1), ...commands(pve2)]).toEqual(['guest.start']);
+    expect([...pve1.commands(), ...pve2.commands()]).toEqual(['guest.start']);
   });
 
   it('migrates the running VM live: receive on the target, send on the source, finish on the target; the VM runs on the target, with no stop or start event', async () => {
@@ -73,8 +59,8 @@ describe('VM migration through the API (/nodes/{node}/qemu/{vmid}/migrate)', () 
     expect(upid).toMatch(/^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:qmigrate:100:root@pam:$/);
     expect(await finished(t, 'pve1', upid)).toBe('OK');
 
-    expect(commands(pve2)).toEqual(['guest.migrate.receive', 'guest.migrate.finish']);
-    expect(commands(pve1)).toEqual(['guest.migrate.send']);
+    expect(pve2.commands()).toEqual(['guest.migrate.receive', 'guest.migrate.finish']);
+    expect(pve1.commands()).toEqual(['guest.migrate.send']);
     const [receive, finish] = pve2.asked;
     expect(receive?.params).toMatchObject({ guest: { vmid: 100, name: 'web1', volumes: [{ key: 'scsi0', volid: 'local:100/vm-100-disk-0.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-0.qcow2' }] }, copy: ['scsi0'], online: true, listen: '127.0.0.1' });
     expect(pve1.asked[0]?.params).toMatchObject({ guest: { vmid: 100 }, copy: ['scsi0'], online: true, target: { node: 'pve2', address: '127.0.0.1', nbdPort: 40123, migrationPort: 40124, volids: { scsi0: 'local:100/vm-100-disk-0.qcow2' } } });
@@ -96,8 +82,8 @@ describe('VM migration through the API (/nodes/{node}/qemu/{vmid}/migrate)', () 
   it('keeps the VM on its node, running, when the send fails, and clears the target with guest.migrate.abort', async () => {
     pve2.failing.add('guest.migrate.send');
     expect(await finished(t, 'pve2', dataOf<string>(await migrate(100, { target: 'pve1', online: 1, 'with-local-disks': 1 }, 'pve2')))).toBe('guest.migrate.send failed on purpose');
-    expect(commands(pve1)).toEqual(['guest.migrate.receive', 'guest.migrate.abort']);
-    expect(commands(pve2)).toEqual(['guest.migrate.send']);
+    expect(pve1.commands()).toEqual(['guest.migrate.receive', 'guest.migrate.abort']);
+    expect(pve2.commands()).toEqual(['guest.migrate.send']);
     const current = dataOf<Record<string, unknown>>(await call(t, 'GET', '/nodes/pve2/qemu/100/status/current'));
     expect(current).toMatchObject({ status: 'running', pid: 2222 });
     expect(current).not.toHaveProperty('lock');

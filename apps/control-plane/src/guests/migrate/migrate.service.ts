@@ -13,6 +13,7 @@ import { NodesService } from '../../nodes/nodes.service.js';
 import { NodeView } from '../../nodes/node-view.js';
 import type { StorageRow } from '../../storage/storage.entity.js';
 import { StoragesRepository } from '../../storage/storages.repository.js';
+import { kindOf, QEMU, type GuestKind } from '../guest-kinds.js';
 import { GuestTasks, type GuestWork } from '../guest-tasks.js';
 import { guestSpec } from '../guest-spec.js';
 import { GuestView, type GuestState } from '../guest-view.js';
@@ -55,28 +56,39 @@ export class MigrateService {
 
   async migrate(request: MigrateRequest, caller: Principal): Promise<string> {
     const { node, vmid, target } = request;
-    this.existing(node, vmid);
+    const mapping = storageMapping(request);
+    const storages = await this.prepare(request, QEMU, mapping, caller);
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: 'qmigrate',
+      caller,
+      check: () => this.mayMigrate(request, this.plan(node, vmid, target, storages, mapping, QEMU)),
+      work: (work) => this.move(work, request, storages, mapping),
+    });
+  }
+
+  /**
+   * What every migration checks before its task, in PVE's order: the guest is on `node`, the
+   * target exists, is another node and is reachable, the volumes can go to their target storages,
+   * and the caller may allocate space on those a request chose. Resolves with the storages.
+   */
+  async prepare(request: Pick<MoveRequest, 'node' | 'vmid' | 'target'>, kind: GuestKind, mapping: StorageMapping, caller: Principal): Promise<Map<string, StorageRow>> {
+    const { node, vmid, target } = request;
+    this.existing(node, vmid, kind);
     this.nodes.existing(target);
     if (target === node) throw badParam('target', 'target is local node.');
     this.hub.reachable(target);
-    await this.refuseSnapshots(vmid);
-    const mapping = storageMapping(request);
+    await this.refuseSnapshots(kind, vmid);
     const storages = await this.storageMap();
-    const plan = this.plan(node, vmid, target, storages, mapping);
+    const plan = this.plan(node, vmid, target, storages, mapping, kind);
     if (mapping.param !== undefined) {
       const access = await this.access.current();
       for (const storage of plan.storages) {
         if (!allows(access, caller.subject, `/storage/${storage}`, ['Datastore.AllocateSpace'])) throw permissionDenied({ path: `/storage/${storage}`, privileges: ['Datastore.AllocateSpace'] });
       }
     }
-    return this.tasks.submit({
-      node,
-      vmid,
-      type: 'qmigrate',
-      caller,
-      check: () => this.mayMigrate(request, this.plan(node, vmid, target, storages, mapping)),
-      work: (work) => this.move(work, request, storages, mapping),
-    });
+    return storages;
   }
 
   /** PVE's answer with Corral's facts: no host devices, no HA; a node may take the VM when it has each of its storages. */
@@ -109,7 +121,7 @@ export class MigrateService {
   /** The state rules, before the task and again when its turn comes (PVE's messages). */
   private mayMigrate(request: MigrateRequest, plan: MigratePlan): void {
     const { node, vmid, target } = request;
-    const state = this.existing(node, vmid);
+    const state = this.existing(node, vmid, QEMU);
     if (state.row.lock !== null) throw new ApiError('GUEST_STATE', `VM ${vmid} is locked (${state.row.lock})`);
     this.hub.reachable(target);
     const running = runState(state) !== 'stopped';
@@ -120,26 +132,31 @@ export class MigrateService {
     if (clones.length > 0) throw new ApiError('IN_USE', `VM ${vmid} is the base of the linked clones ${clones.join(', ')}: they need its images on node '${node}'`);
   }
 
-  /** Moves the VM within a task that holds its queue: this one's, or a clone's to another node (then offline, the clone being stopped). */
-  async move(work: GuestWork, request: MoveRequest, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping): Promise<void> {
+  /**
+   * Moves the guest within a task that holds its queue: this one's, a container's `vzmigrate`, an
+   * HA move's, or a clone's to another node. Live when a VM runs, unless `offline`: the caller
+   * stopped it in this task, before the view may show it.
+   */
+  async move(work: GuestWork, request: MoveRequest, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping, options: { readonly offline?: boolean } = {}): Promise<void> {
     const { node, vmid, target } = request;
     const state = this.existing(node, vmid);
-    await this.refuseSnapshots(vmid);
-    const online = runState(state) !== 'stopped';
-    if (request.online === true && !online) work.line("VM isn't running. Doing offline migration instead.");
-    const plan = this.plan(node, vmid, target, storages, mapping);
+    const kind = kindOf(state.row.type);
+    await this.refuseSnapshots(kind, vmid);
+    const online = kind.type === 'qemu' && options.offline !== true && runState(state) !== 'stopped';
+    if (request.online === true && !online) work.line(`${kind.noun} isn't running. Doing offline migration instead.`);
+    const plan = this.plan(node, vmid, target, storages, mapping, kind);
     const { copy } = plan;
     const source = guestSpec(state.row, storages);
     const moved = guestSpec({ ...state.row, config: plan.config }, storages);
     const address = this.hub.address(target);
     await this.repository.update(vmid, async (row) => {
-      if (row.lock !== null) throw new ApiError('GUEST_STATE', `VM ${vmid} is locked (${row.lock})`);
+      if (row.lock !== null) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is locked (${row.lock})`);
       return { lock: 'migrate' };
     });
     await this.view.reload(vmid);
     const started = Date.now();
     try {
-      work.line(`starting ${online ? 'online' : 'offline'} migration of VM ${vmid} to node '${target}' (${address})`);
+      work.line(`starting ${online ? 'online' : 'offline'} migration of ${kind.noun} ${vmid} to node '${target}' (${address})`);
       if (copy.length > 0) work.line(`moving ${copy.map((key) => describeMove(key, volidOf(source, key), volidOf(moved, key))).join(', ')}`);
       const ports = await work.on(target, 'guest.migrate.receive', { guest: moved, copy, online, listen: address }, RECEIVE_MS);
       const volids = Object.fromEntries(copy.map((key) => [key, volidOf(moved, key)]));
@@ -150,7 +167,7 @@ export class MigrateService {
         await work.on(target, 'guest.migrate.abort', { guest: moved, copy }, FINISH_MS, { cleanup: true }).catch((cleanup: Error) => work.line(`could not clean up node '${target}': ${cleanup.message}`));
         throw error;
       }
-      // The VM and its disks are on the target now, whatever follows.
+      // The guest and its volumes are on the target now, whatever follows.
       await this.repository.update(vmid, async () => ({ node: target, config: plan.config }));
       await work.on(target, 'guest.migrate.finish', { guest: moved, copy, state: sent.state }, FINISH_MS, { cleanup: true });
       work.line(`migration finished successfully (duration ${duration(Date.now() - started)})`);
@@ -160,21 +177,21 @@ export class MigrateService {
     }
   }
 
-  /** A VM's snapshots live in its images on its node, and a migration copies only the images' current state. */
-  private async refuseSnapshots(vmid: number): Promise<void> {
+  /** A guest's snapshots live beside its volumes on its node, and a migration copies only their current state. */
+  private async refuseSnapshots(kind: GuestKind, vmid: number): Promise<void> {
     const names = (await this.snapshots.list(vmid)).map((snapshot) => snapshot.name);
-    if (names.length > 0) throw new ApiError('GUEST_STATE', `VM ${vmid} has snapshots (${names.join(', ')}): migrating them is not supported yet; delete them first`);
+    if (names.length > 0) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} has snapshots (${names.join(', ')}): migrating them is not supported yet; delete them first`);
   }
 
-  private plan(node: string, vmid: number, target: string, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping): MigratePlan {
-    return migratePlan(vmid, this.existing(node, vmid).row.config, target, storages, mapping);
+  private plan(node: string, vmid: number, target: string, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping, kind: GuestKind): MigratePlan {
+    return migratePlan({ vmid, kind, config: this.existing(node, vmid, kind).row.config }, target, storages, mapping);
   }
 
-  /** The VM, or 404: unknown, a container, or on another node. */
-  private existing(node: string, vmid: number): GuestState {
+  /** The guest, or 404: unknown, of another kind than `kind` (when given), or on another node. */
+  private existing(node: string, vmid: number, kind?: GuestKind): GuestState {
     const state = this.view.get(vmid);
-    if (!state || state.row.type !== 'qemu') throw notFound(`VM ${vmid}`);
-    if (state.row.node !== node) throw new ApiError('NOT_FOUND', `VM ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`);
+    if (!state || (kind !== undefined && state.row.type !== kind.type)) throw notFound(`${kind?.noun ?? 'guest'} ${vmid}`);
+    if (state.row.node !== node) throw new ApiError('NOT_FOUND', `${kindOf(state.row.type).noun} ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`);
     return state;
   }
 

@@ -114,8 +114,11 @@ describe('the host endpoints of a node, through its agent', () => {
     expectError(await call(t, 'POST', '/nodes/pve1/network', { form: { iface: 'ovs0', type: 'OVSBridge' } }), 400, '', 'type');
     expect(asked).toEqual([]);
 
-    expect(dataOf(await call(t, 'DELETE', '/nodes/pve1/network/vmbr1'))).toBeNull();
-    expect(last()).toEqual(expect.objectContaining({ command: 'node.network.delete', params: { iface: 'vmbr1' } }));
+    expect(dataOf(await call(t, 'DELETE', '/nodes/pve1/network/bond0'))).toBeNull();
+    expect(last()).toEqual(expect.objectContaining({ command: 'node.network.delete', params: { iface: 'bond0' } }));
+    asked.length = 0;
+    expectError(await call(t, 'DELETE', '/nodes/pve1/network/vmbr9'), 404, "interface 'vmbr9' on node 'pve1' does not exist");
+    expect(asked.map((request) => request.command)).toEqual(['node.network.list']);
     const upid = dataOf<string>(await call(t, 'PUT', '/nodes/pve1/network'));
     expect(upid).toContain(':srvreload:networking:root@pam:');
   });

@@ -48,7 +48,10 @@ export class NetworkController {
 
   @Endpoint(NETWORK_ENDPOINTS.remove)
   async remove(@Params() { node, iface }: ParamsOf<Endpoints['remove']>): Promise<null> {
-    this.nodes.existing(node);
+    // Only an interface of the interfaces file can be removed: a card the kernel alone shows has no method.
+    const found = (await this.interfaces(node)).find((entry) => entry.iface === iface);
+    if (!found) throw notFound(`interface '${iface}' on node '${node}'`);
+    if (found.method === undefined) throw notFound(`a stanza of interface '${iface}' in the interfaces file of node '${node}'`);
     await this.hub.request(node, 'node.network.delete', commandParams('node.network.delete', { iface }, sameName()), { timeoutMs: HOST_WRITE_MS });
     return null;
   }

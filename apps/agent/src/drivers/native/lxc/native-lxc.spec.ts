@@ -1,11 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GuestRuntime, type GuestSpec, type GuestVolume, type ParamsOf } from '@corral/protocol';
+import { GuestRuntime, type GuestSpec, type ParamsOf } from '@corral/protocol';
 import { buildBusyboxTemplate, waitFor } from '@corral/testing';
 import { suspendedContainerLog } from '../../../../test-support/backup-logs.js';
+import { fileTree } from '../../../../test-support/file-tree.js';
+import { smallContainer, subvolume } from '../../../../test-support/guest-specs.js';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, openHost, type Host } from '../../../host/host.js';
 import { runChecked, runProgram } from '../../../host/run-program.js';
@@ -19,27 +21,9 @@ const TEMPLATE = '/var/lib/vz/template/cache/busybox.tar.zst';
 const MISSING_BRIDGE = 'corralnone0';
 const VMIDS = [200, 201, 202, 203, 204, 210, 211, 212, 220, 221];
 
-const subvol = (vmid: number, key = 'rootfs', disk = 0): GuestVolume => ({
-  key,
-  volid: `local:${vmid}/subvol-${vmid}-disk-${disk}`,
-  path: `/var/lib/vz/images/${vmid}/subvol-${vmid}-disk-${disk}`,
-  format: 'subvol',
-  size: 1024 ** 3,
-});
-const spec = (vmid: number, changes: Partial<GuestSpec> = {}): GuestSpec => ({
-  type: 'lxc',
-  vmid,
-  name: `ct${vmid}`,
-  memoryMiB: 128,
-  cores: 1,
-  sockets: 1,
-  ostype: 'alpine',
-  template: false,
-  nics: [{ key: 'net0', mac: 'BC:24:11:00:02:00', bridge: MISSING_BRIDGE, name: 'eth0', ip: '192.0.2.20/24', gw: '192.0.2.1' }],
-  volumes: [subvol(vmid)],
-  config: {},
-  ...changes,
-});
+const subvol = subvolume;
+const spec = (vmid: number, changes: Partial<GuestSpec> = {}): GuestSpec =>
+  smallContainer(vmid, { nics: [{ key: 'net0', mac: 'BC:24:11:00:02:00', bridge: MISSING_BRIDGE, name: 'eth0', ip: '192.0.2.20/24', gw: '192.0.2.1' }], ...changes });
 
 describe('NativeLxc with this machine’s LXC', () => {
   let dir: string;
@@ -238,11 +222,7 @@ describe('NativeLxc with this machine’s LXC', () => {
     });
     const dump = async () => (await readdir(hostPath(host, '/var/lib/vz/dump')).catch(() => [])).sort();
     /** Every path of a tree with its type, mode, owner and group, and a file's sha256 or a link's target. */
-    const tree = async (root: string) => {
-      const listing = await runChecked('find', [root, '-printf', '%P\t%y\t%m\t%U\t%G\t%l\n'], { signal });
-      const rows = listing.stdout.trim().split('\n').sort();
-      return Promise.all(rows.map(async (row) => (row.split('\t')[1] === 'f' ? `${row}\t${createHash('sha256').update(await readFile(join(root, row.split('\t')[0] ?? ''))).digest('hex')}` : row)));
-    };
+    const tree = (root: string) => fileTree(root, signal);
 
     beforeAll(async () => {
       await create(ct220);

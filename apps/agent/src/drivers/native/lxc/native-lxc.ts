@@ -20,12 +20,14 @@ import {
   type StoppedOnlyOperation,
 } from '../../guest-messages.js';
 import type { GuestBackups } from '../../guest-backups.js';
+import type { GuestMigration } from '../../guest-migration.js';
 import { removeEmptyGuestFolder, volumeOf } from '../../guest-volumes.js';
 import type { NativeGuests } from '../native-guests.js';
 import { existingBridges } from '../host-bridges.js';
 import { cgroupLayout } from './kernel-facts.js';
 import { LxcBackups } from './lxc-backups.js';
 import { LxcSnapshots } from './lxc-snapshots.js';
+import { LxcMigration } from './lxc-migration.js';
 import { lxcConfig, type CgroupLayout } from './lxc-config.js';
 import { LxcTools, startErrors, type LxcEntry } from './lxc-tools.js';
 import { readContainerUsage } from './lxc-usage.js';
@@ -54,6 +56,7 @@ export class NativeLxc implements NativeGuests {
   readonly backups: GuestBackups;
   readonly volumes: VolumeOperations;
   readonly snapshots: LxcSnapshots;
+  readonly migration: GuestMigration;
   private readonly cpu = new CpuMeter();
   private cgroup: Promise<CgroupLayout> | undefined;
 
@@ -65,6 +68,7 @@ export class NativeLxc implements NativeGuests {
     this.backups = new LxcBackups(host, this.tools, this);
     this.volumes = new LxcVolumeOperations(host, async (vmid, signal) => (await this.tools.state(vmid, signal)) !== 'STOPPED');
     this.snapshots = new LxcSnapshots(host, this.tools, (guest, context) => this.start(guest, context));
+    this.migration = new LxcMigration(host, this);
   }
 
   /** The volumes in `allocate`, the template unpacked into the root (which must be empty) with root's password and keys, the config. */
@@ -241,8 +245,23 @@ export class NativeLxc implements NativeGuests {
     return hostPath(this.host, name === undefined ? `${LXC_PATH}/${vmid}` : `${LXC_PATH}/${vmid}/${name}`);
   }
 
-  private async refuseExisting(vmid: number): Promise<void> {
-    if ((await statOf(this.containerFile(vmid, 'config'))) !== undefined) throw new Error(containerExists(vmid));
+  /** Whether a container of that id has its config on this host. */
+  async exists(vmid: number): Promise<boolean> {
+    return (await statOf(this.containerFile(vmid, 'config'))) !== undefined;
+  }
+
+  async refuseExisting(vmid: number): Promise<void> {
+    if (await this.exists(vmid)) throw new Error(containerExists(vmid));
+  }
+
+  /** Whether the container is stopped (one LXC does not know is). */
+  async stopped(vmid: number, signal: AbortSignal): Promise<boolean> {
+    return (await this.tools.state(vmid, signal)) === 'STOPPED';
+  }
+
+  /** Removes the container's folder on the lxcpath, its volumes left as they are: it moved to another node. */
+  async forget(vmid: number, signal: AbortSignal): Promise<void> {
+    await removeTree(this.containerFile(vmid), signal);
   }
 
   private async refuseRunning(vmid: number, operation: StoppedOnlyOperation, signal: AbortSignal): Promise<void> {

@@ -14,15 +14,15 @@ import { sidOf } from './sid.js';
 const RETRY_MS = 60_000;
 
 /**
- * The HA manager's moves of running VMs to the nodes their group prefers (docs/ha.md "Moves and
- * failback"), as PVE's CRM does: a VM on a node its restricted group does not allow moves to one it
- * does; and unless the group says `nofailback`, a VM moves (live) to an online node of higher
- * priority than its own, such as its preferred node back from a failure. Containers cannot move
- * between nodes yet, and stay.
+ * The HA manager's moves of running guests to the nodes their group prefers (docs/ha.md "Moves and
+ * failback"), as PVE's CRM does: a guest on a node its restricted group does not allow moves to one
+ * it does; and unless the group says `nofailback`, a guest moves to an online node of higher
+ * priority than its own, such as its preferred node back from a failure. A VM moves live; a
+ * container is relocated (shut down, moved, started there by the HA manager), as PVE moves them.
  */
 @Injectable()
 export class Failback {
-  /** When each VM's last move was asked for. */
+  /** When each guest's last move was asked for. */
   private readonly asked = new Map<number, number>();
 
   constructor(
@@ -37,7 +37,7 @@ export class Failback {
     const now = Date.now();
     let placer: Placer | undefined;
     for (const guest of managed) {
-      if (guest.type !== 'vm' || guest.group === null || guest.state !== 'started' || guest.crmState !== 'started' || !guest.nodeOnline) continue;
+      if (guest.group === null || guest.state !== 'started' || guest.crmState !== 'started' || !guest.nodeOnline) continue;
       if (this.tasks.busy(guest.vmid) || (this.asked.get(guest.vmid) ?? 0) > now - RETRY_MS) continue;
       const row = this.view.get(guest.vmid)?.row;
       if (!row || row.lock !== null) continue;
@@ -50,10 +50,10 @@ export class Failback {
       this.asked.set(guest.vmid, now);
       const why = here === undefined ? `its restricted group '${group.group}' does not allow node '${guest.node}'` : `its group '${group.group}' prefers node '${best.node}'`;
       try {
-        await this.moves.move({ type: 'vm', vmid: guest.vmid }, best.node, 'migrate', SYSTEM_CALLER);
-        this.logger.info({ sid: sidOf(guest), from: guest.node, to: best.node }, `HA: migrating a VM: ${why}`);
+        await this.moves.move({ type: guest.type, vmid: guest.vmid }, best.node, 'migrate', SYSTEM_CALLER);
+        this.logger.info({ sid: sidOf(guest), from: guest.node, to: best.node }, `HA: moving a guest: ${why}`);
       } catch (error) {
-        this.logger.warn({ err: error, sid: sidOf(guest), to: best.node }, `HA: cannot migrate a VM (${why}); trying again in a minute`);
+        this.logger.warn({ err: error, sid: sidOf(guest), to: best.node }, `HA: cannot move a guest (${why}); trying again in a minute`);
       }
     }
   }

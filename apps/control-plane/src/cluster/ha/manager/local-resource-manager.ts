@@ -92,20 +92,20 @@ export class LocalResourceManager {
   }
 
   /**
-   * Counts a failed start; past `max_restart` the guest is relocated (a VM, while `max_relocate`
-   * allows, to the node the HA manager would recover it on), and otherwise put in `error`.
+   * Counts a failed start; past `max_restart` the guest is relocated (while `max_relocate` allows,
+   * to the node the HA manager would recover it on), and otherwise put in `error`.
    */
   private async failedStart(guest: ManagedGuest, reason: string, managed: readonly ManagedGuest[]): Promise<void> {
     const count = await this.repository.started(guest.vmid, false);
     if (count === null || count.restarts <= count.maxRestart) return;
-    if (guest.type === 'vm' && count.relocations < count.maxRelocate && (await this.relocate(guest, managed))) return;
+    if (count.relocations < count.maxRelocate && (await this.relocate(guest, managed))) return;
     await this.repository.setCrmState([guest.vmid], 'error', async (db) => {
       await recordEvent(db, { event: 'ha-error', node: guest.node, vmid: guest.vmid, details: { reason, restarts: count.restarts } });
     });
     this.logger.error({ sid: sidOf(guest), node: guest.node, restarts: count.restarts }, 'HA: a guest failed to start more than max_restart times; it is in error until disabled');
   }
 
-  /** Moves the stopped VM to another node after its failed starts (a `qmigrate` task); false when no node can take it. */
+  /** Moves the stopped guest to another node after its failed starts (a `qmigrate` or `vzmigrate` task); false when no node can take it. */
   private async relocate(guest: ManagedGuest, managed: readonly ManagedGuest[]): Promise<boolean> {
     const row = this.view.get(guest.vmid)?.row;
     if (!row) return false;
