@@ -3,7 +3,7 @@ import { badParam } from '../../errors/resource-errors.js';
 import type { StorageRow } from '../../storage/storage.entity.js';
 import { parseVolname, usableStorage } from '../../storage/volumes.js';
 import { formatVolume, parseDisk } from '../formats/devices.js';
-import { isDiskKey } from '../formats/qemu-keys.js';
+import { isQemuVolumeKey } from '../formats/qemu-keys.js';
 import { isUnusedKey } from '../formats/unused-keys.js';
 
 /** Where each storage's volumes go on the target: to a storage of the same name unless the request says otherwise. */
@@ -63,7 +63,7 @@ export function migratePlan(vmid: number, config: Readonly<Record<string, string
   const moved: Record<string, string> = { ...config };
   const used = new Set<string>();
   for (const [key, value] of Object.entries(config)) {
-    if (!isDiskKey(key) && !isUnusedKey(key)) continue;
+    if (!isQemuVolumeKey(key) && !isUnusedKey(key)) continue;
     const disk = parseDisk(value);
     const { source } = disk;
     if (source.kind !== 'volume') continue;
