@@ -32,13 +32,14 @@ export interface ResolvedConfig {
 /**
  * Makes a checked config concrete for a new guest, as PVE's create does (facts.md 4.8): every
  * `<storage>:<size>` volume gets its name (`local:100/vm-100-disk-0.qcow2,size=32G`), every
- * network card its MAC address, a VM its SMBIOS UUID, generation id and boot order.
+ * network card its MAC address, a VM its SMBIOS UUID, generation id and boot order. New volumes
+ * are numbered from `firstDisk`, the EFI vars and TPM state after the disks, as PVE allocates them.
  */
-export function resolveNewConfig(kind: GuestKind, given: Readonly<Record<string, string>>, placement: Placement): ResolvedConfig {
+export function resolveNewConfig(kind: GuestKind, given: Readonly<Record<string, string>>, placement: Placement, firstDisk = 0): ResolvedConfig {
   const config: Record<string, string> = {};
   const allocate: string[] = [];
   const storages = new Set<string>();
-  let disk = 0;
+  let disk = firstDisk;
   for (const [key, value] of inAllocationOrder(Object.entries(given))) {
     if (kind.isVolumeKey(key)) {
       const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);
@@ -139,7 +140,8 @@ export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, str
     }
   }
   if (placement.name !== undefined) given[kind.type === 'qemu' ? 'name' : 'hostname'] = placement.name;
-  const resolved = resolveNewConfig(kind, given, placement);
+  // The copies a linked clone still makes (its EFI vars, its TPM state) are numbered after its overlays.
+  const resolved = resolveNewConfig(kind, given, placement, Object.keys(linked).length);
   return { ...resolved, config: { ...resolved.config, ...linked } };
 }
 
