@@ -12,6 +12,8 @@ const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {
   ifreload: 'ifupdown2',
   smartctl: 'smartmontools',
   udevadm: 'udev',
+  swtpm: 'swtpm',
+  swtpm_setup: 'swtpm-tools',
 };
 
 /**

@@ -1,7 +1,7 @@
 import type { Privilege } from '@corral/acl';
 import type { GuestType } from '@corral/protocol';
 import { isMountKey, LXC_KEYS, UNSUPPORTED_LXC_KEYS } from './formats/lxc-keys.js';
-import { isDiskKey, isNicKey, QEMU_KEYS, UNSUPPORTED_QEMU_KEYS } from './formats/qemu-keys.js';
+import { isNicKey, isQemuVolumeKey, QEMU_KEYS, UNSUPPORTED_QEMU_KEYS } from './formats/qemu-keys.js';
 import type { ValueRule } from './formats/value-rules.js';
 
 /** The operations every guest has, by PVE's task type of each kind. */
@@ -45,8 +45,8 @@ export const QEMU: GuestKind = {
   keys: QEMU_KEYS,
   unsupported: UNSUPPORTED_QEMU_KEYS,
   tasks: { create: 'qmcreate', start: 'qmstart', stop: 'qmstop', shutdown: 'qmshutdown', reboot: 'qmreboot', reset: 'qmreset', suspend: 'qmpause', resume: 'qmresume', destroy: 'qmdestroy', template: 'qmtemplate', clone: 'qmclone', config: 'qmconfig', snapshot: 'qmsnapshot', rollback: 'qmrollback', delsnapshot: 'qmdelsnapshot', migrate: 'qmigrate' },
-  isVolumeKey: isDiskKey,
-  privilegeOf: privilegeOf(isDiskKey, true),
+  isVolumeKey: isQemuVolumeKey,
+  privilegeOf: privilegeOf(isQemuVolumeKey, true),
 };
 
 export const LXC: GuestKind = {

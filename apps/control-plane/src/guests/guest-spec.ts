@@ -4,7 +4,7 @@ import type { StorageRow } from '../storage/storage.entity.js';
 import { parseVolname, storagePath, volumePath } from '../storage/volumes.js';
 import { parseDisk, parseLxcNic, parseMount, parseQemuNic, type VolumeValue } from './formats/devices.js';
 import { isMountKey } from './formats/lxc-keys.js';
-import { isDiskKey, isNicKey } from './formats/qemu-keys.js';
+import { isNicKey, isQemuVolumeKey } from './formats/qemu-keys.js';
 import { isUnusedKey } from './formats/unused-keys.js';
 import { parseSize } from './formats/size.js';
 import type { GuestRow } from './guest.entity.js';
@@ -33,7 +33,7 @@ export function guestSpec(row: Pick<GuestRow, 'vmid' | 'type' | 'config'>, stora
     template: config['template'] === '1',
     nics: Object.keys(config).filter(isNicKey).sort(byNumber).map((key) => nicOf(type, key, config[key] ?? '')),
     volumes: Object.keys(config)
-      .filter((key) => (qemu ? isDiskKey(key) : isMountKey(key)) || isUnusedKey(key))
+      .filter((key) => (qemu ? isQemuVolumeKey(key) : isMountKey(key)) || isUnusedKey(key))
       .sort(byNumber)
       .flatMap((key) => volumeOf(key, qemu ? parseDisk(config[key] ?? '') : parseMount(config[key] ?? ''), storages)),
     config,
@@ -73,8 +73,16 @@ function volumeOf(key: string, value: VolumeValue, storages: ReadonlyMap<string,
       size: parseSize(options.get('size') ?? '0') ?? 0,
       ...(parsed.base ? { base: storagePath(storage, parsed.base.relative) } : {}),
       ...(cdrom ? { cdrom } : {}),
+      ...firmwareStateOf(key, options),
     },
   ];
+}
+
+/** What the driver needs to know of the EFI vars disk (its template) and the TPM state (its version); PVE's defaults are 2m and v1.2. */
+function firmwareStateOf(key: string, options: ReadonlyMap<string, string>): Pick<GuestVolume, 'efivars' | 'tpm'> {
+  if (key === 'efidisk0') return { efivars: { type: options.get('efitype') === '4m' ? '4m' : '2m', msKeys: options.get('pre-enrolled-keys') === '1' } };
+  if (key === 'tpmstate0') return { tpm: options.get('version') === 'v2.0' ? 'v2.0' : 'v1.2' };
+  return {};
 }
 
 /** `scsi2` before `scsi10`; `rootfs` before `mp0`. */

@@ -4,10 +4,14 @@ import type { StorageRow } from '../storage/storage.entity.js';
 import { usableStorage } from '../storage/volumes.js';
 import { formatLxcNic, formatQemuNic, formatVolume, parseDisk, parseLxcNic, parseMount, parseQemuNic, type VolumeValue } from './formats/devices.js';
 import { isNicKey } from './formats/qemu-keys.js';
-import { formatSize, parseSize } from './formats/size.js';
+import { inAllocationOrder, newVolumeLayout } from './formats/efi-tpm-volumes.js';
+import { parseSize } from './formats/size.js';
 import { isUnusedKey } from './formats/unused-keys.js';
 import type { GuestKind } from './guest-kinds.js';
 import { cloudinitDrive, refuseSecondDrive } from './cloudinit/cloudinit-drive.js';
+
+/** Volumes that hold a VM's own firmware variables and TPM state. */
+const OWN_STATE_KEYS: ReadonlySet<string> = new Set(['efidisk0', 'tpmstate0']);
 
 /** Proxmox's OUI, which PVE gives every generated MAC address (facts.md 4.8). */
 const MAC_PREFIX = 'BC:24:11';
@@ -29,14 +33,15 @@ export interface ResolvedConfig {
 /**
  * Makes a checked config concrete for a new guest, as PVE's create does (facts.md 4.8): every
  * `<storage>:<size>` volume gets its name (`local:100/vm-100-disk-0.qcow2,size=32G`), every
- * network card its MAC address, a VM its SMBIOS UUID, generation id and boot order.
+ * network card its MAC address, a VM its SMBIOS UUID, generation id and boot order. New volumes
+ * are numbered from `firstDisk`, the EFI vars and TPM state after the disks, as PVE allocates them.
  */
-export function resolveNewConfig(kind: GuestKind, given: Readonly<Record<string, string>>, placement: Placement): ResolvedConfig {
+export function resolveNewConfig(kind: GuestKind, given: Readonly<Record<string, string>>, placement: Placement, firstDisk = 0): ResolvedConfig {
   const config: Record<string, string> = {};
   const allocate: string[] = [];
   const storages = new Set<string>();
-  let disk = 0;
-  for (const [key, value] of Object.entries(given)) {
+  let disk = firstDisk;
+  for (const [key, value] of inAllocationOrder(Object.entries(given))) {
     if (kind.isVolumeKey(key)) {
       const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);
       const resolved = resolveVolume(kind, key, volume, placement, disk);
@@ -79,12 +84,9 @@ function resolveVolume(kind: GuestKind, key: string, volume: VolumeValue, placem
   }
   const content = kind.type === 'qemu' ? 'images' : 'rootdir';
   usableStorage(storages, source.storage, node, content, key);
-  const format = options.get('format') ?? 'qcow2';
-  const volname = kind.type === 'qemu' ? `${vmid}/vm-${vmid}-disk-${index}.${format}` : `${vmid}/subvol-${vmid}-disk-${index}`;
-  const rest = new Map(options);
-  rest.delete('format');
-  rest.set('size', formatSize(source.size));
-  return formatVolume({ source: { kind: 'volume', storage: source.storage, volname }, options: rest });
+  const layout = newVolumeLayout(key, source.size, options);
+  const volname = kind.type === 'qemu' ? `${vmid}/vm-${vmid}-disk-${index}.${layout.format}` : `${vmid}/subvol-${vmid}-disk-${index}`;
+  return formatVolume({ source: { kind: 'volume', storage: source.storage, volname }, options: layout.options });
 }
 
 /**
@@ -132,7 +134,8 @@ export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, str
     if (kind.isVolumeKey(key)) {
       const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);
       if (volume.source.kind !== 'volume' || volume.options.get('media') === 'cdrom') given[key] = value;
-      else if (placement.linked) linked[key] = linkedVolume(volume.source, volume.options, placement.vmid, Object.keys(linked).length);
+      // Each VM's firmware variables and TPM state are its own: a linked clone gets copies of them.
+      else if (placement.linked && !OWN_STATE_KEYS.has(key)) linked[key] = linkedVolume(volume.source, volume.options, placement.vmid, Object.keys(linked).length);
       else given[key] = copiedVolume(volume.source.storage, volume.source.volname, volume.options, placement);
     } else if (isNicKey(key)) {
       given[key] = withoutMac(kind, value);
@@ -141,7 +144,8 @@ export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, str
     }
   }
   if (placement.name !== undefined) given[kind.type === 'qemu' ? 'name' : 'hostname'] = placement.name;
-  const resolved = resolveNewConfig(kind, given, placement);
+  // The copies a linked clone still makes (its EFI vars, its TPM state) are numbered after its overlays.
+  const resolved = resolveNewConfig(kind, given, placement, Object.keys(linked).length);
   return { ...resolved, config: { ...resolved.config, ...linked } };
 }
 

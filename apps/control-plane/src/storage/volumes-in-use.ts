@@ -1,7 +1,7 @@
 import type { GuestRow } from '../guests/guest.entity.js';
 import { parseDisk, parseMount } from '../guests/formats/devices.js';
 import { isMountKey } from '../guests/formats/lxc-keys.js';
-import { isDiskKey } from '../guests/formats/qemu-keys.js';
+import { isQemuVolumeKey } from '../guests/formats/qemu-keys.js';
 import { isUnusedKey } from '../guests/formats/unused-keys.js';
 import { parseVolname } from './volumes.js';
 
@@ -21,7 +21,7 @@ export interface VolumeUse {
 export function volumesInUse(guests: readonly Pick<GuestRow, 'vmid' | 'type' | 'config'>[]): VolumeUse[] {
   return guests.flatMap(({ vmid, type, config }) =>
     Object.entries(config).flatMap(([key, value]): VolumeUse[] => {
-      const volume = isUnusedKey(key) ? parseDisk(value) : type === 'qemu' ? (isDiskKey(key) ? parseDisk(value) : null) : isMountKey(key) ? parseMount(value) : null;
+      const volume = isUnusedKey(key) ? parseDisk(value) : type === 'qemu' ? (isQemuVolumeKey(key) ? parseDisk(value) : null) : isMountKey(key) ? parseMount(value) : null;
       if (volume?.source.kind !== 'volume') return [];
       const { storage, volname } = volume.source;
       const parsed = parseVolname(volname);

@@ -47,6 +47,10 @@ export const GuestVolume = z.strictObject({
   base: HostFilePath.optional(),
   /** QEMU only: the disk is a CD-ROM (`media=cdrom`). */
   cdrom: z.boolean().optional(),
+  /** QEMU only: the EFI vars disk (`efidisk0`), made from OVMF's vars template of `type`, with Microsoft's and the distribution's keys enrolled when `msKeys`. */
+  efivars: z.strictObject({ type: z.enum(['2m', '4m']), msKeys: z.boolean() }).optional(),
+  /** QEMU only: the TPM state (`tpmstate0`), and the TPM version swtpm emulates with it. */
+  tpm: z.enum(['v1.2', 'v2.0']).optional(),
 });
 export type GuestVolume = z.infer<typeof GuestVolume>;
 

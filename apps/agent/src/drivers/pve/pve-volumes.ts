@@ -1,6 +1,7 @@
 import type { GuestType, GuestVolume, ParamsOf } from '@corral/protocol';
 import { basename } from 'node:path';
 import type { CommandContext } from '../../commands/command-context.js';
+import { CommandFailure } from '../../commands/command-failure.js';
 import type { VolumeOperations } from '../volume-operations.js';
 import type { PveRunner } from './pve-backups.js';
 
@@ -15,6 +16,9 @@ export class PveVolumes implements VolumeOperations {
 
   /** One `pvesm alloc` per volume; when one fails, those made before it are freed again. */
   async allocate({ vmid, volumes }: ParamsOf<'guest.volume.allocate'>, context: CommandContext): Promise<void> {
+    const efivars = volumes.find((volume) => volume.efivars !== undefined);
+    // pvesm alloc makes an empty image, where PVE copies OVMF's vars template into a new EFI disk.
+    if (efivars !== undefined) throw new CommandFailure('unavailable', `the pve driver does not add an EFI disk (${efivars.key}) to an existing VM yet: give it when the VM is created`);
     const made: GuestVolume[] = [];
     try {
       for (const volume of volumes) {

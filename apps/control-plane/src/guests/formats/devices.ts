@@ -54,24 +54,60 @@ function sizeText(value: string): string {
   return value;
 }
 
-function volumeRule(description: string, options: Record<string, ValueRule>, allowNone: boolean): ValueRule {
-  return { description, type: 'string', parse: (value) => formatVolume(parseVolume(value, options, allowNone)) };
+/** The smallest new disk (`<storage>:0.001`); an EFI vars or TPM state volume takes its own size whatever is given. */
+const MIN_NEW_DISK = 1024 * 1024;
+
+function volumeRule(description: string, options: Record<string, ValueRule>, allowNone: boolean, minSize: number, check: (volume: VolumeValue) => void = () => undefined): ValueRule {
+  return {
+    description,
+    type: 'string',
+    parse(value) {
+      const volume = parseVolume(value, options, allowNone, minSize);
+      check(volume);
+      return formatVolume(volume);
+    },
+  };
 }
 
 /** A QEMU disk (`scsi0`, `virtio1`, `ide2`, `sata0`): `<storage>:<GiB>`, a volume id, `none` or `cdrom`, then options. */
-export const DISK = volumeRule('A disk: `<storage>:<size in GiB>` for a new volume, a volume id, or `none`; options `size`, `format`, `media`, `cache`, ...', DISK_OPTIONS, true);
+export const DISK = volumeRule('A disk: `<storage>:<size in GiB>` for a new volume, a volume id, or `none`; options `size`, `format`, `media`, `cache`, ...', DISK_OPTIONS, true, MIN_NEW_DISK);
 /** A container root file system or mount point (`rootfs`, `mp0`). */
-export const MOUNT = volumeRule('A volume: `<storage>:<size in GiB>` for a new volume, or a volume id; options `size`, `mp` (mount points), `acl`, `ro`, ...', MOUNT_OPTIONS, false);
+export const MOUNT = volumeRule('A volume: `<storage>:<size in GiB>` for a new volume, or a volume id; options `size`, `mp` (mount points), `acl`, `ro`, ...', MOUNT_OPTIONS, false, MIN_NEW_DISK);
 
+/** PVE's EFI vars disk (`efidisk0`): `<storage>:<GiB>` (the size is the OVMF vars template's, whatever is given) or a volume id. */
+const EFIDISK_OPTIONS: Record<string, ValueRule> = {
+  size: DISK_OPTIONS['size'] as ValueRule,
+  format: DISK_OPTIONS['format'] as ValueRule,
+  efitype: oneOf('Size and type of the OVMF vars (2m unless given; 4m for Secure Boot).', ['2m', '4m']),
+  'pre-enrolled-keys': flag('Start from the vars template with the distribution\'s and Microsoft\'s keys enrolled (efitype=4m): Secure Boot on.'),
+  'ms-cert': oneOf('Which Microsoft UEFI certificates are enrolled (a marker).', ['2011', '2023', '2023w', '2023k']),
+};
+
+/** PVE's TPM state disk (`tpmstate0`): `<storage>:<GiB>` (always a 4 MiB raw image) or a volume id. */
+const TPMSTATE_OPTIONS: Record<string, ValueRule> = {
+  size: DISK_OPTIONS['size'] as ValueRule,
+  format: oneOf('Image format (a new volume is always raw).', ['raw', 'qcow2']),
+  version: oneOf('TPM interface version (v1.2 unless given).', ['v1.2', 'v2.0']),
+};
+
+export const EFIDISK = volumeRule('The EFI vars disk: `<storage>:<GiB>` for a new volume (its size is the OVMF vars template\'s), or a volume id; options `efitype` (2m, 4m), `pre-enrolled-keys`, `format`, `ms-cert`.', EFIDISK_OPTIONS, false, 1, (volume) => {
+  if (volume.options.get('pre-enrolled-keys') === '1' && volume.options.get('efitype') !== '4m') throw new ValueError('pre-enrolled-keys: needs efitype=4m (the 2m vars template has no keys)');
+});
+export const TPMSTATE = volumeRule('The TPM state disk: `<storage>:<GiB>` for a new volume (always a 4 MiB raw image), or a volume id; option `version` (v1.2, v2.0).', TPMSTATE_OPTIONS, false, 1);
+
+/** Every item a VM volume's stored value may have: disks', EFI vars' and TPM state's (each key's own rule checked it when it was written). */
+const STORED_QEMU_VOLUME_OPTIONS = { ...DISK_OPTIONS, ...EFIDISK_OPTIONS, ...TPMSTATE_OPTIONS, format: oneOf('Image format.', ['qcow2', 'raw']) };
+
+/** A VM volume's value as stored (a disk, `efidisk0`, `tpmstate0`, `unusedN`). */
 export function parseDisk(value: string): VolumeValue {
-  return parseVolume(value, DISK_OPTIONS, true);
+  return parseVolume(value, STORED_QEMU_VOLUME_OPTIONS, true, 1);
 }
 
 export function parseMount(value: string): VolumeValue {
-  return parseVolume(value, MOUNT_OPTIONS, false);
+  return parseVolume(value, MOUNT_OPTIONS, false, MIN_NEW_DISK);
 }
 
-function parseVolume(value: string, rules: Record<string, ValueRule>, allowNone: boolean): VolumeValue {
+function parseVolume(value: string, rules: Record<string, ValueRule>, allowNone: boolean, minSize: number): VolumeValue {
   const items = parseItems(value, { defaultKey: 'file' });
   const file = items.get('file') ?? items.get('volume');
   if (file === undefined) throw new ValueError('must start with <storage>:<size> or a volume id');
@@ -93,7 +129,7 @@ function parseVolume(value: string, rules: Record<string, ValueRule>, allowNone:
   if (colon < 1 || !STORAGE_ID.test(storage)) throw new ValueError(`'${file}' must be <storage>:<size in GiB> or <storage>:<volume>`);
   if (/^\d+(?:\.\d+)?$/.test(rest)) {
     const size = parseSize(rest, 'G');
-    if (size === null || size < 1024 * 1024) throw new ValueError(`size '${rest}' must be at least 0.001 GiB`);
+    if (size === null || size < minSize) throw new ValueError(minSize === 1 ? `size '${rest}' must be more than 0` : `size '${rest}' must be at least 0.001 GiB`);
     return { source: { kind: 'new', storage, size }, options };
   }
   if (!VOLUME_NAME.test(rest) || rest.split('/').some((part) => part === '..' || part === '.')) throw new ValueError(`volume '${file}' is not a volume id`);

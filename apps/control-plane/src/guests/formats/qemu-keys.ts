@@ -1,4 +1,4 @@
-import { DISK, QEMU_NIC } from './devices.js';
+import { DISK, EFIDISK, QEMU_NIC, TPMSTATE } from './devices.js';
 import { QEMU_HARDWARE_KEYS } from './qemu-hardware-keys.js';
 import { CLOUDINIT_PASSWORD } from '../cloudinit/cloudinit-password.js';
 import { decimal, numbered, DNS_NAME, HOOKSCRIPT, SNIPPET_VOLUME, STARTUP, flag, integer, IPV4, IPV4_CIDR, IPV6, IPV6_SETTING, LINE, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
@@ -88,6 +88,8 @@ export const QEMU_KEYS: Readonly<Record<string, ValueRule>> = {
   ...numbered('ipconfig', MAX_NICS, IPCONFIG),
   ...numbered('net', MAX_NICS, QEMU_NIC),
   ...Object.assign({}, ...Object.entries(DISK_BUSES).map(([bus, count]) => numbered(bus, count, DISK))),
+  efidisk0: EFIDISK,
+  tpmstate0: TPMSTATE,
   keyboard: oneOf('Keyboard layout of the VNC display.', KEYBOARDS),
   affinity: text('Host CPUs that run the VM: `0,5,8-11`.', /^\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*$/, 'must be host CPU ids such as 0,5,8-11'),
   'allow-ksm': flag('Allow KSM to merge its memory pages.'),
@@ -112,15 +114,17 @@ export const QEMU_KEYS: Readonly<Record<string, ValueRule>> = {
 };
 
 /** PVE keys Corral refuses with a reason rather than as unknown. */
-export const UNSUPPORTED_QEMU_KEYS: Readonly<Record<string, string>> = {
-  efidisk0: 'EFI disks are not supported by Corral yet',
-  tpmstate0: 'TPM state is not supported by Corral yet',
-};
+export const UNSUPPORTED_QEMU_KEYS: Readonly<Record<string, string>> = {};
 
 /** Is `key` a disk key (`scsi0`, `virtio1`, `ide2`, `sata3`)? */
 export function isDiskKey(key: string): boolean {
   const match = /^(ide|sata|scsi|virtio)(\d+)$/.exec(key);
   return match !== null && Number(match[2]) < DISK_BUSES[match[1] as keyof typeof DISK_BUSES];
+}
+
+/** Is `key` a key of a VM's volume: a disk, the EFI vars disk (`efidisk0`) or the TPM state (`tpmstate0`)? */
+export function isQemuVolumeKey(key: string): boolean {
+  return isDiskKey(key) || key === 'efidisk0' || key === 'tpmstate0';
 }
 
 export function isNicKey(key: string): boolean {

@@ -127,6 +127,7 @@ export class MigrateService {
     const running = runState(state) !== 'stopped';
     if (request.online === true && state.row.config['template'] === '1') throw new ApiError('GUEST_STATE', `VM ${vmid} is a template: templates migrate offline (online=0)`);
     if (running && request.online !== true) throw new ApiError('GUEST_STATE', "can't migrate running VM without --online");
+    if (running && state.row.config['tpmstate0'] !== undefined) throw new ApiError('GUEST_STATE', `VM ${vmid} has a TPM (tpmstate0): Corral does not migrate a running TPM's state yet, migrate it stopped`);
     if (running && plan.copy.length > 0 && request['with-local-disks'] !== true) throw badParam('with-local-disks', "can't live migrate attached local disks without with-local-disks option");
     const clones = linkedClonesOf(vmid, this.view.list().map(({ row }) => row));
     if (clones.length > 0) throw new ApiError('IN_USE', `VM ${vmid} is the base of the linked clones ${clones.join(', ')}: they need its images on node '${node}'`);

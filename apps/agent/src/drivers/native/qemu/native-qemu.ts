@@ -28,7 +28,9 @@ import { QemuBackups } from './qemu-backup.js';
 import { formatCommandLine, qemuCommandLine } from './qemu-command-line.js';
 import { deviceOptions } from './qemu-device-options.js';
 import type { Accelerator } from './qemu-cpu-model.js';
+import { efiVarsImagePlan, isQ35, ovmfFiles, prepareFirmware, requireOvmf } from './qemu-firmware.js';
 import { convertImagePlan, createImagePlan, makeImages, makeReadOnly } from './qemu-images.js';
+import { startSwtpm } from './qemu-tpm.js';
 import { QemuMigration } from './qemu-migration.js';
 import { QemuVolumeOperations } from './qemu-volume-operations.js';
 import type { VolumeOperations } from '../../volume-operations.js';
@@ -82,8 +84,17 @@ export class NativeQemu implements NativeGuests {
     this.snapshots = new QemuSnapshots(host, (guest, context, loadvm) => this.begin(guest, context, loadvm === undefined ? {} : { loadvm }));
   }
 
+  /** Empty images, and for an EFI vars disk a copy of OVMF's vars template. */
   async create({ guest, allocate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
-    const plans = allocate.map((key) => createImagePlan(this.host, guest.vmid, volumeOf(guest, key)));
+    const plans = await Promise.all(
+      allocate.map(async (key) => {
+        const volume = volumeOf(guest, key);
+        if (volume.efivars === undefined) return createImagePlan(this.host, guest.vmid, volume);
+        const ovmf = ovmfFiles(volume.efivars, isQ35(guest));
+        await requireOvmf(ovmf);
+        return efiVarsImagePlan(this.host, guest.vmid, volume, ovmf);
+      }),
+    );
     await makeImages(this.host, guest.vmid, plans, context);
   }
 
@@ -230,7 +241,8 @@ export class NativeQemu implements NativeGuests {
     return guests;
   }
 
-  private async launch(vm: QemuVm, guest: GuestSpec, { signal, log }: CommandContext, { incoming, loadvm }: LaunchOptions): Promise<void> {
+  private async launch(vm: QemuVm, guest: GuestSpec, context: CommandContext, { incoming, loadvm }: LaunchOptions): Promise<void> {
+    const { signal, log } = context;
     await removeRuntimeFiles(vm.files); // a killed QEMU's
     await mkdir(vm.files.dir, { recursive: true });
     const accelerator = this.options.accelerator ?? (await probeAccelerator());
@@ -241,6 +253,9 @@ export class NativeQemu implements NativeGuests {
     const args = [...line.args, ...devices.args];
     log(formatCommandLine(QEMU, args));
     try {
+      await prepareFirmware(guest, vm.files, log);
+      const tpm = guest.volumes.find((volume) => volume.key === 'tpmstate0');
+      if (tpm !== undefined) await startSwtpm(this.host, guest.vmid, tpm, vm.files, context);
       // -daemonize: it returns once QEMU is ready (paused, -S), or fails.
       const output = await runProgram(QEMU, args, { signal });
       if (output.code !== 0) throw new Error(`${QEMU} failed (exit code ${output.code}): ${await qemuLastWords(output, vm.files)}`);

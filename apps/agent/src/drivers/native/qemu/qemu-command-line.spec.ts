@@ -96,7 +96,38 @@ describe('qemuCommandLine', () => {
       'ide-hd,bus=ahci0.4,drive=drive-sata4,id=sata4',
       'scsi-cd,bus=scsihw0.0,channel=0,scsi-id=5,lun=0,drive=drive-scsi5,id=scsi5',
     ]);
-    expect(line.notes).toEqual(['efidisk0: not attached (the native driver attaches scsi, virtio, ide and sata disks)']);
+    // SeaBIOS has no use for an EFI vars disk: PVE leaves it out too.
+    expect(line.notes).toEqual([]);
+  });
+
+  it('gives OVMF as PVE chooses it: 4m Secure Boot code with a secure flash on q35, the 4m code without SMM on pc, the 2m build otherwise', () => {
+    const efidisk = (efivars: { type: '2m' | '4m'; msKeys: boolean }) => ({ key: 'efidisk0', volid: 'local:100/vm-100-disk-1.qcow2', path: '/images/vm-100-disk-1.qcow2', format: 'qcow2' as const, size: 540672, efivars });
+    const q35 = qemuCommandLine(web1({ volumes: [efidisk({ type: '4m', msKeys: true })], config: { bios: 'ovmf', machine: 'q35' } }), facts());
+    expect(values(q35.args, '-machine')).toEqual(['q35']);
+    expect(values(q35.args, '-global')).toEqual(['driver=cfi.pflash01,property=secure,value=on']);
+    expect(values(q35.args, '-drive')).toEqual(['if=pflash,unit=0,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd', 'if=pflash,unit=1,id=drive-efidisk0,format=qcow2,file=/srv/host/images/vm-100-disk-1.qcow2']);
+    const pc = qemuCommandLine(web1({ volumes: [efidisk({ type: '4m', msKeys: false })], config: { bios: 'ovmf' } }), facts());
+    expect(values(pc.args, '-machine')).toEqual(['pc']);
+    expect(values(pc.args, '-global')).toEqual([]);
+    expect(values(pc.args, '-drive')[0]).toBe('if=pflash,unit=0,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd');
+    expect(values(qemuCommandLine(web1({ volumes: [efidisk({ type: '2m', msKeys: false })], config: { bios: 'ovmf' } }), facts()).args, '-drive')[0]).toContain('file=/usr/share/OVMF/OVMF_CODE.fd');
+    const temporary = qemuCommandLine(web1({ volumes: [], config: { bios: 'ovmf' } }), facts());
+    expect(values(temporary.args, '-drive')[1]).toBe(`if=pflash,unit=1,id=drive-efidisk0,format=raw,file=${qemuRuntimeFiles(host, 100).efivars}`);
+  });
+
+  it('places IDE disks on q35 one to a bus, as PVE maps them (ide0, ide2, ide1, ide3 on ide.0 to ide.3)', () => {
+    const ide = (key: string) => ({ key, volid: `local:100/${key}.raw`, path: `/images/${key}.raw`, format: 'raw' as const, size: 1024 });
+    const line = qemuCommandLine(web1({ volumes: ['ide0', 'ide1', 'ide2', 'ide3'].map(ide), nics: [], config: { machine: 'q35' } }), facts());
+    expect(values(line.args, '-device').map((device) => /bus=(ide\.\d),unit=(\d)/.exec(device)?.slice(1).join(':'))).toEqual(['ide.0:0', 'ide.2:0', 'ide.1:0', 'ide.3:0']);
+  });
+
+  it('connects a TPM to its swtpm socket with tpmstate0', () => {
+    const tpm = { key: 'tpmstate0', volid: 'local:100/vm-100-disk-2.raw', path: '/images/vm-100-disk-2.raw', format: 'raw' as const, size: 4194304, tpm: 'v2.0' as const };
+    const line = qemuCommandLine(web1({ volumes: [tpm], nics: [] }), facts());
+    expect(values(line.args, '-chardev')).toContain(`socket,id=tpmchar,path=${qemuRuntimeFiles(host, 100).tpmSocket}`);
+    expect(values(line.args, '-tpmdev')).toEqual(['emulator,id=tpmdev,chardev=tpmchar']);
+    expect(values(line.args, '-device')).toEqual(['tpm-tis,tpmdev=tpmdev']);
+    expect(line.notes).toEqual([]);
   });
 
   it('adds no disk controller that no disk needs', () => {

@@ -2,6 +2,9 @@ import type { GuestNic, GuestSpec, GuestVolume } from '@corral/protocol';
 import { hostPath, type Host } from '../../../host/host.js';
 import { cardNotConnected } from '../../guest-messages.js';
 import { cpuArgument, type Accelerator } from './qemu-cpu-model.js';
+import { firmwareArgs, isQ35 } from './qemu-firmware.js';
+import { escapeOption } from './qemu-option-value.js';
+import { tpmArgs } from './qemu-tpm.js';
 import type { QemuRuntimeFiles } from './qemu-runtime-files.js';
 
 /** What the command line depends on besides the guest. */
@@ -34,6 +37,8 @@ export interface QemuCommandLine {
 
 const DISK = /^(scsi|virtio|ide|sata)([0-9]+)$/;
 const NIC = /^net([0-9]+)$/;
+/** Volumes that are no disk of the guest: the firmware's vars (pflash) and the TPM's state (swtpm's). */
+const FIRMWARE_STATE = ['efidisk0', 'tpmstate0'];
 
 const NIC_DEVICES: Readonly<Record<NonNullable<GuestNic['model']>, string>> = {
   virtio: 'virtio-net-pci',
@@ -47,8 +52,8 @@ const NIC_DEVICES: Readonly<Record<NonNullable<GuestNic['model']>, string>> = {
 const FIRST_BOOT_INDEX = 100;
 
 /**
- * The arguments of `qemu-system-x86_64` for a guest, as PVE builds them for an i440fx machine
- * with SeaBIOS: in the background once ready (`-daemonize`), with its pid file, QMP and VNC on
+ * The arguments of `qemu-system-x86_64` for a guest, as PVE builds them: an i440fx machine, or
+ * q35 when its `machine` says so, with SeaBIOS or OVMF (`bios`), and a TPM with `tpmstate0`: in the background once ready (`-daemonize`), with its pid file, QMP and VNC on
  * unix sockets and no default devices, started paused (`-S`) so that the guest's first packets
  * (DHCP) go out only once its taps are on their bridges. Values inside QEMU's `a=b,c=d` options
  * have their commas doubled, QEMU's escape, as a path may hold one.
@@ -60,20 +65,24 @@ export function qemuCommandLine(guest: GuestSpec, facts: QemuHostFacts): QemuCom
   const bootIndex = bootOrder(guest.config['boot']);
   const disks = guest.volumes.filter((volume) => {
     if (DISK.test(volume.key)) return true;
-    if (!volume.key.startsWith('unused')) notes.push(`${volume.key}: not attached (the native driver attaches scsi, virtio, ide and sata disks)`);
+    if (!volume.key.startsWith('unused') && !FIRMWARE_STATE.includes(volume.key)) notes.push(`${volume.key}: not attached (the native driver attaches scsi, virtio, ide and sata disks)`);
     return false;
   });
   const buses = new Set(disks.map((volume) => DISK.exec(volume.key)?.[1]));
+  const q35 = isQ35(guest);
+  const tpm = guest.volumes.some((volume) => volume.key === 'tpmstate0');
   return {
     args: [
       ...['-name', `guest=${guest.name}`, '-S', ...(facts.incoming === true ? ['-incoming', 'defer'] : []), ...(facts.loadvm !== undefined ? ['-loadvm', facts.loadvm] : []), '-daemonize', '-pidfile', files.pid, '-D', files.log],
-      ...['-chardev', `socket,id=qmp,path=${escape(files.qmp)},server=on,wait=off`, '-mon', 'chardev=qmp,mode=control'],
-      ...['-vnc', `unix:${escape(files.vnc)}`, '-nodefaults', '-no-user-config', '-machine', 'pc', '-accel', accelerator],
+      ...['-chardev', `socket,id=qmp,path=${escapeOption(files.qmp)},server=on,wait=off`, '-mon', 'chardev=qmp,mode=control'],
+      ...['-vnc', `unix:${escapeOption(files.vnc)}`, '-nodefaults', '-no-user-config', '-machine', q35 ? 'q35' : 'pc', '-accel', accelerator],
+      ...firmwareArgs(guest, facts.host, files),
       ...['-m', String(guest.memoryMiB), '-smp', `${guest.cores * guest.sockets},sockets=${guest.sockets},cores=${guest.cores}`],
       ...['-cpu', cpuArgument(guest.cpu, accelerator), ...smbios(guest.config['smbios1']), '-vga', 'std'],
       ...(buses.has('scsi') ? ['-device', 'virtio-scsi-pci,id=scsihw0'] : []),
       ...(buses.has('sata') ? ['-device', 'ahci,id=ahci0'] : []),
-      ...disks.flatMap((volume) => diskArgs(volume, bootIndex.get(volume.key), facts.host)),
+      ...disks.flatMap((volume) => diskArgs(volume, bootIndex.get(volume.key), facts.host, q35)),
+      ...(tpm ? tpmArgs(files) : []),
       ...guest.nics.flatMap((nic) => nicArgs(guest.vmid, nic, bootIndex.get(nic.key), facts.bridges, taps, notes)),
     ],
     taps,
@@ -81,16 +90,18 @@ export function qemuCommandLine(guest: GuestSpec, facts: QemuHostFacts): QemuCom
   };
 }
 
-function diskArgs(volume: GuestVolume, bootIndex: number | undefined, host: Host): string[] {
+function diskArgs(volume: GuestVolume, bootIndex: number | undefined, host: Host, q35: boolean): string[] {
   const [, bus, number] = DISK.exec(volume.key) ?? [];
   const unit = Number(number);
+  // q35's IDE buses (its AHCI ports) have one unit each: PVE puts ide0..ide3 on ide.0, ide.2, ide.1, ide.3.
+  const ide = q35 ? `bus=ide.${(unit >> 1) + 2 * (unit & 1)},unit=0` : `bus=ide.${unit >> 1},unit=${unit & 1}`;
   const cdrom = volume.cdrom === true;
-  const drive = `file=${escape(hostPath(host, volume.path))},format=${volume.format},if=none,id=drive-${volume.key}${cdrom ? ',media=cdrom,readonly=on' : ''}`;
+  const drive = `file=${escapeOption(hostPath(host, volume.path))},format=${volume.format},if=none,id=drive-${volume.key}${cdrom ? ',media=cdrom,readonly=on' : ''}`;
   const place: Record<string, string> = {
     scsi: `${cdrom ? 'scsi-cd' : 'scsi-hd'},bus=scsihw0.0,channel=0,scsi-id=${unit},lun=0`,
     // virtio-blk has no CD-ROM: the drive is read-only, which is what a CD-ROM is to the guest.
     virtio: 'virtio-blk-pci',
-    ide: `${cdrom ? 'ide-cd' : 'ide-hd'},bus=ide.${unit >> 1},unit=${unit & 1}`,
+    ide: `${cdrom ? 'ide-cd' : 'ide-hd'},${ide}`,
     sata: `${cdrom ? 'ide-cd' : 'ide-hd'},bus=ahci0.${unit}`,
   };
   return ['-drive', drive, '-device', `${place[bus ?? '']},drive=drive-${volume.key},id=${volume.key}${bootSuffix(bootIndex)}`];
@@ -132,11 +143,6 @@ function smbios(smbios1: string | undefined): string[] {
 
 function bootSuffix(bootIndex: number | undefined): string {
   return bootIndex === undefined ? '' : `,bootindex=${bootIndex}`;
-}
-
-/** A value inside a QEMU option string: a comma is written twice. */
-function escape(value: string): string {
-  return value.replaceAll(',', ',,');
 }
 
 /** A command line as one log line, each argument that a shell would split or expand in single quotes. */
