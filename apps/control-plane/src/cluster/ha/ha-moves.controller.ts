@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Caller, type Principal } from '../../access/auth/principal.js';
-import { Endpoint, type ParamsOf } from '../../http/endpoint.js';
+import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
 import { parseSid } from './ha-params.js';
 import { HA_MOVE_ENDPOINTS, type HaMoveEndpoints } from './ha-moves.endpoints.js';
@@ -12,14 +12,12 @@ export class HaMovesController {
   constructor(private readonly moves: HaMoves) {}
 
   @Endpoint(HA_MOVE_ENDPOINTS.migrate)
-  async migrate(@Params() params: ParamsOf<HaMoveEndpoints['migrate']>, @Caller() caller: Principal): Promise<null> {
-    await this.moves.move(parseSid(params.sid), params.node, 'migrate', caller);
-    return null;
+  async migrate(@Params() params: ParamsOf<HaMoveEndpoints['migrate']>, @Caller() caller: Principal): Promise<ResultOf<HaMoveEndpoints['migrate']>> {
+    return this.moves.move(parseSid(params.sid), params.node, 'migrate', caller);
   }
 
   @Endpoint(HA_MOVE_ENDPOINTS.relocate)
-  async relocate(@Params() params: ParamsOf<HaMoveEndpoints['relocate']>, @Caller() caller: Principal): Promise<null> {
-    await this.moves.move(parseSid(params.sid), params.node, 'relocate', caller);
-    return null;
+  async relocate(@Params() params: ParamsOf<HaMoveEndpoints['relocate']>, @Caller() caller: Principal): Promise<ResultOf<HaMoveEndpoints['relocate']>> {
+    return this.moves.move(parseSid(params.sid), params.node, 'relocate', caller);
   }
 }

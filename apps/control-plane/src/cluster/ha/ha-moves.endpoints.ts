@@ -10,7 +10,13 @@ import { MAY_CONFIGURE, sidParam } from './ha-params.js';
 
 const MOVE_PARAMETERS = z.object({ sid: sidParam(), node: nodeParam('The target node.') });
 const ALLOWED =
-  'The target must be another online node, allowed by the resource\'s group when it is restricted, where the VM\'s disks are (shared storage): a 400 naming `node` otherwise. Containers cannot move between nodes yet (400). Answers null at once, as PVE; the `qmigrate` task shows the move.';
+  'The target must be another online node, allowed by the resource\'s group when it is restricted, where the guest\'s volumes are (shared storage): a 400 naming `node` otherwise. A container is relocated (PVE moves containers only that way). Answers at once with the resource and the node asked for, as PVE 9; the `qmigrate`/`vzmigrate` task shows the move.';
+
+/** PVE 9's answer to a move: what was asked. Corral moves no other resource with it (PVE's affinity rules). */
+export const MoveAnswer = z.object({
+  sid: z.string().meta({ description: 'The HA resource, `vm:<vmid>` or `ct:<vmid>`.' }),
+  'requested-node': z.string().meta({ description: 'The node it moves to.' }),
+});
 
 export const HA_MOVE_ENDPOINTS = {
   migrate: endpoint({
@@ -19,7 +25,7 @@ export const HA_MOVE_ENDPOINTS = {
     summary: 'Move an HA VM to another node, live when it runs',
     description: `A running VM migrates live (its memory copied, it keeps running); a stopped one moves offline. ${ALLOWED}`,
     parameters: MOVE_PARAMETERS,
-    returns: z.null(),
+    returns: MoveAnswer,
     permission: MAY_CONFIGURE,
   }),
   relocate: endpoint({
@@ -28,7 +34,7 @@ export const HA_MOVE_ENDPOINTS = {
     summary: 'Move an HA VM to another node by stopping it, moving it, and starting it there',
     description: `The VM is stopped (hard), moved offline, and the HA manager starts it on the target when its requested state is \`started\`. ${ALLOWED}`,
     parameters: MOVE_PARAMETERS,
-    returns: z.null(),
+    returns: MoveAnswer,
     permission: MAY_CONFIGURE,
   }),
 };

@@ -55,14 +55,14 @@ describe('moves of HA guests: /cluster/ha/resources/{sid}/migrate and relocate, 
   });
 
   it('migrates a running HA VM live, and relocates one by stopping it, moving it and starting it there', async () => {
-    expect(dataOf(await call(t, 'POST', '/cluster/ha/resources/vm:200/migrate', { form: { node: 'c' } }))).toBeNull();
+    expect(dataOf(await call(t, 'POST', '/cluster/ha/resources/vm:200/migrate', { form: { node: 'c' } }))).toEqual({ sid: 'vm:200', 'requested-node': 'c' });
     await waitFor(async () => (await nodeOf(200)) === 'c' && c.running.has(200), patience('vm:200 on c'));
     expect(b.running.has(200)).toBe(false);
     expect(c.asked.some((request) => request.command === 'guest.migrate.receive' && (request.params as { online?: boolean }).online === true)).toBe(true);
     expect(c.asked.filter((request) => request.command === 'guest.start')).toEqual([]);
 
     await haGuest(202, b, 'b');
-    expect(dataOf(await call(t, 'POST', '/cluster/ha/resources/vm:202/relocate', { form: { node: 'c' } }))).toBeNull();
+    expect(dataOf(await call(t, 'POST', '/cluster/ha/resources/vm:202/relocate', { form: { node: 'c' } }))).toEqual({ sid: 'vm:202', 'requested-node': 'c' });
     await waitFor(async () => (await nodeOf(202)) === 'c' && c.running.has(202), patience('vm:202 running on c'));
     expect(b.asked.some((request) => request.command === 'guest.stop' && (request.params as { vmid: number }).vmid === 202)).toBe(true);
     expect(c.asked.filter((request) => request.command === 'guest.start').map((request) => (request.params as { guest: { vmid: number }; ha?: boolean })).map((params) => [params.guest.vmid, params.ha])).toEqual([[202, true]]);
@@ -71,12 +71,12 @@ describe('moves of HA guests: /cluster/ha/resources/{sid}/migrate and relocate, 
 
   it('relocates HA containers, also when asked to migrate them: a stopped one moves and stays stopped, a running one shuts down, moves, and the HA manager starts it there', async () => {
     await haGuest(201, b, 'b', { type: 'lxc' });
-    expect(dataOf(await call(t, 'POST', '/cluster/ha/resources/ct:201/migrate', { form: { node: 'c' } }))).toBeNull();
+    expect(dataOf(await call(t, 'POST', '/cluster/ha/resources/ct:201/migrate', { form: { node: 'c' } }))).toEqual({ sid: 'ct:201', 'requested-node': 'c' });
     await waitFor(async () => (await nodeOf(201)) === 'c' && (await vzmigrates(201)).every((task) => task.exitstatus === 'OK'), patience('ct:201 on c'));
     expect(c.running.has(201)).toBe(false);
 
     await haGuest(203, b, 'b', { type: 'lxc', started: true });
-    expect(dataOf(await call(t, 'POST', '/cluster/ha/resources/ct:203/migrate', { form: { node: 'c' } }))).toBeNull();
+    expect(dataOf(await call(t, 'POST', '/cluster/ha/resources/ct:203/migrate', { form: { node: 'c' } }))).toEqual({ sid: 'ct:203', 'requested-node': 'c' });
     await waitFor(async () => (await nodeOf(203)) === 'c' && c.running.has(203), patience('ct:203 running on c'));
     expect(b.asked.filter((request) => request.command === 'guest.shutdown').map((request) => request.params)).toEqual([{ type: 'lxc', vmid: 203, timeout: 180, forceStop: true }]);
     expect(c.asked.filter((request) => request.command === 'guest.migrate.receive' && (request.params as { guest: { vmid: number } }).guest.vmid === 203).map((request) => (request.params as { online: boolean }).online)).toEqual([false]);

@@ -37,7 +37,14 @@ export class HaMoves {
   ) {}
 
   /** Starts the move and resolves with its task's UPID. */
-  async move(sid: GivenSid, target: string, how: 'migrate' | 'relocate', caller: Principal): Promise<string> {
+  /** Starts the move as a task of the guest's, and answers what PVE 9 answers: the resource and the node asked for. */
+  async move(sid: GivenSid, target: string, how: 'migrate' | 'relocate', caller: Principal): Promise<{ sid: string; 'requested-node': string }> {
+    const name = await this.start(sid, target, how, caller);
+    return { sid: name, 'requested-node': target };
+  }
+
+  /** Submits the move's task; resolves with the resource's sid. */
+  private async start(sid: GivenSid, target: string, how: 'migrate' | 'relocate', caller: Principal): Promise<string> {
     const resource = await this.resources.find(sid.vmid);
     if (resource === null || (sid.type !== undefined && sid.type !== resource.type)) throw notFound(`HA resource '${sid.type === undefined ? sid.vmid : sidOf({ type: sid.type, vmid: sid.vmid })}'`);
     const name = sidOf(resource);
@@ -52,7 +59,7 @@ export class HaMoves {
     const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
     // PVE moves containers by relocation only: they have no live migration.
     if (resource.type === 'ct') {
-      return this.tasks.submit({
+      await this.tasks.submit({
         node,
         vmid: resource.vmid,
         type: 'vzmigrate',
@@ -62,10 +69,14 @@ export class HaMoves {
           await this.containers.restartMove(work, { node, vmid: resource.vmid, target }, storages, storageMapping({}), { start: false });
         },
       });
+      return name;
     }
     const running = runState(state) !== 'stopped';
-    if (how === 'migrate' || !running) return this.migrations.migrate({ node, vmid: resource.vmid, target, online: running }, caller);
-    return this.tasks.submit({
+    if (how === 'migrate' || !running) {
+      await this.migrations.migrate({ node, vmid: resource.vmid, target, online: running }, caller);
+      return name;
+    }
+    await this.tasks.submit({
       node,
       vmid: resource.vmid,
       type: 'qmigrate',
@@ -76,5 +87,6 @@ export class HaMoves {
         await this.migrations.move(work, { node, vmid: resource.vmid, target, online: false }, storages, storageMapping({}));
       },
     });
+    return name;
   }
 }
