@@ -2,6 +2,7 @@ import type { GuestNic, GuestSpec, GuestVolume } from '@corral/protocol';
 import { hostPath, type Host } from '../../../host/host.js';
 import { cardNotConnected } from '../../guest-messages.js';
 import { cpuArgument, type Accelerator } from './qemu-cpu-model.js';
+import { guestAgentArgs } from './qga-device.js';
 import type { QemuRuntimeFiles } from './qemu-runtime-files.js';
 
 /** What the command line depends on besides the guest. */
@@ -75,6 +76,7 @@ export function qemuCommandLine(guest: GuestSpec, facts: QemuHostFacts): QemuCom
       ...(buses.has('sata') ? ['-device', 'ahci,id=ahci0'] : []),
       ...disks.flatMap((volume) => diskArgs(volume, bootIndex.get(volume.key), facts.host)),
       ...guest.nics.flatMap((nic) => nicArgs(guest.vmid, nic, bootIndex.get(nic.key), facts.bridges, taps, notes)),
+      ...guestAgentArgs(guest.config['agent'], escape(files.qga)),
     ],
     taps,
     notes,
