@@ -5,6 +5,9 @@ import { NodesModule } from '../nodes/nodes.module.js';
 import { PoolMembers } from '../pools/pool-members.js';
 import { StoragesRepository } from '../storage/storages.repository.js';
 import { TasksModule } from '../tasks/tasks.module.js';
+import { GuestAgentController } from './agent/guest-agent.controller.js';
+import { GuestAgentService } from './agent/guest-agent.service.js';
+import { PendingController } from './agent/pending.controller.js';
 import { GuestTasks } from './guest-tasks.js';
 import { GuestView } from './guest-view.js';
 import { GuestsRepository } from './guests.repository.js';
@@ -26,8 +29,8 @@ import { SnapshotsService } from './snapshots/snapshots.service.js';
 /** VMs and containers (issue 5): `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule, HaModule],
-  controllers: [QemuController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository],
+  controllers: [QemuController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController, GuestAgentController, PendingController],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, PoolMembers, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository, GuestAgentService],
   exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService],
 })
 export class GuestsModule {}
