@@ -3,6 +3,8 @@ import { waitFor, type FakeAgent, type FakeAnswer } from '@corral/testing';
 import { addUser, basic, call, dataOf, expectError, grant } from '../../../test-support/access-fixture.js';
 import { joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
+import { ClusterModule } from '../../cluster/cluster.module.js';
+import { TasksModule } from '../../tasks/tasks.module.js';
 import { GuestsModule } from '../guests.module.js';
 import { GuestsRepository } from '../guests.repository.js';
 import { GuestView } from '../guest-view.js';
@@ -31,12 +33,12 @@ function answers(asked: RequestFrame[]) {
 
 describe('the QEMU guest agent and pending (/nodes/{node}/qemu/{vmid}/agent, .../pending)', () => {
   let t: TestApp;
-  let agent: FakeAgent;
+  let agent: FakeAgent | undefined;
   const asked: RequestFrame[] = [];
   const running = (vmid: number) => ({ vmid, type: 'qemu' as const, status: 'running' as const, pid: 4000 + vmid, uptime: 5, cpu: 0.01, mem: 1024 });
 
   beforeAll(async () => {
-    t = await startTestApp({ imports: [GuestsModule] });
+    t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule] });
     const credential = await joinNode(t, 'pve1');
     agent = await onlineAgent(t, 'pve1', credential, { answer: answers(asked) });
     const guests = t.app.get(GuestsRepository);
@@ -46,13 +48,13 @@ describe('the QEMU guest agent and pending (/nodes/{node}/qemu/{vmid}/agent, ...
     await guests.insert({ vmid: 103, type: 'qemu', node: 'pve1', config: { agent: '1' }, lock: null });
     await guests.insert({ vmid: 200, type: 'lxc', node: 'pve1', config: { hostname: 'ct200', memory: '512', rootfs: 'local:200/subvol-200-disk-0.subvol,size=4G', unprivileged: '1' }, lock: null });
     for (const vmid of [100, 101, 102, 103, 200]) await t.app.get(GuestView).reload(vmid);
-    agent.send({ type: 'report', payload: { kind: 'runtime', guests: [running(100), running(101), running(102)] } });
+    agent?.send({ type: 'report', payload: { kind: 'runtime', guests: [running(100), running(101), running(102)] } });
     await waitFor(async () => dataOf<{ status: string }>(await call(t, 'GET', '/nodes/pve1/qemu/102/status/current')).status === 'running', { timeoutMs: 10_000, what: 'the VMs to run' });
     await addUser(t, 'watcher@pve', { password: 'watcher-password' });
     await grant(t, { path: '/vms/100', type: 'user', ugid: 'watcher@pve', roleid: 'PVEVMUser' });
   });
   afterAll(async () => {
-    agent.close();
+    agent?.close();
     await t.close();
   });
   beforeEach(() => {
