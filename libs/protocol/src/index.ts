@@ -2,6 +2,7 @@ export { COMMANDS, type CommandHandlers, type CommandName, type CommandRequest, 
 export { CLOSE_CODES } from './close-codes.js';
 export { parseCommandRequest, parseCommandResult, runCommand, type CommandRequestParse, type CommandResultParse } from './command-requests.js';
 export { ConfigKey, GuestNic, GuestSpec, GuestType, GuestVolume, HostFilePath, MacAddress } from './commands/guest.js';
+export { QGA_COMMANDS, QgaCommand, QgaExecArguments, QgaExecStatusArguments } from './commands/guest-agent.js';
 export { BackupCompression, BackupFile, BackupMode } from './commands/guest-backup.js';
 export { CloudinitFile } from './commands/guest-cloudinit.js';
 export { SnapshotName } from './commands/guest-snapshot.js';

@@ -52,6 +52,8 @@ export interface GuestDriver {
   writeCloudinit(params: ParamsOf<'guest.cloudinit.write'>, context: CommandContext): Promise<void>;
   /** QEMU only: one human-monitor command's output. */
   monitor(vmid: number, command: string, context: CommandContext): Promise<string>;
+  /** QEMU only: one QEMU guest agent command's `return` value (`guest.agent`); without a guest agent answering, `unavailable` with PVE's text. */
+  guestAgent(params: ParamsOf<'guest.agent'>, context: CommandContext): Promise<unknown>;
   /** QEMU only: a connection to the running VM's VNC display (RFB), which the caller closes. A driver without a display of its own refuses (`unavailable`), saying so. */
   vnc(vmid: number, context: CommandContext): Promise<Socket>;
   /** A VM's migration between two nodes (the guest.migrate.* commands). */

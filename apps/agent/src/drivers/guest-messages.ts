@@ -15,9 +15,17 @@ export function guestLabel(type: GuestType, vmid: number): string {
   return `${type === 'qemu' ? 'VM' : 'CT'} ${vmid}`;
 }
 
-/** `reset`, `monitor` and `vnc` name no guest type: asked of a container, the answer says why not, rather than "VM 200 is not running". */
-export function containersHaveNo(what: 'reset' | 'monitor' | 'VNC display', vmid: number): CommandFailure {
+/** `reset`, `monitor`, `vnc` and the guest agent name no guest type: asked of a container, the answer says why not, rather than "VM 200 is not running". */
+export function containersHaveNo(what: 'reset' | 'monitor' | 'VNC display' | 'QEMU guest agent', vmid: number): CommandFailure {
   return new CommandFailure('invalid-params', `CT ${vmid} is a container: containers have no ${what}`);
+}
+
+/** PVE's words when a VM's guest agent does not answer. */
+export const GUEST_AGENT_NOT_RUNNING = 'QEMU guest agent is not running';
+
+/** The task log line of a shutdown the guest agent was asked for. */
+export function agentShutdownAsked(vmid: number): string {
+  return `VM ${vmid}: shutdown asked of the QEMU guest agent`;
 }
 
 /** A start of a template: templates are only cloned. */

@@ -45,6 +45,7 @@ export const GuestStatus = z.object({
   template: z.literal(1).optional(),
   lock: z.string().optional(),
   tags: z.string().optional(),
+  agent: z.literal(1).optional().meta({ description: 'VMs: 1 when the config enables the QEMU guest agent.' }),
   ha: z
     .union([z.object({ managed: z.literal(0) }), z.object({ managed: z.literal(1), state: z.string().meta({ description: 'The requested HA state.' }), group: z.string().optional() })])
     .optional()
@@ -53,7 +54,7 @@ export const GuestStatus = z.object({
 export type GuestStatus = z.infer<typeof GuestStatus>;
 
 export const UPID = z.string().meta({ description: "The task's UPID." });
-export const SHUTDOWN_TIMEOUT = integerParam({ description: 'Seconds to wait for the guest to stop (default 600 for VMs, 60 for containers).', min: 0, max: 86_400 });
+export const SHUTDOWN_TIMEOUT = integerParam({ description: 'Seconds to wait for the guest to stop (default 60).', min: 0, max: 86_400 });
 
 /** `POST /nodes/{node}/<qemu|lxc>/{vmid}/status/<path>`: a power action, answered with its task's UPID. */
 export function powerAction<S extends z.ZodRawShape = Record<never, never>>(kind: GuestKind, path: string, summary: string, extra?: S) {

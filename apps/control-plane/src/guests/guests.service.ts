@@ -40,8 +40,8 @@ import { CloudinitService } from './cloudinit/cloudinit.service.js';
 const CREATE_MS = 30 * 60_000;
 const POWER_MS = 5 * 60_000;
 const MONITOR_MS = 30_000;
-/** PVE's default shutdown timeouts. */
-const SHUTDOWN_DEFAULT_S = { qemu: 600, lxc: 60 } as const;
+/** PVE's default shutdown timeouts: a minute for VMs (its vm_stop) and containers alike. */
+const SHUTDOWN_DEFAULT_S = { qemu: 60, lxc: 60 } as const;
 
 export interface CloneOptions {
   readonly newid: number;

@@ -3,6 +3,7 @@ import type { GuestState } from './guest-view.js';
 import { GUEST_DEFAULTS } from './guest-spec.js';
 import { parseDisk, parseMount } from './formats/devices.js';
 import { parseSize } from './formats/size.js';
+import { guestAgentEnabled } from './agent/agent-config.js';
 
 /** The run state of a guest: live where this replica holds its agent, else as last written. */
 export function runState(state: GuestState): 'running' | 'stopped' | 'paused' {
@@ -41,6 +42,7 @@ export function statusEntry(state: GuestState): GuestStatus {
     ...(config['template'] === '1' ? { template: 1 as const } : {}),
     ...(row.lock !== null ? { lock: row.lock } : {}),
     ...(tags !== undefined && tags !== '' ? { tags } : {}),
+    ...(qemu && guestAgentEnabled(config) ? { agent: 1 as const } : {}),
   };
 }
 

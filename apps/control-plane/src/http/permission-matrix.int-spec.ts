@@ -250,6 +250,9 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/cloudinit', request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit' }), expect: VM_USER_AUDIT },
   { endpoint: 'PUT /nodes/{node}/qemu/{vmid}/cloudinit', request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit' }), expect: '401 409 403 409 403 403' },
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/cloudinit/dump', request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit/dump?type=user' }), expect: '401 409 409 409 403 409' },
+  ...guestAgentRows(),
+  { endpoint: 'GET /nodes/{node}/qemu/{vmid}/pending', request: () => ({ path: '/nodes/matrix/qemu/100/pending' }), expect: VM_USER_AUDIT },
+  { endpoint: 'GET /nodes/{node}/lxc/{vmid}/pending', request: () => ({ path: '/nodes/matrix/lxc/101/pending' }), expect: AUDITORS },
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/template', request: () => ({ path: '/nodes/matrix/qemu/100/template' }), expect: MODIFY_OFFLINE_NODE },
   // VM.Migrate, which only root has here; a migration to the VM's own node is a 400 once allowed.
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate' }), expect: ROOT_ONLY },
@@ -352,6 +355,32 @@ const ROWS: readonly Row[] = [
   { endpoint: 'PUT /cluster/ha/groups/{group}', setup: addHaGroup('edit'), request: (c) => ({ path: `/cluster/ha/groups/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
   { endpoint: 'DELETE /cluster/ha/groups/{group}', setup: addHaGroup('gone'), request: (c) => ({ path: `/cluster/ha/groups/gone-${c}` }), expect: ROOT_ONLY },
 ];
+
+/**
+ * The guest agent of VM 100, whose config does not enable it: once allowed, PVE's `No QEMU guest
+ * agent configured` (409). The auditors have VM.GuestAgent.Audit, vmuser's PVEVMUser also
+ * VM.GuestAgent.FileSystemMgmt and VM.PowerMgmt; only root has VM.GuestAgent.Unrestricted.
+ */
+function guestAgentRows(): Row[] {
+  const AUDIT = '401 409 409 409 403 409';
+  const VM_USER = '401 409 403 409 403 403';
+  const UNRESTRICTED = '401 409 403 403 403 403';
+  const row = (method: 'GET' | 'POST', command: string, expect: string, form?: Form, query?: string): Row => ({
+    endpoint: `${method} /nodes/{node}/qemu/{vmid}/agent/${command}`,
+    request: () => ({ path: `/nodes/matrix/qemu/100/agent/${command}`, ...(form !== undefined ? { form } : {}), ...(query !== undefined ? { query } : {}) }),
+    expect,
+  });
+  return [
+    { endpoint: 'GET /nodes/{node}/qemu/{vmid}/agent', request: () => ({ path: '/nodes/matrix/qemu/100/agent' }), expect: ANY_CALLER },
+    { endpoint: 'POST /nodes/{node}/qemu/{vmid}/agent', request: () => ({ path: '/nodes/matrix/qemu/100/agent', form: { command: 'ping' } }), expect: UNRESTRICTED },
+    row('POST', 'ping', AUDIT),
+    ...['info', 'get-osinfo', 'get-host-name', 'get-time', 'get-timezone', 'get-users', 'get-vcpus', 'get-fsinfo', 'network-get-interfaces'].map((command) => row('GET', command, AUDIT)),
+    row('POST', 'fsfreeze-status', AUDIT),
+    ...['fsfreeze-freeze', 'fsfreeze-thaw', 'fstrim', 'shutdown'].map((command) => row('POST', command, VM_USER)),
+    row('POST', 'exec', UNRESTRICTED, { command: 'id' }),
+    row('GET', 'exec-status', UNRESTRICTED, undefined, 'pid=1'),
+  ];
+}
 
 /** The endpoints every kind of guest has, on an existing guest of the offline node `matrix`: reads answer, actions find the agent away. */
 function guestRows(type: 'qemu' | 'lxc', vmid: number, expect: { audit: string; power: string }): Row[] {

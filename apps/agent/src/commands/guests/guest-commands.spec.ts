@@ -33,6 +33,10 @@ function fakeDriver(steps: string[], failing: string[] = []): GuestDriver {
       await method('monitor')();
       return 'VM status: running\r\n';
     },
+    guestAgent: async () => {
+      await method('guestAgent')();
+      return {};
+    },
     vnc: () => Promise.reject(new Error('the guest commands open no VNC display')),
     migration: {
       receive: async () => {
@@ -85,7 +89,8 @@ describe('the guest commands', () => {
     await expect(commands['guest.clone']({ source: WEB1, target: { ...WEB1, vmid: 101 } }, context)).resolves.toBeNull();
     await expect(commands['guest.template']({ guest: WEB1 }, context)).resolves.toBeNull();
     await expect(commands['guest.monitor']({ vmid: 100, command: 'info status' }, context)).resolves.toBe('VM status: running\r\n');
-    const operations = ['create', 'start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume', 'destroy', 'clone', 'template', 'monitor'];
+    await expect(commands['guest.agent']({ vmid: 100, command: 'guest-ping' }, context)).resolves.toEqual({});
+    const operations = ['create', 'start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume', 'destroy', 'clone', 'template', 'monitor', 'guestAgent'];
     expect(steps).toEqual(operations.flatMap((operation) => [operation, 'refresh']));
   });
 

@@ -45,6 +45,8 @@ export function guestCommands(
     'guest.template': ({ guest }, context) => act(driver.template(guest, context)),
     // A monitor command may change the run state too (`stop`, `cont`, `system_reset`).
     'guest.monitor': ({ vmid, command }, context) => thenRefresh(driver.monitor(vmid, command, context)),
+    // `guest-shutdown` stops the VM.
+    'guest.agent': (params, context) => thenRefresh(driver.guestAgent(params, context)),
     // The VM appears on the target and leaves the source: each side reports it before the answer.
     'guest.migrate.receive': (params, context) => thenRefresh(driver.migration.receive(params, context)),
     'guest.migrate.send': (params, context) => thenRefresh(driver.migration.send(params, context)),

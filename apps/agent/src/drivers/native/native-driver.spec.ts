@@ -34,6 +34,10 @@ function fakePart(listed: GuestRuntime[]) {
       calls.push(['monitor', vmid]);
       return 'VM status: running\r\n';
     },
+    guestAgent: async (params) => {
+      calls.push(['guestAgent', params.vmid]);
+      return {};
+    },
     vnc: async (vmid) => {
       calls.push(['vnc', vmid]);
       return new Socket();
@@ -69,7 +73,7 @@ describe('the native driver', () => {
   function driver() {
     const vms = fakePart([running(100, 'qemu')]);
     const containers = fakePart([running(200, 'lxc')]);
-    const { reset: _reset, monitor: _monitor, vnc: _vnc, ...containerPart } = containers.part;
+    const { reset: _reset, monitor: _monitor, guestAgent: _guestAgent, vnc: _vnc, ...containerPart } = containers.part;
     const native = new NativeDriver(vms.part, containerPart satisfies NativeGuests);
     return { native, vms: vms.calls, containers: containers.calls };
   }
@@ -89,6 +93,7 @@ describe('the native driver', () => {
     await native.template(WEB1, context);
     await native.reset(100, context);
     expect(await native.monitor(100, 'info status', context)).toBe('VM status: running\r\n');
+    expect(await native.guestAgent({ vmid: 100, command: 'guest-ping' }, context)).toEqual({});
     expect(await native.vnc(100, context)).toBeInstanceOf(Socket);
     expect(vms).toEqual([
       ['start', WEB1],
@@ -99,6 +104,7 @@ describe('the native driver', () => {
       ['template', WEB1],
       ['reset', 100],
       ['monitor', 100],
+      ['guestAgent', 100],
       ['vnc', 100],
     ]);
     expect(containers).toEqual([
@@ -169,6 +175,7 @@ describe('the native driver', () => {
     await expect(native.reset(200, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no reset' });
     await expect(native.monitor(200, 'info status', context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no monitor' });
     await expect(native.vnc(200, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no VNC display' });
+    await expect(native.guestAgent({ vmid: 200, command: 'guest-ping' }, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no QEMU guest agent' });
     expect(vms).toEqual([]);
   });
 });

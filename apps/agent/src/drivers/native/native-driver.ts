@@ -16,13 +16,14 @@ export interface NativeVms extends NativeGuests {
   reset(vmid: number, context: CommandContext): Promise<void>;
   writeCloudinit(params: ParamsOf<'guest.cloudinit.write'>, context: CommandContext): Promise<void>;
   monitor(vmid: number, command: string, context: CommandContext): Promise<string>;
+  guestAgent(params: ParamsOf<'guest.agent'>, context: CommandContext): Promise<unknown>;
   vnc(vmid: number, context: CommandContext): Promise<Socket>;
 }
 
 /**
  * The `native` driver (DESIGN.md "Drivers"): QEMU run directly for VMs, LXC's tools for
  * containers, each part handling its own guests; this joins them by guest type. `reset`,
- * `monitor` and `vnc` name no type: they go to the QEMU part, unless the id is one of the containers.
+ * `monitor`, `vnc` and `guestAgent` name no type: they go to the QEMU part, unless the id is one of the containers.
  */
 export class NativeDriver implements GuestDriver {
   readonly name = 'native';
@@ -122,6 +123,11 @@ export class NativeDriver implements GuestDriver {
   async monitor(vmid: number, command: string, context: CommandContext): Promise<string> {
     await this.refuseContainer(vmid, 'monitor', context.signal);
     return this.vms.monitor(vmid, command, context);
+  }
+
+  async guestAgent(params: ParamsOf<'guest.agent'>, context: CommandContext): Promise<unknown> {
+    await this.refuseContainer(params.vmid, 'QEMU guest agent', context.signal);
+    return this.vms.guestAgent(params, context);
   }
 
   async vnc(vmid: number, context: CommandContext): Promise<Socket> {

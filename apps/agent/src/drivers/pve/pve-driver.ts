@@ -13,6 +13,7 @@ import { PveMigration } from './pve-migration.js';
 import { rootCredentialsOf, writeRootCredentials } from '../root-credentials.js';
 import { PveVolumes } from './pve-volumes.js';
 import { pveSnapshots } from './pve-snapshots.js';
+import { pveGuestAgent } from './pve-guest-agent.js';
 
 /** The request's signal bounds a guest operation (a full clone of a large disk takes long); this only catches a hung qm. */
 const OPERATION_LIMIT_MS = 24 * 3600_000;
@@ -122,6 +123,10 @@ export class PveDriver implements GuestDriver {
     // qm prints a failed command's error and goes on.
     if (output.startsWith('ERROR: ')) throw new Error(output.slice('ERROR: '.length).trim());
     return output;
+  }
+
+  guestAgent(params: ParamsOf<'guest.agent'>, context: CommandContext): Promise<unknown> {
+    return pveGuestAgent((args, quiet, input) => this.run('qm', args, quiet, input), params, context);
   }
 
   /** A PVE node serves its VMs' consoles itself. */

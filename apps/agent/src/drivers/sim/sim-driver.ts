@@ -13,6 +13,7 @@ import type { GuestMigration } from '../guest-migration.js';
 import type { VolumeOperations } from '../volume-operations.js';
 import { snapshotVolumes, type GuestSnapshots } from '../guest-snapshots.js';
 import {
+  agentShutdownAsked,
   alreadyRunning,
   containerExists,
   containersHaveNo,
@@ -43,6 +44,7 @@ import { writeSimulatedArchive } from './sim-archive.js';
 import { readSimState, SimStateWriter, type SimGuest, type SimState } from './sim-state.js';
 import { backupTime, createTime, DEFAULT_SIM_TIMING, restoreTime, type SimTiming } from './sim-timing.js';
 import { madeVolumeLine } from './sim-words.js';
+import { SimGuestAgent, simulatedAgent } from './sim-guest-agent.js';
 
 export interface SimOptions {
   /** Multiplies every duration of `timing`: 1 is realistic, 0 instant (benchmarks), 10 slow motion. */
@@ -77,6 +79,7 @@ export class SimDriver implements GuestDriver {
   private nextPid = 0;
   private loaded: Promise<void> | undefined;
   private readonly writer: SimStateWriter;
+  private readonly agents = new SimGuestAgent();
   /** The target leaves the guest to the source until finish: nothing is received, so there is nothing to undo. */
   readonly migration: GuestMigration = {
     receive: (params, context) => this.receiveMigration(params, context),
@@ -131,7 +134,7 @@ export class SimDriver implements GuestDriver {
     if (known !== undefined && known.status !== 'stopped') throw new Error(alreadyRunning(guest.type, guest.vmid));
     if (guest.type === 'qemu') context.log(`qemu-system-x86_64 -name ${guest.name} -m ${guest.memoryMiB} -smp ${guest.cores * guest.sockets} (simulated)`);
     await this.pause(this.timing.startMs, context);
-    this.run({ ...describe(guest), volids: known?.volids ?? guest.volumes.map((volume) => volume.volid) });
+    this.run({ ...describe(guest), ...simulatedAgent(guest), volids: known?.volids ?? guest.volumes.map((volume) => volume.volid) });
     await this.writer.save();
   }
 
@@ -239,6 +242,18 @@ export class SimDriver implements GuestDriver {
     if (words === 'info version') return `${QEMU_VERSION}\r\n`;
     if (words === 'info name') return `${guest.name}\r\n`;
     return `unknown command: '${words}' (the simulator answers info status, info version and info name)\r\n`;
+  }
+
+  async guestAgent({ vmid, ...command }: ParamsOf<'guest.agent'>, context: CommandContext): Promise<unknown> {
+    const guest = await this.runningVm(vmid, 'QEMU guest agent');
+    await this.pause(this.timing.monitorMs, context);
+    const answer = this.agents.answer(guest, command);
+    if (command.command === 'guest-shutdown') {
+      await this.pause(this.timing.shutdownMs, context);
+      this.halt(guest);
+      await this.writer.save();
+    }
+    return answer;
   }
 
   /** A simulated VM has no display to show. */
@@ -460,7 +475,7 @@ export class SimDriver implements GuestDriver {
   }
 
   /** For the operations that name no guest type. */
-  private async runningVm(vmid: number, what: 'reset' | 'monitor'): Promise<SimGuest> {
+  private async runningVm(vmid: number, what: 'reset' | 'monitor' | 'QEMU guest agent'): Promise<SimGuest> {
     if ((await this.find('lxc', vmid)) !== undefined) throw containersHaveNo(what, vmid);
     return this.running('qemu', vmid);
   }
@@ -490,6 +505,7 @@ export class SimDriver implements GuestDriver {
       if (!forceStop) throw new Error(pausedVmCannotShutDown(guest.vmid));
       context.log(stoppingPausedVm(guest.vmid));
     } else if (this.timing.shutdownMs <= timeoutS * 1000) {
+      if (guest.agent !== undefined) context.log(agentShutdownAsked(guest.vmid));
       await this.pause(this.timing.shutdownMs, context);
       return this.halt(guest);
     } else {
@@ -508,7 +524,8 @@ export class SimDriver implements GuestDriver {
   }
 
   private halt(guest: SimGuest): void {
-    const { pid: _pid, startedAt: _startedAt, ...rest } = guest;
+    const { pid: _pid, startedAt: _startedAt, agent: _agent, ...rest } = guest;
+    this.agents.forget(guest.vmid);
     this.guests.set(guest.vmid, { ...rest, status: 'stopped' });
   }
 

@@ -18,6 +18,8 @@ const SimGuest = z.object({
   startedAt: z.number().optional(),
   /** The volume ids it holds: a create or clone onto one of them is refused, as on a real host. */
   volids: z.array(z.string()),
+  /** While it runs with `agent: 1`: what its simulated guest agent reports (its cards' MACs). */
+  agent: z.object({ macs: z.array(z.string()) }).optional(),
   /** The names of the snapshots its volumes hold (absent: none). */
   snapshots: z.array(z.string()).optional(),
 });

@@ -8,6 +8,7 @@ import { ProcessFigures } from '../../../host/process-figures.js';
 import { lastWords, runChecked, runProgram, type ProgramOutput } from '../../../host/run-program.js';
 import type { Logger } from '../../../logging/logger.js';
 import {
+  agentShutdownAsked,
   alreadyRunning,
   isTemplate,
   notRunning,
@@ -25,6 +26,8 @@ import { ownVolumes, removeEmptyGuestFolder, volumeOf } from '../../guest-volume
 import { existingBridges } from '../host-bridges.js';
 import type { NativeGuests } from '../native-guests.js';
 import { QemuBackups } from './qemu-backup.js';
+import { QemuGuestAgents, type QgaTimeouts } from './qemu-guest-agent.js';
+import { CommandFailure } from '../../../commands/command-failure.js';
 import { formatCommandLine, qemuCommandLine } from './qemu-command-line.js';
 import { deviceOptions } from './qemu-device-options.js';
 import type { Accelerator } from './qemu-cpu-model.js';
@@ -55,6 +58,8 @@ interface LaunchOptions {
 export interface NativeQemuOptions {
   /** This accelerator instead of KVM when /dev/kvm opens read-write, else TCG (tests force TCG, to behave alike on every machine). */
   readonly accelerator?: Accelerator;
+  /** How long a guest agent gets to answer (tests shorten the sync). */
+  readonly guestAgent?: QgaTimeouts;
 }
 
 /**
@@ -72,6 +77,7 @@ export class NativeQemu implements NativeGuests {
   readonly backups: GuestBackups;
   readonly volumes: VolumeOperations;
   readonly snapshots: GuestSnapshots;
+  private readonly agents: QemuGuestAgents;
 
   constructor(
     private readonly host: Host,
@@ -81,6 +87,7 @@ export class NativeQemu implements NativeGuests {
     this.migration = new QemuMigration(host, (guest, context) => this.begin(guest, context, { incoming: true }));
     this.backups = new QemuBackups(host, this);
     this.volumes = new QemuVolumeOperations(host);
+    this.agents = new QemuGuestAgents(options.guestAgent);
     this.snapshots = new QemuSnapshots(host, (guest, context, loadvm) => this.begin(guest, context, loadvm === undefined ? {} : { loadvm }));
   }
 
@@ -140,16 +147,17 @@ export class NativeQemu implements NativeGuests {
     return { kind: 'pidfile', path: this.vm(vmid).files.pid };
   }
 
-  /** ACPI power button, then wait; a guest without an OS (or ACPI) ignores it, which is what forceStop is for. */
+  /**
+   * The guest agent's `guest-shutdown` when the VM has its channel and an agent answers (as PVE with
+   * `agent: 1`), else the ACPI power button; then wait. A guest without an OS (or ACPI) ignores
+   * the button, which is what forceStop is for.
+   */
   async shutdown(vmid: number, timeoutS: number, forceStop: boolean, context: CommandContext): Promise<void> {
     const vm = this.vm(vmid);
     const pid = await vm.runningPid();
     if (pid === undefined) return this.stop(vmid, context);
-    const state = await vm.qmp('could not ask it to shut down', context.signal, async (qmp) => {
-      const current = await runState(qmp);
-      if (current === 'running') await qmp.execute('system_powerdown');
-      return current;
-    });
+    const state = await vm.qmp('could not ask it to shut down', context.signal, runState);
+    if (state === 'running' && !(await this.agentShutdown(vm, context))) await vm.qmp('could not ask it to shut down', context.signal, (qmp) => qmp.execute('system_powerdown'));
     // A paused guest cannot see the button: PVE refuses, or stops it when forced.
     if (state === 'paused' && !forceStop) throw new Error(pausedVmCannotShutDown(vmid));
     if (state === 'running' && (await waitForExit(pid, vm.files.pid, timeoutS * 1000, context.signal))) return removeRuntimeFiles(vm.files);
@@ -188,6 +196,12 @@ export class NativeQemu implements NativeGuests {
     await vm.requireRunning();
     const output = await vm.qmp('monitor command failed', context.signal, (qmp) => qmp.execute('human-monitor-command', { 'command-line': command }));
     return typeof output === 'string' ? output : '';
+  }
+
+  async guestAgent({ vmid, ...command }: ParamsOf<'guest.agent'>, { signal }: CommandContext): Promise<unknown> {
+    const vm = this.vm(vmid);
+    await vm.requireRunning();
+    return this.agents.execute(vmid, vm.files, command, signal);
   }
 
   async vnc(vmid: number): Promise<Socket> {
@@ -271,6 +285,20 @@ export class NativeQemu implements NativeGuests {
     } catch (error) {
       await vm.kill().catch((cleanup: Error) => log(cleanup.message));
       throw vmFailure(vm.vmid, 'could not start', error);
+    }
+  }
+
+  /** Whether the guest agent took `guest-shutdown`; one that does not answer leaves it to the power button. */
+  private async agentShutdown(vm: QemuVm, { signal, log }: CommandContext): Promise<boolean> {
+    if (!(await this.agents.hasChannel(vm.files))) return false;
+    try {
+      await this.agents.execute(vm.vmid, vm.files, { command: 'guest-shutdown' }, signal);
+      log(agentShutdownAsked(vm.vmid));
+      return true;
+    } catch (error) {
+      if (!(error instanceof CommandFailure) || error.code !== 'unavailable') throw error;
+      log(`VM ${vm.vmid}: ${error.message}: using the ACPI power button`);
+      return false;
     }
   }
 

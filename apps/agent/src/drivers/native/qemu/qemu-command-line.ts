@@ -5,6 +5,7 @@ import { cpuArgument, type Accelerator } from './qemu-cpu-model.js';
 import { firmwareArgs, isQ35 } from './qemu-firmware.js';
 import { escapeOption } from './qemu-option-value.js';
 import { tpmArgs } from './qemu-tpm.js';
+import { guestAgentArgs } from './qga-device.js';
 import type { QemuRuntimeFiles } from './qemu-runtime-files.js';
 
 /** What the command line depends on besides the guest. */
@@ -84,6 +85,7 @@ export function qemuCommandLine(guest: GuestSpec, facts: QemuHostFacts): QemuCom
       ...disks.flatMap((volume) => diskArgs(volume, bootIndex.get(volume.key), facts.host, q35)),
       ...(tpm ? tpmArgs(files) : []),
       ...guest.nics.flatMap((nic) => nicArgs(guest.vmid, nic, bootIndex.get(nic.key), facts.bridges, taps, notes)),
+      ...guestAgentArgs(guest.config['agent'], escape(files.qga)),
     ],
     taps,
     notes,

@@ -17,7 +17,7 @@ describe('QEMU runtime files', () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it('places the files of a VM in the run folder under the host root', () => {
-    expect(qemuRuntimeFiles(host, 100)).toEqual({ dir: run, qmp: `${run}/100.qmp`, pid: `${run}/100.pid`, vnc: `${run}/100.vnc`, log: `${run}/100.log`, efivars: `${run}/100.efivars.fd`, tpmSocket: `${run}/100.swtpm`, tpmPid: `${run}/100.swtpm.pid` });
+    expect(qemuRuntimeFiles(host, 100)).toEqual({ dir: run, qmp: `${run}/100.qmp`, pid: `${run}/100.pid`, vnc: `${run}/100.vnc`, qga: `${run}/100.qga`, log: `${run}/100.log`, efivars: `${run}/100.efivars.fd`, tpmSocket: `${run}/100.swtpm`, tpmPid: `${run}/100.swtpm.pid` });
   });
 
   it('refuses a host root so deep that a socket path would not fit a unix socket', () => {

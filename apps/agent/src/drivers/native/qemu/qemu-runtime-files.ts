@@ -20,6 +20,8 @@ export interface QemuRuntimeFiles {
   readonly pid: string;
   /** The VNC display's socket. */
   readonly vnc: string;
+  /** The guest agent's channel (a VM with `agent: 1`). */
+  readonly qga: string;
   /** QEMU's own log (`-D`): its warnings and errors after it went to the background. */
   readonly log: string;
   /** A VM with OVMF and no `efidisk0`: the temporary copy of the vars template it runs with. */
@@ -31,8 +33,8 @@ export interface QemuRuntimeFiles {
 
 export function qemuRuntimeFiles(host: Host, vmid: number): QemuRuntimeFiles {
   const dir = hostPath(host, QEMU_RUN_DIR);
-  const files = { dir, qmp: `${dir}/${vmid}.qmp`, pid: `${dir}/${vmid}.pid`, vnc: `${dir}/${vmid}.vnc`, log: `${dir}/${vmid}.log`, efivars: `${dir}/${vmid}.efivars.fd`, tpmSocket: `${dir}/${vmid}.swtpm`, tpmPid: `${dir}/${vmid}.swtpm.pid` };
-  for (const socket of [files.qmp, files.vnc, files.tpmSocket]) {
+  const files = { dir, qmp: `${dir}/${vmid}.qmp`, pid: `${dir}/${vmid}.pid`, vnc: `${dir}/${vmid}.vnc`, qga: `${dir}/${vmid}.qga`, log: `${dir}/${vmid}.log`, efivars: `${dir}/${vmid}.efivars.fd`, tpmSocket: `${dir}/${vmid}.swtpm`, tpmPid: `${dir}/${vmid}.swtpm.pid` };
+  for (const socket of [files.qmp, files.vnc, files.qga, files.tpmSocket]) {
     if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) throw new Error(`the socket path ${socket} is longer than the ${MAX_SOCKET_PATH} bytes a unix socket allows: use a shorter host root`);
   }
   return files;
@@ -65,12 +67,12 @@ export async function vmidsWithPidFiles(host: Host): Promise<number[]> {
 
 /**
  * Removes what a stopped VM left behind (QEMU removes its pid file and QMP socket when it quits,
- * not when it is killed, and never the VNC socket), with its temporary EFI vars, and ends its
- * swtpm if that still runs (it ends by itself once QEMU's connection closes). The log stays until
- * the VM is destroyed: it tells why the VM stopped.
+ * not when it is killed, and never the VNC and guest agent sockets), with its temporary EFI vars,
+ * and ends its swtpm if that still runs (it ends by itself once QEMU's connection closes). The log
+ * stays until the VM is destroyed: it tells why the VM stopped.
  */
 export async function removeRuntimeFiles(files: QemuRuntimeFiles, withLog = false): Promise<void> {
   await endSwtpm(files);
-  const paths = [files.pid, files.qmp, files.vnc, files.efivars, ...(withLog ? [files.log] : [])];
+  const paths = [files.pid, files.qmp, files.vnc, files.qga, files.efivars, ...(withLog ? [files.log] : [])];
   await Promise.all(paths.map((path) => rm(path, { force: true })));
 }
