@@ -81,7 +81,8 @@ describe('container network interfaces', () => {
 
 describe('sizes and tags', () => {
   it.each([
-    ['32', 32 * 1024 ** 3],
+    ['32G', 32 * 1024 ** 3],
+    ['4096', 4096],
     ['512M', 512 * 1024 ** 2],
     ['1.5T', 1.5 * 1024 ** 4],
     ['x', null],

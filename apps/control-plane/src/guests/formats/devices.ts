@@ -50,7 +50,7 @@ const MOUNT_OPTIONS: Record<string, ValueRule> = {
 };
 
 function sizeText(value: string): string {
-  if (parseSize(value) === null) throw new ValueError('must be a size such as 32G, 512M or 8 (GiB)');
+  if (parseSize(value) === null) throw new ValueError('must be a size such as 32G, 512M or 4096 (bytes)');
   return value;
 }
 

@@ -26,6 +26,10 @@ describe('planVolumeChange', () => {
     expect(Object.keys(forced.config)).toEqual(['scsi0']);
   });
 
+  it("keeps a disk's size= given in bytes, PVE's disk-size without a unit", () => {
+    expect(plan({ set: { scsi0: `local:100/vm-100-disk-0.qcow2,size=${32 * GIB},cache=none` } }).config['scsi0']).toBe('local:100/vm-100-disk-0.qcow2,cache=none,size=32G');
+  });
+
   it('does not free a volume that the same change attaches again', () => {
     const planned = plan({ deleted: ['unused0'], set: { scsi3: 'local:100/vm-100-disk-2.qcow2' } });
     expect(planned.free).toEqual([]);
