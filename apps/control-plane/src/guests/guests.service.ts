@@ -28,8 +28,7 @@ import { guestSpec } from './guest-spec.js';
 import { GuestView, type GuestState } from './guest-view.js';
 import { NewGuests } from './new-guests.js';
 import { GuestsRepository } from './guests.repository.js';
-import { cloneConfig, resolveNewConfig, withMac } from './new-config.js';
-import { isNicKey } from './formats/qemu-keys.js';
+import { changedValue, cloneConfig, resolveNewConfig } from './new-config.js';
 import { runState, statusEntry } from './status-entry.js';
 import { isUnusedKey } from './formats/unused-keys.js';
 import { touchesVolumes, volumePrivilege } from './volumes/volume-change.js';
@@ -415,7 +414,7 @@ export class GuestsService {
       }
       const config = { ...row.config };
       // A card without a MAC address keeps the one of the card it replaces, or gets a new one: it must have one to start.
-      for (const [key, value] of Object.entries(change.set)) config[key] = isNicKey(key) ? withMac(kind, value, row.config[key]) : value;
+      for (const [key, value] of Object.entries(change.set)) config[key] = changedValue(kind, key, value, row.config[key]);
       for (const key of change.deleted) delete config[key];
       return { config };
     });

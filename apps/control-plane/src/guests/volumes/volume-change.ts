@@ -7,6 +7,7 @@ import { formatVolume, parseDisk, parseMount, type VolumeValue } from '../format
 import { formatSize, parseSize } from '../formats/size.js';
 import { freeUnusedKey, isUnusedKey } from '../formats/unused-keys.js';
 import type { GuestKind } from '../guest-kinds.js';
+import { changedValue } from '../new-config.js';
 import { newVolumeName } from './volume-names.js';
 
 /** A config change as the request gives it: keys to set (checked and normalised by their rules) and keys to delete. */
@@ -89,7 +90,7 @@ export function planVolumeChange(input: VolumeChangeInput): VolumeChangePlan {
 
   for (const [key, value] of Object.entries(change.set)) {
     if (!kind.isVolumeKey(key)) {
-      config[key] = value;
+      config[key] = changedValue(kind, key, value, input.config[key]);
       continue;
     }
     const wanted = parseValue(kind, key, value);
