@@ -250,11 +250,15 @@ export class GuestsService {
       type: kind.tasks.destroy ?? 'destroy',
       caller,
       check: () => {
-        const { row } = this.existing(kind, node, vmid);
+        const state = this.existing(kind, node, vmid);
+        const { row } = state;
         if (row.config['protection'] === '1') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is protected: set protection=0 first`);
         const clones = linkedClonesOf(vmid, this.view.list().map((state) => state.row));
         if (clones.length > 0) throw new ApiError('IN_USE', `${kind.noun} ${vmid} is the base of the linked clones ${clones.join(', ')}: destroy them first`);
-        if (!force) this.mustBe(kind, node, vmid, ['stopped'], 'is running: stop it first, or destroy with force=1');
+        if (force) return;
+        if (row.lock !== null) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is locked (${row.lock})`);
+        // In PVE's words: Telmate's provider stops a container and destroys it again when the refusal ends in "is running".
+        if (runState(state) !== 'stopped') throw new ApiError('GUEST_STATE', kind.type === 'lxc' ? `unable to destroy CT ${vmid} - container is running` : `VM ${vmid} is running - destroy failed`);
       },
       work: async (work) => {
         if (runState(this.existing(kind, node, vmid)) !== 'stopped') await work.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
