@@ -92,10 +92,10 @@ describe('Telmate proxmox_lxc (replayed)', () => {
   it('deletes a running container: the destroy is refused as running, so it stops it (overrule-shutdown) and destroys it', async () => {
     expect((await telmate.read(`${CT}/config`, TELMATE_LXC_CONFIG))['protection']).toBe(0);
     const refused = await telmate.failure('DELETE', CT);
-    expect(refused.message).toMatch(/ is running$/);
+    expect(refused.text).toMatch(/ is running$/);
     expect((await telmate.read('/version', TELMATE_VERSION))['version']).toMatch(/^9\./);
     await telmate.task('POST', `${CT}/status/stop`, { 'overrule-shutdown': 1 });
     await telmate.task('DELETE', CT);
-    expect((await telmate.failure('GET', `${CT}/config`)).message).toMatch(/ does not exist$/);
+    expect((await telmate.failure('GET', `${CT}/config`)).text).toMatch(/ does not exist$/);
   });
 });

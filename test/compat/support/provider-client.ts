@@ -8,9 +8,10 @@ export type GoParams = Readonly<Record<string, string | number | readonly string
 export class ProviderError extends Error {
   constructor(
     readonly status: number,
-    message: string,
+    /** The text as the client has it (Telmate's `ApiError.Message`, bpg's reason phrase with details). */
+    readonly text: string,
   ) {
-    super(`${status} ${message}`);
+    super(`${status} ${text}`);
   }
 }
 
