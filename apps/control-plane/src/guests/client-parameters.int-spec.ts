@@ -38,7 +38,7 @@ describe('the parameters PVE clients send', () => {
   it("creates bpg's VM (keyboard=en-us, template=0 and an empty start order) and answers its config typed", async () => {
     expect(await made('/nodes/pve1/qemu', { vmid: 100, name: 'bpg', keyboard: 'en-us', template: 0, startup: '', cores: 2, sockets: 1, onboot: 1, numa: 0, cpulimit: '1.5', memory: 512, agent: 'enabled=1', scsi0: 'local:1' })).toBe('OK');
     const vm = await config('/nodes/pve1/qemu/100');
-    expect(vm).toMatchObject({ name: 'bpg', keyboard: 'en-us', cores: 2, sockets: 1, onboot: 1, numa: 0, cpulimit: 1.5, memory: '512', agent: '1' });
+    expect(vm).toMatchObject({ name: 'bpg', keyboard: 'en-us', cores: 2, sockets: 1, onboot: 1, numa: 0, cpulimit: '1.5', memory: '512', agent: '1' });
     expect(vm).not.toHaveProperty('startup');
     expect(vm).not.toHaveProperty('template');
   });

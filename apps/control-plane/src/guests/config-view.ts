@@ -8,9 +8,10 @@ const WRITTEN_KEYS: Readonly<Record<string, ValueRule>> = {
   parent: { description: 'The snapshot the current state is based on.', type: 'string', parse: (value) => value },
 };
 
+/** PVE answers a config's `number` keys (`cpulimit`, `migrate_downtime`) as text: its Perl keeps them strings, and Telmate's provider asserts a string. */
 const WIRE_SCHEMAS: Readonly<Record<WireType, () => z.ZodType>> = {
   integer: () => z.number().int(),
-  number: () => z.number(),
+  number: () => z.string().regex(/^\d+(?:\.\d+)?$/),
   boolean: () => z.union([z.literal(0), z.literal(1)]),
   string: () => z.string(),
 };
@@ -21,13 +22,14 @@ function ruleOf(kind: GuestKind, key: string): ValueRule | undefined {
 
 /**
  * A stored config (every value text, as PVE's config file holds it) as PVE answers it: each value
- * in its key's JSON type, integers and numbers as numbers and booleans as 0 or 1.
+ * in its key's JSON type: integers as numbers, booleans as 0 or 1, and numbers (`cpulimit`) as
+ * text, as PVE sends them.
  */
 export function wireConfig(kind: GuestKind, config: Readonly<Record<string, string>>): Record<string, string | number> {
   const wire: Record<string, string | number> = {};
   for (const [key, value] of Object.entries(config)) {
     const type = ruleOf(kind, key)?.type ?? 'string';
-    wire[key] = type === 'string' ? value : type === 'boolean' ? (value === '1' ? 1 : 0) : Number(value);
+    wire[key] = type === 'string' || type === 'number' ? value : type === 'boolean' ? (value === '1' ? 1 : 0) : Number(value);
   }
   return wire;
 }

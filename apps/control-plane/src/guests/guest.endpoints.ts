@@ -109,7 +109,9 @@ export function guestEndpoints(kind: GuestKind) {
     status: endpoint({ method: 'GET', path: `${one}/status`, summary: "The guest's current status (spec 4.3; PVE lists sub-commands here)", parameters: z.object(GUEST), returns: GuestStatus, permission: AUDIT }),
     current: endpoint({ method: 'GET', path: `${one}/status/current`, summary: "The guest's current status", parameters: z.object(GUEST), returns: GuestStatus, permission: AUDIT }),
     start: powerAction(kind, 'start', 'Start the guest'),
-    stop: powerAction(kind, 'stop', 'Stop the guest at once'),
+    stop: powerAction(kind, 'stop', 'Stop the guest at once', {
+      'overrule-shutdown': booleanParam({ description: "Accepted for PVE clients (Telmate's provider sends it): PVE aborts a shutdown task still running; Corral's stop waits for it to end instead." }).optional(),
+    }),
     shutdown: powerAction(kind, 'shutdown', 'Shut the guest down cleanly', { timeout: SHUTDOWN_TIMEOUT.optional(), forceStop: booleanParam({ description: 'Stop it when the timeout passes.' }).optional() }),
     reboot: powerAction(kind, 'reboot', 'Shut down and start again (pending changes apply)', { timeout: SHUTDOWN_TIMEOUT.optional() }),
     resume: powerAction(kind, 'resume', 'Resume a paused guest'),

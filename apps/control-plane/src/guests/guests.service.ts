@@ -28,8 +28,7 @@ import { guestSpec } from './guest-spec.js';
 import { GuestView, type GuestState } from './guest-view.js';
 import { NewGuests } from './new-guests.js';
 import { GuestsRepository } from './guests.repository.js';
-import { cloneConfig, resolveNewConfig, withMac } from './new-config.js';
-import { isNicKey } from './formats/qemu-keys.js';
+import { changedValue, cloneConfig, resolveNewConfig } from './new-config.js';
 import { runState, statusEntry } from './status-entry.js';
 import { isUnusedKey } from './formats/unused-keys.js';
 import { touchesVolumes, volumePrivilege } from './volumes/volume-change.js';
@@ -256,11 +255,15 @@ export class GuestsService {
       type: kind.tasks.destroy ?? 'destroy',
       caller,
       check: () => {
-        const { row } = this.existing(kind, node, vmid);
+        const state = this.existing(kind, node, vmid);
+        const { row } = state;
         if (row.config['protection'] === '1') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is protected: set protection=0 first`);
         const clones = linkedClonesOf(vmid, this.view.list().map((state) => state.row));
         if (clones.length > 0) throw new ApiError('IN_USE', `${kind.noun} ${vmid} is the base of the linked clones ${clones.join(', ')}: destroy them first`);
-        if (!force) this.mustBe(kind, node, vmid, ['stopped'], 'is running: stop it first, or destroy with force=1');
+        if (force) return;
+        if (row.lock !== null) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is locked (${row.lock})`);
+        // In PVE's words: Telmate's provider stops a container and destroys it again when the refusal ends in "is running".
+        if (runState(state) !== 'stopped') throw new ApiError('GUEST_STATE', kind.type === 'lxc' ? `unable to destroy CT ${vmid} - container is running` : `VM ${vmid} is running - destroy failed`);
       },
       work: async (work) => {
         if (runState(this.existing(kind, node, vmid)) !== 'stopped') await work.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
@@ -421,7 +424,7 @@ export class GuestsService {
       }
       const config = { ...row.config };
       // A card without a MAC address keeps the one of the card it replaces, or gets a new one: it must have one to start.
-      for (const [key, value] of Object.entries(change.set)) config[key] = isNicKey(key) ? withMac(kind, value, row.config[key]) : value;
+      for (const [key, value] of Object.entries(change.set)) config[key] = changedValue(kind, key, value, row.config[key]);
       for (const key of change.deleted) delete config[key];
       return { config };
     });

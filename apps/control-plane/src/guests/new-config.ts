@@ -93,7 +93,7 @@ function resolveVolume(kind: GuestKind, key: string, volume: VolumeValue, placem
  * A network card with its MAC address: the one it gives, else `previous`'s (the card it replaces
  * in a config change), else a generated one, as PVE generates it for a card without one.
  */
-export function withMac(kind: GuestKind, value: string, previous?: string): string {
+function withMac(kind: GuestKind, value: string, previous?: string): string {
   const mac = () => (previous === undefined ? undefined : macOf(kind, previous)) ?? generatedMac();
   if (kind.type === 'qemu') {
     const nic = parseQemuNic(value);
@@ -102,6 +102,11 @@ export function withMac(kind: GuestKind, value: string, previous?: string): stri
   const nic = parseLxcNic(value);
   if (nic.options.has('hwaddr')) return formatLxcNic(nic);
   return formatLxcNic({ options: new Map([...nic.options, ['hwaddr', mac()], ['type', 'veth']]) });
+}
+
+/** A value as a config change stores it: a network card with its MAC address (`withMac`, keeping `previous`'s), anything else as given. */
+export function changedValue(kind: GuestKind, key: string, value: string, previous?: string): string {
+  return isNicKey(key) ? withMac(kind, value, previous) : value;
 }
 
 function macOf(kind: GuestKind, value: string): string | undefined {

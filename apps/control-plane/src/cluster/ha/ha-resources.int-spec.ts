@@ -47,7 +47,7 @@ describe('HA resources API (/cluster/ha/resources)', () => {
     expect(await resource('vm:100')).toEqual(expect.objectContaining({ state: 'started', max_restart: 1, max_relocate: 1 }));
 
     expect(dataOf(await call(t, 'DELETE', '/cluster/ha/resources/vm:100'))).toBeNull();
-    expectError(await call(t, 'GET', '/cluster/ha/resources/vm:100'), 404, "HA resource 'vm:100' does not exist");
+    expectError(await call(t, 'GET', '/cluster/ha/resources/vm:100'), 404, "no such resource 'vm:100': HA resource 'vm:100' does not exist");
     expect(await rows()).toEqual([]);
   });
 

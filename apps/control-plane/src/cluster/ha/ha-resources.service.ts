@@ -149,6 +149,7 @@ function unknownGroup(group: string): ApiError {
   return badParam('group', `HA group '${group}' does not exist`);
 }
 
+/** A 404 in PVE's words first ("no such resource 'vm:100'"), which Telmate's provider tells from other errors by. */
 function missing(sid: string): ApiError {
-  return notFound(`HA resource '${sid}'`);
+  return notFound(`no such resource '${sid}': HA resource '${sid}'`);
 }

@@ -70,7 +70,12 @@ describe('container network interfaces', () => {
     expect(LXC_NIC.parse('name=eth0,bridge=vmbr0,ip=192.0.2.10/24,gw=192.0.2.1,hwaddr=bc:24:11:00:00:01')).toBe('name=eth0,bridge=vmbr0,ip=192.0.2.10/24,gw=192.0.2.1,hwaddr=BC:24:11:00:00:01');
   });
 
+  it("takes PVE 9.1's host-managed=0, as bpg's provider sends it", () => {
+    expect(LXC_NIC.parse('bridge=vmbr0,firewall=0,host-managed=0,ip=dhcp,name=eth0')).toBe('bridge=vmbr0,firewall=0,host-managed=0,ip=dhcp,name=eth0');
+  });
+
   it.each([
+    ['name=eth0,host-managed=1', 'host-managed: =1 (addresses configured by the host) is not built in Corral'],
     ['bridge=vmbr0', "must give the interface's name"],
     ['name=eth0,ip=192.0.2.300/24', 'ip: must be an IPv4 address with a prefix length'],
     ['name=eth0,ip=dhcp,gw=not-an-ip', 'gw: must be an IPv4 address'],
@@ -81,7 +86,8 @@ describe('container network interfaces', () => {
 
 describe('sizes and tags', () => {
   it.each([
-    ['32', 32 * 1024 ** 3],
+    ['32G', 32 * 1024 ** 3],
+    ['4096', 4096],
     ['512M', 512 * 1024 ** 2],
     ['1.5T', 1.5 * 1024 ** 4],
     ['x', null],

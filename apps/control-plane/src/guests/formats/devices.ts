@@ -50,7 +50,7 @@ const MOUNT_OPTIONS: Record<string, ValueRule> = {
 };
 
 function sizeText(value: string): string {
-  if (parseSize(value) === null) throw new ValueError('must be a size such as 32G, 512M or 8 (GiB)');
+  if (parseSize(value) === null) throw new ValueError('must be a size such as 32G, 512M or 4096 (bytes)');
   return value;
 }
 
@@ -200,6 +200,19 @@ export const QEMU_NIC: ValueRule = {
   parse: (value) => formatQemuNic(parseQemuNic(value)),
 };
 
+/**
+ * PVE 9.1's `host-managed`: the host, not the container, configures the interface's addresses.
+ * Corral leaves them to the container, so only `0` (PVE's default, which bpg's provider sends) is taken.
+ */
+const HOST_MANAGED: ValueRule = {
+  description: 'Addresses configured by the host instead of the container: only 0, Corral leaves them to the container.',
+  type: 'boolean',
+  parse(value) {
+    if (flag('').parse(value) === '1') throw new ValueError('=1 (addresses configured by the host) is not built in Corral: the container configures its own');
+    return '0';
+  },
+};
+
 const LXC_NIC_OPTIONS: Record<string, ValueRule> = {
   name: text('Interface name inside the container.', /^[A-Za-z][A-Za-z0-9_-]{0,14}$/, 'must be an interface name'),
   bridge: BRIDGE,
@@ -218,6 +231,7 @@ const LXC_NIC_OPTIONS: Record<string, ValueRule> = {
   rate: PLAIN('Rate limit in MB/s.', 16),
   link_down: flag('Unplugged.'),
   type: oneOf('Interface type.', ['veth']),
+  'host-managed': HOST_MANAGED,
 };
 
 export interface LxcNic {

@@ -1,10 +1,14 @@
-/** Sizes as PVE writes them: `32` (GiB unless said otherwise), `512M`, `1.5T`, `4096K`. */
+/**
+ * Sizes as PVE writes them: `512M`, `1.5T`, `4096K`, and a bare number, which is bytes in a
+ * `size=` option (PVE's disk-size format: `size=34359738368` is `size=32G`) and GiB in a new
+ * volume's `<storage>:<size>`.
+ */
 
-const UNITS = { K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 } as const;
+const UNITS = { B: 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 } as const;
 const SIZE = /^(\d+(?:\.\d+)?)([KMGT])?$/;
 
 /** Bytes of a size text, whole bytes; null when it is not one. `unit` is the unit of a bare number. */
-export function parseSize(text: string, unit: keyof typeof UNITS = 'G'): number | null {
+export function parseSize(text: string, unit: keyof typeof UNITS = 'B'): number | null {
   const match = SIZE.exec(text);
   if (!match) return null;
   const [, amount = '', suffix] = match;

@@ -26,6 +26,16 @@ describe('planVolumeChange', () => {
     expect(Object.keys(forced.config)).toEqual(['scsi0']);
   });
 
+  it('gives a network card changed together with a disk its MAC address: a new one, or the one of the card it replaces', () => {
+    const planned = planVolumeChange({ kind: QEMU, vmid: 100, node: 'pve1', config: { ...CONFIG, net0: 'virtio=BC:24:11:00:00:01,bridge=vmbr0' }, change: { set: { scsi2: 'local:1', net0: 'model=virtio,bridge=vmbr1', net1: 'model=e1000,bridge=vmbr0,firewall=0' }, deleted: [] }, storages: STORAGES, running: false });
+    expect(planned.config['net0']).toBe('virtio=BC:24:11:00:00:01,bridge=vmbr1');
+    expect(planned.config['net1']).toMatch(/^e1000=BC:24:11:[0-9A-F]{2}:[0-9A-F]{2}:[0-9A-F]{2},bridge=vmbr0,firewall=0$/);
+  });
+
+  it("keeps a disk's size= given in bytes, PVE's disk-size without a unit", () => {
+    expect(plan({ set: { scsi0: `local:100/vm-100-disk-0.qcow2,size=${32 * GIB},cache=none` } }).config['scsi0']).toBe('local:100/vm-100-disk-0.qcow2,cache=none,size=32G');
+  });
+
   it('does not free a volume that the same change attaches again', () => {
     const planned = plan({ deleted: ['unused0'], set: { scsi3: 'local:100/vm-100-disk-2.qcow2' } });
     expect(planned.free).toEqual([]);

@@ -8,6 +8,7 @@ import { newVolumeLayout } from '../formats/efi-tpm-volumes.js';
 import { parseSize } from '../formats/size.js';
 import { freeUnusedKey, isUnusedKey } from '../formats/unused-keys.js';
 import type { GuestKind } from '../guest-kinds.js';
+import { changedValue } from '../new-config.js';
 import { newVolumeName } from './volume-names.js';
 import { cloudinitDrive, isCloudinitVolname, refuseSecondDrive } from '../cloudinit/cloudinit-drive.js';
 
@@ -94,7 +95,7 @@ export function planVolumeChange(input: VolumeChangeInput): VolumeChangePlan {
 
   for (const [key, value] of Object.entries(change.set)) {
     if (!kind.isVolumeKey(key)) {
-      config[key] = value;
+      config[key] = changedValue(kind, key, value, input.config[key]);
       continue;
     }
     const wanted = parseValue(kind, key, value);
