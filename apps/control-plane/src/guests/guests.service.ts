@@ -98,7 +98,8 @@ export class GuestsService {
 
   index(kind: GuestKind, node: string, vmid: number): { subdir: string }[] {
     this.existing(kind, node, vmid);
-    return ['config', 'status', 'template', 'snapshot', 'feature', ...(kind.type === 'qemu' ? ['monitor', 'clone', 'migrate'] : ['clone'])].map((subdir) => ({ subdir }));
+    const own = kind.type === 'qemu' ? ['agent', 'cloudinit', 'monitor', 'move_disk', 'unlink', 'vncproxy', 'vncwebsocket'] : ['move_volume'];
+    return ['config', 'pending', 'status', 'template', 'snapshot', 'feature', 'clone', 'migrate', 'resize', ...own].map((subdir) => ({ subdir }));
   }
 
   /** The config as PVE answers it: typed values, the cloud-init password masked, the `digest` and the `lock`. */
