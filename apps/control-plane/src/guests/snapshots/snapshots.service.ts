@@ -10,7 +10,7 @@ import { existingGuest } from '../existing-guest.js';
 import type { GuestLock } from '../guest.entity.js';
 import type { GuestKind } from '../guest-kinds.js';
 import { guestSpec } from '../guest-spec.js';
-import { GuestTasks } from '../guest-tasks.js';
+import { GuestTasks, type GuestWork } from '../guest-tasks.js';
 import { GuestView, type GuestState } from '../guest-view.js';
 import { GuestsRepository } from '../guests.repository.js';
 import { runState } from '../status-entry.js';
@@ -103,32 +103,48 @@ export class SnapshotsService {
   }
 
   /** Stops a running guest, returns its volumes to the snapshot, and makes the snapshot's config the guest's, with it as `parent`. */
-  async rollback(kind: GuestKind, request: SnapshotRequest & { start?: boolean }, caller: Principal): Promise<string> {
+  rollback(kind: GuestKind, request: SnapshotRequest & { start?: boolean }, caller: Principal): Promise<string> {
     const { node, vmid, snapname } = request;
-    existingGuest(this.view, kind, node, vmid);
-    await this.snapshot(kind, vmid, snapname);
-    const storages = await this.storageMap();
-    return this.tasks.submit({
-      node,
-      vmid,
-      type: kind.tasks.rollback ?? 'rollback',
-      caller,
-      check: () => this.unlocked(kind, node, vmid),
-      work: async (work) => {
-        const snapshot = await this.snapshot(kind, vmid, snapname);
-        const config = { ...snapshot.config, [PARENT]: snapname };
-        await this.locked(kind, vmid, 'rollback', async (row) => {
-          if (runState(existingGuest(this.view, kind, node, vmid)) !== 'stopped') await work.agent('guest.stop', { type: kind.type, vmid }, STOP_MS);
-          const vmstate = kind.type === 'qemu' && snapshot.vmstate;
-          await work.agent('guest.snapshot.rollback', { guest: guestSpec({ ...row, config }, storages), snapname, vmstate, start: request.start === true }, SNAPSHOT_MS);
-          return async () => config;
-        });
-      },
+    return this.onSnapshot(kind, request, 'rollback', caller, async (snapshot, storages, work) => {
+      const config = { ...snapshot.config, [PARENT]: snapname };
+      await this.locked(kind, vmid, 'rollback', async (row) => {
+        if (runState(existingGuest(this.view, kind, node, vmid)) !== 'stopped') await work.agent('guest.stop', { type: kind.type, vmid }, STOP_MS);
+        const vmstate = kind.type === 'qemu' && snapshot.vmstate;
+        await work.agent('guest.snapshot.rollback', { guest: guestSpec({ ...row, config }, storages), snapname, vmstate, start: request.start === true }, SNAPSHOT_MS);
+        return async () => config;
+      });
     });
   }
 
   /** Removes the snapshot's data and metadata; with `force`, the metadata even when the agent could not remove the data. */
-  async destroy(kind: GuestKind, request: SnapshotRequest & { force?: boolean }, caller: Principal): Promise<string> {
+  destroy(kind: GuestKind, request: SnapshotRequest & { force?: boolean }, caller: Principal): Promise<string> {
+    const { vmid, snapname } = request;
+    return this.onSnapshot(kind, request, 'delsnapshot', caller, async (snapshot, storages, work) => {
+      await this.locked(kind, vmid, 'snapshot-delete', async (row) => {
+        try {
+          await work.agent('guest.snapshot.delete', { guest: guestSpec(row, storages), snapname }, SNAPSHOT_MS);
+        } catch (error) {
+          if (request.force !== true) throw error;
+          work.line(`could not remove the data of snapshot '${snapname}' (${(error as Error).message}); removing it from the config (force)`);
+        }
+        return async (db, config) => {
+          await this.snapshots.remove(db, snapshot);
+          const { [PARENT]: parent, ...rest } = config;
+          if (parent !== snapname) return config;
+          return snapshot.parent === null ? rest : { ...rest, [PARENT]: snapshot.parent };
+        };
+      });
+    });
+  }
+
+  /** A task on an existing snapshot (404 before the task when there is none), which `run` gets read again in the guest's turn. */
+  private async onSnapshot(
+    kind: GuestKind,
+    request: SnapshotRequest,
+    action: 'rollback' | 'delsnapshot',
+    caller: Principal,
+    run: (snapshot: GuestSnapshotRow, storages: ReadonlyMap<string, StorageRow>, work: GuestWork) => Promise<void>,
+  ): Promise<string> {
     const { node, vmid, snapname } = request;
     existingGuest(this.view, kind, node, vmid);
     await this.snapshot(kind, vmid, snapname);
@@ -136,26 +152,10 @@ export class SnapshotsService {
     return this.tasks.submit({
       node,
       vmid,
-      type: kind.tasks.delsnapshot ?? 'delsnapshot',
+      type: kind.tasks[action] ?? action,
       caller,
       check: () => this.unlocked(kind, node, vmid),
-      work: async (work) => {
-        const snapshot = await this.snapshot(kind, vmid, snapname);
-        await this.locked(kind, vmid, 'snapshot-delete', async (row) => {
-          try {
-            await work.agent('guest.snapshot.delete', { guest: guestSpec(row, storages), snapname }, SNAPSHOT_MS);
-          } catch (error) {
-            if (request.force !== true) throw error;
-            work.line(`could not remove the data of snapshot '${snapname}' (${(error as Error).message}); removing it from the config (force)`);
-          }
-          return async (db, config) => {
-            await this.snapshots.remove(db, snapshot);
-            const { [PARENT]: parent, ...rest } = config;
-            if (parent !== snapname) return config;
-            return snapshot.parent === null ? rest : { ...rest, [PARENT]: snapshot.parent };
-          };
-        });
-      },
+      work: async (work) => run(await this.snapshot(kind, vmid, snapname), storages, work),
     });
   }
 
