@@ -3,6 +3,7 @@ import type { CommandDefinition } from './command-definition.js';
 import { guestClone, guestCreate, guestDestroy, guestMonitor, guestReboot, guestReset, guestResume, guestShutdown, guestStart, guestStop, guestSuspend, guestTemplate, guestVncOpen } from './commands/guest.js';
 import { guestCloudinitWrite } from './commands/guest-cloudinit.js';
 import { guestAgentCommand } from './commands/guest-agent.js';
+import { guestInterfaces } from './commands/guest-interfaces.js';
 import { guestBackup, guestBackupConfig, guestRestore } from './commands/guest-backup.js';
 import { guestVolumeAllocate, guestVolumeFree, guestVolumeMove, guestVolumeResize } from './commands/guest-volume.js';
 import { guestMigrateAbort, guestMigrateFinish, guestMigrateReceive, guestMigrateSend } from './commands/guest-migrate.js';
@@ -58,6 +59,7 @@ export const COMMANDS = {
   'guest.template': guestTemplate,
   'guest.monitor': guestMonitor,
   'guest.agent': guestAgentCommand,
+  'guest.interfaces': guestInterfaces,
   'guest.migrate.receive': guestMigrateReceive,
   'guest.migrate.send': guestMigrateSend,
   'guest.migrate.finish': guestMigrateFinish,

@@ -5,6 +5,7 @@ export { ConfigKey, GuestNic, GuestSpec, GuestType, GuestVolume, HostFilePath, M
 export { QGA_COMMANDS, QgaCommand, QgaExecArguments, QgaExecStatusArguments } from './commands/guest-agent.js';
 export { BackupCompression, BackupFile, BackupMode } from './commands/guest-backup.js';
 export { CloudinitFile } from './commands/guest-cloudinit.js';
+export { ContainerInterface } from './commands/guest-interfaces.js';
 export { SnapshotName } from './commands/guest-snapshot.js';
 export { Disk } from './commands/node-disks.js';
 export { DnsSettings } from './commands/node-dns.js';

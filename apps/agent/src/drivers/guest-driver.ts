@@ -1,4 +1,4 @@
-import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
+import type { ContainerInterface, GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../commands/command-context.js';
 import type { FenceOrder } from '../ha/fence-orders.js';
@@ -54,6 +54,8 @@ export interface GuestDriver {
   monitor(vmid: number, command: string, context: CommandContext): Promise<string>;
   /** QEMU only: one QEMU guest agent command's `return` value (`guest.agent`); without a guest agent answering, `unavailable` with PVE's text. */
   guestAgent(params: ParamsOf<'guest.agent'>, context: CommandContext): Promise<unknown>;
+  /** Containers only: the interfaces inside the running container, with their addresses. */
+  containerInterfaces(vmid: number, context: CommandContext): Promise<ContainerInterface[]>;
   /** QEMU only: a connection to the running VM's VNC display (RFB), which the caller closes. A driver without a display of its own refuses (`unavailable`), saying so. */
   vnc(vmid: number, context: CommandContext): Promise<Socket>;
   /** A VM's migration between two nodes (the guest.migrate.* commands). */

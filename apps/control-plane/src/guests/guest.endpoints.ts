@@ -14,7 +14,7 @@ export const VMID_PARAM = integerParam({ description: 'The guest id.', min: 100,
 export const GUEST = { ...NODE, vmid: VMID_PARAM };
 
 const on = (privileges: Extract<Check, { kind: 'privileges' }>['privileges'], any?: true): Check => ({ kind: 'privileges', path: '/vms/{vmid}', privileges, ...(any ? { any } : {}) });
-const AUDIT = on(['VM.Audit']);
+export const AUDIT = on(['VM.Audit']);
 export const POWER = on(['VM.PowerMgmt']);
 export const ALLOCATE = on(['VM.Allocate']);
 /** PVE's rule for a new guest: VM.Allocate on it, or on the pool it goes into (`pool`). */

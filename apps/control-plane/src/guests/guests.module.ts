@@ -8,6 +8,7 @@ import { TasksModule } from '../tasks/tasks.module.js';
 import { GuestAgentController } from './agent/guest-agent.controller.js';
 import { GuestAgentService } from './agent/guest-agent.service.js';
 import { PendingController } from './agent/pending.controller.js';
+import { ContainerInterfaces, ContainerInterfacesController } from './lxc/container-interfaces.js';
 import { GuestTasks } from './guest-tasks.js';
 import { GuestView } from './guest-view.js';
 import { GuestsRepository } from './guests.repository.js';
@@ -32,8 +33,8 @@ import { CloudinitService } from './cloudinit/cloudinit.service.js';
 /** VMs and containers (issue 5): `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule, HaModule],
-  controllers: [QemuController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController, CloudinitController, GuestAgentController, PendingController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, ContainerMigrations, PoolMembers, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository, CloudinitService, GuestAgentService],
+  controllers: [QemuController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController, CloudinitController, GuestAgentController, PendingController, ContainerInterfacesController],
+  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, ContainerMigrations, PoolMembers, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository, CloudinitService, GuestAgentService, ContainerInterfaces],
   exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService, ContainerMigrations],
 })
 export class GuestsModule {}

@@ -98,7 +98,7 @@ export class GuestsService {
 
   index(kind: GuestKind, node: string, vmid: number): { subdir: string }[] {
     this.existing(kind, node, vmid);
-    const own = kind.type === 'qemu' ? ['agent', 'cloudinit', 'monitor', 'move_disk', 'unlink', 'vncproxy', 'vncwebsocket'] : ['move_volume'];
+    const own = kind.type === 'qemu' ? ['agent', 'cloudinit', 'monitor', 'move_disk', 'unlink', 'vncproxy', 'vncwebsocket'] : ['interfaces', 'move_volume'];
     return ['config', 'pending', 'status', 'template', 'snapshot', 'feature', 'clone', 'migrate', 'resize', ...own].map((subdir) => ({ subdir }));
   }
 

@@ -253,6 +253,8 @@ const ROWS: readonly Row[] = [
   ...guestAgentRows(),
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/pending', request: () => ({ path: '/nodes/matrix/qemu/100/pending' }), expect: VM_USER_AUDIT },
   { endpoint: 'GET /nodes/{node}/lxc/{vmid}/pending', request: () => ({ path: '/nodes/matrix/lxc/101/pending' }), expect: AUDITORS },
+  // CT 101 is stopped: those who may audit it hear so (409); its node's agent is not asked.
+  { endpoint: 'GET /nodes/{node}/lxc/{vmid}/interfaces', request: () => ({ path: '/nodes/matrix/lxc/101/interfaces' }), expect: '401 409 409 403 403 409' },
   { endpoint: 'POST /nodes/{node}/qemu/{vmid}/template', request: () => ({ path: '/nodes/matrix/qemu/100/template' }), expect: MODIFY_OFFLINE_NODE },
   // VM.Migrate, which only root has here; a migration to the VM's own node is a 400 once allowed.
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate' }), expect: ROOT_ONLY },

@@ -37,6 +37,10 @@ function fakeDriver(steps: string[], failing: string[] = []): GuestDriver {
       await method('guestAgent')();
       return {};
     },
+    containerInterfaces: async () => {
+      await method('containerInterfaces')();
+      return [{ name: 'lo', hwaddr: '00:00:00:00:00:00', addresses: [] }];
+    },
     vnc: () => Promise.reject(new Error('the guest commands open no VNC display')),
     migration: {
       receive: async () => {
@@ -92,6 +96,12 @@ describe('the guest commands', () => {
     await expect(commands['guest.agent']({ vmid: 100, command: 'guest-ping' }, context)).resolves.toEqual({});
     const operations = ['create', 'start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume', 'destroy', 'clone', 'template', 'monitor', 'guestAgent'];
     expect(steps).toEqual(operations.flatMap((operation) => [operation, 'refresh']));
+  });
+
+  it("reads a container's interfaces without a refresh: nothing changes", async () => {
+    const { commands, steps } = handlers();
+    await expect(commands['guest.interfaces']({ vmid: 200 }, context)).resolves.toEqual([{ name: 'lo', hwaddr: '00:00:00:00:00:00', addresses: [] }]);
+    expect(steps).toEqual(['containerInterfaces']);
   });
 
   it("runs the migrate commands on the driver's migration, answering with its results, and reads the run state after each", async () => {

@@ -47,6 +47,7 @@ export function guestCommands(
     'guest.monitor': ({ vmid, command }, context) => thenRefresh(driver.monitor(vmid, command, context)),
     // `guest-shutdown` stops the VM.
     'guest.agent': (params, context) => thenRefresh(driver.guestAgent(params, context)),
+    'guest.interfaces': ({ vmid }, context) => driver.containerInterfaces(vmid, context),
     // The VM appears on the target and leaves the source: each side reports it before the answer.
     'guest.migrate.receive': (params, context) => thenRefresh(driver.migration.receive(params, context)),
     'guest.migrate.send': (params, context) => thenRefresh(driver.migration.send(params, context)),

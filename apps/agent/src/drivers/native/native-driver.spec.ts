@@ -2,8 +2,7 @@ import type { GuestRuntime } from '@corral/protocol';
 import { Socket } from 'node:net';
 import { DB1, WEB1 } from '../../../test-support/guest-specs.js';
 import type { CommandContext } from '../../commands/command-context.js';
-import { NativeDriver, type NativeVms } from './native-driver.js';
-import type { NativeGuests } from './native-guests.js';
+import { NativeDriver, type NativeContainers, type NativeVms } from './native-driver.js';
 
 const context: CommandContext = { signal: new AbortController().signal, log: () => undefined };
 
@@ -74,7 +73,11 @@ describe('the native driver', () => {
     const vms = fakePart([running(100, 'qemu')]);
     const containers = fakePart([running(200, 'lxc')]);
     const { reset: _reset, monitor: _monitor, guestAgent: _guestAgent, vnc: _vnc, ...containerPart } = containers.part;
-    const native = new NativeDriver(vms.part, containerPart satisfies NativeGuests);
+    const interfaces = async (vmid: number) => {
+      containers.calls.push(['interfaces', vmid]);
+      return [];
+    };
+    const native = new NativeDriver(vms.part, { ...containerPart, interfaces } satisfies NativeContainers);
     return { native, vms: vms.calls, containers: containers.calls };
   }
 
@@ -164,6 +167,13 @@ describe('the native driver', () => {
       ['rollback', 'ct'],
       ['delsnapshot', 'ct'],
     ]);
+  });
+
+  it("reads a container's interfaces from the containers part", async () => {
+    const { native, vms, containers } = driver();
+    await expect(native.containerInterfaces(200, context)).resolves.toEqual([]);
+    expect(containers).toEqual([['interfaces', 200]]);
+    expect(vms).toEqual([]);
   });
 
   it('lists the guests of both parts', async () => {

@@ -1,4 +1,4 @@
-import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
+import type { ContainerInterface, GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../../commands/command-context.js';
 import type { FenceOrder } from '../../ha/fence-orders.js';
@@ -20,6 +20,11 @@ export interface NativeVms extends NativeGuests {
   vnc(vmid: number, context: CommandContext): Promise<Socket>;
 }
 
+/** The LXC part: what a container has beyond what a VM has. */
+export interface NativeContainers extends NativeGuests {
+  interfaces(vmid: number, context: CommandContext): Promise<ContainerInterface[]>;
+}
+
 /**
  * The `native` driver (DESIGN.md "Drivers"): QEMU run directly for VMs, LXC's tools for
  * containers, each part handling its own guests; this joins them by guest type. `reset`,
@@ -37,7 +42,7 @@ export class NativeDriver implements GuestDriver {
 
   constructor(
     private readonly vms: NativeVms,
-    private readonly containers: NativeGuests,
+    private readonly containers: NativeContainers,
   ) {
     this.migration = {
       receive: (params, context) => this.part(params.guest.type).migration.receive(params, context),
@@ -128,6 +133,10 @@ export class NativeDriver implements GuestDriver {
   async guestAgent(params: ParamsOf<'guest.agent'>, context: CommandContext): Promise<unknown> {
     await this.refuseContainer(params.vmid, 'QEMU guest agent', context.signal);
     return this.vms.guestAgent(params, context);
+  }
+
+  containerInterfaces(vmid: number, context: CommandContext): Promise<ContainerInterface[]> {
+    return this.containers.interfaces(vmid, context);
   }
 
   async vnc(vmid: number, context: CommandContext): Promise<Socket> {

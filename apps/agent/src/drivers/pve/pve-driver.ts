@@ -1,4 +1,4 @@
-import type { GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
+import type { ContainerInterface, GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../../commands/command-context.js';
 import { CommandFailure } from '../../commands/command-failure.js';
@@ -13,6 +13,7 @@ import { PveMigration } from './pve-migration.js';
 import { rootCredentialsOf, writeRootCredentials } from '../root-credentials.js';
 import { PveVolumes } from './pve-volumes.js';
 import { pveSnapshots } from './pve-snapshots.js';
+import { pveInterfaces } from './pve-interfaces.js';
 import { pveGuestAgent } from './pve-guest-agent.js';
 
 /** The request's signal bounds a guest operation (a full clone of a large disk takes long); this only catches a hung qm. */
@@ -127,6 +128,12 @@ export class PveDriver implements GuestDriver {
 
   guestAgent(params: ParamsOf<'guest.agent'>, context: CommandContext): Promise<unknown> {
     return pveGuestAgent((args, quiet, input) => this.run('qm', args, quiet, input), params, context);
+  }
+
+  /** PVE's own answer (`pvesh get .../lxc/<vmid>/interfaces`), read back into the protocol's shape. */
+  async containerInterfaces(vmid: number, context: CommandContext): Promise<ContainerInterface[]> {
+    const json = await this.run('pvesh', ['get', `/nodes/localhost/lxc/${vmid}/interfaces`, '--output-format', 'json'], { ...context, log: () => undefined });
+    return pveInterfaces(json);
   }
 
   /** A PVE node serves its VMs' consoles itself. */

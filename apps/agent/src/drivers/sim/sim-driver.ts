@@ -1,4 +1,4 @@
-import type { BackupMode, GuestRuntime, GuestSpec, GuestType, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
+import type { BackupMode, ContainerInterface, GuestRuntime, GuestSpec, GuestType, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../../commands/command-context.js';
 import { CommandFailure } from '../../commands/command-failure.js';
@@ -254,6 +254,12 @@ export class SimDriver implements GuestDriver {
       await this.writer.save();
     }
     return answer;
+  }
+
+  /** A simulated container's interfaces: its loopback (the simulator keeps no addresses of its cards). */
+  async containerInterfaces(vmid: number): Promise<ContainerInterface[]> {
+    await this.running('lxc', vmid);
+    return [{ name: 'lo', hwaddr: '00:00:00:00:00:00', addresses: [{ family: 'inet', address: '127.0.0.1', prefix: 8 }, { family: 'inet6', address: '::1', prefix: 128 }] }];
   }
 
   /** A simulated VM has no display to show. */

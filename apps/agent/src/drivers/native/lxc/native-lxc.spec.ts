@@ -91,6 +91,13 @@ describe('NativeLxc with this machine’s LXC', () => {
     expect((await runChecked('lxc-cgroup', ['-n', '200', '-P', lxcpath, limitKey], { signal })).stdout.trim()).toBe(String(128 * 1024 * 1024));
   }, 60_000);
 
+  it("reads its interfaces in its network namespace: its loopback, and no host interface", async () => {
+    const interfaces = await lxc.interfaces(200, context);
+    expect(interfaces.find((entry) => entry.name === 'lo')).toEqual({ name: 'lo', hwaddr: '00:00:00:00:00:00', addresses: expect.arrayContaining([{ family: 'inet', address: '127.0.0.1', prefix: 8 }]) });
+    const hostNames = (JSON.parse((await runChecked('ip', ['-j', 'link', 'show'], { signal })).stdout) as { ifname: string }[]).map((link) => link.ifname).filter((name) => name !== 'lo');
+    expect(interfaces.filter((entry) => hostNames.includes(entry.name))).toEqual([]);
+  }, 60_000);
+
   it('refuses to start it again while it runs', async () => {
     await expect(lxc.start(ct200, context)).rejects.toThrow('CT 200 is already running');
   }, 60_000);
@@ -123,6 +130,7 @@ describe('NativeLxc with this machine’s LXC', () => {
     expect((await runtime(200))?.status).toBe('stopped');
     await lxc.stop(200, context);
     await expect(lxc.suspend(200, context)).rejects.toThrow('CT 200 is not running');
+    await expect(lxc.interfaces(200, context)).rejects.toThrow('CT 200 is not running');
   }, 60_000);
 
   it('says that a CT whose init ignores the halt signal still runs, and kills it when forced', async () => {

@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
+import type { ContainerInterface, GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
 import { processOrder, type FenceOrder } from '../../../ha/fence-orders.js';
 import { hostPath, type Host } from '../../../host/host.js';
@@ -35,6 +35,8 @@ import type { VolumeOperations } from '../../volume-operations.js';
 import { LxcVolumeOperations } from './lxc-volume-operations.js';
 import { copyVolume, makeFolder, makeVolumeDirectory, removeTree, removeVolume, statOf, unpackTemplate, type Undo } from './lxc-volumes.js';
 import { rootCredentialsOf, writeRootCredentials } from '../../root-credentials.js';
+import { parseIpAddresses } from './ip-addresses.js';
+import { runChecked } from '../../../host/run-program.js';
 
 /** LXC's `-P`: each container is `<lxcpath>/<vmid>/config`, with the log of its last start beside it. */
 const LXC_PATH = '/var/lib/corral/lxc';
@@ -42,6 +44,8 @@ const LXC_PATH = '/var/lib/corral/lxc';
 const START_WAIT_S = 30;
 /** What `lxc-stop -t` may take beyond the shutdown timeout it was given. */
 const STOP_SLACK_MS = 60_000;
+/** Reading a running container's addresses: a moment, unless the host is stuck. */
+const INTERFACES_TIMEOUT_MS = 10_000;
 /** A guest id as a container name: PVE's vmid range. */
 const VMID_NAME = /^[1-9]\d{2,8}$/;
 
@@ -113,6 +117,14 @@ export class NativeLxc implements NativeGuests {
   /** `lxc-stop -k` already kills the container's processes without asking its init. */
   kill(vmid: number, context: CommandContext): Promise<void> {
     return this.stop(vmid, context);
+  }
+
+  /** The interfaces inside the running container, read in its network namespace as PVE reads them (`ip -j address` there). */
+  async interfaces(vmid: number, context: CommandContext): Promise<ContainerInterface[]> {
+    const pid = (await this.tools.run('lxc-info', vmid, ['-p', '-H'], { signal: context.signal })).stdout.trim();
+    if (!/^\d+$/.test(pid)) throw new Error(notRunning('lxc', vmid));
+    const output = await runChecked('nsenter', ['--target', pid, '--net', '--', 'ip', '-j', 'address', 'show'], { signal: context.signal, timeoutMs: INTERFACES_TIMEOUT_MS });
+    return parseIpAddresses(output.stdout);
   }
 
   /**
