@@ -11,6 +11,13 @@ const GiB = 1024 ** 3;
 /** bpg's disk block as this resource declares it (`datastore_id = "local"`, defaults for the rest), after `file=`/`size=`. */
 const DISK_OPTIONS = 'aio=io_uring,backup=1,iothread=0,ssd=0,discard=ignore,cache=none,replicate=1';
 const NIC = 'model=virtio,bridge=vmbr0,firewall=0';
+const CLOUDINIT_VMID = 103;
+const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBpg tf@example';
+
+/** Go's `url.QueryEscape` with `+` written `%20`, as bpg escapes `sshkeys` before the form encodes it again. */
+function goQueryEscape(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+}
 
 /**
  * bpg's `proxmox_virtual_environment_vm`, replayed request by request from the provider's source
@@ -105,5 +112,24 @@ describe('bpg proxmox_virtual_environment_vm (replayed)', () => {
     expect((await bpg.failure('GET', `${VM}/status/current`)).status).toBe(404);
   });
 
-  it.todo('creates with `initialization` (cloud-init: ide2 = "local:cloudinit", ciuser, ipconfig0) and regenerates it (PUT .../cloudinit): not built yet');
+  it('creates with `initialization` (a cloud-init drive, ciuser, ipconfig0, sshkeys) and regenerates it (PUT .../cloudinit) after an update', async () => {
+    const CI = `/nodes/${NODE}/qemu/${CLOUDINIT_VMID}`;
+    await bpg.task('POST', `/nodes/${NODE}/qemu/${TEMPLATE}/clone`, { full: 1, name: 'tf-bpg-ci', newid: CLOUDINIT_VMID });
+    await bpg.read(`${CI}/config`, BPG_VM_CONFIG);
+    // vmCreateClone: the drive as a CustomStorageDevice with only its volume (hence the trailing comma), and CustomCloudInitConfig.
+    await bpg.call('PUT', `${CI}/config`, { ciuser: 'tf', ide2: 'file=local:cloudinit,', ipconfig0: 'gw=192.0.2.1,ip=192.0.2.10/24', sshkeys: goQueryEscape(SSH_KEY) });
+    const config = await bpg.read(`${CI}/config`, BPG_VM_CONFIG);
+    expect(config).toMatchObject({ ciuser: 'tf', ipconfig0: 'gw=192.0.2.1,ip=192.0.2.10/24' });
+    expect(config['ide2']).toMatch(new RegExp(`^local:${CLOUDINIT_VMID}/vm-${CLOUDINIT_VMID}-cloudinit\\.qcow2,media=cdrom`));
+    expect(await bpg.call('GET', `${CI}/cloudinit/dump`, { type: 'user' })).toMatch(/user: tf\n[^]*- ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBpg tf@example/);
+
+    // vmUpdate: the changed initialization sent again, then RebuildCloudInitDisk (a PUT without parameters).
+    await bpg.call('PUT', `${CI}/config`, { ciuser: 'tf2', ipconfig0: 'ip=dhcp', sshkeys: goQueryEscape(SSH_KEY) });
+    expect(await bpg.call('PUT', `${CI}/cloudinit`)).toBeNull();
+    expect(((await bpg.call('GET', `${CI}/cloudinit`)) as { key: string; pending?: unknown }[]).filter((entry) => entry.pending !== undefined)).toEqual([]);
+    expect(await bpg.call('GET', `${CI}/cloudinit/dump`, { type: 'user' })).toMatch(/user: tf2\n/);
+    expect(await bpg.call('GET', `${CI}/cloudinit/dump`, { type: 'network' })).toMatch(/type: dhcp/);
+
+    await bpg.task('DELETE', `${CI}?destroy-unreferenced-disks=1&purge=1`);
+  });
 });

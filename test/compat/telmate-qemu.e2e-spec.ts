@@ -45,8 +45,31 @@ describe('Telmate proxmox_vm_qemu (replayed)', () => {
     expect(decodeGo(TELMATE_QEMU_CONFIG, config, 'Telmate config from .../pending')).toMatchObject({ name: 'tf-telmate-vm' });
   });
 
-  it.todo('updates (resize, add disk, add NIC) as the provider does: QemuGuest.Update, replayed from its source');
-  it.todo('creates with cloud-init (ciuser, ipconfig0, a cloudinit drive): not built yet');
+  /** The config as the provider reads it: GET .../pending, each key its pending value or else its value. */
+  async function pendingConfig(): Promise<Record<string, unknown>> {
+    const entries = decodeGoList<{ key: string; value?: unknown; pending?: unknown }>(TELMATE_PENDING, await telmate.call('GET', `${VM}/pending`), 'Telmate GET .../pending');
+    return Object.fromEntries(entries.map((entry) => [entry.key, entry.pending ?? entry.value]));
+  }
+
+  it('updates as QemuGuest.Update does: grows scsi0 (a resize in KiB), then one config PUT adding scsi1 and net1, then reads pending', async () => {
+    // resizeDisks: `size` in kibibytes with a `K`, before the config is written.
+    await telmate.task('PUT', `${VM}/resize`, { disk: 'scsi0', size: `${1024 * 1024}K` });
+    // mapToApiUpdate: a new disk as `<storage>:<GiB>` (backup=0 unless asked), a new NIC as `<model>,bridge=`.
+    expect(await telmate.call('PUT', `${VM}/config`, { net1: 'virtio,bridge=vmbr0', scsi1: 'local:1,backup=0' })).toBeNull();
+    const config = await pendingConfig();
+    expect(config['scsi0']).toMatch(/size=1G/);
+    expect(config['scsi1']).toMatch(new RegExp(`^local:${VMID}/vm-${VMID}-disk-\\d\\.qcow2,backup=0,size=1G`));
+    expect(config['net1']).toMatch(/^virtio=[0-9A-F:]{17},bridge=vmbr0/);
+  });
+
+  it('creates with cloud-init as the provider does after the clone: the drive `<storage>:cloudinit,format=`, ciuser and ipconfig0 in one config PUT', async () => {
+    await telmate.call('PUT', `${VM}/config`, { ciuser: 'tf', ide2: 'local:cloudinit,format=qcow2', ipconfig0: 'ip=192.0.2.20/24,gw=192.0.2.1' });
+    const config = await pendingConfig();
+    expect(config).toMatchObject({ ciuser: 'tf', ipconfig0: 'ip=192.0.2.20/24,gw=192.0.2.1' });
+    expect(config['ide2']).toMatch(new RegExp(`^local:${VMID}/vm-${VMID}-cloudinit\\.qcow2,media=cdrom`));
+    expect(await telmate.call('GET', `${VM}/cloudinit/dump`, { type: 'user' })).toMatch(/user: tf\n/);
+    expect(await telmate.call('GET', `${VM}/cloudinit/dump`, { type: 'network' })).toMatch(/address: '?192\.0\.2\.20'?/);
+  });
 
   it('deletes: reads the protection flag from the config, destroys the VM, and then its config does not exist', async () => {
     expect((await telmate.read(`${VM}/config`, TELMATE_QEMU_CONFIG))['protection']).toBeUndefined();

@@ -27,12 +27,15 @@ describe('QEMU network cards (net[n])', () => {
     expect(parseQemuNic('virtio,bridge=vmbr0').mac).toBeUndefined();
   });
 
+  it('skips blank items, as PVE does', () => {
+    expect(parseQemuNic('virtio,,bridge=vmbr0,')).toEqual(parseQemuNic('virtio,bridge=vmbr0'));
+  });
+
   it.each([
     ['bridge=vmbr0', 'must start with a model'],
     ['ne2k,bridge=vmbr0', 'must start with a model'],
     ['virtio,colour=blue', "has an unknown item 'colour'"],
     ['virtio,bridge=vmbr0,bridge=vmbr1', "gives 'bridge' more than once"],
-    ['virtio,,bridge=vmbr0', 'has an empty item'],
     ['virtio=12:34,bridge=vmbr0', 'macaddr: must be a MAC address'],
     ['virtio,tag=5000', 'tag: must be an integer from 1 to 4094'],
     ['virtio,bridge=vmbr0;rm -rf', 'bridge: must be an interface name'],

@@ -8,13 +8,13 @@ export class PropertyStringError extends Error {
 }
 
 /**
- * Parses `text`; a bare first item becomes `defaultKey`'s value. Refuses empty items, a key given
- * twice and a bare value anywhere but first.
+ * Parses `text`; a bare first item becomes `defaultKey`'s value. Blank items are skipped, as PVE
+ * skips them (clients send `file=local:cloudinit,`). Refuses a key given twice and a bare value
+ * anywhere but first.
  */
 export function parseProperties(text: string, options: { readonly defaultKey?: string } = {}): Map<string, string> {
   const properties = new Map<string, string>();
-  text.split(',').forEach((item, index) => {
-    if (item === '') throw new PropertyStringError('has an empty item');
+  text.split(',').filter((item) => item.trim() !== '').forEach((item, index) => {
     const equals = item.indexOf('=');
     let key: string;
     let value: string;
