@@ -9,7 +9,7 @@ const ROOT_PASSWORD = 'proxmoxer-root-password';
 // Debian's interpreter: the `python3` on PATH may be another install that cannot see Debian's packages.
 const PYTHON = '/usr/bin/python3';
 
-// The Debian python3-proxmoxer package, unchanged, against a started Corral (issue 3's done-when).
+// The Debian python3-proxmoxer package, unchanged, against a started Corral.
 describe('proxmoxer (Debian python3-proxmoxer)', () => {
   let cp: ControlPlaneProcess;
   beforeAll(async () => {

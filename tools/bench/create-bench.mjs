@@ -1,4 +1,4 @@
-// 200 parallel VM creates through the API on the `sim` driver (issue 5): half with their own ids,
+// 200 parallel VM creates through the API on the `sim` driver: half with their own ids,
 // half with ids from GET /cluster/nextid, all at once, against a bare Fastify HTTPS route that
 // answers 200 parallel POSTs from the same client in the same run (docs/benchmarks.md).
 // Usage: node tools/bench/create-bench.mjs [--creates <n>] [--rounds <n>] (or BENCH_CREATES / BENCH_ROUNDS).

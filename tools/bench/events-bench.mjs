@@ -1,4 +1,4 @@
-// Events end to end (issue 7, item 6; docs/benchmarks.md "Events end to end"): real guest
+// Events end to end: real guest
 // operations on a `sim` agent at speed 0 make events; a webhook receiver and two stream clients
 // (websocket and server-sent events of GET /cluster/events) on a worker thread
 // (event-observer.mjs) note when each arrives. Phases: latency (one operation at a time), load

@@ -1,4 +1,4 @@
-// HA recovery time (issue 8; docs/benchmarks.md "HA recovery"): a built control plane with two
+// HA recovery time: a built control plane with two
 // agents on the `native` driver and a shared directory storage (host2's /mnt/ha links to host1's);
 // an HA VM (real QEMU) runs on one node, whose agent and QEMU are then killed with SIGKILL (the
 // host "dies"). Measured per run: from the kill to the VM's QEMU running on the other node, and to

@@ -1,6 +1,6 @@
 import { isValidAclPath, normalizeAclPath, pathChain } from './acl-path.js';
 
-describe('ACL paths (facts.md 2.3)', () => {
+describe('ACL paths', () => {
   it('normalises duplicate and trailing slashes', () => {
     expect(normalizeAclPath('//vms//100/')).toBe('/vms/100');
     expect(normalizeAclPath('/')).toBe('/');

@@ -1,5 +1,5 @@
 /**
- * ACL paths (facts.md 2.3). Normalised as PVE does (duplicate and trailing slashes removed), and
+ * ACL paths. Normalised as PVE does (duplicate and trailing slashes removed), and
  * valid for a new entry only when they name something an ACL can be set on.
  */
 export function normalizeAclPath(path: string): string {

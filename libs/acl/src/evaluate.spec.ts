@@ -8,7 +8,7 @@ const token = (privsep: boolean, userid = 'alice@pve'): Subject => ({ kind: 'tok
 const privs = (c: AccessConfig, s: Subject, path: string) => [...effectivePrivileges(c, s, path).keys()].sort();
 const rolePrivs = (roleid: string) => [...(BUILT_IN_ROLES.get(roleid)?.privileges ?? [])].sort();
 
-describe('effectivePrivileges (facts.md 2.4)', () => {
+describe('effectivePrivileges', () => {
   it('gives root@pam every privilege everywhere, whatever the ACL says', () => {
     const c = config([entry('/', 'user', 'root@pam', 'NoAccess')]);
     expect(privs(c, { kind: 'user', userid: 'root@pam', groups: [] }, '/vms/100')).toEqual(rolePrivs('Administrator'));
@@ -50,7 +50,7 @@ describe('effectivePrivileges (facts.md 2.4)', () => {
     expect(held.get('VM.PowerMgmt')).toBe(false);
   });
 
-  describe('API tokens (facts.md 1.4)', () => {
+  describe('API tokens', () => {
     const userIsVmUser = entry('/vms', 'user', 'alice@pve', 'PVEVMUser');
 
     it('gives a privilege-separated token without ACL entries nothing', () => {

@@ -35,7 +35,7 @@ export type Privileges = ReadonlyMap<Privilege, boolean>;
 export const SUPERUSER = 'root@pam';
 
 /**
- * The subject's privileges on `path`, as PVE computes them (facts.md 2.4):
+ * The subject's privileges on `path`, as PVE computes them:
  * - root@pam holds every privilege everywhere (a token of root@pam does not: it is a token);
  * - the path is walked from `/` down; at each level the entries for the most specific holder that
  *   has any there (the token, else the user, else the union of the user's groups) replace what was

@@ -1,5 +1,5 @@
 /**
- * PVE 9's privileges (facts.md 2.1), by group and by who gets them: `root` ones only through
+ * PVE 9's privileges, by group and by who gets them: `root` ones only through
  * Administrator, `admin` ones through the group's admin role, `user` and `audit` ones through its
  * user and audit roles too. The built-in roles are derived from this table (roles.ts).
  */

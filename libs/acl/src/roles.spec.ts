@@ -3,7 +3,7 @@ import { BUILT_IN_ROLES, isReservedRoleId } from './roles.js';
 
 const privilegesOf = (roleid: string) => [...(BUILT_IN_ROLES.get(roleid)?.privileges ?? [])].sort();
 
-describe('built-in roles (facts.md 2.1, 2.2)', () => {
+describe('built-in roles', () => {
   it('knows PVE 9’s 47 privileges', () => {
     expect(PRIVILEGES).toHaveLength(47);
   });

@@ -12,7 +12,7 @@ const GROUPS = Object.keys(PRIVILEGE_GROUPS) as GroupName[];
 const group = (name: GroupName) => PRIVILEGE_GROUPS[name];
 
 /**
- * PVE's built-in roles, derived from the privilege table by its own rule (facts.md 2.2):
+ * PVE's built-in roles, derived from the privilege table by its own rule:
  * PVE<Group>Admin = admin + user + audit of the group; PVE<Group>User = user + audit, for groups
  * that have user privileges; PVEAdmin = admin + user + audit of every group but Mapping.Modify;
  * PVEAuditor = every audit privilege; Administrator = everything; NoAccess = nothing.

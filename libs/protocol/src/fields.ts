@@ -25,7 +25,7 @@ export const OpaqueId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, '
 /** A frame's sequence number (see `AckFrame` for how they count). */
 export const Sequence = z.int().min(1);
 
-/** A task id in PVE's form `UPID:node:pid:pstart:starttime:type:id:user@realm:` (DESIGN.md "Tasks"). */
+/** A task id in PVE's form `UPID:node:pid:pstart:starttime:type:id:user@realm:`. */
 export const Upid = z
   .string()
   .max(512)

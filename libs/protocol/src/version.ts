@@ -6,7 +6,7 @@
  */
 export const PROTOCOL_VERSION = 1;
 
-/** Where the agent dials the control plane: `wss://<control plane>:8006/agent/v1` (DESIGN.md "Agent protocol"). */
+/** Where the agent dials the control plane: `wss://<control plane>:8006/agent/v1`. */
 export const AGENT_WEBSOCKET_PATH = '/agent/v1';
 
 /**

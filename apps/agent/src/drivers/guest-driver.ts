@@ -7,12 +7,12 @@ import type { GuestMigration } from './guest-migration.js';
 import type { VolumeOperations } from './volume-operations.js';
 import type { GuestSnapshots } from './guest-snapshots.js';
 
-/** The drivers `CORRAL_DRIVER` may name (DESIGN.md "Drivers"). */
+/** The drivers `CORRAL_DRIVER` may name. */
 export const DRIVER_NAMES = ['pve', 'native', 'sim'] as const;
 export type DriverName = (typeof DRIVER_NAMES)[number];
 
 /**
- * What runs guests on this host. One implementation per kind of host (DESIGN.md "Drivers"):
+ * What runs guests on this host. One implementation per kind of host:
  * `pve` runs `qm`/`pct`, `native` runs QEMU and LXC directly, `sim` simulates them. Every method
  * gets the request's context: its signal (abort what runs), its log (one task log line).
  *

@@ -22,7 +22,7 @@ export interface DriverChoice {
 type Environment = Readonly<Record<string, string | undefined>>;
 
 /**
- * The driver named by `CORRAL_DRIVER`, else the one this host calls for (DESIGN.md "Drivers"):
+ * The driver named by `CORRAL_DRIVER`, else the one this host calls for:
  * `pve` where PVE's `qm` is on the PATH, else `native` where QEMU is, else `sim`.
  */
 export async function chooseDriver(env: Environment, find: (program: string) => Promise<string | undefined> = findProgram): Promise<DriverChoice> {

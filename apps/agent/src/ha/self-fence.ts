@@ -16,7 +16,7 @@ interface Running {
 }
 
 /**
- * The agent's self-fence (issue 8, docs/ha.md): when the HA lease runs out, every HA guest the
+ * The agent's self-fence: when the HA lease runs out, every HA guest the
  * lease listed is killed through the driver (`GuestDriver.kill`: SIGKILL for native QEMU,
  * `lxc-stop -k`, `qm stop`/`pct stop --skiplock` on PVE), all at once and without waiting for the
  * control plane, and none of them may run again until a newer lease lifts the fence.

@@ -9,7 +9,7 @@ export const FIGURES_EVERY_MS = 10_000;
 const READ_TIMEOUT_MS = 30_000;
 
 /**
- * Reports the guests' run state, the agent's truth (DESIGN.md "State"): the driver's `list()` is
+ * Reports the guests' run state, the agent's truth: the driver's `list()` is
  * read every interval while a connection is live, and after every guest command (`refresh()`).
  * A `report` of kind `runtime` goes out at once when a guest's status or pid changed, else at most
  * every `FIGURES_EVERY_MS` when only its figures did (they change at every read); a new connection

@@ -3,7 +3,7 @@ import { UsageError } from './usage-error.js';
 /** The control plane when CORRAL_URL is unset: a local one on PVE's port. */
 export const DEFAULT_URL = 'https://127.0.0.1:8006';
 
-/** A `0|1` option as PVE's booleans are sent (facts.md 0); absent stays absent, so the API's default applies. */
+/** A `0|1` option as PVE's booleans are sent; absent stays absent, so the API's default applies. */
 export function flagValue(option: string, value: string | undefined): '0' | '1' | undefined {
   if (value === undefined || value === '0' || value === '1') return value;
   throw new UsageError(`--${option} must be 0 or 1, not '${value}'`);

@@ -8,7 +8,7 @@ const callOf = (...argv: string[]) => {
   return invocation.call;
 };
 
-describe('corral acl (facts.md 2.5)', () => {
+describe('corral acl', () => {
   it('sets an entry with PUT /access/acl, the subject in PVE\'s users, groups or tokens parameter', () => {
     expect(callOf('acl', 'set', '/', '--role', 'PVEAuditor', '--token', 'alice@pve!ci')).toEqual({
       method: 'PUT',

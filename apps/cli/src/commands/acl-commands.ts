@@ -10,7 +10,7 @@ const CHANGE_OPTIONS = {
   propagate: { value: '0|1', description: '1 (default): the role applies below the path too' },
 };
 
-// The option for each kind of subject, and PVE's parameter for it (facts.md 2.5).
+// The option for each kind of subject, and PVE's parameter for it.
 const SUBJECTS = [
   ['user', 'users'],
   ['group', 'groups'],

@@ -7,7 +7,7 @@ import { addWebhook } from '../events/add-webhook.js';
 /** An event kind as the API names them (the API checks that it exists). */
 const KIND = /^[a-z]+(-[a-z]+)*$/;
 
-/** `corral events webhook add`: a webhook target and the matcher that sends it events (issue 7, docs/webhooks.md). */
+/** `corral events webhook add`: a webhook target and the matcher that sends it events. */
 export const EVENTS_WEBHOOK_ADD_COMMAND = defineLocalCommand({
   name: 'events webhook add',
   summary: "Register a webhook receiver: each event (of the kinds given) is POSTed to it as spec 6's JSON, signed when a secret is given; makes the webhook <name> and a matcher <name> that targets it",

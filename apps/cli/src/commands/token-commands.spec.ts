@@ -8,7 +8,7 @@ const callOf = (...argv: string[]) => {
   return invocation.call;
 };
 
-describe('corral token (facts.md 1.4)', () => {
+describe('corral token', () => {
   it('creates a token on its PVE path, with --expire as the epoch after the last valid day and 0|1 flags', () => {
     expect(callOf('token', 'create', 'alice@pve', 'ci', '--expire', '2030-01-15', '--privsep', '0', '--comment', 'for CI')).toEqual({
       method: 'POST',

@@ -2,7 +2,7 @@ import { defineCommand } from '../command-line/command.js';
 import { expireEpoch } from '../command-line/expire-date.js';
 import { flagValue } from '../command-line/option-values.js';
 
-// PVE's token paths (facts.md 1.4: the segment is the singular `token`).
+// PVE's token paths.
 const tokensOf = (userid: string) => `/access/users/${encodeURIComponent(userid)}/token`;
 const tokenPath = (userid: string, tokenid: string) => `${tokensOf(userid)}/${encodeURIComponent(tokenid)}`;
 

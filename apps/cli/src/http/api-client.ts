@@ -31,7 +31,7 @@ export class ApiClient {
 
   private async open(call: ApiCall, headers: Readonly<Record<string, string>>): Promise<IncomingMessage> {
     const target = new URL(`${this.url.origin}${this.url.pathname.replace(/\/$/, '')}/api2/json${call.path}`);
-    // PVE's decoding: GET and DELETE carry parameters in the query, POST and PUT in a form body (facts.md 0).
+    // PVE's decoding: GET and DELETE carry parameters in the query, POST and PUT in a form body.
     const inBody = call.method === 'POST' || call.method === 'PUT';
     if (!inBody) target.search = encode(call.params);
     const socket = await connectTls(this.url, this.pin);

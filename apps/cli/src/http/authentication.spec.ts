@@ -1,7 +1,7 @@
 import { UsageError } from '../command-line/usage-error.js';
 import { credentialHeaders } from './authentication.js';
 
-describe('credentials on a call (facts.md 1.3, 1.4)', () => {
+describe('credentials on a call', () => {
   it('sends an API token as PVEAPIToken on every method, with no CSRF token', () => {
     for (const method of ['GET', 'POST', 'PUT', 'DELETE'] as const) {
       expect(credentialHeaders({ kind: 'token', token: 'alice@pve!ci=s3cret' }, method)).toEqual({ authorization: 'PVEAPIToken=alice@pve!ci=s3cret' });

@@ -7,7 +7,7 @@ import { ApiFailure } from './api-failure.js';
 /** Credentials ready to send: a password has been traded for a ticket. */
 export type Session = Exclude<Auth, { kind: 'password' }>;
 
-/** The session for `auth`; with a password that means logging in first (POST /access/ticket, facts.md 1.1). */
+/** The session for `auth`; with a password that means logging in first (POST /access/ticket). */
 export async function openSession(client: ApiClient, auth: Auth): Promise<Session> {
   if (auth.kind !== 'password') return auth;
   const data = await client.send({ method: 'POST', path: '/access/ticket', params: { username: auth.username, password: auth.password } }, {}).catch((error: unknown) => {
@@ -18,7 +18,7 @@ export async function openSession(client: ApiClient, auth: Auth): Promise<Sessio
   return { kind: 'ticket', ticket, csrfToken: CSRFPreventionToken };
 }
 
-/** The headers that carry the session on one call (facts.md 1.3, 1.4): a ticket needs its CSRF token on changes, a token never. */
+/** The headers that carry the session on one call: a ticket needs its CSRF token on changes, a token never. */
 export function credentialHeaders(session: Session, method: ApiCall['method']): Record<string, string> {
   switch (session.kind) {
     case 'none':

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { integerParam, listParam, stringParam } from '../http/params.js';
 
-/** Parameters and errors shared by the access API (facts.md 1.4, 1.5; PVE's formats). */
+/** Parameters and errors shared by the access API. */
 
 const NAME = '[A-Za-z][A-Za-z0-9._-]+';
 export const REALM_PATTERN = new RegExp(`^${NAME}$`);

@@ -14,7 +14,7 @@ import { AccessState } from './state/access-state.js';
 export const ROOT_PASSWORD_FILE = 'root-password';
 
 /**
- * First start: creates root@pam, which holds every privilege on `/` (facts.md 2.4), with the
+ * First start: creates root@pam, which holds every privilege on `/`, with the
  * password from CORRAL_ROOT_PASSWORD or a generated one, printed once on stderr (never logged) and
  * written to `<data dir>/root-password` (0600). Every start: the configured OAuth issuer's realm exists.
  */

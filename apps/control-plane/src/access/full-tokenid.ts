@@ -1,7 +1,7 @@
 import { stringParam } from '../http/params.js';
 import { TOKENID_PATTERN, USERID_PATTERN } from './access-params.js';
 
-/** `<userid>!<tokenid>`: how credentials, ACL entries and messages name a token (facts.md 1.4). */
+/** `<userid>!<tokenid>`: how credentials, ACL entries and messages name a token. */
 export function fullTokenid(userid: string, tokenid: string): string {
   return `${userid}!${tokenid}`;
 }

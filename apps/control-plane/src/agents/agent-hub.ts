@@ -17,7 +17,7 @@ import { AgentConnection, HEARTBEAT_MS, type ConnectionEvents, type NumberedFram
 import { agentFailure } from './agent-failure.js';
 import { AgentLeases, type LeaseCount } from './agent-leases.js';
 
-/** No heartbeat for this long and the node is offline (issue 4, DESIGN.md). */
+/** No heartbeat for this long and the node is offline. */
 export const NODE_DOWN_MS = 10_000;
 /** How often heartbeats are written and silent nodes of vanished replicas looked for. */
 const LIVENESS_MS = 2000;
@@ -86,7 +86,7 @@ interface Link {
 }
 
 /**
- * The agent hub (DESIGN.md "Agent protocol"): accepts agents on `wss://<host>:8006/agent/v1`
+ * The agent hub: accepts agents on `wss://<host>:8006/agent/v1`
  * (their credential checked at the upgrade), keeps each node's session, sends requests and
  * matches their answers, acknowledges numbered frames once handled, and judges liveness: a node
  * whose heartbeats stop for 10 s is offline, with a `node-down` event, and back with `node-up`

@@ -6,7 +6,7 @@ import { NodesModule } from '../nodes/nodes.module.js';
 
 const LEASE_S = 20;
 
-describe('the HA leases of the agents (issue 8)', () => {
+describe('the HA leases of the agents', () => {
   let t: TestApp;
 
   beforeAll(async () => {

@@ -21,7 +21,7 @@ export interface LeaseHolder {
 }
 
 /**
- * The nodes' HA leases (issue 8, docs/ha.md, libs/protocol `LeaseFrame`): in each liveness tick,
+ * The nodes' HA leases: in each liveness tick,
  * every held connection whose heartbeat `n` rose since its last grant gets `lease_until = now() +
  * CORRAL_HA_LEASE_S` (one UPDATE for all of them), and once that committed, a `lease` frame naming
  * that heartbeat and the node's HA guests. A lease is only ever extended for a new heartbeat: a

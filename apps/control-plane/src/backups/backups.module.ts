@@ -6,7 +6,7 @@ import { StorageModule } from '../storage/storage.module.js';
 import { VzdumpController } from './vzdump.controller.js';
 import { VzdumpService } from './vzdump.service.js';
 
-/** Backups (issue 6): vzdump runs, their retention, and the backup jobs that run them on schedule. */
+/** Backups: vzdump runs, their retention, and the backup jobs that run them on schedule. */
 @Module({
   imports: [AgentsModule, GuestsModule, NodesModule, StorageModule],
   controllers: [VzdumpController],

@@ -9,7 +9,7 @@ import { poolidParam } from '../pools/pool-params.js';
 import { pruneOptionsOf } from '../storage/storage-config.js';
 
 /*
- * What a backup run takes (PVE's vzdump options, facts.md 4.11), shared by `POST
+ * What a backup run takes (PVE's vzdump options), shared by `POST
  * /nodes/{node}/vzdump` and the backup jobs of `/cluster/backup`, which store them and run them on
  * schedule. Corral takes the subset it implements; the rest of PVE's options are refused by name.
  */

@@ -24,7 +24,7 @@ export interface Config {
   readonly oidc: OidcConfig | null;
   /** The node of this host, whose agent the control plane starts and joins itself; null: none (CORRAL_LOCAL_AGENT=0). */
   readonly localNode: string | null;
-  /** How many days events are kept (issue 7: at least 7); older ones are deleted. */
+  /** How many days events are kept; older ones are deleted. */
   readonly eventRetentionDays: number;
   /** How long a webhook delivery is retried after its event was dispatched, before it is marked failed (docs/webhooks.md). */
   readonly webhookRetryHours: number;

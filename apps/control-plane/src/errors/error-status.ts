@@ -1,6 +1,6 @@
 /**
  * Every error code and its HTTP status, in one table: a code without a status does not compile.
- * Spec 7 fixes 401 and 403; the rest follows COMPAT.md (404 `does not exist`, 409 `already exists`).
+ * Spec 7 fixes 401 and 403; the rest is what PVE clients match on (404 `does not exist`, 409 `already exists`).
  */
 export const ERROR_STATUS = {
   INVALID_PARAMETERS: 400,

@@ -1,6 +1,6 @@
 import { ApiError } from './api-error.js';
 
-/** The errors every API area raises about its resources and parameters (COMPAT.md: `does not exist`, `already exists`). */
+/** The errors every API area raises about its resources and parameters. */
 
 export function notFound(what: string): ApiError {
   return new ApiError('NOT_FOUND', `${what} does not exist`);

@@ -10,7 +10,7 @@ const SWEEP_MS = 10 * 60 * 1000;
 /** Rows per delete, so that a first sweep of a large backlog holds no lock for long. */
 const BATCH = 10_000;
 
-/** Deletes the events older than CORRAL_EVENT_RETENTION_DAYS (at least 7, issue 7), at start and then periodically. */
+/** Deletes the events older than CORRAL_EVENT_RETENTION_DAYS (at least 7), at start and then periodically. */
 @Injectable()
 export class EventRetention implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | null = null;

@@ -16,7 +16,7 @@ export const ALL_EVENT_KINDS = [...EVENT_KINDS, ...CORRAL_EVENT_KINDS] as const;
 export type EventKind = (typeof ALL_EVENT_KINDS)[number];
 
 /**
- * One event of the outbox (DESIGN.md "Events"): written in the transaction of the change it
+ * One event of the outbox: written in the transaction of the change it
  * reports; `seq` orders all events of the cluster, and is committed in that order.
  */
 @Entity({ name: 'events' })

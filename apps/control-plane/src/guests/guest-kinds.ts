@@ -14,7 +14,7 @@ export interface GuestKind {
   readonly noun: 'VM' | 'CT';
   readonly keys: Readonly<Record<string, ValueRule>>;
   readonly unsupported: Readonly<Record<string, string>>;
-  /** PVE's worker types (facts.md 3.1). */
+  /** PVE's worker types. */
   readonly tasks: Readonly<Partial<Record<GuestAction, string>>>;
   /** Config keys that hold volumes (disks, root file system, mount points). */
   isVolumeKey(key: string): boolean;

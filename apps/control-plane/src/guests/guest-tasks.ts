@@ -52,8 +52,8 @@ export interface BatchWork {
 }
 
 /**
- * Runs the operations on one guest one after another, in the order they were asked for (issue 5:
- * queued in order, never refused for a lock). Each is a task whose UPID is returned at once.
+ * Runs the operations on one guest one after another, in the order they were asked for
+ * (queued in order, never refused for a lock). Each is a task whose UPID is returned at once.
  * The queue is this replica's: the one that holds the node's agent, the only one that can run
  * operations on its guests until requests are routed between replicas.
  */

@@ -16,7 +16,7 @@ export interface GuestState {
 }
 
 /**
- * Every guest, in memory (DESIGN.md "State": `/cluster/resources` and the guest lists never query
+ * Every guest, in memory (`/cluster/resources` and the guest lists never query
  * per node). Rows are loaded at start and reloaded on NOTIFY `corral_guests`; the run state comes
  * from the runtime reports of the agents this replica holds. A changed run state is written to the
  * guest's row (so other replicas show it); a start or stop is written with its event, in the

@@ -21,7 +21,7 @@ export const ALLOCATE = on(['VM.Allocate']);
 export const ALLOCATE_INTO_POOL: Check = { kind: 'anyOf', checks: [ALLOCATE, { kind: 'privileges', path: '/pool/{pool}', privileges: ['VM.Allocate'] }] };
 const CONFIGURE = on(['VM.Config.Disk', 'VM.Config.CDROM', 'VM.Config.CPU', 'VM.Config.Memory', 'VM.Config.Network', 'VM.Config.HWType', 'VM.Config.Options', 'VM.Config.Cloudinit'], true);
 
-/** A guest as the lists and `status/current` show it (facts.md 4.6); `cpu` a fraction of the host's CPUs, sizes in bytes. */
+/** A guest as the lists and `status/current` show it; `cpu` a fraction of the host's CPUs, sizes in bytes. */
 export const GuestStatus = z.object({
   vmid: z.number().int(),
   name: z.string(),
@@ -79,7 +79,7 @@ export function configChange<M extends 'PUT' | 'POST'>(kind: GuestKind, method: 
   });
 }
 
-/** What every kind of guest serves at `/nodes/{node}/<qemu|lxc>` (spec 4.3, 4.4; facts.md 4.6, 4.8). */
+/** What every kind of guest serves at `/nodes/{node}/<qemu|lxc>` (spec 4.3, 4.4, 4.8). */
 export function guestEndpoints(kind: GuestKind) {
   const base = `/nodes/{node}/${kind.type}`;
   const one = `${base}/{vmid}`;

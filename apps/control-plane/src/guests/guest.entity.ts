@@ -5,7 +5,7 @@ import type { GuestType } from '@corral/protocol';
 export type GuestLock = 'create' | 'clone' | 'migrate' | 'backup' | 'snapshot' | 'snapshot-delete' | 'rollback';
 
 /**
- * A guest and its configuration (DESIGN.md "State": the control plane's truth, as PVE's
+ * A guest and its configuration (the control plane's truth, as PVE's
  * `/etc/pve/qemu-server/<vmid>.conf`). The primary key makes a vmid unique in the whole cluster,
  * whichever node and type: a duplicate create loses in the database, not in a check.
  */

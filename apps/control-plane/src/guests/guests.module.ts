@@ -30,7 +30,7 @@ import { SnapshotsService } from './snapshots/snapshots.service.js';
 import { CloudinitController } from './cloudinit/cloudinit.controller.js';
 import { CloudinitService } from './cloudinit/cloudinit.service.js';
 
-/** VMs and containers (issue 5): `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
+/** VMs and containers: `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
 @Module({
   imports: [AgentsModule, NodesModule, TasksModule, HaModule],
   controllers: [QemuController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController, CloudinitController, GuestAgentController, PendingController, ContainerInterfacesController],

@@ -13,7 +13,7 @@ import { cloudinitDrive, refuseSecondDrive } from './cloudinit/cloudinit-drive.j
 /** Volumes that hold a VM's own firmware variables and TPM state. */
 const OWN_STATE_KEYS: ReadonlySet<string> = new Set(['efidisk0', 'tpmstate0']);
 
-/** Proxmox's OUI, which PVE gives every generated MAC address (facts.md 4.8). */
+/** Proxmox's OUI, which PVE gives every generated MAC address. */
 const MAC_PREFIX = 'BC:24:11';
 
 export interface Placement {
@@ -31,7 +31,7 @@ export interface ResolvedConfig {
 }
 
 /**
- * Makes a checked config concrete for a new guest, as PVE's create does (facts.md 4.8): every
+ * Makes a checked config concrete for a new guest, as PVE's create does: every
  * `<storage>:<size>` volume gets its name (`local:100/vm-100-disk-0.qcow2,size=32G`), every
  * network card its MAC address, a VM its SMBIOS UUID, generation id and boot order. New volumes
  * are numbered from `firstDisk`, the EFI vars and TPM state after the disks, as PVE allocates them.

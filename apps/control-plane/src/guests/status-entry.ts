@@ -11,7 +11,7 @@ export function runState(state: GuestState): 'running' | 'stopped' | 'paused' {
 }
 
 /**
- * A guest as PVE's lists and `status/current` show it (facts.md 4.6): a paused VM is `running`
+ * A guest as PVE's lists and `status/current` show it: a paused VM is `running`
  * with `qmpstatus: paused`; sizes in bytes; `disk` 0 for VMs (PVE cannot see inside).
  */
 export function statusEntry(state: GuestState): GuestStatus {

@@ -8,7 +8,7 @@ import { registerAccessLog, requestIds } from './access-log.js';
 import { registerMultipart } from './multipart-upload.js';
 import { API_PREFIX } from './endpoint-registry.js';
 
-// PVE's limit since pve-http-server 5.2.1 (facts.md 0).
+// PVE's limit since pve-http-server 5.2.1.
 const BODY_LIMIT = 512 * 1024;
 
 export interface HttpSetup {

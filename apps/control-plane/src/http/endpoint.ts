@@ -7,7 +7,7 @@ import { routerPath } from './path-template.js';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
- * A permission check, in the shape of PVE's `check` forms (facts.md 2.6):
+ * A permission check, in the shape of PVE's `check` forms:
  * - `privileges`: all of them (or `any` one) on an ACL path whose `{placeholders}` are filled from
  *   the validated parameters (`{realm}` also from a `userid` parameter's realm);
  * - `self`: the parameter `param` names the caller's own user (PVE `userid-param self`);
@@ -26,7 +26,7 @@ export type Check =
   | { readonly kind: 'anyOf' | 'allOf'; readonly checks: readonly [Check, ...Check[]] };
 
 /**
- * Who may call an endpoint (PVE's `permissions` in its schema, facts.md 2.6):
+ * Who may call an endpoint (PVE's `permissions` in its schema):
  * - `public`: no credentials at all (spec 4.8: `/version`; `POST /access/ticket`);
  * - `authenticated`: any authenticated caller, the service filters what it returns (PVE `user: all`);
  * - a check on the caller's privileges, evaluated after the parameters are valid.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Parameter schemas that decode what real clients send (COMPAT.md): form values arrive as strings,
+ * Parameter schemas that decode what real clients send: form values arrive as strings,
  * booleans as 0/1 (JSON true/false too), integers as text, and a repeated key as a list.
  * Path, query and body parameters share one namespace, as in PVE.
  */

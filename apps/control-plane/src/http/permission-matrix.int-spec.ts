@@ -13,7 +13,7 @@ import { EndpointRegistry } from './endpoint-registry.js';
 
 /**
  * Every declared endpoint, called by six kinds of caller, with the status each must get: the
- * permission declarations checked end to end (issue 3's ACL matrix). An endpoint without a row
+ * permission declarations checked end to end. An endpoint without a row
  * fails the test, so a new endpoint cannot go unchecked.
  */
 

@@ -1,7 +1,7 @@
 const MAX_LENGTH = 400;
 
 /**
- * The error message as an HTTP reason phrase (facts.md 0: proxmoxer, Telmate and bpg build their
+ * The error message as an HTTP reason phrase (proxmoxer, Telmate and bpg build their
  * error text from it). Only its first line; characters a status line cannot carry become '?'.
  */
 export function reasonPhrase(message: string): string {

@@ -25,7 +25,7 @@ interface AgentConfig {
 }
 
 /**
- * The agent of the control plane's own host (DESIGN.md "First start": a fresh start is a one-node
+ * The agent of the control plane's own host (a fresh start is a one-node
  * cluster). Joined the way every agent is, with a join token this process makes for itself, the
  * first time or when its config in `<data dir>/agent/agent.json` no longer fits; then run as a
  * child process, restarted when it dies, stopped with the control plane.

@@ -9,7 +9,7 @@ const MAX_AGE_S = 60;
 
 /**
  * Whether a new inventory differs enough from the one last written to be worth writing: what a
- * reader would notice (DESIGN.md "State"), not every tick of load and uptime. At 2 s reports from
+ * reader would notice, not every tick of load and uptime. At 2 s reports from
  * a thousand nodes, writing every report would be 500 writes a second for nothing.
  */
 export function meaningfulChange(written: NodeInventory, next: NodeInventory): boolean {

@@ -17,7 +17,7 @@ export interface NodeState {
 }
 
 /**
- * Every node, in memory (DESIGN.md "State": hot reads never query per node). Loaded at start,
+ * Every node, in memory. Loaded at start,
  * then kept current by NOTIFY on NODES_CHANNEL (one row reloaded per notification, all of them
  * after the listener was lost) and by the inventory reports of the agents this replica holds,
  * which are written to the database only when they changed meaningfully.

@@ -28,7 +28,7 @@ const ERROR_ENVELOPE: JsonSchema = {
   },
 };
 
-// spec 5 and COMPAT.md: every way a caller authenticates (docs/access-control.md).
+// spec 5 and PVE's headers: every way a caller authenticates (docs/access-control.md).
 const SECURITY_SCHEMES: JsonSchema = {
   ticket: { type: 'apiKey', in: 'cookie', name: 'PVEAuthCookie', description: 'A ticket from POST /access/ticket; requests other than GET also need the CSRFPreventionToken header.' },
   apiToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`PVEAPIToken=<user>@<realm>!<tokenid>=<secret>` (or `SVCAPIToken=`, or the spec\'s `<user>@<realm>=<secret>`).' },

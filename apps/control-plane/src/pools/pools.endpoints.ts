@@ -17,7 +17,7 @@ export const PoolListEntry = z.object({
   members: z.array(ResourceEntry).optional().meta({ description: 'With `poolid` only.' }),
 });
 
-/** A pool's members are guests and storages as `/cluster/resources` shows them (facts.md 4.12). */
+/** A pool's members are guests and storages as `/cluster/resources` shows them. */
 export const PoolRecord = z.object({
   comment: z.string().optional(),
   members: z.array(ResourceEntry),
@@ -37,7 +37,7 @@ const MEMBER_CHANGES = {
 const AUDIT: Check = { kind: 'privileges', path: '/pool/{poolid}', privileges: ['Pool.Audit'] };
 const ALLOCATE: Check = { kind: 'privileges', path: '/pool/{poolid}', privileges: ['Pool.Allocate'] };
 
-/** The endpoints both path forms have: the spec's `/pool` (spec 4.7), PVE's `/pools` (facts.md 4.12). */
+/** The endpoints both path forms have: the spec's `/pool` (spec 4.7), PVE's `/pools`. */
 function poolEndpoints(form: { readonly base: '/pool' | '/pools'; readonly updateMethod: 'POST' | 'PUT' }) {
   const item = `${form.base}/{poolid}`;
   return {

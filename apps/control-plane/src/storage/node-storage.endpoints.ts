@@ -8,7 +8,7 @@ import { NODE } from '../nodes/nodes.endpoints.js';
 import { AUDIT_STORAGE, CONTENT_FILTERS, ContentEntry, STORAGE, StorageStatusEntry } from './storage.endpoints.js';
 
 /*
- * One node's view of its storages (PVE's `/nodes/{node}/storage/...`, facts.md 4.9): sizes and
+ * One node's view of its storages (PVE's `/nodes/{node}/storage/...`): sizes and
  * files as that node's agent finds them now, uploads into them, and volumes removed from them.
  */
 

@@ -6,7 +6,7 @@ import { NODE } from '../nodes/nodes.endpoints.js';
 import { AUDIT_STORAGE, NODE_CHOICE, STORAGE } from './storage.endpoints.js';
 
 /*
- * Pruning backups by retention (issue 6 part 4; facts.md 4.9): PVE's dry run and prune task on one
+ * Pruning backups by retention: PVE's dry run and prune task on one
  * node (`/nodes/{node}/storage/{storage}/prunebackups`), and the spec's `POST /storage/{storage}/prune`
  * for the nodes that hold the storage (docs/storage.md, "Prune").
  */

@@ -6,7 +6,7 @@ import { booleanParam, integerParam, stringParam } from '../http/params.js';
 import { nodeParam } from '../nodes/node-params.js';
 
 /*
- * Storage definitions (spec 2.4, 2.5, 4.5; facts.md 4.9) on PVE's paths and names, with the spec's
+ * Storage definitions (spec 2.4, 2.5, 4.5) on PVE's paths and names, with the spec's
  * sizes in the list and its `/storage/{storage}/status` and `/content`, which answer for the whole
  * cluster or, with `node`, for one node (docs/storage.md).
  */

@@ -20,7 +20,7 @@ import { VolumeUploadService } from './volume-upload.service.js';
 import { VolumesService } from './volumes.service.js';
 
 /**
- * Storages (issue 6): `/storage` and `/nodes/{node}/storage`, directory storages made real on each
+ * Storages: `/storage` and `/nodes/{node}/storage`, directory storages made real on each
  * node by its agent, with uploads and downloads into them. Exports the pruner, which backups use to apply a storage's retention.
  */
 @Module({

@@ -12,7 +12,7 @@ const HEARTBEAT_MS = 2000;
 export const REPLICA_STOPPED = 'the control plane replica running this task stopped';
 
 /**
- * This control-plane replica as the tasks know it (DESIGN.md "Tasks": never running forever): a
+ * This control-plane replica as the tasks know it: a
  * random id per process that each task records, a heartbeat every 2 s, and on every beat the
  * running tasks of replicas gone for REPLICA_GONE_S (killed, cut off, or from before this table)
  * are ended with REPLICA_STOPPED, by whichever replica comes first.

@@ -34,7 +34,7 @@ const PSTART = Math.floor(performance.timeOrigin / 10) % 0x1_0000_0000;
 const StopRequest = z.object({ upid: z.string(), by: z.string() });
 
 /**
- * Starts tasks (DESIGN.md "Tasks"): the UPID is returned at once, the work goes on in the
+ * Starts tasks: the UPID is returned at once, the work goes on in the
  * background, its output lines and its end (`OK` or the error text, and PVE's closing `TASK OK` /
  * `TASK ERROR: ...` line) are written to the task tables as they come. Stops them too, on
  * whichever replica runs them.

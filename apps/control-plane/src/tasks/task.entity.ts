@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { BIGINT_NUMBER } from '../database/bigint-number.js';
 
-/** A task (DESIGN.md "Tasks"): one action on a node, named by its UPID, with its log in `task_logs`. */
+/** A task: one action on a node, named by its UPID, with its log in `task_logs`. */
 @Entity({ name: 'tasks' })
 @Index(['node', 'starttime'])
 @Index(['starttime'])

@@ -40,7 +40,7 @@ export const MAX_WAIT_S = 300;
 const TASK = { ...NODE, upid: stringParam({ description: 'The task, `UPID:...:`.', maxLength: 512 }) };
 
 /**
- * The task endpoints of PVE (facts.md 3.3). Every caller may ask; a caller sees its own tasks, and
+ * The task endpoints of PVE. Every caller may ask; a caller sees its own tasks, and
  * all of a node's with Sys.Audit on `/nodes/{node}` (checked by the service, since it depends on the task).
  */
 export const TASKS_ENDPOINTS = {

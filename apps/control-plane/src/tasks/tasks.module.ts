@@ -8,7 +8,7 @@ import { TasksController } from './tasks.controller.js';
 import { TasksRepository } from './tasks.repository.js';
 import { TasksService } from './tasks.service.js';
 
-/** Tasks (DESIGN.md "Tasks"): the runner every action uses, `/nodes/{node}/tasks` and `/cluster/tasks`, and the sweep of vanished replicas' tasks. */
+/** Tasks: the runner every action uses, `/nodes/{node}/tasks` and `/cluster/tasks`, and the sweep of vanished replicas' tasks. */
 @Module({
   imports: [AgentsModule, NodesModule],
   controllers: [TasksController],

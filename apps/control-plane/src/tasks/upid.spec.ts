@@ -3,7 +3,7 @@ import { formatUpid, parseUpid } from './upid.js';
 describe('UPIDs', () => {
   it('writes PVE\'s format and reads it back', () => {
     const task = { node: 'node01', pid: 0x3263, pstart: 0x16167ace, starttime: 0x621ee230, type: 'srvreload', id: 'networking', user: 'root@pam' };
-    // The example of facts.md 3.1.
+    // A UPID as PVE writes one.
     expect(formatUpid(task)).toBe('UPID:node01:00003263:16167ACE:621EE230:srvreload:networking:root@pam:');
     expect(parseUpid(formatUpid(task))).toEqual(task);
   });

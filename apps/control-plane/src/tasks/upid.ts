@@ -1,4 +1,4 @@
-/** A task's identity, as PVE writes it into a UPID (facts.md 3.1). */
+/** A task's identity, as PVE writes it into a UPID. */
 export interface UpidFields {
   readonly node: string;
   readonly pid: number;

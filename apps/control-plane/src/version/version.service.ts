@@ -4,7 +4,7 @@ import type { VersionInfo } from './version.endpoints.js';
 
 /**
  * The PVE version reported to clients. Ansible picks feature sets by the major, Telmate splits
- * major.minor.patch, bpg parses a semver (facts.md 4.1); 9.x is the API generation Corral follows.
+ * major.minor.patch, bpg parses a semver; 9.x is the API generation Corral follows.
  */
 export const PVE_COMPATIBLE_VERSION = '9.1.0';
 

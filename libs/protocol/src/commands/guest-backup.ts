@@ -4,7 +4,7 @@ import type { CommandDefinition } from '../command-definition.js';
 import { ConfigKey, GuestSpec, GuestType, HostFilePath } from './guest.js';
 
 /*
- * Backups and restores (issue 6; docs/backups.md has the archive format). The control plane runs a
+ * Backups and restores. The control plane runs a
  * vzdump task: for each guest a `guest.backup` on the guest's node, which writes one archive into
  * the `dump/` folder of a directory storage. A restore reads the archive's config with
  * `guest.backup.config`, checks and places it like a new guest, then sends `guest.restore`.

@@ -3,7 +3,7 @@ import { Bytes, InterfaceName, OpaqueId, Seconds, Vmid } from '../fields.js';
 import type { CommandDefinition } from '../command-definition.js';
 
 /*
- * Guest commands (issue 5; DESIGN.md "Drivers"). Guest configuration is the control plane's truth:
+ * Guest commands. Guest configuration is the control plane's truth:
  * every command that needs it carries the whole guest as a `GuestSpec`, already validated and
  * resolved by the control plane (property strings parsed, volumes turned into host paths), so a
  * driver never parses PVE's formats. `config` carries PVE's own keys and values too, for the `pve`

@@ -4,7 +4,7 @@ import type { CommandDefinition } from '../command-definition.js';
 import { HostFilePath } from './guest.js';
 
 /*
- * Directory storages (issue 6, docs/storage.md): a storage is a folder on each node, PVE's `dir`
+ * Directory storages: a storage is a folder on each node, PVE's `dir`
  * type. The control plane sends the storage's path (resolved under the agent's host root) and, for
  * one volume, its file below that path in one of PVE's folders; the agent touches nothing else.
  */

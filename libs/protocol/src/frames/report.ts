@@ -3,7 +3,7 @@ import { Bytes, Fraction, Seconds, Sequence, Vmid } from '../fields.js';
 
 /**
  * The node's load and capacity, polled by the agent (every few seconds) for the hot reads of
- * `/nodes` and `/cluster/status` (spec 2.1, 2.3; COMPAT.md): PVE's field names and units.
+ * `/nodes` and `/cluster/status` (spec 2.1, 2.3): PVE's field names and units.
  */
 export const InventoryReport = z.object({
   kind: z.literal('inventory'),
@@ -43,7 +43,7 @@ export const GuestRuntime = z.object({
 export type GuestRuntime = z.infer<typeof GuestRuntime>;
 
 /**
- * The run state of every guest on the node, the agent's truth (DESIGN.md "State"): the whole list
+ * The run state of every guest on the node, the agent's truth: the whole list
  * each time, so a newer report replaces an older one.
  */
 export const RuntimeReport = z.object({

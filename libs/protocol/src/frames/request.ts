@@ -24,7 +24,7 @@ export const RequestFrame = z.object({
   /** How long the agent lets the command run, in milliseconds (at most a week: a backup of a large disk can take a day). */
   timeoutMs: z.int().min(1).max(604_800_000),
   /**
-   * The task this request does the work of (DESIGN.md "Tasks"), and with the command its
+   * The task this request does the work of, and with the command its
    * idempotency key: an agent that is running or has run this command for this task in its session
    * does not start it again, whichever replica asks (a task may run several commands, each once). A task whose agent session ended before it was answered is ended by the control plane
    * with an error, never run again on the new session.

@@ -6,7 +6,7 @@ import { readQcow2Header } from './qcow2-header.js';
 import { CONTENT_FOLDERS, missing, requireActive } from './storage-folders.js';
 
 /*
- * A directory storage's volumes, read from its files and named as PVE names them (facts.md 4.9):
+ * A directory storage's volumes, read from its files and named as PVE names them:
  * `images/<vmid>/<disk>` is `<vmid>/<disk>` (a linked clone's overlay `<base vmid>/<base>/<vmid>/<disk>`),
  * `template/iso/<file>` is `iso/<file>`, `template/cache/<file>` `vztmpl/<file>`, `dump/<file>`
  * `backup/<file>`, `snippets/<file>` `snippets/<file>`, `import/<file>` `import/<file>`. Hidden files (uploads under way) and names

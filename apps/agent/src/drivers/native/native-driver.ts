@@ -26,7 +26,7 @@ export interface NativeContainers extends NativeGuests {
 }
 
 /**
- * The `native` driver (DESIGN.md "Drivers"): QEMU run directly for VMs, LXC's tools for
+ * The `native` driver: QEMU run directly for VMs, LXC's tools for
  * containers, each part handling its own guests; this joins them by guest type. `reset`,
  * `monitor`, `vnc` and `guestAgent` name no type: they go to the QEMU part, unless the id is one of the containers.
  */

@@ -23,7 +23,7 @@ const MONITOR_BANNER = /^Entering QEMU Monitor for VM \d+[^\n]*\n/;
 const MONITOR_PROMPT = 'qm> ';
 
 /**
- * The `pve` driver, for Proxmox VE hosts (DESIGN.md "Drivers"): every operation is PVE's own
+ * The `pve` driver, for Proxmox VE hosts: every operation is PVE's own
  * `qm` (VMs) or `pct` (containers) command, run with an argument vector, its output lines going to
  * the task log and its last line becoming the task's end text when it fails (`VM 100 already
  * running`), as in PVE's own tasks. PVE keeps its own copy of each guest's configuration: `create`

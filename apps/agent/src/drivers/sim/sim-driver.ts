@@ -57,8 +57,7 @@ const MIB = 1024 ** 2;
 const QEMU_VERSION = '7.2.0';
 
 /**
- * The `sim` driver: simulated guests, for development, demos and scale tests (DESIGN.md
- * "Drivers"). It starts no process and touches no volume: guests live in memory (and in
+ * The `sim` driver: simulated guests, for development, demos and scale tests. It starts no process and touches no volume: guests live in memory (and in
  * `/var/lib/corral/sim/guests.json` under the host root, so a restarted agent still knows the ones
  * that run), their operations take realistic times (`SimTiming` times `speed`), and `list()` makes
  * up plausible figures (a stable pid, a growing uptime, some memory and a little CPU). It refuses

@@ -21,7 +21,7 @@ const changeParams = z.object({
   propagate: booleanParam({ description: 'Whether the roles also apply below the path (default 1).' }).default(true),
 });
 
-// facts.md 2.5: PVE's perm-modify (Permissions.Modify, or the allocate privilege of the path's kind).
+// PVE's perm-modify (Permissions.Modify, or the allocate privilege of the path's kind).
 const PERM_MODIFY = { kind: 'permModify', path: '{path}' } as const;
 const WHO = 'At least one of `users`, `groups` or `tokens` is needed.';
 

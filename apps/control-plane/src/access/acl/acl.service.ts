@@ -10,7 +10,7 @@ import type { AclListing } from './acl.endpoints.js';
 import { deleteEntries, lockReferences, upsertEntries, type AclReferences, type FoundReferences } from './acl.repository.js';
 import { missingToGrant } from './grant-limit.js';
 
-/** One request's change: the cross product of roles and holders on one path (facts.md 2.5). */
+/** One request's change: the cross product of roles and holders on one path. */
 export interface AclChange {
   readonly path: string;
   readonly roles: readonly string[];

@@ -101,7 +101,7 @@ export class Authenticator {
 
   private async byTicket(ticket: string, attempt: AuthAttempt): Promise<Principal> {
     const user = await this.ticketUser(ticket);
-    // npm's proxmox-api logs in again only on this phrase (facts.md 1.2).
+    // npm's proxmox-api logs in again only on this phrase.
     if (!user) throw new ApiError('AUTHENTICATION_FAILED', 'authentication failed', { reason: 'permission denied - invalid PVE ticket' });
     if (!SAFE_METHODS.has(attempt.method)) {
       const valid = attempt.csrfToken !== undefined && verifyCsrfToken(attempt.csrfToken, user.userid, nowS(), await this.keys.verificationKeys());

@@ -17,7 +17,7 @@ export interface CheckContext {
   readonly params: Readonly<Record<string, unknown>>;
 }
 
-/** Null when the caller passes the check, else what it lacked. root@pam passes every check (facts.md 2.4). */
+/** Null when the caller passes the check, else what it lacked. root@pam passes every check. */
 export function denial(check: Check, context: CheckContext): Denial | null {
   if (context.principal.subject.kind === 'user' && context.principal.userid === SUPERUSER) return null;
   return evaluate(check, context);

@@ -1,5 +1,5 @@
 /**
- * What a request presents as credentials (spec 5, COMPAT.md, facts.md 1.3 and 1.4), read from the
+ * What a request presents as credentials (spec 5; PVE's ticket cookie, CSRF header and API token header), read from the
  * `Authorization` header, the `PVEAuthCookie` cookie, or the `token` query parameter (spec 5.1,
  * not recommended: query strings end up in logs).
  */
@@ -79,7 +79,7 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined;
 }
 
-// The cookie may arrive raw or percent-encoded (facts.md 1.3).
+// The cookie may arrive raw or percent-encoded.
 function percentDecode(value: string): string {
   try {
     return decodeURIComponent(value);

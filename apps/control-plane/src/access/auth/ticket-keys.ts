@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { TicketKeyRow } from '../entities/ticket-key.entity.js';
 import { CLOCK_SKEW_S, type SigningKey } from './tickets.js';
 
-/** A new signing key every 24 h; the previous one still verifies the tickets it signed (facts.md 1.2). */
+/** A new signing key every 24 h; the previous one still verifies the tickets it signed. */
 export const KEY_ROTATION_S = 24 * 3600;
 const KEYS_KEPT = 2;
 // Any constant; the same for every replica.

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * PVE's ticket and CSRF token formats (facts.md 1.2, 1.3), signed with HMAC-SHA256 instead of
+ * PVE's ticket and CSRF token formats, signed with HMAC-SHA256 instead of
  * PVE's RSA: clients treat everything after the user id as opaque.
  *   ticket: `PVE:<userid>:<8 upper hex epoch>::<base64 signature>`
  *   CSRF:   `<8 upper hex epoch>:<43 chars of base64 HMAC>`

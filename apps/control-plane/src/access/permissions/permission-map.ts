@@ -3,7 +3,7 @@ import { effectivePrivileges, normalizeAclPath, type AccessConfig, type Privileg
 /** Privilege → 1 when it also propagates below the path, else 0 (PVE's `/access/permissions`). */
 export type PrivilegeFlags = Record<string, 0 | 1>;
 
-// What PVE always reports (facts.md 2.4), besides every path that has an ACL entry.
+// What PVE always reports, besides every path that has an ACL entry.
 const SUMMARY_PATHS = ['/', '/access', '/access/groups', '/nodes', '/pool', '/sdn', '/storage', '/vms'];
 
 /**

@@ -3,7 +3,7 @@ import { endpoint } from '../../http/endpoint.js';
 import { stringParam } from '../../http/params.js';
 import { fullTokenidParam } from '../full-tokenid.js';
 
-// facts.md 2.4: Telmate calls it with `path=/` at start and reads the keys of `data["/"]`.
+// Telmate calls it with `path=/` at start and reads the keys of `data["/"]`.
 export const getPermissions = endpoint({
   method: 'GET',
   path: '/access/permissions',

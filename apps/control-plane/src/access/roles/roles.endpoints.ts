@@ -19,7 +19,7 @@ export const RoleListing = z.object({
 
 const SYS_MODIFY_ON_ACCESS = { kind: 'privileges', path: '/access', privileges: ['Sys.Modify'] } as const;
 
-// facts.md 2.2: built-in roles first-class in the list, with `special: 1`.
+// As PVE lists them: built-in roles first-class in the list, with `special: 1`.
 export const listRoles = endpoint({
   method: 'GET',
   path: '/access/roles',

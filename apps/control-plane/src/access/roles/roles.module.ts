@@ -2,6 +2,6 @@ import { Module } from '@nestjs/common';
 import { RolesController } from './roles.controller.js';
 import { RolesService } from './roles.service.js';
 
-/** `/access/roles` (facts.md 2.2, 2.7). */
+/** `/access/roles`. */
 @Module({ controllers: [RolesController], providers: [RolesService] })
 export class RolesModule {}

@@ -6,7 +6,7 @@ import { AccessState } from '../state/access-state.js';
 import type { RoleListing } from './roles.endpoints.js';
 import { deleteRoleAndGrants, insertRole, lockRolePrivileges, setRolePrivileges } from './roles.repository.js';
 
-/** Roles (facts.md 2.2): the built-in ones from `@corral/acl`, which never change, and custom ones. */
+/** Roles: the built-in ones from `@corral/acl`, which never change, and custom ones. */
 @Injectable()
 export class RolesService {
   constructor(private readonly state: AccessState) {}

@@ -6,7 +6,7 @@ export type Capabilities = Record<'vms' | 'storage' | 'access' | 'nodes' | 'sdn'
 const SUMMARY_PATHS = ['/', '/nodes', '/access/groups', '/vms', '/storage', '/sdn', '/mapping'];
 
 /**
- * PVE's `cap` in the ticket response (facts.md 1.1): what the caller may do, per area, over the
+ * PVE's `cap` in the ticket response: what the caller may do, per area, over the
  * summary paths and every path that has an ACL entry. Only the GUI reads it.
  */
 export function capabilities(access: AccessSnapshot, subject: Subject): Capabilities {

@@ -19,7 +19,7 @@ export interface Login {
   readonly verify?: { readonly path: string; readonly privs: string };
 }
 
-/** POST /access/ticket: password or ticket in, a fresh ticket and CSRF token out (facts.md 1.1). */
+/** POST /access/ticket: password or ticket in, a fresh ticket and CSRF token out. */
 @Injectable()
 export class TicketService {
   constructor(

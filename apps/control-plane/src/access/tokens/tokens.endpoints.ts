@@ -3,7 +3,7 @@ import { endpoint, type Check } from '../../http/endpoint.js';
 import { booleanParam, stringParam } from '../../http/params.js';
 import { commaListParam, commentParam, expireParam, tokenidParam, useridParam } from '../access-params.js';
 
-/** PVE's `userid-param self` OR `userid-group [User.Modify]` (facts.md 1.4), on every token endpoint. */
+/** PVE's `userid-param self` OR `userid-group [User.Modify]`, on every token endpoint. */
 export const MANAGE_TOKENS: Check = {
   kind: 'anyOf',
   checks: [
@@ -46,7 +46,7 @@ const settings = {
 
 /**
  * The token API in one path form: the spec's (`.../tokens`, created by posting `tokenid` to the
- * collection, spec 4.6) or PVE's (`.../token`, created by posting to the token's path, facts.md 1.4).
+ * collection, spec 4.6) or PVE's (`.../token`, created by posting to the token's path).
  */
 function tokenEndpoints(form: { readonly segment: 'tokens' | 'token'; readonly createOn: 'collection' | 'item' }) {
   const collection = `/access/users/{userid}/${form.segment}`;

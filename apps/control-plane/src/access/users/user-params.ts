@@ -1,7 +1,7 @@
 import { booleanParam, stringParam } from '../../http/params.js';
 import { commaListParam, commentParam, expireParam, groupidParam } from '../access-params.js';
 
-/** The user fields `POST /access/users` and `PUT /access/users/{userid}` share, in PVE's formats (facts.md 1.5). */
+/** The user fields `POST /access/users` and `PUT /access/users/{userid}` share, in PVE's formats. */
 
 // PVE's `email-opt`: an address, or empty (which clears the field on update).
 const EMAIL = /^(?:[\w+~-]+(?:\.[\w+~-]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)?$/;

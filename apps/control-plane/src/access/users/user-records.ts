@@ -9,7 +9,7 @@ type ListEntry = ResultOf<typeof listUsers>[number];
 type Record = ResultOf<typeof getUser>;
 
 /**
- * PVE's two shapes of a user (facts.md 1.4, 1.5): in the list `groups` is a comma string and
+ * PVE's two shapes of a user: in the list `groups` is a comma string and
  * `tokens` an array, both only with `full=1`; the single record has `groups` as an array and
  * `tokens` keyed by token id (Ansible's proxmox_user_info reads both).
  */

@@ -12,7 +12,7 @@ const TokenInfo = z.object({
   comment: z.string().optional(),
 });
 
-// PVE's user record (facts.md 1.5): integers 1/0 for booleans, absent optional fields left out.
+// PVE's user record: integers 1/0 for booleans, absent optional fields left out.
 const userRecordFields = {
   enable: flag(),
   expire: z.number().int().meta({ description: 'Expiry as epoch seconds; 0 means never.' }),

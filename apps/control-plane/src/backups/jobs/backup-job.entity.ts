@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { VzdumpParams } from '../vzdump-params.js';
 
 /**
- * A scheduled backup job (PVE's `vzdump` entries of jobs.cfg, facts.md 4.11; docs/backups.md).
+ * A scheduled backup job (PVE's `vzdump` entries of jobs.cfg; docs/backups.md).
  * What a run backs up is kept as the vzdump parameters given, so that the job and
  * `POST /nodes/{node}/vzdump` share one schema; `node`, `pool` and `storage` are names, not foreign
  * keys: as in PVE, removing a node, pool or storage leaves the job, whose runs then fail and say why.

@@ -7,7 +7,7 @@ import { nodeParam } from '../../nodes/node-params.js';
 import { VZDUMP_PARAMS } from '../vzdump-params.js';
 
 /*
- * Scheduled backup jobs on PVE's paths and names (`/cluster/backup`, facts.md 4.11;
+ * Scheduled backup jobs on PVE's paths and names (`/cluster/backup`;
  * docs/backups.md "Backup jobs"): the vzdump parameters of a run, plus when and where it runs.
  */
 
@@ -21,7 +21,7 @@ const NEW_ID = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
 const jobIdParam = () => stringParam({ description: 'The job.', maxLength: 50, pattern: /^\S+$/, patternHint: 'must not contain white space' });
 
-/** A calendar event that parses: the error names the position of what is wrong (issue 6, "Bad input"). */
+/** A calendar event that parses: the error names the position of what is wrong. */
 const scheduleParam = () => {
   const description = 'When the job runs: a calendar event (`daily`, `sat 02:00`, `mon..fri 22:30`, `*/15`), on the control plane\'s local time unless it ends in `UTC`.';
   return stringParam({ description, maxLength: 128 })

@@ -8,7 +8,7 @@ import { BackupJobsRepository } from './backup-jobs.repository.js';
 import { BackupJobsService } from './backup-jobs.service.js';
 import { SCHEDULER_CLOCK, SYSTEM_CLOCK } from './scheduler-clock.js';
 
-/** Scheduled backup jobs (issue 6, `/cluster/backup`): their definitions, and the scheduler every replica runs. */
+/** Scheduled backup jobs: their definitions, and the scheduler every replica runs. */
 @Module({
   imports: [AgentsModule, GuestsModule, BackupsModule],
   controllers: [BackupJobsController],

@@ -23,7 +23,7 @@ interface Names {
 }
 
 /**
- * The backup jobs of `/cluster/backup` (facts.md 4.11; docs/backups.md "Backup jobs"). A job's
+ * The backup jobs of `/cluster/backup`. A job's
  * vzdump parameters are checked as a run's are (vzdumpOptionsOf), and the storage, pool and node
  * it names must exist when it is written; the scheduler is woken after each change.
  */

@@ -6,7 +6,7 @@ import { EventStreams } from './event-streams.js';
 import { EventsWebsocket } from './events-websocket.js';
 import { ServerSentEvents } from './server-sent-events.js';
 
-/** `/cluster/events` (issue 7): the event stream as a websocket or server-sent events, and pages of events as JSON. */
+/** `/cluster/events`: the event stream as a websocket or server-sent events, and pages of events as JSON. */
 @Module({
   imports: [EventsModule],
   controllers: [ClusterEventsController],

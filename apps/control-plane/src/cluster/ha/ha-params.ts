@@ -4,7 +4,7 @@ import type { Check } from '../../http/endpoint.js';
 import { stringParam } from '../../http/params.js';
 
 /*
- * What the HA endpoints share (PVE's `/cluster/ha`, facts.md 4.10; docs/ha.md): their permissions,
+ * What the HA endpoints share (PVE's `/cluster/ha`; docs/ha.md): their permissions,
  * as PVE's schema has them, and the resource id `sid`.
  */
 

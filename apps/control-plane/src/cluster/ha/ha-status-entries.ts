@@ -14,7 +14,7 @@ export interface Quorum {
 type LrmState = 'active' | 'idle' | 'lost';
 
 /**
- * PVE's `/cluster/ha/status/current` (facts.md 4.10): the quorum, the manager if it ran in the
+ * PVE's `/cluster/ha/status/current`: the quorum, the manager if it ran in the
  * last MANAGER_STALE_MS, each node's local resource manager, each resource.
  */
 export function currentEntries(snapshot: HaSnapshot, quorum: Quorum): HaStatusEntry[] {

@@ -3,7 +3,7 @@ import { endpoint } from '../../http/endpoint.js';
 import { MAY_AUDIT } from './ha-params.js';
 
 /*
- * The HA state on PVE's paths and shapes (facts.md 4.10; docs/ha.md "Status"): `/cluster/ha/status`
+ * The HA state on PVE's paths and shapes: `/cluster/ha/status`
  * is the spec's HA status (PVE has an index there), `/status/current` PVE's list of entries,
  * `/status/manager_status` PVE's raw manager status.
  */

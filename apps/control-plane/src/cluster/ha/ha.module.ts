@@ -9,7 +9,7 @@ import { HaStatusController } from './ha-status.controller.js';
 import { HaStatusRepository } from './ha-status.repository.js';
 import { HaStatusService } from './ha-status.service.js';
 
-/** `/cluster/ha` (issue 8; docs/ha.md): HA resources and groups, and the HA status. */
+/** `/cluster/ha`: HA resources and groups, and the HA status. */
 @Module({
   controllers: [HaStatusController, HaResourcesController, HaGroupsController],
   providers: [HaStatusRepository, HaStatusService, HaResourcesRepository, HaResourcesService, HaGroupsRepository, HaGroupsService],

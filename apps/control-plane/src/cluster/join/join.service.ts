@@ -18,7 +18,7 @@ export interface JoinedNode {
 }
 
 /**
- * The join (DESIGN.md "Agent protocol"): one transaction takes the token out of the table, writes
+ * The join: one transaction takes the token out of the table, writes
  * the node with the hash of a fresh credential and records `cluster-join`. Any failure rolls all of
  * it back, so a refused join leaves the token usable and no node half joined.
  */

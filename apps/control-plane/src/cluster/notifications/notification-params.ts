@@ -4,7 +4,7 @@ import type { Check } from '../../http/endpoint.js';
 import { stringParam } from '../../http/params.js';
 
 /*
- * What the notification endpoints share (PVE's `/cluster/notifications`, facts.md 7): their
+ * What the notification endpoints share (PVE's `/cluster/notifications`): their
  * permissions, as PVE's schema has them, the names of targets and matchers, and how entries show.
  */
 

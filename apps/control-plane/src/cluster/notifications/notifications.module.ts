@@ -9,7 +9,7 @@ import { WebhooksController } from './webhooks/webhooks.controller.js';
 import { WebhooksRepository } from './webhooks/webhooks.repository.js';
 import { WebhooksService } from './webhooks/webhooks.service.js';
 
-/** `/cluster/notifications` (issue 7; docs/webhooks.md): webhook targets, matchers, and the deliveries made. Sending them is WebhookDeliveryModule's. */
+/** `/cluster/notifications`: webhook targets, matchers, and the deliveries made. Sending them is WebhookDeliveryModule's. */
 @Module({
   controllers: [WebhooksController, MatchersController, DeliveriesController],
   providers: [WebhooksRepository, WebhooksService, MatchersRepository, MatchersService, DeliveriesRepository, DeliveriesService],

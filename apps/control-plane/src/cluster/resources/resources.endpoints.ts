@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
 import { integerParam } from '../../http/params.js';
 
-/** One entry of `/cluster/resources` (spec 2.2; facts.md 4.5): a node, a guest or a storage of a node. */
+/** One entry of `/cluster/resources` (spec 2.2): a node, a guest or a storage of a node. */
 export const ResourceEntry = z.object({
   id: z.string().meta({ description: '`node/<node>`, `qemu/<vmid>`, `lxc/<vmid>`, `storage/<node>/<storage>`.' }),
   type: z.enum(['node', 'qemu', 'lxc', 'storage']),
@@ -29,7 +29,7 @@ export const ResourceEntry = z.object({
 });
 export type ResourceEntry = z.infer<typeof ResourceEntry>;
 
-/** A pool (facts.md 4.5), listed without a `type` filter: with the summed load of its running guests. */
+/** A pool, listed without a `type` filter: with the summed load of its running guests. */
 export const PoolResourceEntry = z.object({
   id: z.string().meta({ description: '`/pool/<pool>` (with the leading slash, as PVE).' }),
   type: z.literal('pool'),

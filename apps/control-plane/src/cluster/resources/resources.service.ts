@@ -14,7 +14,7 @@ import { StoragesRepository } from '../../storage/storages.repository.js';
 import type { PoolResourceEntry, ResourceEntry } from './resources.endpoints.js';
 import { StorageSizesOnNodes } from './storage-sizes.js';
 
-/** `/cluster/resources` and `/cluster/nextid` (spec 2.2, 4.1; facts.md 4.5, 4.7). */
+/** `/cluster/resources` and `/cluster/nextid` (spec 2.2, 4.1, 4.7). */
 @Injectable()
 export class ResourcesService {
   constructor(

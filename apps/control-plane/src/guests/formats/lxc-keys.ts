@@ -1,7 +1,7 @@
 import { LXC_NIC, MOUNT } from './devices.js';
 import { DNS_NAME, decimal, HOOKSCRIPT, numbered, flag, STARTUP, integer, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
 
-/** The container config keys Corral accepts (facts.md 4.8), as `QEMU_KEYS` is for VMs. */
+/** The container config keys Corral accepts, as `QEMU_KEYS` is for VMs. */
 
 export const LXC_OSTYPES = ['debian', 'devuan', 'ubuntu', 'centos', 'fedora', 'opensuse', 'archlinux', 'alpine', 'gentoo', 'nixos', 'unmanaged'] as const;
 export const MAX_MOUNT_POINTS = 32;

@@ -4,7 +4,7 @@ import { CLOUDINIT_PASSWORD } from '../cloudinit/cloudinit-password.js';
 import { decimal, numbered, DNS_NAME, HOOKSCRIPT, SNIPPET_VOLUME, STARTUP, flag, integer, IPV4, IPV4_CIDR, IPV6, IPV6_SETTING, LINE, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
 
 /**
- * The VM config keys Corral accepts (facts.md 4.8), each with its rule. Numbered keys are listed
+ * The VM config keys Corral accepts, each with its rule. Numbered keys are listed
  * one by one (`scsi0`..`scsi30`) so the parameter schema stays strict and the OpenAPI document
  * names them. Keys PVE has and Corral does not support are refused by name (`UNSUPPORTED_QEMU_KEYS`).
  */

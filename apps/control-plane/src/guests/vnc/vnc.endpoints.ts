@@ -4,7 +4,7 @@ import { booleanParam, integerParam, stringParam } from '../../http/params.js';
 import { GUEST } from '../guest.endpoints.js';
 import { VNC_PORTS } from './vnc-tickets.js';
 
-/** PVE's check for a VM's console (facts.md 2.6). */
+/** PVE's check for a VM's console. */
 const CONSOLE: Check = { kind: 'privileges', path: '/vms/{vmid}', privileges: ['VM.Console'] };
 
 /** The VNC console of a VM (docs/guests.md "VNC console"): a ticket first, then the websocket it opens. */

@@ -7,7 +7,7 @@ import { VncService } from './vnc.service.js';
 import { VncSessions } from './vnc-sessions.js';
 import { VncWebsocket } from './vnc-websocket.js';
 
-/** The VNC console of VMs (issue 5): `vncproxy` and `vncwebsocket`. */
+/** The VNC console of VMs: `vncproxy` and `vncwebsocket`. */
 @Module({
   imports: [AgentsModule, TasksModule, GuestsModule],
   controllers: [VncController],

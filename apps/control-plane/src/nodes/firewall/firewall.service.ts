@@ -20,7 +20,7 @@ type Edit = (config: FirewallConfig) => FirewallConfig;
 const PARAM_OF: Readonly<Record<string, string>> = { enabled: 'enable', icmpType: 'icmp-type', policyIn: 'policy_in', policyOut: 'policy_out' };
 
 /**
- * The node firewall (issue 4): stored here, applied by the node's agent. Each change runs in one
+ * The node firewall: stored here, applied by the node's agent. Each change runs in one
  * transaction that holds the node's firewall row: the new ruleset is checked against the
  * protocol, stored, and, when this replica holds the node's agent, applied by it before the
  * commit, so a ruleset the host refuses (`nft -c`) is rolled back with the host's message. A node

@@ -50,7 +50,7 @@ const INTERFACES_TIMEOUT_MS = 10_000;
 const VMID_NAME = /^[1-9]\d{2,8}$/;
 
 /**
- * Containers through the lxc-* tools (DESIGN.md "Drivers"): privileged, one per vmid on the lxcpath
+ * Containers through the lxc-* tools: privileged, one per vmid on the lxcpath
  * /var/lib/corral/lxc, the root file system in the `rootfs` volume's directory. The config file
  * is rewritten from the GuestSpec at every start; the run state is LXC's, so a restarted agent
  * finds its containers again.

@@ -12,7 +12,7 @@ import { HaManagerRepository } from './ha-manager.repository.js';
 import { LocalResourceManager } from './local-resource-manager.js';
 import { Recovery } from './recovery.js';
 
-/** The HA manager and the local resource managers, and the moves of HA VMs they and the API ask for (issue 8, docs/ha.md). */
+/** The HA manager and the local resource managers, and the moves of HA VMs they and the API ask for. */
 @Module({
   imports: [AgentsModule, GuestsModule, TasksModule, HaModule],
   controllers: [HaMovesController],

@@ -4,7 +4,7 @@ import { DataSource, type QueryRunner } from 'typeorm';
 const HA_MANAGER_LOCK = 0x636f7272616c6861n;
 
 /**
- * The HA manager's election (DESIGN.md "Scale-out": no home-made consensus): a session-level
+ * The HA manager's election: a session-level
  * PostgreSQL advisory lock held on a connection of its own. The replica holding it is the manager;
  * when its process or its connection dies, PostgreSQL releases the lock and another replica takes
  * it at its next try. Every manager decision re-checks its facts under row locks as well, so a

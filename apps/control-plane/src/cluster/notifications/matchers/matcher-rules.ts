@@ -1,7 +1,7 @@
 import { ALL_EVENT_KINDS, type EventKind } from '../../../events/event.entity.js';
 
 /*
- * PVE's matcher rules (proxmox-notify's matcher; facts.md 7) on Corral's events
+ * PVE's matcher rules (proxmox-notify's matcher) on Corral's events
  * (docs/webhooks.md "Matchers"): `exact:<field>=<v1>,<v2>` and `regex:<field>=<re>` on the fields
  * `type` (the event kind), `node` (PVE's `hostname` too), `vmid` and `pool`, and severities.
  */

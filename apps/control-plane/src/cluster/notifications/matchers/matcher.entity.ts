@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * A notification matcher (PVE's, facts.md 7): which events go to which targets. The rules are kept
+ * A notification matcher (PVE's): which events go to which targets. The rules are kept
  * as PVE's strings, checked when written (matcher-rules.ts); the targets are rows of their own
  * (MatcherTargetRow), so that a webhook a matcher names cannot be deleted.
  */

@@ -6,7 +6,7 @@ import { MAY_MODIFY, MAY_READ, MAY_USE, notificationNameParam, Origin, SetFlag }
 import { MatchRuleError, parseFieldRule, parseSeverityRule } from './matcher-rules.js';
 
 /*
- * Matchers on PVE's paths and names (`/cluster/notifications/matchers`, facts.md 7;
+ * Matchers on PVE's paths and names (`/cluster/notifications/matchers`;
  * docs/webhooks.md "Matchers"): which events go to which targets. Rules are checked when written,
  * so a matcher naming an unknown event type or field is a 400 rather than one that never matches.
  */

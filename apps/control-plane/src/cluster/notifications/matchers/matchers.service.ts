@@ -10,7 +10,7 @@ import { MatchersRepository, UnknownTargets, type Matcher } from './matchers.rep
 type CreateParams = ParamsOf<MatcherEndpoints['create']>;
 type UpdateParams = ParamsOf<MatcherEndpoints['update']>;
 
-/** The matchers of `/cluster/notifications/matchers` (facts.md 7; docs/webhooks.md "Matchers"). */
+/** The matchers of `/cluster/notifications/matchers`. */
 @Injectable()
 export class MatchersService {
   constructor(private readonly repository: MatchersRepository) {}

@@ -3,7 +3,7 @@ import { listParam, stringParam } from '../../../http/params.js';
 
 /**
  * PVE's webhook `header` and `secret` lists: property strings `name=<name>,value=<base64 of
- * value>` (facts.md 7). A secret given without a value in a change keeps its stored value, as
+ * value>`. A secret given without a value in a change keeps its stored value, as
  * PVE's GUI sends them back.
  */
 export interface NamedValue {
@@ -65,7 +65,7 @@ export function headerString(name: string, value: string): string {
   return `name=${name},value=${Buffer.from(value, 'utf8').toString('base64')}`;
 }
 
-/** How a read shows a secret: its name only (write-only, issue 7). */
+/** How a read shows a secret: its name only (write-only). */
 export function secretString(name: string): string {
   return `name=${name}`;
 }

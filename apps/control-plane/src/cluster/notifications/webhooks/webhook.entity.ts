@@ -7,7 +7,7 @@ export interface WebhookHeader {
 }
 
 /**
- * A webhook target (PVE's `webhook` notification endpoint, facts.md 7; docs/webhooks.md). Its
+ * A webhook target (PVE's `webhook` notification endpoint; docs/webhooks.md). Its
  * secrets live apart (WebhookSecretRow), so that nothing that reads a webhook reads them.
  */
 @Entity({ name: 'notification_webhooks' })

@@ -6,7 +6,7 @@ import { MAY_AUDIT, MAY_MODIFY, MAY_READ, MAY_USE, MAY_WRITE_TARGET, notificatio
 import { namedValuesParam } from './named-values.js';
 
 /*
- * Webhook targets on PVE's paths and names (`/cluster/notifications/endpoints/webhook`, facts.md 7;
+ * Webhook targets on PVE's paths and names (`/cluster/notifications/endpoints/webhook`;
  * docs/webhooks.md): Corral sends the spec's JSON body by POST, so PVE's `method` other than post
  * and its `body` template are refused saying so; `allow-local` and `timeout` are Corral's.
  */

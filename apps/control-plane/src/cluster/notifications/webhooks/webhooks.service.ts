@@ -18,7 +18,7 @@ type UpdateParams = ParamsOf<WebhookEndpoints['update']>;
 const DEFAULT_TIMEOUT_S = 10;
 
 /**
- * The webhook targets of `/cluster/notifications/endpoints/webhook` (facts.md 7; docs/webhooks.md).
+ * The webhook targets of `/cluster/notifications/endpoints/webhook`.
  * Secrets are write-only: reads show their names. A URL whose host is a loopback, link-local or
  * metadata address is refused unless `allow-local` is set; host names are checked when a
  * request is sent (delivery/webhook-request.ts).
