@@ -1,3 +1,5 @@
+import { propertyItems } from '../../property-items.js';
+
 /**
  * The QEMU arguments of a VM's config keys beyond its disks and cards, as PVE writes them: the
  * keyboard layout, a watchdog, a random number generator, the clock, reboot and `args`. Devices of
@@ -45,23 +47,15 @@ export function deviceOptions(vmid: number, config: Readonly<Record<string, stri
   return { args, notes, frozen: config['freeze'] === '1' };
 }
 
-/** A property string's items, its first bare item under `defaultKey`. */
-function items(value: string, defaultKey: string): Map<string, string> {
-  return new Map(value.split(',').map((item, index) => {
-    const equals = item.indexOf('=');
-    return equals < 0 && index === 0 ? [defaultKey, item] : [item.slice(0, equals), item.slice(equals + 1)];
-  }));
-}
-
 function watchdog(value: string | undefined): string[] {
   if (value === undefined) return [];
-  const options = items(value, 'model');
+  const options = propertyItems(value, 'model');
   return ['-device', options.get('model') ?? 'i6300esb', '-action', `watchdog=${options.get('action') ?? 'reset'}`];
 }
 
 function rng(value: string | undefined): string[] {
   if (value === undefined) return [];
-  const options = items(value, 'source');
+  const options = propertyItems(value, 'source');
   const limits = [...(options.has('max_bytes') ? [`max-bytes=${options.get('max_bytes')}`] : []), ...(options.has('period') ? [`period=${options.get('period')}`] : [])];
   return ['-object', `rng-random,filename=${options.get('source') ?? '/dev/urandom'},id=rng0`, '-device', ['virtio-rng-pci', 'rng=rng0', ...limits].join(',')];
 }
