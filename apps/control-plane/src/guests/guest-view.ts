@@ -7,6 +7,7 @@ import { DatabaseNotifications } from '../database/notifications.js';
 import { LOGGER } from '../logging/loggers.js';
 import type { GuestRow } from './guest.entity.js';
 import { GUESTS_CHANNEL, GuestsRepository } from './guests.repository.js';
+import { SerialLoads } from '../database/serial-loads.js';
 
 /** A guest as the hot reads show it: its row, and the live run state where this replica holds its agent. */
 export interface GuestState {
@@ -17,7 +18,7 @@ export interface GuestState {
 
 /**
  * Every guest, in memory (`/cluster/resources` and the guest lists never query
- * per node). Rows are loaded at start and reloaded on NOTIFY `corral_guests`; the run state comes
+ * per node). Rows are loaded at start and reloaded on NOTIFY `corral_guests`, one load at a time; the run state comes
  * from the runtime reports of the agents this replica holds. A changed run state is written to the
  * guest's row (so other replicas show it); a start or stop is written with its event, in the
  * event's transaction.
@@ -32,6 +33,7 @@ export class GuestView implements OnModuleInit {
   private readonly runtime = new Map<number, GuestRuntime>();
   /** Each node's last runtime report, by vmid. */
   private readonly reports = new Map<string, ReadonlyMap<number, GuestRuntime>>();
+  private readonly loads: SerialLoads<number>;
 
   constructor(
     private readonly repository: GuestsRepository,
@@ -39,7 +41,8 @@ export class GuestView implements OnModuleInit {
     notifications: DatabaseNotifications,
     hub: AgentHub,
   ) {
-    notifications.subscribe(GUESTS_CHANNEL, (vmid) => void (vmid === null ? this.reloadAllLogged() : this.reload(Number(vmid))));
+    this.loads = new SerialLoads({ some: (vmids) => this.load(vmids), all: () => this.reloadAll() }, (error) => this.logger.warn({ err: error }, 'cannot reload the guests'));
+    notifications.subscribe(GUESTS_CHANNEL, (vmid) => void this.loads.ask(vmid === null ? null : Number(vmid)));
     hub.onGuests({ runtime: (node, guests) => this.report(node, guests), event: (db, node, frame) => this.event(db, node, frame) });
   }
 
@@ -56,21 +59,12 @@ export class GuestView implements OnModuleInit {
     return [...this.guests.values()].map((row) => ({ row, runtime: this.runtime.get(row.vmid) }));
   }
 
-  /** Reloads one guest now: a change this replica made shows in its next response, not only after the notification. */
-  async reload(vmid: number): Promise<void> {
-    try {
-      const row = await this.repository.get(vmid);
-      if (row) {
-        this.guests.set(vmid, row);
-        if (this.reports.has(row.node)) await this.takeRuntime(row);
-      } else {
-        this.guests.delete(vmid);
-        this.runtime.delete(vmid);
-      }
-    } catch (error) {
-      this.logger.warn({ err: error, vmid }, 'cannot reload a guest; reloading all');
-      await this.reloadAllLogged();
-    }
+  /**
+   * Reloads one guest: a change this replica made shows in its next response, not only after the
+   * notification. Resolves once a load that started after this call has ended.
+   */
+  reload(vmid: number): Promise<void> {
+    return this.loads.ask(vmid);
   }
 
   private async report(node: string, guests: readonly GuestRuntime[]): Promise<void> {
@@ -102,8 +96,19 @@ export class GuestView implements OnModuleInit {
     return true;
   }
 
-  private async reloadAllLogged(): Promise<void> {
-    await this.reloadAll().catch((error: unknown) => this.logger.warn({ err: error }, 'cannot reload the guests'));
+  /** Loads the rows of `vmids` replacing what the view held of them. */
+  private async load(vmids: readonly number[]): Promise<void> {
+    const rows = new Map((await this.repository.some(vmids)).map((row) => [row.vmid, row]));
+    for (const vmid of vmids) {
+      const row = rows.get(vmid);
+      if (row) {
+        this.guests.set(vmid, row);
+        if (this.reports.has(row.node)) await this.takeRuntime(row);
+      } else {
+        this.guests.delete(vmid);
+        this.runtime.delete(vmid);
+      }
+    }
   }
 
   private async reloadAll(): Promise<void> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { GuestType } from '@corral/protocol';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, In, type EntityManager } from 'typeorm';
 import { recordEvent } from '../events/record-event.js';
 import { GuestRow, type GuestLock } from './guest.entity.js';
 import { VmidReservationRow } from './vmid-reservation.entity.js';
@@ -21,6 +21,11 @@ export class GuestsRepository {
 
   get(vmid: number): Promise<GuestRow | null> {
     return this.dataSource.manager.findOneBy(GuestRow, { vmid });
+  }
+
+  /** The rows of those of `vmids` that exist. */
+  some(vmids: readonly number[]): Promise<GuestRow[]> {
+    return this.dataSource.manager.findBy(GuestRow, { vmid: In([...vmids]) });
   }
 
   all(): Promise<GuestRow[]> {

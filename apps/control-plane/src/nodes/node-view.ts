@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DatabaseNotifications } from '../database/notifications.js';
+import { SerialLoads } from '../database/serial-loads.js';
 import { LOGGER } from '../logging/loggers.js';
 import type { NodeInventory, NodeRow } from './node.entity.js';
 import { meaningfulChange } from './inventory-change.js';
@@ -18,8 +19,8 @@ export interface NodeState {
 
 /**
  * Every node, in memory. Loaded at start,
- * then kept current by NOTIFY on NODES_CHANNEL (one row reloaded per notification, all of them
- * after the listener was lost) and by the inventory reports of the agents this replica holds,
+ * then kept current by NOTIFY on NODES_CHANNEL (the rows notified reloaded, one load at a time; all
+ * of them after the listener was lost) and by the inventory reports of the agents this replica holds,
  * which are written to the database only when they changed meaningfully.
  */
 @Injectable()
@@ -28,13 +29,15 @@ export class NodeView implements OnModuleInit {
   /** The newest inventory of the agents this replica holds, and what of it was last written. */
   private readonly live = new Map<string, NodeInventory>();
   private readonly written = new Map<string, NodeInventory>();
+  private readonly loads: SerialLoads<string>;
 
   constructor(
     private readonly repository: NodesRepository,
     @Inject(LOGGER) private readonly logger: Logger,
     notifications: DatabaseNotifications,
   ) {
-    notifications.subscribe(NODES_CHANNEL, (name) => void (name === null ? this.reloadAllLogged() : this.reload(name)));
+    this.loads = new SerialLoads({ some: (names) => this.load(names), all: () => this.reloadAll() }, (error) => this.logger.warn({ err: error }, 'cannot reload the nodes'));
+    notifications.subscribe(NODES_CHANNEL, (name) => void this.loads.ask(name));
   }
 
   async onModuleInit(): Promise<void> {
@@ -67,26 +70,24 @@ export class NodeView implements OnModuleInit {
     this.written.delete(name);
   }
 
-  /** After missed notifications: reload everything, and keep the old view (logged) when the database does not answer. */
-  private async reloadAllLogged(): Promise<void> {
-    await this.reloadAll().catch((error: unknown) => this.logger.warn({ err: error }, 'cannot reload the nodes'));
+  /** Reloads one node: a change this replica made shows in its next response, not only after the notification. */
+  reload(name: string): Promise<void> {
+    return this.loads.ask(name);
+  }
+
+  /** Loads the rows of `names` replacing what the view held of them. */
+  private async load(names: readonly string[]): Promise<void> {
+    const rows = new Map((await this.repository.named(names)).map((row) => [row.name, row]));
+    for (const name of names) {
+      const row = rows.get(name);
+      if (row) this.nodes.set(name, this.stateOf(row));
+      else this.nodes.delete(name);
+    }
   }
 
   private async reloadAll(): Promise<void> {
     const rows = await this.repository.all();
     this.nodes = new Map(rows.map((row) => [row.name, this.stateOf(row)]));
-  }
-
-  /** Reloads one node now: a change this replica made shows in its next response, not only after the notification. */
-  async reload(name: string): Promise<void> {
-    try {
-      const row = await this.repository.byName(name);
-      if (row) this.nodes.set(name, this.stateOf(row));
-      else this.nodes.delete(name);
-    } catch (error) {
-      this.logger.warn({ err: error, node: name }, 'cannot reload a node; reloading all');
-      await this.reloadAllLogged();
-    }
   }
 
   private stateOf(row: NodeRow): NodeState {

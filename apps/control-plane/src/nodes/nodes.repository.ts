@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, In, type EntityManager } from 'typeorm';
 import { NodeRow, type NodeInventory } from './node.entity.js';
 
 /** The channel that carries the name of a node whose row changed to every replica. */
@@ -16,6 +16,11 @@ export class NodesRepository {
 
   byName(name: string): Promise<NodeRow | null> {
     return this.dataSource.manager.findOneBy(NodeRow, { name });
+  }
+
+  /** The rows of those of `names` that exist. */
+  named(names: readonly string[]): Promise<NodeRow[]> {
+    return this.dataSource.manager.findBy(NodeRow, { name: In([...names]) });
   }
 
   byCredentialHash(credentialHash: string): Promise<NodeRow | null> {

@@ -36,7 +36,6 @@ export class HaMoves {
     private readonly storages: StoragesRepository,
   ) {}
 
-  /** Starts the move and resolves with its task's UPID. */
   /** Starts the move as a task of the guest's, and answers what PVE 9 answers: the resource and the node asked for. */
   async move(sid: GivenSid, target: string, how: 'migrate' | 'relocate', caller: Principal): Promise<{ sid: string; 'requested-node': string }> {
     const name = await this.start(sid, target, how, caller);
