@@ -3,7 +3,8 @@
 const swc = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
-    // Without these two, Nest silently injects `undefined` (STACK.md).
+    // Without these two, Nest silently injects `undefined`: it reads constructor parameter types from
+    // emitted decorator metadata, and class fields defined by the language would shadow injected ones.
     transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
     target: 'es2023',
     keepClassNames: true,
