@@ -120,6 +120,14 @@ describe('request decoding and the error envelope over HTTPS', () => {
     ]);
   });
 
+  it('answers 400 naming the parameter for a NUL or another control character, in the path, the query, a form or JSON', async () => {
+    const refused = 'must not contain control characters other than tab and line breaks';
+    expectError(await t.api.get('/fixture/a%00b'), 400, `parameter 'name': ${refused}`, 'name');
+    expectError(await t.api.get('/fixture/a', 'tags=x%00y'), 400, `parameter 'tags': ${refused}`, 'tags');
+    expectError(await post('/fixture/a', 'count=1&tags=ok&tags=%1b%5b0m'), 400, `parameter 'tags': ${refused}`, 'tags');
+    expectError(await post('/fixture/a', JSON.stringify({ count: 1, tags: 'a\u0000' }), JSON_TYPE), 400, `parameter 'tags': ${refused}`, 'tags');
+  });
+
   it('rejects form booleans other than 0 and 1, as PVE does', async () => {
     expectError(await post('/fixture/a', 'count=1&flag=true'), 400, "got 'true'", 'flag');
   });

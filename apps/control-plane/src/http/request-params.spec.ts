@@ -13,6 +13,8 @@ const declaration = endpoint({
     vmid: integerParam({ description: 'id', min: 100 }),
     full: booleanParam({ description: 'flag' }).optional(),
     vms: listParam(integerParam({ description: 'id' }), { description: 'ids' }).optional(),
+    comment: stringParam({ description: 'free text' }).optional(),
+    tags: listParam(stringParam({ description: 'tag' }), { description: 'tags' }).optional(),
   }),
   returns: z.null(),
   permission: { kind: 'public' },
@@ -53,6 +55,17 @@ describe('decodeParams', () => {
 
   it('accepts the path value repeated in the body, as Ansible sends it', () => {
     expect(decodeParams(declaration, { params: { node: 'n' }, body: { node: 'n', vmid: '100' } })).toEqual({ node: 'n', vmid: 100 });
+  });
+
+  it('refuses control characters in any string, a NUL above all, and keeps tabs and line breaks', () => {
+    expect(problems({ params: { node: 'n' }, body: { vmid: '100', comment: 'a\u0000b' }, query: { tags: ['ok', 'esc\u001b[0m'] } })).toEqual([
+      { param: 'comment', message: "parameter 'comment': must not contain control characters other than tab and line breaks" },
+      { param: 'tags', message: "parameter 'tags': must not contain control characters other than tab and line breaks" },
+    ]);
+    expect(problems({ params: { node: 'n\u0000' }, body: { vmid: '100' } })).toEqual([
+      { param: 'node', message: "parameter 'node': must not contain control characters other than tab and line breaks" },
+    ]);
+    expect(decodeParams(declaration, { params: { node: 'n' }, body: { vmid: '100', comment: 'line one\r\n\tline two' } })).toEqual({ node: 'n', vmid: 100, comment: 'line one\r\n\tline two' });
   });
 
   it('names every bad parameter once', () => {

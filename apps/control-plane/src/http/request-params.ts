@@ -26,13 +26,14 @@ export interface RequestParts {
 /**
  * Merges path, query and body parameters into one namespace as PVE does (the query overrides the
  * body; a path value may be repeated but not contradicted), then validates them against the
- * declaration. Every bad parameter becomes one problem naming it.
+ * declaration. Every bad parameter becomes one problem naming it; a string with a control
+ * character (a NUL above all) is bad whatever the parameter.
  */
 export function decodeParams(declaration: EndpointDeclaration, request: RequestParts): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...bodyObject(request.body), ...(request.query as Record<string, unknown> | undefined) };
   // Deleting only when present: a `delete` turns the object into a slow dictionary for the validation.
   if (CACHE_BUSTER in merged) delete merged[CACHE_BUSTER];
-  // Credentials (spec 5.1), read by the endpoint guard: never a parameter.
+  // Credentials, read by the endpoint guard: never a parameter.
   if (request.query && TOKEN_QUERY_PARAM in (request.query as object)) delete merged[TOKEN_QUERY_PARAM];
 
   const problems: ParamProblem[] = [];
@@ -42,12 +43,23 @@ export function decodeParams(declaration: EndpointDeclaration, request: RequestP
     }
     merged[name] = value;
   }
+  for (const [name, value] of Object.entries(merged)) {
+    if (hasControlCharacter(value)) problems.push({ param: name, message: `parameter '${name}': must not contain control characters other than tab and line breaks` });
+  }
   const parsed = declaration.parameters.safeParse(merged);
   if (!parsed.success) problems.push(...parsed.error.issues.flatMap((issue) => describe(issue, merged)));
   // One item per bad parameter: the first thing wrong with it.
   const [first, ...rest] = problems.filter((problem, i) => problems.findIndex((p) => p.param === problem.param) === i);
   if (first) throw ApiError.invalidParams([first, ...rest]);
   return (parsed.data ?? {}) as Record<string, unknown>;
+}
+
+/** C0 controls but tab, line feed and carriage return, and DEL: never part of a name, a path or a setting, and a NUL breaks PostgreSQL's text. */
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+function hasControlCharacter(value: unknown): boolean {
+  if (typeof value === 'string') return CONTROL_CHARACTER.test(value);
+  return Array.isArray(value) && value.some(hasControlCharacter);
 }
 
 function bodyObject(body: unknown): Record<string, unknown> {
