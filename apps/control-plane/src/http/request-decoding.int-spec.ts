@@ -1,6 +1,8 @@
 import type { ApiResponse } from '@corral/testing';
 import { Controller } from '@nestjs/common';
 import { pino } from 'pino';
+import { DataSource } from 'typeorm';
+import { loggerOptions } from '../logging/loggers.js';
 import { z } from 'zod';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { Endpoint, endpoint, type ParamsOf } from './endpoint.js';
@@ -32,9 +34,18 @@ const failFixture = endpoint({
   permission: { kind: 'public' },
 });
 const privateFixture = endpoint({ ...failFixture, path: '/fixture-private', permission: { kind: 'authenticated' } });
+const databaseFailureFixture = endpoint({ ...failFixture, path: '/fixture-database-failure' });
 
 @Controller()
 class FixtureController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @Endpoint(databaseFailureFixture)
+  async databaseFailure(): Promise<null> {
+    await this.dataSource.query('SELECT $1::text AS "userid", $2::int AS "hash"', ['mallory@pve', '$6$hunter2$hash']);
+    return null;
+  }
+
   @Endpoint(postFixture)
   post(@Params() params: ParamsOf<typeof postFixture>) {
     return params;
@@ -74,7 +85,7 @@ describe('request decoding and the error envelope over HTTPS', () => {
   let t: TestApp;
   const logged: Record<string, unknown>[] = [];
   beforeAll(async () => {
-    const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = pino(loggerOptions('info'), { write: (line: string) => logged.push(JSON.parse(line) as Record<string, unknown>) });
     t = await startTestApp({ controllers: [FixtureController], logger });
   });
   afterAll(() => t.close());
@@ -182,6 +193,15 @@ describe('request decoding and the error envelope over HTTPS', () => {
     expect(logged).toContainEqual(
       expect.objectContaining({ level: 50, msg: 'unexpected error', reqId, method: 'GET', path: '/api2/json/fixture-failure', err: expect.objectContaining({ stack: expect.stringContaining('hunter2') }) }),
     );
+  });
+
+  it('logs a database error with its statement and SQLSTATE but none of the values it carried', async () => {
+    const res = await t.api.get('/fixture-database-failure');
+    expectError(res, 500, /^internal error/);
+    const reqId = /request id ([^)]+)\)/.exec(res.reason)?.[1];
+    const record = logged.find((line) => line['reqId'] === reqId && line['msg'] === 'unexpected error');
+    expect(record?.['err']).toEqual(expect.objectContaining({ type: 'QueryFailedError', code: '22P02', query: expect.stringContaining('$2::int') }));
+    expect(JSON.stringify(logged)).not.toMatch(/hunter2\$hash|mallory/);
   });
 
   it('refuses an endpoint that needs credentials when none are given', async () => {

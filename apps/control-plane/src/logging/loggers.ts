@@ -1,8 +1,9 @@
 import type { LoggerService } from '@nestjs/common';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { pino, type Logger } from 'pino';
+import { pino, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../config/config.js';
+import { loggedError } from './logged-error.js';
 
 export const LOGGER = Symbol('LOGGER');
 
@@ -23,11 +24,21 @@ const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'password', '
 const BATCH_BYTES = 4096;
 const FLUSH_EVERY_MS = 500;
 
+/** How every logger of the control plane logs (the tests' too): secrets redacted, errors through `loggedError`. */
+export function loggerOptions(level: string): LoggerOptions {
+  return { level, redact: REDACT, serializers: { err: loggedError } };
+}
+
+/** The access log names users and their addresses: readable by its owner and group only, as PVE's. */
+const ACCESS_LOG_MODE = 0o640;
+
 export function createLoggers(config: Config): Loggers {
   const stdout = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
-  const logger = pino({ level: config.logLevel, redact: REDACT, base: { pid: process.pid } }, stdout);
+  const logger = pino({ ...loggerOptions(config.logLevel), base: { pid: process.pid } }, stdout);
   mkdirSync(config.dataDir, { recursive: true });
-  const accessFile = pino.destination({ dest: join(config.dataDir, 'access.log'), sync: false, mkdir: true, minLength: BATCH_BYTES });
+  const accessPath = join(config.dataDir, 'access.log');
+  if (existsSync(accessPath)) chmodSync(accessPath, ACCESS_LOG_MODE);
+  const accessFile = pino.destination({ dest: accessPath, sync: false, mkdir: true, minLength: BATCH_BYTES, mode: ACCESS_LOG_MODE });
   const destinations = [stdout, accessFile];
   setInterval(() => destinations.forEach((destination) => destination.flush()), FLUSH_EVERY_MS).unref();
   const flush = () => Promise.all(destinations.map((d) => new Promise<void>((done) => d.flush(() => done())))).then(() => undefined);
