@@ -1,6 +1,6 @@
 /**
  * Every error code and its HTTP status, in one table: a code without a status does not compile.
- * Spec 7 fixes 401 and 403; the rest is what PVE clients match on (404 `does not exist`, 409 `already exists`).
+ * 401 and 403 as PVE answers them; the rest is what PVE clients match on (404 `does not exist`, 409 `already exists`).
  */
 export const ERROR_STATUS = {
   INVALID_PARAMETERS: 400,
@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_FAILURES: 429,
+  /** More password checks at once than the control plane runs and queues. */
+  TOO_MANY_LOGINS: 429,
   INTERNAL: 500,
   /** A host command ran on the node and failed; the message is the host's (PVE answers these 500 too). */
   HOST_COMMAND_FAILED: 500,

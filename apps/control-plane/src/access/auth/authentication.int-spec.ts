@@ -162,6 +162,18 @@ describe('authentication', () => {
     });
   });
 
+  describe('password checks under a flood of made-up logins', () => {
+    it('run a few at once, refuse the overflow with 429 and Retry-After, and keep serving real users', async () => {
+      const flood = await Promise.all(Array.from({ length: 40 }, (_, i) => login(`made-up-${i}@pve`, 'guess')));
+      const statuses = new Set(flood.map((res) => res.status));
+      expect([...statuses].sort()).toEqual([401, 429]);
+      const refused = flood.find((res) => res.status === 429);
+      expect(refused?.headers['retry-after']).toBe('1');
+      expect(refused?.json()).toEqual({ data: null, errors: [{ code: 429, message: 'too many logins at once: try again shortly' }] });
+      expect((await login('root@pam', TEST_ROOT_PASSWORD)).status).toBe(200);
+    });
+  });
+
   describe('Basic authentication', () => {
     it('works on every endpoint, and a password change takes effect at once', async () => {
       await addUser(t, 'erin@pve', { password: 'erin-password' });
@@ -198,6 +210,16 @@ describe('authentication', () => {
         const res = await t.api.send('/fixture/whoami', { headers: { authorization } });
         expect([res.status, res.json()]).toEqual([401, { data: null, errors: [{ code: 401, message: 'authentication failed' }] }]);
       }
+    });
+
+    it('answer a wrong secret 429 with Retry-After after five failures from an address, and never refuse the right one', async () => {
+      await addToken(t, 'root@pam', 'shared', { privsep: false, secret: 'shared-secret' });
+      const as = (tokenSecret: string) => t.api.send('/fixture/whoami', { headers: { authorization: `PVEAPIToken=root@pam!shared=${tokenSecret}` } });
+      for (let i = 0; i < 5; i++) expect((await as('guessed')).status).toBe(401);
+      const throttled = await as('guessed');
+      expect(throttled.status).toBe(429);
+      expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await as('shared-secret')).status).toBe(200);
     });
 
     it('cannot obtain a ticket', async () => {

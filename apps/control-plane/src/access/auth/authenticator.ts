@@ -8,6 +8,7 @@ import type { AccessSnapshot, UserState } from '../state/access-snapshot.js';
 import { AccessState } from '../state/access-state.js';
 import { BearerTokens } from './bearer-tokens.js';
 import type { Credentials } from './credentials.js';
+import { HashingSlots } from './hashing-slots.js';
 import { LoginThrottle } from './login-throttle.js';
 import { verifyPassword } from './passwords.js';
 import type { AuthMethod, Principal } from './principal.js';
@@ -22,14 +23,18 @@ export interface AuthAttempt {
   readonly csrfToken: string | undefined;
 }
 
-// A successful password check is remembered this long (spec 5.2 on every request would cost a scrypt each).
+// A successful password check is remembered this long (Basic credentials on every request would cost a scrypt each).
 const PASSWORD_CACHE_MS = 60_000;
 const PASSWORD_CACHE_SIZE = 10_000;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The spec's 401 (spec 7); the reason phrase may say which check failed. */
+/** A 401 whose body says nothing more; the reason phrase may say which check failed. */
 export function authenticationFailed(reason?: string): ApiError {
   return new ApiError('AUTHENTICATION_FAILED', 'authentication failed', reason ? { reason: `authentication failed - ${reason}` } : {});
+}
+
+function tooManyFailures(message: string, retryAfterS: number): ApiError {
+  return new ApiError('TOO_MANY_FAILURES', message, { headers: { 'retry-after': String(retryAfterS) } });
 }
 
 /**
@@ -40,6 +45,7 @@ export function authenticationFailed(reason?: string): ApiError {
 @Injectable()
 export class Authenticator {
   private readonly throttle = new LoginThrottle();
+  private readonly hashing = new HashingSlots();
   private readonly passwordCache = new Map<string, number>();
 
   constructor(
@@ -75,18 +81,14 @@ export class Authenticator {
    */
   async checkPassword(userid: string, password: string, address: string): Promise<UserState> {
     const retryAfter = this.throttle.retryAfter(userid, address, nowS());
-    if (retryAfter > 0) {
-      throw new ApiError('TOO_MANY_FAILURES', `too many failed logins for '${userid}' from this address: try again in ${retryAfter} s`, {
-        headers: { 'retry-after': String(retryAfter) },
-      });
-    }
+    if (retryAfter > 0) throw tooManyFailures(`too many failed logins for '${userid}' from this address: try again in ${retryAfter} s`, retryAfter);
     const user = activeUser(await this.state.current(), userid);
-    if (user && (this.cachedPassword(user, password) || (await verifyPassword(user.passwordHash, password)))) {
+    if (user && (this.cachedPassword(user, password) || (await this.hashing.run(() => verifyPassword(user.passwordHash, password))))) {
       this.throttle.succeeded(userid, address);
       this.rememberPassword(user, password);
       return user;
     }
-    if (!user) await verifyPassword(null, password);
+    if (!user) await this.hashing.run(() => verifyPassword(null, password));
     this.throttle.failed(userid, address, nowS());
     throw authenticationFailed();
   }
@@ -114,7 +116,6 @@ export class Authenticator {
     const claimed = c.tokenid === null ? c.userid : fullTokenid(c.userid, c.tokenid);
     // Counted apart from the user's password failures: bad tokens do not lock its logins.
     const throttleKey = `token ${claimed}`;
-    if (this.throttle.retryAfter(throttleKey, address, nowS()) > 0) throw authenticationFailed('too many failed attempts');
     const access = await this.state.current();
     const hash = sha256(c.secret);
     const token = c.tokenid === null ? access.tokensBySecretHash.get(hash) : access.tokens.get(claimed);
@@ -124,7 +125,10 @@ export class Authenticator {
       sameHex(token.secretHash, hash) &&
       (token.expire === 0 || token.expire > nowS()) &&
       activeUser(access, token.userid) !== null;
+    // The right secret is never refused: a token's holder cannot be locked out by whoever shares its address.
     if (!valid) {
+      const retryAfter = this.throttle.retryAfter(throttleKey, address, nowS());
+      if (retryAfter > 0) throw tooManyFailures(`too many failed attempts for '${claimed}' from this address: try again in ${retryAfter} s`, retryAfter);
       this.throttle.failed(throttleKey, address, nowS());
       throw authenticationFailed();
     }
