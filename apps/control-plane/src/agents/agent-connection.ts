@@ -11,13 +11,13 @@ const CLOSE_REASON_BYTES = 123;
 /** A numbered frame an agent sends (`result`, `failure`, `log`, `report`, `event`). */
 export type NumberedFrame = Extract<AgentFrame, { seq: number }>;
 
-/** What a connection reports to the hub. */
+/** What a connection reports to the hub, which routes it to the node's session (AgentLink). */
 export interface ConnectionEvents {
   /** A valid hello of the authenticated node arrived; the hub answers with `welcome()` or closes. */
   hello(connection: AgentConnection, hello: HelloFrame): void;
   /** A heartbeat, with its number `n` when the agent holds an HA lease. */
   heartbeat(connection: AgentConnection, n: number | undefined): void;
-  /** A numbered frame, in order; the hub acknowledges it once handled. */
+  /** A numbered frame, in order; the node's session acknowledges it once handled. */
   frame(connection: AgentConnection, frame: NumberedFrame): void;
   closed(connection: AgentConnection, code: number, reason: string): void;
 }

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { CONFIG, type Config } from '../config/config.js';
 import { LOGGER } from '../logging/loggers.js';
 
-/** One link's heartbeat numbers as the lease sees them; kept by the hub per link, reset with a new agent session. */
+/** One agent session's heartbeat numbers as the lease sees them; kept by its AgentLink, new with each session. */
 export interface LeaseCount {
   /** The newest heartbeat `n` received (0: none numbered yet). */
   heard: number;

@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import type { EventFrame, GuestRuntime, ReportFrame } from '@corral/protocol';
+import { DataSource, type EntityManager } from 'typeorm';
+import { recordEvent } from '../events/record-event.js';
+import { NodeView } from '../nodes/node-view.js';
+import type { NodeFrames } from './agent-link.js';
+
+/** What the guests area does with an agent's guest frames (`AgentHub.onGuests`). */
+export interface GuestListener {
+  /** A runtime report: every guest the node's driver knows, with its run state. */
+  runtime(node: string, guests: readonly GuestRuntime[]): Promise<void>;
+  /**
+   * A guest event, inside the transaction that writes it to the event table; resolves false when
+   * the frame is no event of the guest (a migrating VM appears on its target and leaves its source
+   * without starting or stopping), which is then not written.
+   */
+  event(db: EntityManager, node: string, frame: EventFrame): Promise<boolean>;
+}
+
+/**
+ * The reports and events of the agents this replica holds, and who follows them: an inventory
+ * goes to the node view, a runtime report to the guest listeners, and an event to the event table
+ * (`(session, seq)` in its details), inside the transaction that also gives it to the guest listeners.
+ */
+@Injectable()
+export class AgentReports implements NodeFrames {
+  private readonly guestListeners: GuestListener[] = [];
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly view: NodeView,
+  ) {}
+
+  onGuests(listener: GuestListener): void {
+    this.guestListeners.push(listener);
+  }
+
+  async handle(node: string, session: string, frame: ReportFrame | EventFrame): Promise<void> {
+    if (frame.type === 'report') {
+      if (frame.payload.kind === 'inventory') {
+        const { kind: _kind, ...inventory } = frame.payload;
+        this.view.report(node, inventory);
+      } else for (const listener of this.guestListeners) await listener.runtime(node, frame.payload.guests);
+      return;
+    }
+    await this.dataSource.transaction(async (db) => {
+      for (const listener of this.guestListeners) if (!(await listener.event(db, node, frame))) return;
+      await recordEvent(db, { event: frame.event, node, vmid: frame.vmid, timestamp: new Date(frame.timestamp), details: { session, seq: frame.seq } });
+    });
+  }
+}

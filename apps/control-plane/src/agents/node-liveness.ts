@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOSE_CODES, type HelloFrame } from '@corral/protocol';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { recordEvent } from '../events/record-event.js';
+import { LOGGER } from '../logging/loggers.js';
+import { NodeView } from '../nodes/node-view.js';
+import { NodesRepository } from '../nodes/nodes.repository.js';
+import { HEARTBEAT_MS } from './agent-connection.js';
+import { AgentLeases } from './agent-leases.js';
+import type { AgentLink } from './agent-link.js';
+import { wentAway } from './pending-requests.js';
+
+/** No heartbeat for this long and the node is offline. */
+const NODE_DOWN_MS = 10_000;
+/** How often heartbeats are written and silent nodes of vanished replicas looked for. */
+const LIVENESS_MS = 2000;
+const SILENT = `no heartbeat for ${NODE_DOWN_MS / 1000} s`;
+
+/**
+ * The nodes' liveness as the database records it: online at their agent's hello (with `node-up`
+ * when back), the heartbeats of the agents this replica holds written every 2 s for all of them
+ * (their HA leases renewed in the same tick), and offline with `node-down` when a node's heartbeats
+ * stop for 10 s here, or for 12 s on a replica that vanished.
+ */
+@Injectable()
+export class NodeLiveness {
+  /** The node-down timer of each node held here, restarted by every heartbeat. */
+  private readonly downTimers = new Map<string, NodeJS.Timeout>();
+  private links: ReadonlyMap<string, AgentLink> = new Map();
+  private tick: NodeJS.Timeout | null = null;
+  private readonly startedAt = Date.now();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly nodes: NodesRepository,
+    private readonly view: NodeView,
+    private readonly leases: AgentLeases,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** Starts the liveness tick over `links`, the link of each node whose agent this replica holds, by node. */
+  start(links: ReadonlyMap<string, AgentLink>): void {
+    this.links = links;
+    this.tick = setInterval(() => void this.check(), LIVENESS_MS);
+    this.tick.unref();
+  }
+
+  stop(): void {
+    if (this.tick) clearInterval(this.tick);
+    for (const timer of this.downTimers.values()) clearTimeout(timer);
+    this.downTimers.clear();
+  }
+
+  /** Records the node online, held by the connection `connectionId`, with `node-up` when it comes back after it was marked offline. */
+  async up(node: string, connectionId: string, hello: HelloFrame): Promise<void> {
+    await this.dataSource.transaction(async (db) => {
+      const back = await this.nodes.connected(db, node, connectionId, hello.agentVersion, hello.capabilities);
+      if (back) await recordEvent(db, { event: 'node-up', node, details: { session: hello.session } });
+    });
+  }
+
+  /**
+   * A heartbeat (or the welcome) on the node's connection here: without another for NODE_DOWN_MS
+   * it is offline. The timer outlives a closed connection: an agent that is back within 10 s of its
+   * last heartbeat was never down.
+   */
+  heard(node: string): void {
+    clearTimeout(this.downTimers.get(node));
+    const timer = setTimeout(() => void this.silent(node), NODE_DOWN_MS);
+    timer.unref();
+    this.downTimers.set(node, timer);
+  }
+
+  /** No heartbeat for NODE_DOWN_MS on this replica's connection: offline, with `node-down`, unless another connection holds it by now. */
+  private async silent(node: string): Promise<void> {
+    this.downTimers.delete(node);
+    const link = this.links.get(node);
+    if (!link) return;
+    const connection = link.drop(wentAway(node, SILENT));
+    this.view.forget(node);
+    try {
+      await this.markDown({ connection: link.connectionId });
+    } catch (error) {
+      this.logger.error({ err: error, node }, 'cannot mark a node offline; the next liveness check will');
+    }
+    // Closed once the node is offline: an agent that reconnects at once comes back online after it.
+    connection?.close(CLOSE_CODES.heartbeatTimeout, SILENT);
+  }
+
+  private async check(): Promise<void> {
+    try {
+      const held = [...this.links.values()].flatMap((link) => (link.connection !== null && link.welcomed ? [{ link, connection: link.connection, id: link.connectionId }] : []));
+      const holding = new Set(await this.nodes.seen(held.map((each) => each.id)));
+      // A node re-joined (a new credential) or taken over by another replica's connection: this one is stale.
+      // Only a connection still the link's after the query: a newer one may have come meanwhile.
+      for (const { link, connection, id } of held) {
+        if (!holding.has(id) && link.connection === connection) connection.close(CLOSE_CODES.replaced, 'the node was re-joined or is held by another connection');
+      }
+      const leased = held.filter(({ link, connection, id }) => holding.has(id) && link.connection === connection);
+      await this.leases.renew(leased.map(({ link, connection, id }) => ({ connectionId: id, count: link.lease, send: (frame) => connection.send(frame) })));
+      // Nodes whose replica vanished: no one writes their heartbeats. Judged only after this replica has been up for a heartbeat window.
+      if (Date.now() - this.startedAt >= NODE_DOWN_MS) await this.markDown({ silentS: (NODE_DOWN_MS + LIVENESS_MS) / 1000 });
+    } catch (error) {
+      this.logger.warn({ err: error }, 'liveness check failed');
+    }
+  }
+
+  private async markDown(which: { readonly connection: string } | { readonly silentS: number }): Promise<void> {
+    const down = await this.dataSource.transaction(async (db) => {
+      const names = await this.nodes.markOffline(db, which);
+      for (const node of names) await recordEvent(db, { event: 'node-down', node, details: { heartbeatMs: HEARTBEAT_MS } });
+      return names;
+    });
+    for (const node of down) this.logger.warn({ node }, 'node down: no heartbeat');
+  }
+}

@@ -1,0 +1,64 @@
+import type { CancelFrame, LogLine, RequestFrame } from '@corral/protocol';
+import { PendingRequests } from './pending-requests.js';
+
+/** Node alpha's pending requests, and what they sent to its agent. */
+function pendingOf() {
+  const sent: (RequestFrame | CancelFrame)[] = [];
+  const pending = new PendingRequests('alpha', (frame) => sent.push(frame));
+  /** The id of the request sent last. */
+  const lastId = () => sent.findLast((frame) => frame.type === 'request')?.id ?? '';
+  return { pending, sent, lastId };
+}
+
+describe('the pending requests of an agent session', () => {
+  it("ends a request whose result fails its command's schema, and maps the agent's failure to the error that says whose fault it is", async () => {
+    const { pending, lastId } = pendingOf();
+    const malformed = pending.request('node.dns.get', {}, { timeoutMs: 1000 });
+    pending.answer({ type: 'result', seq: 1, id: lastId(), result: { search: 'example.com' } });
+    await expect(malformed).rejects.toMatchObject({ code: 'INTERNAL', message: expect.stringMatching(/^node 'alpha' answered with a result that fails its schema: node\.dns\.get: /) });
+
+    const refused = pending.request('node.dns.get', {}, { timeoutMs: 1000 });
+    pending.answer({ type: 'failure', seq: 2, id: lastId(), code: 'unknown-command', message: "unknown command 'node.dns.get'" });
+    await expect(refused).rejects.toMatchObject({ code: 'AGENT_TOO_OLD', message: "the agent of node 'alpha' is older than this control plane: unknown command 'node.dns.get'" });
+  });
+
+  it('gives a request the output lines of its log frames, until it is answered', async () => {
+    const { pending, lastId } = pendingOf();
+    const lines: LogLine[][] = [];
+    const answer = pending.request('node.apt.update', {}, { timeoutMs: 1000, onLog: (each) => lines.push([...each]) });
+    const id = lastId();
+    pending.answer({ type: 'log', seq: 1, id, lines: [{ n: 1, text: 'Hit:1 http://deb.debian.org bookworm InRelease' }] });
+    pending.answer({ type: 'log', seq: 2, id: 'another', lines: [{ n: 1, text: 'not this one' }] });
+    pending.answer({ type: 'result', seq: 3, id, result: null });
+    pending.answer({ type: 'log', seq: 4, id, lines: [{ n: 2, text: 'too late' }] });
+    await expect(answer).resolves.toBeNull();
+    expect(lines).toEqual([[{ n: 1, text: 'Hit:1 http://deb.debian.org bookworm InRelease' }]]);
+  });
+
+  it("tells the agent to cancel a request whose signal aborts, which then rejects with the signal's reason", async () => {
+    const { pending, sent, lastId } = pendingOf();
+    const controller = new AbortController();
+    const answer = pending.request('node.dns.get', {}, { timeoutMs: 1000, signal: controller.signal });
+    controller.abort(new Error('the task was stopped'));
+    await expect(answer).rejects.toThrow('the task was stopped');
+    expect(sent).toEqual([expect.objectContaining({ type: 'request' }), { type: 'cancel', id: lastId() }]);
+
+    // Already aborted: nothing is sent.
+    await expect(pending.request('node.dns.get', {}, { timeoutMs: 1000, signal: controller.signal })).rejects.toThrow('the task was stopped');
+    expect(sent).toHaveLength(2);
+  });
+
+  it('sends the unanswered requests again with their ids, and fails them all with the error for each command', async () => {
+    const { pending, sent } = pendingOf();
+    const answers = [pending.request('node.dns.get', {}, { timeoutMs: 1000 }), pending.request('node.apt.update', {}, { timeoutMs: 1000 })];
+    pending.resend();
+    expect(sent.slice(2)).toEqual(sent.slice(0, 2));
+    pending.failAll((command) => new Error(`${command} is lost`));
+    await expect(Promise.allSettled(answers)).resolves.toEqual([
+      { status: 'rejected', reason: new Error('node.dns.get is lost') },
+      { status: 'rejected', reason: new Error('node.apt.update is lost') },
+    ]);
+    pending.resend();
+    expect(sent).toHaveLength(4);
+  });
+});
