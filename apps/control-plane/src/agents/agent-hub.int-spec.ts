@@ -73,6 +73,8 @@ describe('the agent hub', () => {
 
   it('acknowledges a re-sent frame without handling it twice, and re-sends an unanswered request after a reconnect of the same session', async () => {
     const credential = await joinNode(t, 'epsilon');
+    // An agent's events are about the guests of its node.
+    await t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "status") VALUES (100, 'qemu', 'epsilon', '{}', 'stopped')`);
     const first = await onlineAgent(t, 'epsilon', credential);
     const pending = call(t, 'GET', '/nodes/epsilon/status');
     const request = await first.next('request');

@@ -87,16 +87,25 @@ export class GuestView implements OnModuleInit {
     }
   }
 
-  /** A start or stop of a migrating guest is its VM appearing on the target or leaving the source: no event. */
+  /**
+   * An agent speaks only for its node: an event about a guest its node does not host (or about no
+   * guest at all) is refused and logged. A start or stop of a migrating guest is its VM appearing
+   * on the target or leaving the source: no event.
+   */
   private async event(db: EntityManager, node: string, frame: EventFrame): Promise<boolean> {
-    if (this.guests.get(frame.vmid)?.lock === 'migrate') return false;
+    const row = await this.repository.get(frame.vmid, db);
+    if (row?.lock === 'migrate') return false;
+    if (row?.node !== node) {
+      this.logger.warn({ node, vmid: frame.vmid, event: frame.event, host: row?.node ?? null }, 'refused an event about a guest its node does not host');
+      return false;
+    }
     const status = frame.event === 'vm-start' || frame.event === 'ct-start' ? 'running' : frame.event === 'vm-stop' || frame.event === 'ct-stop' ? 'stopped' : undefined;
     if (status === undefined) return true;
     await this.repository.setStatus(db, frame.vmid, node, status);
     return true;
   }
 
-  /** Loads the rows of `vmids` replacing what the view held of them. */
+  /** Loads the rows of `vmids`, replacing what the view held of them. */
   private async load(vmids: readonly number[]): Promise<void> {
     const rows = new Map((await this.repository.some(vmids)).map((row) => [row.vmid, row]));
     for (const vmid of vmids) {

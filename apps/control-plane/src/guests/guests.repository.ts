@@ -19,8 +19,8 @@ const NEXTID_LOCK = 0x6e786964; // "nxid"
 export class GuestsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  get(vmid: number): Promise<GuestRow | null> {
-    return this.dataSource.manager.findOneBy(GuestRow, { vmid });
+  get(vmid: number, db: EntityManager = this.dataSource.manager): Promise<GuestRow | null> {
+    return db.findOneBy(GuestRow, { vmid });
   }
 
   /** The rows of those of `vmids` that exist. */

@@ -75,7 +75,7 @@ export class NodeView implements OnModuleInit {
     return this.loads.ask(name);
   }
 
-  /** Loads the rows of `names` replacing what the view held of them. */
+  /** Loads the rows of `names`, replacing what the view held of them. */
   private async load(names: readonly string[]): Promise<void> {
     const rows = new Map((await this.repository.named(names)).map((row) => [row.name, row]));
     for (const name of names) {

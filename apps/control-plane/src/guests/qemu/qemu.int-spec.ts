@@ -1,5 +1,5 @@
 import type { GuestRuntime, RequestFrame } from '@corral/protocol';
-import type { FakeAgent, FakeAnswer } from '@corral/testing';
+import { waitFor, type FakeAgent, type FakeAnswer } from '@corral/testing';
 import { addUser, basic, call, dataOf, expectError, grant, type Form } from '../../../test-support/access-fixture.js';
 import { events, joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
 import { finished } from '../../../test-support/task-fixture.js';
@@ -200,6 +200,22 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expect(ids.map(Number).sort((a, b) => a - b)).toEqual([101, 102, 103, 104]);
     expectError(await call(t, 'GET', '/cluster/nextid?vmid=100'), 400, 'VM 100 already exists');
     expect(dataOf(await call(t, 'GET', '/cluster/nextid?vmid=4242'))).toBe('4242');
+  });
+
+  it("takes an agent's events only about the guests its node hosts: one about another node's VM or an unknown one is not recorded", async () => {
+    const insert = (vmid: number, node: string) => t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "status") VALUES ($1, 'qemu', $2, '{}', 'running')`, [vmid, node]);
+    await insert(770, 'pve2');
+    await insert(771, 'pve1');
+    const now = new Date().toISOString();
+    agent.send({ type: 'event', event: 'vm-stop', vmid: 770, timestamp: now });
+    agent.send({ type: 'event', event: 'vm-start', vmid: 779, timestamp: now });
+    // Frames are handled in order: once the last one is recorded, the two before it were handled.
+    agent.send({ type: 'event', event: 'backup-start', vmid: 771, timestamp: now });
+    const recorded = async () => (await t.dataSource.query(`SELECT "event", "vmid" FROM "events" WHERE "vmid" IN (770, 771, 779) ORDER BY "seq"`)) as { event: string; vmid: number }[];
+    await waitFor(async () => (await recorded()).length > 0, { timeoutMs: 10_000, what: 'the backup-start of 771 recorded' });
+    expect(await recorded()).toEqual([{ event: 'backup-start', vmid: 771 }]);
+    expect(await t.dataSource.query(`SELECT "status" FROM "guests" WHERE "vmid" = 770`)).toEqual([{ status: 'running' }]);
+    await t.dataSource.query(`DELETE FROM "guests" WHERE "vmid" IN (770, 771)`);
   });
 
   it('answers 503 for a node whose agent is away and 404 for a VM on another node', async () => {
