@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configDigest } from '../../guests/config-digest.js';
+import { configDigest } from '@corral/pve-formats';
 import type { Check } from '../../http/endpoint.js';
 import { stringParam } from '../../http/params.js';
 

@@ -7,7 +7,7 @@ import { badParam } from '../../errors/resource-errors.js';
 import type { StorageRow } from '../../storage/storage.entity.js';
 import { StoragesRepository } from '../../storage/storages.repository.js';
 import { usableStorage, volumePath } from '../../storage/volumes.js';
-import { parseItems } from '../formats/value-rules.js';
+import { parseItems } from '@corral/pve-formats';
 import { existingGuest } from '../existing-guest.js';
 import { QEMU } from '../guest-kinds.js';
 import { guestSpec } from '../guest-spec.js';

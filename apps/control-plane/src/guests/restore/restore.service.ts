@@ -4,7 +4,7 @@ import { AgentHub } from '../../agents/agent-hub.js';
 import { ApiError } from '../../errors/api-error.js';
 import { alreadyExists, badParam } from '../../errors/resource-errors.js';
 import { parseConfigFile } from '../config-file.js';
-import { ValueError } from '../formats/value-rules.js';
+import { ValueError } from '@corral/pve-formats';
 import type { GuestKind } from '../guest-kinds.js';
 import { guestSpec } from '../guest-spec.js';
 import { GuestTasks, type GuestWork } from '../guest-tasks.js';

@@ -5,7 +5,7 @@ import { badParam } from '../../errors/resource-errors.js';
 import { NodeView } from '../../nodes/node-view.js';
 import type { StorageRow } from '../../storage/storage.entity.js';
 import { StoragesRepository } from '../../storage/storages.repository.js';
-import { configDigest } from '../config-digest.js';
+import { configDigest } from '@corral/pve-formats';
 import { existingGuest } from '../existing-guest.js';
 import type { GuestLock } from '../guest.entity.js';
 import type { GuestKind } from '../guest-kinds.js';

@@ -4,7 +4,7 @@ import type { Principal } from '../../access/auth/principal.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { StorageRow } from '../../storage/storage.entity.js';
 import { StoragesRepository } from '../../storage/storages.repository.js';
-import { configDigest } from '../config-digest.js';
+import { configDigest } from '@corral/pve-formats';
 import { GuestTasks, type GuestOperation, type GuestWork } from '../guest-tasks.js';
 import type { GuestKind } from '../guest-kinds.js';
 import { guestSpec } from '../guest-spec.js';

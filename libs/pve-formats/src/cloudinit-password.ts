@@ -1,5 +1,5 @@
-import { sha512Crypt } from '../sha512-crypt.js';
-import { ValueError, type ValueRule } from '../formats/value-rules.js';
+import { sha512Crypt } from './sha512-crypt.js';
+import { ValueError, type ValueRule } from './value-rules.js';
 
 /** A crypt(3) hash as cloud-init takes it (MD5, bcrypt, SHA-256, SHA-512): PVE stores one given as it is. */
 const CRYPT_HASH = /^\$(?:[156]|2[ay])(?:\$[^$\s]+){2}/;

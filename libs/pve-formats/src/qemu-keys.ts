@@ -1,6 +1,6 @@
 import { DISK, EFIDISK, QEMU_NIC, TPMSTATE } from './devices.js';
 import { QEMU_HARDWARE_KEYS } from './qemu-hardware-keys.js';
-import { CLOUDINIT_PASSWORD } from '../cloudinit/cloudinit-password.js';
+import { CLOUDINIT_PASSWORD } from './cloudinit-password.js';
 import { decimal, numbered, DNS_NAME, HOOKSCRIPT, SNIPPET_VOLUME, STARTUP, flag, integer, IPV4, IPV4_CIDR, IPV6, IPV6_SETTING, LINE, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
 
 /**
