@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { NodeView } from '../nodes/node-view.js';
-import { NodesRepository } from '../nodes/nodes.repository.js';
+import { InventoryModule } from '../inventory/inventory.module.js';
 import { AgentHub } from './agent-hub.js';
 import { AgentLeases } from './agent-leases.js';
+import { GuestReports } from './guest-reports.js';
 
-/** The agent hub and the in-memory node view it keeps current: every area that talks to nodes uses them. */
-@Module({ providers: [AgentHub, AgentLeases, NodeView, NodesRepository], exports: [AgentHub, AgentLeases, NodeView, NodesRepository] })
+/** The agent hub, which keeps the inventory's node and guest views current: every area that talks to nodes uses it. */
+@Module({ imports: [InventoryModule], providers: [AgentHub, AgentLeases, GuestReports], exports: [AgentHub, AgentLeases] })
 export class AgentsModule {}

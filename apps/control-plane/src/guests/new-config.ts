@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { badParam } from '../errors/resource-errors.js';
-import type { StorageRow } from '../storage/storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import { usableStorage } from '../storage/volumes.js';
 import { formatLxcNic, formatQemuNic, formatVolume, inAllocationOrder, isNicKey, isUnusedKey, newVolumeLayout, parseDisk, parseLxcNic, parseMount, parseQemuNic, parseSize, type VolumeValue } from '@corral/pve-formats';
 import type { GuestKind } from './guest-kinds.js';

@@ -1,5 +1,5 @@
 import type { GuestStatus } from './guest.endpoints.js';
-import type { GuestState } from './guest-view.js';
+import type { GuestState } from '../inventory/guests/guest-view.js';
 import { GUEST_DEFAULTS } from './guest-spec.js';
 import { parseDisk, parseMount, parseSize } from '@corral/pve-formats';
 import { guestAgentEnabled } from './agent/agent-config.js';

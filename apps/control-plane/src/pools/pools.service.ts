@@ -10,9 +10,9 @@ import { ApiError } from '../errors/api-error.js';
 import { alreadyExists, badParam, isForeignKeyViolation, isUniqueViolation, notFound } from '../errors/resource-errors.js';
 import { LXC, QEMU } from '../guests/guest-kinds.js';
 import type { ResultOf } from '../http/endpoint.js';
+import { addGuest } from '../inventory/pools/pool-members.js';
 import type { PoolEndpoints } from './pools.endpoints.js';
 import {
-  addGuest,
   deletePool,
   dropGuests,
   dropStorages,

@@ -7,7 +7,7 @@ import { NodesService } from '../nodes/nodes.service.js';
 import type { NODE_STORAGE_ENDPOINTS } from './node-storage.endpoints.js';
 import { availableOn } from './storage-config.js';
 import { StorageSpace, statusEntry } from './storage-space.js';
-import { StoragesRepository } from './storages.repository.js';
+import { StoragesRepository } from '../inventory/storage/storages.repository.js';
 import { StoragesService } from './storages.service.js';
 
 type Endpoints = typeof NODE_STORAGE_ENDPOINTS;

@@ -14,7 +14,7 @@ import { mayRemoveBackups } from './backup-permissions.js';
 import type { PRUNE_BACKUPS_ENDPOINTS, PruneEntry } from './prune-backups.endpoints.js';
 import { pruneOptionsOf } from './storage-config.js';
 import { StorageSpace } from './storage-space.js';
-import type { StorageRow } from './storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import { StoragesService } from './storages.service.js';
 
 type Endpoints = typeof PRUNE_BACKUPS_ENDPOINTS;

@@ -6,15 +6,15 @@ import type { Principal } from '../access/auth/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { ApiError } from '../errors/api-error.js';
 import { alreadyExists, badParam, isUniqueViolation, notFound } from '../errors/resource-errors.js';
-import { GuestView } from '../guests/guest-view.js';
+import { GuestView } from '../inventory/guests/guest-view.js';
 import type { ParamsOf, ResultOf } from '../http/endpoint.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import { StorageActivation } from './storage-activation.js';
 import { availableOn, configEntry, newStorage, storageDigest, storagePathOf, storageType, withSettings } from './storage-config.js';
 import { StorageSpace, statusEntry } from './storage-space.js';
-import type { StorageRow } from './storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import type { STORAGE_ENDPOINTS } from './storage.endpoints.js';
-import { StoragesRepository } from './storages.repository.js';
+import { StoragesRepository } from '../inventory/storage/storages.repository.js';
 import { usersOf, volumesInUse } from './volumes-in-use.js';
 
 type Endpoints = typeof STORAGE_ENDPOINTS;

@@ -1,4 +1,4 @@
-import type { GuestRow } from '../guests/guest.entity.js';
+import type { GuestRow } from '../inventory/guests/guest.entity.js';
 import { isMountKey, isQemuVolumeKey, isUnusedKey, parseDisk, parseMount } from '@corral/pve-formats';
 import { parseVolname } from './volumes.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { NodeRow } from '../../nodes/node.entity.js';
+import { NodeRow } from '../../inventory/nodes/node.entity.js';
 import { HaGroupRow } from './ha-group.entity.js';
 import { HaResourceRow } from './ha-resource.entity.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../errors/api-error.js';
 import { alreadyExists, badParam, isForeignKeyViolation, isUniqueViolation, notFound } from '../../errors/resource-errors.js';
-import type { GuestRow } from '../../guests/guest.entity.js';
+import type { GuestRow } from '../../inventory/guests/guest.entity.js';
 import type { ParamsOf } from '../../http/endpoint.js';
 import { entryDigest } from '../notifications/notification-params.js';
 import { checkDigest } from '../../nodes/firewall/firewall-config.js';

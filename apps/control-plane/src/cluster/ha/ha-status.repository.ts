@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { NodeRow } from '../../nodes/node.entity.js';
+import { NodeRow } from '../../inventory/nodes/node.entity.js';
 import { HaManagerRow } from './ha-manager.entity.js';
 import { HaResourceRow } from './ha-resource.entity.js';
 

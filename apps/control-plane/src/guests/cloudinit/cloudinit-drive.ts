@@ -1,5 +1,5 @@
 import { badParam } from '../../errors/resource-errors.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { usableStorage } from '../../storage/volumes.js';
 import { formatVolume, isDiskKey, parseDisk, type VolumeValue } from '@corral/pve-formats';
 

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { parseVolname, usableStorage } from '../../storage/volumes.js';
 import { formatVolume, isUnusedKey, parseDisk, parseMount } from '@corral/pve-formats';
 import type { GuestKind } from '../guest-kinds.js';

@@ -6,8 +6,8 @@ import type { Principal } from '../../access/auth/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { badParam } from '../../errors/resource-errors.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
-import { StoragesRepository } from '../../storage/storages.repository.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
+import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
 import { usableStorage } from '../../storage/volumes.js';
 
 /** How long reading an archive's config may take: the config is its first member, but a compressed archive is read from its start. */

@@ -1,7 +1,7 @@
 import type { Privilege } from '@corral/acl';
 import { ApiError } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { parseVolname, usableStorage } from '../../storage/volumes.js';
 import { formatVolume, freeUnusedKey, isUnusedKey, newVolumeLayout, parseDisk, parseMount, parseSize, type VolumeValue } from '@corral/pve-formats';
 import type { GuestKind } from '../guest-kinds.js';

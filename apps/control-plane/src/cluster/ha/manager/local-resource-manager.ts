@@ -5,7 +5,7 @@ import { AgentLeases } from '../../../agents/agent-leases.js';
 import { ApiError } from '../../../errors/api-error.js';
 import { recordEvent } from '../../../events/record-event.js';
 import { GuestTasks } from '../../../guests/guest-tasks.js';
-import { GuestView } from '../../../guests/guest-view.js';
+import { GuestView } from '../../../inventory/guests/guest-view.js';
 import { GuestsService } from '../../../guests/guests.service.js';
 import { runState } from '../../../guests/status-entry.js';
 import { SYSTEM_CALLER } from '../../../access/auth/principal.js';

@@ -1,4 +1,4 @@
-import type { StorageRow } from '../../../storage/storage.entity.js';
+import type { StorageRow } from '../../../inventory/storage/storage.entity.js';
 import type { HaGroupRow } from '../ha-group.entity.js';
 import { recoveryTarget } from './recovery-target.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { GuestType } from '@corral/protocol';
 import { DataSource, type EntityManager } from 'typeorm';
-import { recordEvent } from '../events/record-event.js';
+import { recordEvent } from '../../events/record-event.js';
 import { GuestRow, type GuestLock } from './guest.entity.js';
 import { VmidReservationRow } from './vmid-reservation.entity.js';
 

@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { ApiError } from '../errors/api-error.js';
-import { isUniqueViolation, notFound } from '../errors/resource-errors.js';
+import { ApiError } from '../../errors/api-error.js';
+import { isUniqueViolation, notFound } from '../../errors/resource-errors.js';
+import { PoolGuestRow } from './pool-guest.entity.js';
 import { PoolRow } from './pool.entity.js';
-import { addGuest } from './pools.repository.js';
 
 /**
  * Puts guests into pools for the guests API: `pool=<poolid>` of a create, a clone or a restore
- * (PVE's `add_vm_to_pool`). Its only dependency is the database, so the guests module can provide
- * it without importing the pools module.
+ * (PVE's `add_vm_to_pool`).
  */
 @Injectable()
 export class PoolMembers {
@@ -29,4 +28,9 @@ export class PoolMembers {
       throw error;
     }
   }
+}
+
+/** Puts a guest that is in no pool into one; one in a pool already is a unique violation. */
+export async function addGuest(db: EntityManager, poolid: string, vmid: number): Promise<void> {
+  await db.insert(PoolGuestRow, { vmid, poolid });
 }

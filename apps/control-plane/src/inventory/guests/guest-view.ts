@@ -2,9 +2,8 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EventFrame, GuestRuntime } from '@corral/protocol';
 import type { Logger } from 'pino';
 import type { EntityManager } from 'typeorm';
-import { AgentHub } from '../agents/agent-hub.js';
-import { DatabaseNotifications } from '../database/notifications.js';
-import { LOGGER } from '../logging/loggers.js';
+import { DatabaseNotifications } from '../../database/notifications.js';
+import { LOGGER } from '../../logging/loggers.js';
 import type { GuestRow } from './guest.entity.js';
 import { GUESTS_CHANNEL, GuestsRepository } from './guests.repository.js';
 
@@ -18,9 +17,9 @@ export interface GuestState {
 /**
  * Every guest, in memory (`/cluster/resources` and the guest lists never query
  * per node). Rows are loaded at start and reloaded on NOTIFY `corral_guests`; the run state comes
- * from the runtime reports of the agents this replica holds. A changed run state is written to the
- * guest's row (so other replicas show it); a start or stop is written with its event, in the
- * event's transaction.
+ * from the runtime reports of the agents this replica holds, which the agents area hands to
+ * `report` and `event`. A changed run state is written to the guest's row (so other replicas show
+ * it); a start or stop is written with its event, in the event's transaction.
  *
  * A migrating guest (locked `migrate`) keeps the run state it had until the migration's end moves
  * its row: its VM leaves the source before the row names the target, and neither is a stop or a
@@ -37,10 +36,8 @@ export class GuestView implements OnModuleInit {
     private readonly repository: GuestsRepository,
     @Inject(LOGGER) private readonly logger: Logger,
     notifications: DatabaseNotifications,
-    hub: AgentHub,
   ) {
     notifications.subscribe(GUESTS_CHANNEL, (vmid) => void (vmid === null ? this.reloadAllLogged() : this.reload(Number(vmid))));
-    hub.onGuests({ runtime: (node, guests) => this.report(node, guests), event: (db, node, frame) => this.event(db, node, frame) });
   }
 
   async onModuleInit(): Promise<void> {
@@ -73,7 +70,8 @@ export class GuestView implements OnModuleInit {
     }
   }
 
-  private async report(node: string, guests: readonly GuestRuntime[]): Promise<void> {
+  /** A runtime report of an agent this replica holds: every guest of `node` takes its run state from it. */
+  async report(node: string, guests: readonly GuestRuntime[]): Promise<void> {
     this.reports.set(node, new Map(guests.map((guest) => [guest.vmid, guest])));
     for (const row of [...this.guests.values()]) if (row.node === node) await this.takeRuntime(row);
   }
@@ -93,8 +91,8 @@ export class GuestView implements OnModuleInit {
     }
   }
 
-  /** A start or stop of a migrating guest is its VM appearing on the target or leaving the source: no event. */
-  private async event(db: EntityManager, node: string, frame: EventFrame): Promise<boolean> {
+  /** A guest event of `node`, within the transaction that records it; a start or stop of a migrating guest is its VM appearing on the target or leaving the source: no event (false). */
+  async event(db: EntityManager, node: string, frame: EventFrame): Promise<boolean> {
     if (this.guests.get(frame.vmid)?.lock === 'migrate') return false;
     const status = frame.event === 'vm-start' || frame.event === 'ct-start' ? 'running' : frame.event === 'vm-stop' || frame.event === 'ct-stop' ? 'stopped' : undefined;
     if (status === undefined) return true;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { DatabaseNotifications } from '../database/notifications.js';
-import { LOGGER } from '../logging/loggers.js';
+import { DatabaseNotifications } from '../../database/notifications.js';
+import { LOGGER } from '../../logging/loggers.js';
 import type { NodeInventory, NodeRow } from './node.entity.js';
 import { meaningfulChange } from './inventory-change.js';
 import { NODES_CHANNEL, NodesRepository } from './nodes.repository.js';

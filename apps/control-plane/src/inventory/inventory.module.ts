@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { GuestView } from './guests/guest-view.js';
+import { GuestsRepository } from './guests/guests.repository.js';
+import { NodeView } from './nodes/node-view.js';
+import { NodesRepository } from './nodes/nodes.repository.js';
+import { PoolMembers } from './pools/pool-members.js';
+import { StoragesRepository } from './storage/storages.repository.js';
+
+/**
+ * What many areas read and write of the cluster's inventory: the guests, nodes and storages tables
+ * with the in-memory guest and node views, and the guests' pool memberships.
+ */
+const INVENTORY = [GuestView, GuestsRepository, NodeView, NodesRepository, StoragesRepository, PoolMembers];
+
+@Module({ providers: INVENTORY, exports: INVENTORY })
+export class InventoryModule {}
