@@ -1,11 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ENTITIES } from './entities.js';
-import { MIGRATIONS } from './migrations/index.js';
-
-/** Where the database is: a URL (DATABASE_URL), or the embedded cluster's socket. */
-export type DatabaseLocation =
-  | { readonly url: string }
-  | { readonly host: string; readonly port: number; readonly username: string; readonly database: string };
+import type { DatabaseLocation } from './database/database.js';
+import { MIGRATIONS } from './database/migrations/index.js';
 
 /** The one DataSource definition, used by the app, the migration check and the tests. */
 export function createDataSource(location: DatabaseLocation): DataSource {
