@@ -4,7 +4,7 @@ import { ClusterModule } from './cluster/cluster.module.js';
 import { ClusterEventsModule } from './cluster/events/cluster-events.module.js';
 import { HaModule } from './cluster/ha/ha.module.js';
 import { HaManagerModule } from './cluster/ha/manager/ha-manager.module.js';
-import { CoreModule, type Runtime } from './http/core.module.js';
+import { CoreModule, type Runtime } from './core.module.js';
 import { NodeFirewallModule } from './nodes/firewall/firewall.module.js';
 import { GuestsModule } from './guests/guests.module.js';
 import { VncModule } from './guests/vnc/vnc.module.js';

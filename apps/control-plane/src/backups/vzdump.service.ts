@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { allows, type Privilege } from '@corral/acl';
 import type { GuestSpec } from '@corral/protocol';
 import { permissionDenied } from '../access/auth/authorizer.js';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import type { AccessSnapshot } from '../access/state/access-snapshot.js';
 import { AccessState } from '../access/state/access-state.js';
 import { CONFIG, type Config } from '../config/config.js';

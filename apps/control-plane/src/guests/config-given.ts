@@ -1,5 +1,5 @@
 import { SUPERUSER } from '@corral/acl';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { ApiError } from '../errors/api-error.js';
 import { badParam } from '../errors/resource-errors.js';
 import { DISK, ROOT_ONLY_KEYS, ValueError } from '@corral/pve-formats';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
-import { SYSTEM_CALLER, type Principal } from '../access/auth/principal.js';
+import { SYSTEM_CALLER, type Principal } from '../http/principal.js';
 import { permissionDenied } from '../access/auth/authorizer.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { notFound } from '../errors/resource-errors.js';

@@ -2,7 +2,7 @@ import { allows } from '@corral/acl';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { denial, permissionDenied } from '../access/auth/authorizer.js';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import type { AccessSnapshot } from '../access/state/access-snapshot.js';
 import { AccessState } from '../access/state/access-state.js';
 import { ResourcesService } from '../cluster/resources/resources.service.js';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
 import type { PruneOptions } from '@corral/pve-formats';
 import { permissionDenied } from '../access/auth/authorizer.js';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { ApiError } from '../errors/api-error.js';

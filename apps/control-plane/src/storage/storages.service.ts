@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
 import type { StorageStatus } from '@corral/protocol';
 import { DataSource } from 'typeorm';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { ApiError } from '../errors/api-error.js';
 import { alreadyExists, badParam, isUniqueViolation, notFound } from '../errors/resource-errors.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { downloadRefusal, literalHost } from '@corral/outbound-address';
 import type { ResultOf as CommandResult } from '@corral/protocol';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { badParam } from '../errors/resource-errors.js';

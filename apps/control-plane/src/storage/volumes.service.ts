@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { StorageVolume } from '@corral/protocol';
 import type { z } from 'zod';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { ApiError } from '../errors/api-error.js';

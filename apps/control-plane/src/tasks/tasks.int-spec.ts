@@ -3,7 +3,7 @@ import { waitFor, type FakeAgent, type FakeAnswer } from '@corral/testing';
 import { addRole, addToken, addUser, apiToken, basic, call, dataOf, expectError, grant } from '../../test-support/access-fixture.js';
 import { joinNode, onlineAgent } from '../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { DatabaseNotifications } from '../database/notifications.js';
 import { HostModule } from '../nodes/host/host.module.js';

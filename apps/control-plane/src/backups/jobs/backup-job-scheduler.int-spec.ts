@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { call, dataOf } from '../../../test-support/access-fixture.js';
 import { joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { ClusterModule } from '../../cluster/cluster.module.js';

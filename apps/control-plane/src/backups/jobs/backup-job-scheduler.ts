@@ -1,7 +1,7 @@
 import { nextRun, parseCalendarEvent } from '@corral/pve-formats';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { SYSTEM_CALLER } from '../../access/auth/principal.js';
+import { SYSTEM_CALLER } from '../../http/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';

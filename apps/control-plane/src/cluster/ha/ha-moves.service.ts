@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { badParam, notFound } from '../../errors/resource-errors.js';
 import { GuestTasks } from '../../guests/guest-tasks.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import type { AccessSnapshot } from '../../access/state/access-snapshot.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { ApiError } from '../../errors/api-error.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CloudinitFile, GuestVolume } from '@corral/protocol';
 import { DataSource } from 'typeorm';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { ApiError } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
 import type { StorageRow } from '../../inventory/storage/storage.entity.js';

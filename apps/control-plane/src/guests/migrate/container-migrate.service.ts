@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { ApiError } from '../../errors/api-error.js';
 import { notFound } from '../../errors/resource-errors.js';

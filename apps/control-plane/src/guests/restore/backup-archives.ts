@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { allows, type Privilege } from '@corral/acl';
 import type { BackupFile, GuestType } from '@corral/protocol';
 import { permissionDenied } from '../../access/auth/authorizer.js';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { badParam } from '../../errors/resource-errors.js';

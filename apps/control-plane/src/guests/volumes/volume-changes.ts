@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { GuestVolume } from '@corral/protocol';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { StoragesRepository } from '../../inventory/storage/storages.repository.js';

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { basename } from 'node:path';
 import { AgentHub } from '../../agents/agent-hub.js';
-import { Caller, type Principal } from '../../access/auth/principal.js';
+import { Caller, type Principal } from '../../http/principal.js';
 import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
 import { TaskRunner } from '../../tasks/task-runner.js';

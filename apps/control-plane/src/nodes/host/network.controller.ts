@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { AgentHub } from '../../agents/agent-hub.js';
-import { Caller, type Principal } from '../../access/auth/principal.js';
+import { Caller, type Principal } from '../../http/principal.js';
 import { notFound } from '../../errors/resource-errors.js';
 import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';

@@ -8,7 +8,7 @@ import { GuestTasks } from '../../../guests/guest-tasks.js';
 import { GuestView } from '../../../inventory/guests/guest-view.js';
 import { GuestsService } from '../../../guests/guests.service.js';
 import { runState } from '../../../guests/status-entry.js';
-import { SYSTEM_CALLER } from '../../../access/auth/principal.js';
+import { SYSTEM_CALLER } from '../../../http/principal.js';
 import { LOGGER } from '../../../logging/loggers.js';
 import { HaMoves } from '../ha-moves.service.js';
 import type { HaCrmState } from '../ha-resource.entity.js';

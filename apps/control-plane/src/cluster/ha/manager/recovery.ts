@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LogLine } from '@corral/protocol';
 import type { Logger } from 'pino';
-import { SYSTEM_CALLER } from '../../../access/auth/principal.js';
+import { SYSTEM_CALLER } from '../../../http/principal.js';
 import { recordEvent } from '../../../events/record-event.js';
 import { GuestView } from '../../../inventory/guests/guest-view.js';
 import { GuestsRepository } from '../../../inventory/guests/guests.repository.js';

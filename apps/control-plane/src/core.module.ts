@@ -3,17 +3,17 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { AuthModule } from '../access/auth/auth.module.js';
-import { CONFIG, type Config } from '../config/config.js';
-import { DatabaseNotifications } from '../database/notifications.js';
-import { LOGGER } from '../logging/loggers.js';
-import { TLS_FINGERPRINT } from '../tls/certificate.js';
-import { BUILD_INFO, type BuildInfo } from '../version/build-info.js';
-import { EndpointGuard } from './endpoint.guard.js';
-import { EndpointRegistry } from './endpoint-registry.js';
-import { ErrorEnvelopeFilter } from './error-envelope.filter.js';
-import { ResponseCheckInterceptor } from './response-check.interceptor.js';
-import { WebSocketUpgrades } from './websocket-upgrades.js';
+import { AuthModule } from './access/auth/auth.module.js';
+import { CONFIG, type Config } from './config/config.js';
+import { DatabaseNotifications } from './database/notifications.js';
+import { LOGGER } from './logging/loggers.js';
+import { TLS_FINGERPRINT } from './tls/certificate.js';
+import { BUILD_INFO, type BuildInfo } from './version/build-info.js';
+import { EndpointGuard } from './access/auth/endpoint.guard.js';
+import { EndpointRegistry } from './http/endpoint-registry.js';
+import { ErrorEnvelopeFilter } from './http/error-envelope.filter.js';
+import { ResponseCheckInterceptor } from './http/response-check.interceptor.js';
+import { WebSocketUpgrades } from './http/websocket-upgrades.js';
 
 /** What main() has set up before Nest starts. */
 export interface Runtime {

@@ -2,15 +2,15 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
-import { Authenticator } from '../access/auth/authenticator.js';
-import { denial, permissionDenied } from '../access/auth/authorizer.js';
-import { readCredentials, TOKEN_QUERY_PARAM } from '../access/auth/credentials.js';
-import type { Principal } from '../access/auth/principal.js';
-import { AccessState } from '../access/state/access-state.js';
-import { ApiError } from '../errors/api-error.js';
-import { ENDPOINT, type EndpointDeclaration } from './endpoint.js';
-import { readUploadForm, refuseMultipart } from './multipart-upload.js';
-import { decodeParams, type RequestParts } from './request-params.js';
+import { Authenticator } from './authenticator.js';
+import { denial, permissionDenied } from './authorizer.js';
+import { readCredentials, TOKEN_QUERY_PARAM } from '../../http/credentials.js';
+import type { Principal } from '../../http/principal.js';
+import { AccessState } from '../state/access-state.js';
+import { ApiError } from '../../errors/api-error.js';
+import { ENDPOINT, type EndpointDeclaration } from '../../http/endpoint.js';
+import { readUploadForm, refuseMultipart } from '../../http/multipart-upload.js';
+import { decodeParams, type RequestParts } from '../../http/request-params.js';
 
 /**
  * The one guard every route passes, in PVE's order: credentials (401), parameters (400),
