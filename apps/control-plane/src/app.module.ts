@@ -8,7 +8,7 @@ import { CoreModule, type Runtime } from './core.module.js';
 import { NodeFirewallModule } from './nodes/firewall/firewall.module.js';
 import { GuestsModule } from './guests/guests.module.js';
 import { VncModule } from './guests/vnc/vnc.module.js';
-import { HostModule } from './nodes/host/host.module.js';
+import { HostModule } from './host/host.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 import { BackupsModule } from './backups/backups.module.js';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { badParam } from '../errors/resource-errors.js';
 import { booleanParam, commaListParam, integerParam, stringParam } from '../http/params.js';
 import { VMID_PARAM } from '../guests/guest.endpoints.js';
-import { poolidParam } from '../pools/pool-params.js';
+import { poolidParam } from '../inventory/pools/pool-params.js';
 import { pruneOptionsOf } from '../storage/storage-config.js';
 
 /*

@@ -3,7 +3,7 @@ import { endpoint, type Check } from '../http/endpoint.js';
 import { booleanParam, integerParam, listParam, stringParam } from '../http/params.js';
 import { NODE } from '../nodes/nodes.endpoints.js';
 import { nodeParam } from '../nodes/node-params.js';
-import { poolidParam } from '../pools/pool-params.js';
+import { poolidParam } from '../inventory/pools/pool-params.js';
 import { configParam, configParams } from './config-params.js';
 import { configSchema } from './config-view.js';
 import { CDROM } from './create-options.js';

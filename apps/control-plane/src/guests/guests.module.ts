@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
-import { HaModule } from '../cluster/ha/ha.module.js';
 import { InventoryModule } from '../inventory/inventory.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
 import { TasksModule } from '../tasks/tasks.module.js';
@@ -29,7 +28,7 @@ import { CloudinitService } from './cloudinit/cloudinit.service.js';
 
 /** VMs and containers: `/nodes/{node}/qemu` and `/nodes/{node}/lxc`. */
 @Module({
-  imports: [InventoryModule, AgentsModule, NodesModule, TasksModule, HaModule],
+  imports: [InventoryModule, AgentsModule, NodesModule, TasksModule],
   controllers: [QemuController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController, CloudinitController, GuestAgentController, PendingController, ContainerInterfacesController],
   providers: [GuestsService, GuestTasks, MigrateService, ContainerMigrations, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository, CloudinitService, GuestAgentService, ContainerInterfaces],
   exports: [GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService, ContainerMigrations],

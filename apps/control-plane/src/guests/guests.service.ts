@@ -4,7 +4,7 @@ import { SYSTEM_CALLER, type Principal } from '../http/principal.js';
 import { permissionDenied } from '../access/auth/authorizer.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
-import { HaResourcesRepository } from '../cluster/ha/ha-resources.repository.js';
+import { HaResourcesRepository } from '../inventory/ha/ha-resources.repository.js';
 import { ApiError } from '../errors/api-error.js';
 import { badParam } from '../errors/resource-errors.js';
 import { NodesService } from '../nodes/nodes.service.js';

@@ -8,7 +8,7 @@ import { TLS_FINGERPRINT } from '../tls/certificate.js';
 import { BUILD_INFO, type BuildInfo } from '../version/build-info.js';
 import { pveManagerVersion } from '../version/version.service.js';
 import { pveNodeStatus } from './node-status.js';
-import { HOST_READ_MS } from './host/host-timeouts.js';
+import { HOST_READ_MS } from '../agents/host-timeouts.js';
 import { NodeView, type NodeState } from '../inventory/nodes/node-view.js';
 import type { NodeListEntry, NodeStatusResult } from './nodes.endpoints.js';
 import type { z } from 'zod';

@@ -4,7 +4,7 @@ import { ResourceEntry } from '../cluster/resources/resources.endpoints.js';
 import { VMID_PARAM } from '../guests/guest.endpoints.js';
 import { endpoint, type Check } from '../http/endpoint.js';
 import { booleanParam, commaListParam, stringParam } from '../http/params.js';
-import { poolidParam } from './pool-params.js';
+import { poolidParam } from '../inventory/pools/pool-params.js';
 
 // PVE's pve-storage-id.
 const STORAGE_ID_PATTERN = /^[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import type { Principal } from '../http/principal.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { DatabaseNotifications } from '../database/notifications.js';
-import { HostModule } from '../nodes/host/host.module.js';
+import { HostModule } from '../host/host.module.js';
 import { REPLICA_STOPPED, ReplicaLiveness } from './replica-liveness.js';
 import { TaskEnds } from './task-ends.js';
 import { TaskRunner } from './task-runner.js';

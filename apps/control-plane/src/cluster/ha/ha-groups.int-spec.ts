@@ -5,7 +5,7 @@ import { GuestsModule } from '../../guests/guests.module.js';
 import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { ClusterModule } from '../cluster.module.js';
 import { HaModule } from './ha.module.js';
-import { HaGroupRow } from './ha-group.entity.js';
+import { HaGroupRow } from '../../inventory/ha/ha-group.entity.js';
 import type { HaGroupEntry } from './ha-groups.endpoints.js';
 
 describe('HA groups API (/cluster/ha/groups)', () => {

@@ -10,7 +10,7 @@ import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
 import { ClusterModule } from '../cluster.module.js';
 import { HaModule } from './ha.module.js';
-import { HaResourceRow } from './ha-resource.entity.js';
+import { HaResourceRow } from '../../inventory/ha/ha-resource.entity.js';
 
 describe('guests under HA: their status, and their destroy', () => {
   let t: TestApp;

@@ -10,7 +10,7 @@ import { runState } from '../../guests/status-entry.js';
 import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
 import { HaGroupsRepository } from './ha-groups.repository.js';
 import type { GivenSid } from './ha-params.js';
-import { HaResourcesRepository } from './ha-resources.repository.js';
+import { HaResourcesRepository } from '../../inventory/ha/ha-resources.repository.js';
 import { sidOf } from './manager/sid.js';
 
 /** How long a stop before a relocation may take. */

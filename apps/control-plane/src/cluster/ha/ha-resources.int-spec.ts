@@ -6,7 +6,7 @@ import { GuestsModule } from '../../guests/guests.module.js';
 import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { ClusterModule } from '../cluster.module.js';
 import { HaModule } from './ha.module.js';
-import { HaResourceRow } from './ha-resource.entity.js';
+import { HaResourceRow } from '../../inventory/ha/ha-resource.entity.js';
 import type { HaResourceEntry } from './ha-resources.endpoints.js';
 
 describe('HA resources API (/cluster/ha/resources)', () => {

@@ -6,9 +6,9 @@ import type { ParamsOf } from '../../http/endpoint.js';
 import { type GivenSid, type HaResourceType, parseSid } from './ha-params.js';
 import { checkDigest, entryDigest, setAndDeleted } from '../../http/entry-changes.js';
 import { sidOf } from './manager/sid.js';
-import type { HaRequestedState, HaResourceRow } from './ha-resource.entity.js';
+import type { HaRequestedState, HaResourceRow } from '../../inventory/ha/ha-resource.entity.js';
 import type { HaResourceEndpoints, HaResourceEntry } from './ha-resources.endpoints.js';
-import { HaResourcesRepository, type ResourceChangeContext } from './ha-resources.repository.js';
+import { HaResourcesRepository, type ResourceChangeContext } from '../../inventory/ha/ha-resources.repository.js';
 
 type CreateParams = ParamsOf<HaResourceEndpoints['create']>;
 type UpdateParams = ParamsOf<HaResourceEndpoints['update']>;

@@ -11,7 +11,7 @@ import { runState } from '../../../guests/status-entry.js';
 import { SYSTEM_CALLER } from '../../../http/principal.js';
 import { LOGGER } from '../../../logging/loggers.js';
 import { HaMoves } from '../ha-moves.service.js';
-import type { HaCrmState } from '../ha-resource.entity.js';
+import type { HaCrmState } from '../../../inventory/ha/ha-resource.entity.js';
 import { HaManagerRepository, type ManagedGuest } from './ha-manager.repository.js';
 import { HaPlacement } from './ha-placement.js';
 import { kindOfResource, sidOf } from './sid.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { endpoint } from '../../http/endpoint.js';
-import { booleanParam, integerParam, stringParam } from '../../http/params.js';
-import { MODIFY_NODE, NODE } from '../nodes.endpoints.js';
+import { endpoint } from '../http/endpoint.js';
+import { booleanParam, integerParam, stringParam } from '../http/params.js';
+import { MODIFY_NODE, NODE } from '../nodes/nodes.endpoints.js';
 
 const bit = z.union([z.literal(0), z.literal(1)]);
 

@@ -1,4 +1,4 @@
-import { stringParam } from '../http/params.js';
+import { stringParam } from '../../http/params.js';
 
 // PVE's pve-poolid, flat: PVE 8's nested `a/b` pools are not supported (docs/pools.md).
 const POOLID_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;

@@ -1,11 +1,11 @@
 import { Controller } from '@nestjs/common';
-import { AgentHub } from '../../agents/agent-hub.js';
-import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
-import { Params } from '../../http/request-params.js';
-import { NodesService } from '../nodes.service.js';
-import { commandParams } from './command-params.js';
+import { AgentHub } from '../agents/agent-hub.js';
+import { Endpoint, type ParamsOf, type ResultOf } from '../http/endpoint.js';
+import { Params } from '../http/request-params.js';
+import { NodesService } from '../nodes/nodes.service.js';
+import { commandParams } from '../agents/command-params.js';
 import { DNS_ENDPOINTS } from './dns.endpoints.js';
-import { HOST_READ_MS, HOST_WRITE_MS } from './host-timeouts.js';
+import { HOST_READ_MS, HOST_WRITE_MS } from '../agents/host-timeouts.js';
 
 type Endpoints = typeof DNS_ENDPOINTS;
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AgentsModule } from '../../agents/agents.module.js';
-import { TasksModule } from '../../tasks/tasks.module.js';
-import { NodesModule } from '../nodes.module.js';
+import { AgentsModule } from '../agents/agents.module.js';
+import { TasksModule } from '../tasks/tasks.module.js';
+import { NodesModule } from '../nodes/nodes.module.js';
 import { AptController } from './apt.controller.js';
 import { DisksController } from './disks.controller.js';
 import { DnsController } from './dns.controller.js';

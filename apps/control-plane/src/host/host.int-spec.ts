@@ -1,9 +1,9 @@
 import type { RequestFrame } from '@corral/protocol';
 import { waitFor, type FakeAgent, type FakeAnswer } from '@corral/testing';
-import { call, dataOf, expectError } from '../../../test-support/access-fixture.js';
-import { joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
-import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
-import { ClusterModule } from '../../cluster/cluster.module.js';
+import { call, dataOf, expectError } from '../../test-support/access-fixture.js';
+import { joinNode, onlineAgent } from '../../test-support/node-fixture.js';
+import { startTestApp, type TestApp } from '../../test-support/test-app.js';
+import { ClusterModule } from '../cluster/cluster.module.js';
 import { HostModule } from './host.module.js';
 
 const INTERFACES = [

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { GuestRow } from '../../inventory/guests/guest.entity.js';
+import { GuestRow } from '../guests/guest.entity.js';
 import { HaGroupRow } from './ha-group.entity.js';
 
 /** The state a user asks for (`enabled` is taken as `started`, as PVE does). */

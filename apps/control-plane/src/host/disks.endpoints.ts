@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { endpoint, type Check } from '../../http/endpoint.js';
-import { stringParam } from '../../http/params.js';
-import { NODE } from '../nodes.endpoints.js';
+import { endpoint, type Check } from '../http/endpoint.js';
+import { stringParam } from '../http/params.js';
+import { NODE } from '../nodes/nodes.endpoints.js';
 
 /** PVE: Sys.Audit on `/` or on `/nodes/{node}`. */
 const AUDIT_DISKS: Check = {

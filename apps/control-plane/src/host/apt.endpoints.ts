@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { endpoint } from '../../http/endpoint.js';
-import { stringParam } from '../../http/params.js';
-import { MODIFY_NODE, NODE } from '../nodes.endpoints.js';
+import { endpoint } from '../http/endpoint.js';
+import { stringParam } from '../http/params.js';
+import { MODIFY_NODE, NODE } from '../nodes/nodes.endpoints.js';
 
 /** PVE's package entry: its capitalised names. */
 export const UpgradablePackageResult = z.object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { endpoint } from '../../http/endpoint.js';
-import { stringParam } from '../../http/params.js';
-import { AUDIT_NODE, MODIFY_NODE, NODE } from '../nodes.endpoints.js';
+import { endpoint } from '../http/endpoint.js';
+import { stringParam } from '../http/params.js';
+import { AUDIT_NODE, MODIFY_NODE, NODE } from '../nodes/nodes.endpoints.js';
 
 const server = (n: number) => stringParam({ description: `Name server ${n} (an IPv4 or IPv6 address).`, maxLength: 64 });
 

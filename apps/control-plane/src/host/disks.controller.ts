@@ -1,14 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { basename } from 'node:path';
-import { AgentHub } from '../../agents/agent-hub.js';
-import { Caller, type Principal } from '../../http/principal.js';
-import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
-import { Params } from '../../http/request-params.js';
-import { TaskRunner } from '../../tasks/task-runner.js';
-import { NodesService } from '../nodes.service.js';
-import { commandParams, sameName } from './command-params.js';
+import { AgentHub } from '../agents/agent-hub.js';
+import { Caller, type Principal } from '../http/principal.js';
+import { Endpoint, type ParamsOf, type ResultOf } from '../http/endpoint.js';
+import { Params } from '../http/request-params.js';
+import { TaskRunner } from '../tasks/task-runner.js';
+import { NodesService } from '../nodes/nodes.service.js';
+import { commandParams, sameName } from '../agents/command-params.js';
 import { DISKS_ENDPOINTS } from './disks.endpoints.js';
-import { HOST_READ_MS, HOST_TASK_MS } from './host-timeouts.js';
+import { HOST_READ_MS, HOST_TASK_MS } from '../agents/host-timeouts.js';
 
 type Endpoints = typeof DISKS_ENDPOINTS;
 

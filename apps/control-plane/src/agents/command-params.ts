@@ -1,5 +1,5 @@
 import { COMMANDS, type CommandName, type ParamsOf } from '@corral/protocol';
-import { ApiError, type ParamProblem } from '../../errors/api-error.js';
+import { ApiError, type ParamProblem } from '../errors/api-error.js';
 
 /**
  * Checks what an endpoint will send to the agent against the command's own schema, before anything

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, Not, type EntityManager } from 'typeorm';
-import { GuestRow } from '../../inventory/guests/guest.entity.js';
+import { GuestRow } from '../guests/guest.entity.js';
 import { HaGroupRow } from './ha-group.entity.js';
 import { HaResourceRow } from './ha-resource.entity.js';
 

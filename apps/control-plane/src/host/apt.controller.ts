@@ -1,13 +1,13 @@
 import { Controller } from '@nestjs/common';
-import { AgentHub } from '../../agents/agent-hub.js';
-import { Caller, type Principal } from '../../http/principal.js';
-import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
-import { Params } from '../../http/request-params.js';
-import { TaskRunner } from '../../tasks/task-runner.js';
-import { NodesService } from '../nodes.service.js';
+import { AgentHub } from '../agents/agent-hub.js';
+import { Caller, type Principal } from '../http/principal.js';
+import { Endpoint, type ParamsOf, type ResultOf } from '../http/endpoint.js';
+import { Params } from '../http/request-params.js';
+import { TaskRunner } from '../tasks/task-runner.js';
+import { NodesService } from '../nodes/nodes.service.js';
 import { APT_ENDPOINTS } from './apt.endpoints.js';
-import { commandParams, sameName } from './command-params.js';
-import { HOST_READ_MS, HOST_TASK_MS } from './host-timeouts.js';
+import { commandParams, sameName } from '../agents/command-params.js';
+import { HOST_READ_MS, HOST_TASK_MS } from '../agents/host-timeouts.js';
 
 type Endpoints = typeof APT_ENDPOINTS;
 

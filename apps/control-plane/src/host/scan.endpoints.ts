@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { endpoint, type Check } from '../../http/endpoint.js';
-import { AUDIT_NODE, NODE } from '../nodes.endpoints.js';
+import { endpoint, type Check } from '../http/endpoint.js';
+import { AUDIT_NODE, NODE } from '../nodes/nodes.endpoints.js';
 
 /** PVE's scans need Datastore.Allocate on `/storage`: they serve creating storage. */
 const ALLOCATE_STORAGE: Check = { kind: 'privileges', path: '/storage', privileges: ['Datastore.Allocate'] };

@@ -1,10 +1,10 @@
 import { Controller } from '@nestjs/common';
 import type { StorageScan } from '@corral/protocol';
-import { AgentHub } from '../../agents/agent-hub.js';
-import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
-import { Params } from '../../http/request-params.js';
-import { NodesService } from '../nodes.service.js';
-import { HOST_READ_MS } from './host-timeouts.js';
+import { AgentHub } from '../agents/agent-hub.js';
+import { Endpoint, type ParamsOf, type ResultOf } from '../http/endpoint.js';
+import { Params } from '../http/request-params.js';
+import { NodesService } from '../nodes/nodes.service.js';
+import { HOST_READ_MS } from '../agents/host-timeouts.js';
 import { SCAN_ENDPOINTS } from './scan.endpoints.js';
 
 type Endpoints = typeof SCAN_ENDPOINTS;
