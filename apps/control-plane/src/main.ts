@@ -3,6 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { fileURLToPath } from 'node:url';
 import { AppModule } from './app.module.js';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { createDataSource } from './data-source.js';
 import { openDatabase } from './database/database.js';
 import { closeGracefully } from './http/close-gracefully.js';
 import { createApp } from './http/create-app.js';
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   try {
     const build = await readBuildInfo(fileURLToPath(new URL('./build-info.json', import.meta.url)));
     const tls = await loadTlsMaterial(config);
-    const database = await openDatabase(config, logger);
+    const database = await openDatabase(config, logger, createDataSource);
     let app: NestFastifyApplication;
     try {
       app = await createApp(AppModule.register({ config, logger, dataSource: database.dataSource, build, fingerprint: tls.fingerprint }), { tls, logger, accessLog });

@@ -1,5 +1,5 @@
 import { createDatabase, databaseUrl, TestPostgres } from '@corral/testing';
-import { createDataSource } from '../src/database/data-source.js';
+import { createDataSource } from '../src/data-source.js';
 import { migrate } from '../src/database/migrate.js';
 import { TEMPLATE_HANDOVER } from './test-database.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
-import { CoreModule } from '../src/http/core.module.js';
+import { CoreModule } from '../src/core.module.js';
 import { createApp } from '../src/http/create-app.js';
 import { loadTlsMaterial } from '../src/tls/certificate.js';
 import { testDataSource } from './test-database.js';

@@ -1,6 +1,6 @@
 import { createDatabase, databaseUrl, dropDatabase, testPostgres } from '@corral/testing';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../src/database/data-source.js';
+import { createDataSource } from '../src/data-source.js';
 
 export const TEMPLATE_HANDOVER = 'CORRAL_TEST_TEMPLATE';
 

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { integerParam, listParam, stringParam } from '../http/params.js';
+import { integerParam, stringParam } from '../http/params.js';
 
 /** Parameters and errors shared by the access API. */
 
@@ -32,16 +31,3 @@ export const commentParam = () => stringParam({ description: 'A free-form commen
 /** Epoch seconds; 0 = never (PVE's `expire`). */
 export const expireParam = (description = 'Expiry as epoch seconds; 0 means never.') => integerParam({ description, min: 0 });
 
-/** A list given as a comma (or space, semicolon) separated string, repeated keys, or a JSON array: PVE's `-list` formats. */
-export function commaListParam<T extends z.ZodType>(item: T, description: string) {
-  return z
-    .preprocess(
-      (value) => (Array.isArray(value) ? value.flatMap(split) : typeof value === 'string' ? split(value) : value),
-      listParam(item, { description }),
-    )
-    .meta({ description });
-}
-
-function split(value: unknown): unknown[] {
-  return typeof value === 'string' ? value.split(/[,;\s]+/).filter(Boolean) : [value];
-}

@@ -5,7 +5,7 @@ import type { WebSocket } from 'ws';
 import { ApiError } from '../errors/api-error.js';
 import { WebSocketUpgrades, type Upgrade } from '../http/websocket-upgrades.js';
 import { LOGGER } from '../logging/loggers.js';
-import { NodeView } from '../nodes/node-view.js';
+import { NodeView } from '../inventory/nodes/node-view.js';
 import { AgentConnection, type ConnectionEvents } from './agent-connection.js';
 import { AgentLink } from './agent-link.js';
 import { AgentReports, type GuestListener } from './agent-reports.js';

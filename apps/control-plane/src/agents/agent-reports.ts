@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EventFrame, GuestRuntime, ReportFrame } from '@corral/protocol';
 import { DataSource, type EntityManager } from 'typeorm';
 import { recordEvent } from '../events/record-event.js';
-import { NodeView } from '../nodes/node-view.js';
+import { NodeView } from '../inventory/nodes/node-view.js';
 import type { NodeFrames } from './agent-link.js';
 
 /** What the guests area does with an agent's guest frames (`AgentHub.onGuests`). */

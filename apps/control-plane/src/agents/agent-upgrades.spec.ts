@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { pino } from 'pino';
 import { sha256 } from '../access/auth/authenticator.js';
 import type { Upgrade } from '../http/websocket-upgrades.js';
-import type { NodesRepository } from '../nodes/nodes.repository.js';
+import type { NodesRepository } from '../inventory/nodes/nodes.repository.js';
 import { AgentUpgrades, remoteAddress } from './agent-upgrades.js';
 
 const CREDENTIAL = 'c'.repeat(43);

@@ -4,7 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { sha256 } from '../access/auth/authenticator.js';
 import { refuseUpgrade, type Upgrade } from '../http/websocket-upgrades.js';
 import { LOGGER } from '../logging/loggers.js';
-import { NodesRepository } from '../nodes/nodes.repository.js';
+import { NodesRepository } from '../inventory/nodes/nodes.repository.js';
 
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 const AUTHORIZATION = /^CorralNode ([^:\s]+):(\S+)$/;

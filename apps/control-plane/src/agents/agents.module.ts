@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
-import { NodeView } from '../nodes/node-view.js';
-import { NodesRepository } from '../nodes/nodes.repository.js';
+import { InventoryModule } from '../inventory/inventory.module.js';
 import { AgentHub } from './agent-hub.js';
 import { AgentLeases } from './agent-leases.js';
 import { AgentReports } from './agent-reports.js';
 import { AgentStreams } from './agent-streams.js';
 import { AgentUpgrades } from './agent-upgrades.js';
+import { GuestReports } from './guest-reports.js';
 import { NodeLiveness } from './node-liveness.js';
 
-/** The agent hub and the in-memory node view it keeps current: every area that talks to nodes uses them. */
-@Module({ providers: [AgentHub, AgentLeases, AgentReports, AgentStreams, AgentUpgrades, NodeLiveness, NodeView, NodesRepository], exports: [AgentHub, AgentLeases, NodeView, NodesRepository] })
+/** The agent hub, which keeps the inventory's node and guest views current: every area that talks to nodes uses it. */
+@Module({ imports: [InventoryModule], providers: [AgentHub, AgentLeases, AgentReports, AgentStreams, AgentUpgrades, GuestReports, NodeLiveness], exports: [AgentHub, AgentLeases] })
 export class AgentsModule {}

@@ -1,11 +1,10 @@
 import { BackupMode, StorageId, type BackupCompression } from '@corral/protocol';
 import type { PruneOptions } from '@corral/pve-formats';
 import { z } from 'zod';
-import { commaListParam } from '../access/access-params.js';
 import { badParam } from '../errors/resource-errors.js';
-import { booleanParam, integerParam, stringParam } from '../http/params.js';
+import { booleanParam, commaListParam, integerParam, stringParam } from '../http/params.js';
 import { VMID_PARAM } from '../guests/guest.endpoints.js';
-import { poolidParam } from '../pools/pool-params.js';
+import { poolidParam } from '../inventory/pools/pool-params.js';
 import { pruneOptionsOf } from '../storage/storage-config.js';
 
 /*

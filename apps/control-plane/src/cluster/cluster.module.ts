@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
-import { GuestsModule } from '../guests/guests.module.js';
+import { InventoryModule } from '../inventory/inventory.module.js';
 import { JoinController } from './join/join.controller.js';
 import { JoinService } from './join/join.service.js';
 import { JoinTokensController } from './join-tokens/join-tokens.controller.js';
@@ -13,7 +13,7 @@ import { ClusterStatusController } from './status/cluster-status.controller.js';
 
 /** `/cluster/...`: the cluster's status and resources, nextid, and joining nodes (join tokens and the join itself). */
 @Module({
-  imports: [AgentsModule, GuestsModule],
+  imports: [InventoryModule, AgentsModule],
   controllers: [ClusterStatusController, JoinTokensController, JoinController, ResourcesController],
   providers: [JoinTokensService, JoinTokensRepository, JoinService, ResourcesService, StorageSizesOnNodes],
   exports: [ResourcesService],

@@ -3,8 +3,15 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../config/config.js';
-import { createDataSource, type DatabaseLocation } from './data-source.js';
 import { migrate } from './migrate.js';
+
+/** Where the database is: a URL (DATABASE_URL), or the embedded cluster's socket. */
+export type DatabaseLocation =
+  | { readonly url: string }
+  | { readonly host: string; readonly port: number; readonly username: string; readonly database: string };
+
+/** Makes the DataSource for a location (the app's one definition, with every entity and migration). */
+export type DataSourceFactory = (location: DatabaseLocation) => DataSource;
 
 export interface Database {
   readonly dataSource: DataSource;
@@ -15,8 +22,8 @@ export interface Database {
 const EMBEDDED_DATABASE = 'corral';
 
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL in `<data dir>/pg`; then migrates. */
-export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
-  if (config.databaseUrl !== null) return connect({ url: config.databaseUrl }, null, logger);
+export async function openDatabase(config: Config, logger: Logger, createDataSource: DataSourceFactory): Promise<Database> {
+  if (config.databaseUrl !== null) return connect(createDataSource({ url: config.databaseUrl }), null, logger);
   const cluster = await PgCluster.start({
     dir: join(config.dataDir, 'pg'),
     logFile: join(config.dataDir, 'postgres.log'),
@@ -25,15 +32,14 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
   try {
     await cluster.ensureDatabase(EMBEDDED_DATABASE);
     const { host, port, user } = cluster.connection;
-    return await connect({ host, port, username: user, database: EMBEDDED_DATABASE }, cluster, logger);
+    return await connect(createDataSource({ host, port, username: user, database: EMBEDDED_DATABASE }), cluster, logger);
   } catch (error) {
     await cluster.stop();
     throw error;
   }
 }
 
-async function connect(location: DatabaseLocation, cluster: PgCluster | null, logger: Logger): Promise<Database> {
-  const dataSource = createDataSource(location);
+async function connect(dataSource: DataSource, cluster: PgCluster | null, logger: Logger): Promise<Database> {
   await dataSource.initialize();
   try {
     const applied = await migrate(dataSource);

@@ -1,6 +1,6 @@
 import { DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { testDataSource } from '../../test-support/test-database.js';
-import { ENTITIES } from './entities.js';
+import { ENTITIES } from '../entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { pendingSchemaChanges } from './migrate.js';
 

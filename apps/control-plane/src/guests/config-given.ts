@@ -1,10 +1,8 @@
 import { SUPERUSER } from '@corral/acl';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { ApiError } from '../errors/api-error.js';
 import { badParam } from '../errors/resource-errors.js';
-import { DISK } from './formats/devices.js';
-import { ROOT_ONLY_KEYS } from './formats/qemu-keys.js';
-import { ValueError } from './formats/value-rules.js';
+import { DISK, ROOT_ONLY_KEYS, ValueError } from '@corral/pve-formats';
 import type { GuestKind } from './guest-kinds.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValueError, type ValueRule } from './formats/value-rules.js';
+import { ValueError, type ValueRule } from '@corral/pve-formats';
 
 /**
  * The parameter schemas of config keys: what a client sends (a form's text, JSON's numbers and

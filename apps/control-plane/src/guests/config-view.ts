@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flag, type ValueRule, type WireType } from './formats/value-rules.js';
+import { flag, type ValueRule, type WireType } from '@corral/pve-formats';
 import type { GuestKind } from './guest-kinds.js';
 
 /** Keys Corral writes itself into a guest's config; no config change sets them. */

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { notFound } from '../errors/resource-errors.js';
 import type { GuestKind } from './guest-kinds.js';
-import type { GuestState, GuestView } from './guest-view.js';
+import type { GuestState, GuestView } from '../inventory/guests/guest-view.js';
 
 /** The guest, or 404: unknown, another kind, or on another node (`undefined`: any node). */
 export function existingGuest(view: GuestView, kind: GuestKind, node: string | undefined, vmid: number): GuestState {

@@ -1,8 +1,6 @@
 import type { Privilege } from '@corral/acl';
 import type { GuestType } from '@corral/protocol';
-import { isMountKey, LXC_KEYS, UNSUPPORTED_LXC_KEYS } from './formats/lxc-keys.js';
-import { isNicKey, isQemuVolumeKey, QEMU_KEYS, UNSUPPORTED_QEMU_KEYS } from './formats/qemu-keys.js';
-import type { ValueRule } from './formats/value-rules.js';
+import { isMountKey, isNicKey, isQemuVolumeKey, LXC_KEYS, QEMU_KEYS, UNSUPPORTED_LXC_KEYS, UNSUPPORTED_QEMU_KEYS, type ValueRule } from '@corral/pve-formats';
 
 /** The operations every guest has, by PVE's task type of each kind. */
 export type GuestAction = 'create' | 'start' | 'stop' | 'shutdown' | 'reboot' | 'suspend' | 'resume' | 'destroy' | 'template' | 'clone' | 'config' | 'reset' | 'snapshot' | 'rollback' | 'delsnapshot' | 'migrate';

@@ -1,4 +1,4 @@
-import type { StorageRow } from '../storage/storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import { guestSpec } from './guest-spec.js';
 
 const LOCAL: StorageRow = { storage: 'local', type: 'dir', path: '/var/lib/vz', content: ['images', 'rootdir'], nodes: null, shared: false, disable: false, pruneBackups: null, isMountpoint: false };

@@ -1,13 +1,9 @@
 import type { GuestNic, GuestSpec, GuestVolume } from '@corral/protocol';
 import { ApiError } from '../errors/api-error.js';
-import type { StorageRow } from '../storage/storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import { parseVolname, storagePath, volumePath } from '../storage/volumes.js';
-import { parseDisk, parseLxcNic, parseMount, parseQemuNic, type VolumeValue } from './formats/devices.js';
-import { isMountKey } from './formats/lxc-keys.js';
-import { isNicKey, isQemuVolumeKey } from './formats/qemu-keys.js';
-import { isUnusedKey } from './formats/unused-keys.js';
-import { parseSize } from './formats/size.js';
-import type { GuestRow } from './guest.entity.js';
+import { isMountKey, isNicKey, isQemuVolumeKey, isUnusedKey, parseDisk, parseLxcNic, parseMount, parseQemuNic, parseSize, type VolumeValue } from '@corral/pve-formats';
+import type { GuestRow } from '../inventory/guests/guest.entity.js';
 
 /** PVE's defaults for what a config leaves out. */
 export const GUEST_DEFAULTS = { memoryMiB: 512, cores: 1, sockets: 1 } as const;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CommandName, LogLine, ParamsOf, ResultOf } from '@corral/protocol';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { TaskRunner } from '../tasks/task-runner.js';
 

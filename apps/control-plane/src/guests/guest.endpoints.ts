@@ -3,11 +3,11 @@ import { endpoint, type Check } from '../http/endpoint.js';
 import { booleanParam, integerParam, listParam, stringParam } from '../http/params.js';
 import { NODE } from '../nodes/nodes.endpoints.js';
 import { nodeParam } from '../nodes/node-params.js';
-import { poolidParam } from '../pools/pool-params.js';
+import { poolidParam } from '../inventory/pools/pool-params.js';
 import { configParam, configParams } from './config-params.js';
 import { configSchema } from './config-view.js';
 import { CDROM } from './create-options.js';
-import { DNS_NAME } from './formats/value-rules.js';
+import { DNS_NAME } from '@corral/pve-formats';
 import type { GuestKind } from './guest-kinds.js';
 
 export const VMID_PARAM = integerParam({ description: 'The guest id.', min: 100, max: 999_999_999 });

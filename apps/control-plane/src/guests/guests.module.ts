@@ -1,17 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
-import { HaModule } from '../cluster/ha/ha.module.js';
+import { InventoryModule } from '../inventory/inventory.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
-import { PoolMembers } from '../pools/pool-members.js';
-import { StoragesRepository } from '../storage/storages.repository.js';
 import { TasksModule } from '../tasks/tasks.module.js';
 import { GuestAgentController } from './agent/guest-agent.controller.js';
 import { GuestAgentService } from './agent/guest-agent.service.js';
 import { PendingController } from './agent/pending.controller.js';
 import { ContainerInterfaces, ContainerInterfacesController } from './lxc/container-interfaces.js';
 import { GuestTasks } from './guest-tasks.js';
-import { GuestView } from './guest-view.js';
-import { GuestsRepository } from './guests.repository.js';
 import { GuestsService } from './guests.service.js';
 import { NewGuests } from './new-guests.js';
 import { LxcController } from './lxc/lxc.controller.js';
@@ -30,11 +26,11 @@ import { SnapshotsService } from './snapshots/snapshots.service.js';
 import { CloudinitController } from './cloudinit/cloudinit.controller.js';
 import { CloudinitService } from './cloudinit/cloudinit.service.js';
 
-/** VMs and containers: `/nodes/{node}/qemu`, `/nodes/{node}/lxc`, and the guest view behind `/cluster/resources`. */
+/** VMs and containers: `/nodes/{node}/qemu` and `/nodes/{node}/lxc`. */
 @Module({
-  imports: [AgentsModule, NodesModule, TasksModule, HaModule],
+  imports: [InventoryModule, AgentsModule, NodesModule, TasksModule],
   controllers: [QemuController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController, CloudinitController, GuestAgentController, PendingController, ContainerInterfacesController],
-  providers: [GuestsService, GuestsRepository, GuestView, GuestTasks, StoragesRepository, MigrateService, ContainerMigrations, PoolMembers, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository, CloudinitService, GuestAgentService, ContainerInterfaces],
-  exports: [GuestView, GuestsRepository, StoragesRepository, GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService, ContainerMigrations],
+  providers: [GuestsService, GuestTasks, MigrateService, ContainerMigrations, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository, CloudinitService, GuestAgentService, ContainerInterfaces],
+  exports: [GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService, ContainerMigrations],
 })
 export class GuestsModule {}

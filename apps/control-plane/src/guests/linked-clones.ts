@@ -1,6 +1,5 @@
 import { parseVolname } from '../storage/volumes.js';
-import { parseDisk } from './formats/devices.js';
-import { isDiskKey } from './formats/qemu-keys.js';
+import { isDiskKey, parseDisk } from '@corral/pve-formats';
 
 /** The VMs whose disks are overlays of VM `vmid`'s images (linked clones of the template). */
 export function linkedClonesOf(vmid: number, guests: readonly { readonly vmid: number; readonly config: Readonly<Record<string, string>> }[]): number[] {

@@ -1,12 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { badParam } from '../errors/resource-errors.js';
-import type { StorageRow } from '../storage/storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import { usableStorage } from '../storage/volumes.js';
-import { formatLxcNic, formatQemuNic, formatVolume, parseDisk, parseLxcNic, parseMount, parseQemuNic, type VolumeValue } from './formats/devices.js';
-import { isNicKey } from './formats/qemu-keys.js';
-import { inAllocationOrder, newVolumeLayout } from './formats/efi-tpm-volumes.js';
-import { parseSize } from './formats/size.js';
-import { isUnusedKey } from './formats/unused-keys.js';
+import { formatLxcNic, formatQemuNic, formatVolume, inAllocationOrder, isNicKey, isUnusedKey, newVolumeLayout, parseDisk, parseLxcNic, parseMount, parseQemuNic, parseSize, type VolumeValue } from '@corral/pve-formats';
 import type { GuestKind } from './guest-kinds.js';
 import { cloudinitDrive, refuseSecondDrive } from './cloudinit/cloudinit-drive.js';
 

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
 import { permissionDenied } from '../access/auth/authorizer.js';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { alreadyExists, isUniqueViolation } from '../errors/resource-errors.js';
 import { recordEvent } from '../events/record-event.js';
-import { PoolMembers } from '../pools/pool-members.js';
+import { PoolMembers } from '../inventory/pools/pool-members.js';
 import type { GuestKind } from './guest-kinds.js';
-import { GuestView } from './guest-view.js';
-import { GuestsRepository } from './guests.repository.js';
+import { GuestView } from '../inventory/guests/guest-view.js';
+import { GuestsRepository } from '../inventory/guests/guests.repository.js';
 
 /** What locks a guest while it is made: its create, clone or restore. */
 export type MakingLock = 'create' | 'clone';

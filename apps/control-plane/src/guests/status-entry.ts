@@ -1,8 +1,7 @@
 import type { GuestStatus } from './guest.endpoints.js';
-import type { GuestState } from './guest-view.js';
+import type { GuestState } from '../inventory/guests/guest-view.js';
 import { GUEST_DEFAULTS } from './guest-spec.js';
-import { parseDisk, parseMount } from './formats/devices.js';
-import { parseSize } from './formats/size.js';
+import { parseDisk, parseMount, parseSize } from '@corral/pve-formats';
 import { guestAgentEnabled } from './agent/agent-config.js';
 
 /** The run state of a guest: live where this replica holds its agent, else as last written. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { callerName } from '../access/auth/principal.js';
+import { callerName } from './principal.js';
 import type { AccessLogDestination } from '../logging/loggers.js';
 import { pathOf } from './request-path.js';
 

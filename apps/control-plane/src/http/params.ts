@@ -50,3 +50,17 @@ function bounds(options: { min?: number; max?: number }): { minimum?: number; ma
     ...(options.max !== undefined ? { maximum: options.max } : {}),
   };
 }
+
+/** A list given as a comma (or space, semicolon) separated string, repeated keys, or a JSON array: PVE's `-list` formats. */
+export function commaListParam<T extends z.ZodType>(item: T, description: string) {
+  return z
+    .preprocess(
+      (value) => (Array.isArray(value) ? value.flatMap(split) : typeof value === 'string' ? split(value) : value),
+      listParam(item, { description }),
+    )
+    .meta({ description });
+}
+
+function split(value: unknown): unknown[] {
+  return typeof value === 'string' ? value.split(/[,;\s]+/).filter(Boolean) : [value];
+}

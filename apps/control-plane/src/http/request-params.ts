@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { TOKEN_QUERY_PARAM } from '../access/auth/credentials.js';
+import { TOKEN_QUERY_PARAM } from './credentials.js';
 import { ApiError, type ParamProblem } from '../errors/api-error.js';
 import type { EndpointDeclaration } from './endpoint.js';
 import { pathParams } from './path-template.js';

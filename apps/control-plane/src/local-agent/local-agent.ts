@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { JoinService } from '../cluster/join/join.service.js';
 import { JoinTokensService } from '../cluster/join-tokens/join-tokens.service.js';
-import { NodeView } from '../nodes/node-view.js';
+import { NodeView } from '../inventory/nodes/node-view.js';
 
 const RESTART_MS = 2000;
 const STOP_MS = 10_000;

@@ -1,6 +1,6 @@
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
 import type { FirewallAlias, FirewallRule } from '@corral/protocol';
-import { NodeRow } from './node.entity.js';
+import { NodeRow } from '../inventory/nodes/node.entity.js';
 
 /**
  * A node's firewall as the control plane keeps it (PVE's host.fw): options, rules in order (a

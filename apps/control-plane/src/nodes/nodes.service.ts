@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { notFound } from '../errors/resource-errors.js';
@@ -8,8 +8,8 @@ import { TLS_FINGERPRINT } from '../tls/certificate.js';
 import { BUILD_INFO, type BuildInfo } from '../version/build-info.js';
 import { pveManagerVersion } from '../version/version.service.js';
 import { pveNodeStatus } from './node-status.js';
-import { HOST_READ_MS } from './host/host-timeouts.js';
-import { NodeView, type NodeState } from './node-view.js';
+import { HOST_READ_MS } from '../agents/host-timeouts.js';
+import { NodeView, type NodeState } from '../inventory/nodes/node-view.js';
 import type { NodeListEntry, NodeStatusResult } from './nodes.endpoints.js';
 import type { z } from 'zod';
 

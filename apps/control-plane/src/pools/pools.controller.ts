@@ -1,5 +1,5 @@
 import { Controller, type Type } from '@nestjs/common';
-import { Caller, type Principal } from '../access/auth/principal.js';
+import { Caller, type Principal } from '../http/principal.js';
 import { Endpoint, type ParamsOf, type ResultOf } from '../http/endpoint.js';
 import { Params } from '../http/request-params.js';
 import { deletePool, deletePoolByParam, PVE_POOL_ENDPOINTS, removePoolGuest, SPEC_POOL_ENDPOINTS, updatePoolByParam, type PoolEndpoints } from './pools.endpoints.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { commaListParam, commentParam } from '../access/access-params.js';
+import { commentParam } from '../access/access-params.js';
 import { ResourceEntry } from '../cluster/resources/resources.endpoints.js';
 import { VMID_PARAM } from '../guests/guest.endpoints.js';
 import { endpoint, type Check } from '../http/endpoint.js';
-import { booleanParam, stringParam } from '../http/params.js';
-import { poolidParam } from './pool-params.js';
+import { booleanParam, commaListParam, stringParam } from '../http/params.js';
+import { poolidParam } from '../inventory/pools/pool-params.js';
 
 // PVE's pve-storage-id.
 const STORAGE_ID_PATTERN = /^[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;

@@ -6,13 +6,13 @@ import { finished } from '../../test-support/task-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { aclRows } from '../access/acl/acl.fixture.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
-import { GuestView } from '../guests/guest-view.js';
+import { GuestView } from '../inventory/guests/guest-view.js';
 import { GuestsModule } from '../guests/guests.module.js';
-import { GuestsRepository } from '../guests/guests.repository.js';
+import { GuestsRepository } from '../inventory/guests/guests.repository.js';
 import { TasksModule } from '../tasks/tasks.module.js';
-import { PoolGuestRow } from './pool-guest.entity.js';
-import { PoolMembers } from './pool-members.js';
-import { PoolRow } from './pool.entity.js';
+import { PoolGuestRow } from '../inventory/pools/pool-guest.entity.js';
+import { PoolMembers } from '../inventory/pools/pool-members.js';
+import { PoolRow } from '../inventory/pools/pool.entity.js';
 import { PoolsModule } from './pools.module.js';
 
 const MEM = 64 * 1024 * 1024;

@@ -1,10 +1,10 @@
 import { In, type EntityManager } from 'typeorm';
 import { AclEntryRow } from '../access/entities/acl-entry.entity.js';
-import { GuestRow } from '../guests/guest.entity.js';
-import { StorageRow } from '../storage/storage.entity.js';
-import { PoolGuestRow } from './pool-guest.entity.js';
-import { PoolStorageRow } from './pool-storage.entity.js';
-import { PoolRow } from './pool.entity.js';
+import { GuestRow } from '../inventory/guests/guest.entity.js';
+import { StorageRow } from '../inventory/storage/storage.entity.js';
+import { PoolGuestRow } from '../inventory/pools/pool-guest.entity.js';
+import { PoolStorageRow } from '../inventory/pools/pool-storage.entity.js';
+import { PoolRow } from '../inventory/pools/pool.entity.js';
 
 /** The pools' tables. Writes take the EntityManager of an `AccessState.write`, or of the guest change they belong to. */
 
@@ -61,11 +61,6 @@ export async function guestMemberships(db: EntityManager, vmids: readonly number
 export async function existingStorages(db: EntityManager, storages: readonly string[]): Promise<Set<string>> {
   const rows = await db.find(StorageRow, { select: { storage: true }, where: { storage: In([...storages]) } });
   return new Set(rows.map((row) => row.storage));
-}
-
-/** Puts a guest that is in no pool into one; one in a pool already is a unique violation. */
-export async function addGuest(db: EntityManager, poolid: string, vmid: number): Promise<void> {
-  await db.insert(PoolGuestRow, { vmid, poolid });
 }
 
 /** Moves a guest from the pool it is in to another. */

@@ -2,7 +2,7 @@ import { allows } from '@corral/acl';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { denial, permissionDenied } from '../access/auth/authorizer.js';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import type { AccessSnapshot } from '../access/state/access-snapshot.js';
 import { AccessState } from '../access/state/access-state.js';
 import { ResourcesService } from '../cluster/resources/resources.service.js';
@@ -10,9 +10,9 @@ import { ApiError } from '../errors/api-error.js';
 import { alreadyExists, badParam, isForeignKeyViolation, isUniqueViolation, notFound } from '../errors/resource-errors.js';
 import { LXC, QEMU } from '../guests/guest-kinds.js';
 import type { ResultOf } from '../http/endpoint.js';
+import { addGuest } from '../inventory/pools/pool-members.js';
 import type { PoolEndpoints } from './pools.endpoints.js';
 import {
-  addGuest,
   deletePool,
   dropGuests,
   dropStorages,

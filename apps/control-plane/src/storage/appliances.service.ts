@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { badParam } from '../errors/resource-errors.js';
 import type { ParamsOf, ResultOf } from '../http/endpoint.js';
 import { NodesService } from '../nodes/nodes.service.js';

@@ -1,5 +1,5 @@
 import { allows, type AccessConfig } from '@corral/acl';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { permissionDenied } from '../access/auth/authorizer.js';
 
 /**

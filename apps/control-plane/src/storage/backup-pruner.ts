@@ -3,11 +3,11 @@ import type { GuestType, StorageVolume } from '@corral/protocol';
 import { markBackupsForPrune, type PrunableBackup, type PruneOptions } from '@corral/pve-formats';
 import { AgentHub } from '../agents/agent-hub.js';
 import { badParam } from '../errors/resource-errors.js';
-import { HOST_WRITE_MS } from '../nodes/host/host-timeouts.js';
+import { HOST_WRITE_MS } from '../agents/host-timeouts.js';
 import type { PruneEntry } from './prune-backups.endpoints.js';
 import { pruneOptionsOf } from './storage-config.js';
 import { STORAGE_READ_MS } from './storage-space.js';
-import type { StorageRow } from './storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import { parseVolname, volnameOn } from './volumes.js';
 
 /** Which backups a prune considers: of one guest, of one type of guest, or all. */

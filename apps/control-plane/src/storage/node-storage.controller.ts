@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { Caller, type Principal } from '../access/auth/principal.js';
+import { Caller, type Principal } from '../http/principal.js';
 import { Endpoint, type ParamsOf, type ResultOf } from '../http/endpoint.js';
 import { Uploaded, type UploadedFile } from '../http/multipart-upload.js';
 import { Params } from '../http/request-params.js';

@@ -1,8 +1,7 @@
 import { ChecksumAlgorithm, ContentKind } from '@corral/protocol';
 import { z } from 'zod';
-import { commaListParam } from '../access/access-params.js';
 import { endpoint } from '../http/endpoint.js';
-import { booleanParam, integerParam, stringParam } from '../http/params.js';
+import { booleanParam, commaListParam, integerParam, stringParam } from '../http/params.js';
 import { nodeParam } from '../nodes/node-params.js';
 import { NODE } from '../nodes/nodes.endpoints.js';
 import { AUDIT_STORAGE, CONTENT_FILTERS, ContentEntry, STORAGE, StorageStatusEntry } from './storage.endpoints.js';

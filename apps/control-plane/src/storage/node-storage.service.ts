@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import type { ParamsOf, ResultOf } from '../http/endpoint.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import type { NODE_STORAGE_ENDPOINTS } from './node-storage.endpoints.js';
 import { availableOn } from './storage-config.js';
 import { StorageSpace, statusEntry } from './storage-space.js';
-import { StoragesRepository } from './storages.repository.js';
+import { StoragesRepository } from '../inventory/storage/storages.repository.js';
 import { StoragesService } from './storages.service.js';
 
 type Endpoints = typeof NODE_STORAGE_ENDPOINTS;

@@ -6,7 +6,7 @@ import { finished } from '../../test-support/task-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { BackupPruner, PRUNE_FAILED } from './backup-pruner.js';
-import { StoragesRepository } from './storages.repository.js';
+import { StoragesRepository } from '../inventory/storage/storages.repository.js';
 import { StorageModule } from './storage.module.js';
 
 const PASSWORD = 'prune-password';

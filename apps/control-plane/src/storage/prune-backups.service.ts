@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
 import type { PruneOptions } from '@corral/pve-formats';
 import { permissionDenied } from '../access/auth/authorizer.js';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { ApiError } from '../errors/api-error.js';
@@ -14,7 +14,7 @@ import { mayRemoveBackups } from './backup-permissions.js';
 import type { PRUNE_BACKUPS_ENDPOINTS, PruneEntry } from './prune-backups.endpoints.js';
 import { pruneOptionsOf } from './storage-config.js';
 import { StorageSpace } from './storage-space.js';
-import type { StorageRow } from './storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import { StoragesService } from './storages.service.js';
 
 type Endpoints = typeof PRUNE_BACKUPS_ENDPOINTS;

@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import { AgentHub } from '../agents/agent-hub.js';
 import { ApiError } from '../errors/api-error.js';
 import { LOGGER } from '../logging/loggers.js';
-import { HOST_WRITE_MS } from '../nodes/host/host-timeouts.js';
-import { StoragesRepository } from './storages.repository.js';
+import { HOST_WRITE_MS } from '../agents/host-timeouts.js';
+import { StoragesRepository } from '../inventory/storage/storages.repository.js';
 import { availableOn } from './storage-config.js';
-import type { StorageRow } from './storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import { StorageSpace } from './storage-space.js';
 
 /**

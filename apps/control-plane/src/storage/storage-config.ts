@@ -1,9 +1,8 @@
 import { HostFilePath } from '@corral/protocol';
-import { formatPruneOptions, parsePruneOptions, PruneOptionsError, type PruneOptions } from '@corral/pve-formats';
+import { configDigest, formatPruneOptions, parsePruneOptions, type PruneOptions, PruneOptionsError } from '@corral/pve-formats';
 import type { z } from 'zod';
 import { badParam } from '../errors/resource-errors.js';
-import { configDigest } from '../guests/config-digest.js';
-import { CONTENT_KINDS, StorageRow, type ContentKind } from './storage.entity.js';
+import { CONTENT_KINDS, StorageRow, type ContentKind } from '../inventory/storage/storage.entity.js';
 import type { DELETABLE_SETTINGS, StorageConfigEntry, StorageSettingParams } from './storage.endpoints.js';
 
 type DeletableSetting = (typeof DELETABLE_SETTINGS)[number];

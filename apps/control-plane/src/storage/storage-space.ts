@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { AgentHub } from '../agents/agent-hub.js';
 import { LOGGER } from '../logging/loggers.js';
-import { NodeView } from '../nodes/node-view.js';
+import { NodeView } from '../inventory/nodes/node-view.js';
 import { availableOn, contentText } from './storage-config.js';
-import type { StorageRow } from './storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import type { StorageStatusEntry } from './storage.endpoints.js';
 
 /** How long a node may take to report a storage's space or list its files. */

@@ -1,8 +1,7 @@
 import { ContentKind, StorageId } from '@corral/protocol';
 import { z } from 'zod';
-import { commaListParam } from '../access/access-params.js';
 import { endpoint, type Check } from '../http/endpoint.js';
-import { booleanParam, integerParam, stringParam } from '../http/params.js';
+import { booleanParam, commaListParam, integerParam, stringParam } from '../http/params.js';
 import { nodeParam } from '../nodes/node-params.js';
 
 /*

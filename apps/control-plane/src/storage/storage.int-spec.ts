@@ -5,8 +5,8 @@ import { joinNode, onlineAgent } from '../../test-support/node-fixture.js';
 import { finished } from '../../test-support/task-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
-import { GuestView } from '../guests/guest-view.js';
-import { GuestsRepository } from '../guests/guests.repository.js';
+import { GuestView } from '../inventory/guests/guest-view.js';
+import { GuestsRepository } from '../inventory/guests/guests.repository.js';
 import { PoolsModule } from '../pools/pools.module.js';
 import { StorageModule } from './storage.module.js';
 

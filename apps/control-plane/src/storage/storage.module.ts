@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
-import { GuestsModule } from '../guests/guests.module.js';
+import { InventoryModule } from '../inventory/inventory.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
 import { TasksModule } from '../tasks/tasks.module.js';
 import { AppliancesService } from './appliances.service.js';
@@ -24,7 +24,7 @@ import { VolumesService } from './volumes.service.js';
  * node by its agent, with uploads and downloads into them. Exports the pruner, which backups use to apply a storage's retention.
  */
 @Module({
-  imports: [AgentsModule, NodesModule, TasksModule, GuestsModule],
+  imports: [InventoryModule, AgentsModule, NodesModule, TasksModule],
   controllers: [StorageController, NodeStorageController, PruneBackupsController, DownloadsController],
   providers: [StoragesService, NodeStorageService, VolumesService, VolumeUploadService, VolumeDownloadService, ApplianceIndex, AppliancesService, StorageSpace, StorageActivation, BackupPruner, PruneBackupsService],
   exports: [BackupPruner],

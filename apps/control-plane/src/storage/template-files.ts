@@ -1,6 +1,6 @@
 import type { ParamsOf } from '@corral/protocol';
 import { badParam } from '../errors/resource-errors.js';
-import type { StorageRow } from './storage.entity.js';
+import type { StorageRow } from '../inventory/storage/storage.entity.js';
 
 /*
  * Files that uploads and downloads put into a directory storage, named as PVE names them: ISO

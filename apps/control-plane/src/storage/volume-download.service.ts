@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { downloadRefusal, literalHost } from '@corral/outbound-address';
 import type { ResultOf as CommandResult } from '@corral/protocol';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { badParam } from '../errors/resource-errors.js';
 import type { ParamsOf } from '../http/endpoint.js';
-import { commandParams, sameName } from '../nodes/host/command-params.js';
+import { commandParams, sameName } from '../agents/command-params.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import { TaskRunner } from '../tasks/task-runner.js';
 import { MAX_DOWNLOAD_BYTES, type DOWNLOAD_ENDPOINTS } from './downloads.endpoints.js';

@@ -3,11 +3,11 @@ import { UploadStreamReady, type LogLine, type ParamsOf, type UploadStreamEnd } 
 import { randomUUID } from 'node:crypto';
 import { finished } from 'node:stream/promises';
 import type { RawData, WebSocket } from 'ws';
-import type { Principal } from '../access/auth/principal.js';
+import type { Principal } from '../http/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import type { ParamsOf as EndpointParams } from '../http/endpoint.js';
 import { tooLarge, type UploadedFile } from '../http/multipart-upload.js';
-import { commandParams, sameName } from '../nodes/host/command-params.js';
+import { commandParams, sameName } from '../agents/command-params.js';
 import { TaskRunner } from '../tasks/task-runner.js';
 import { MAX_UPLOAD_BYTES, type NODE_STORAGE_ENDPOINTS } from './node-storage.endpoints.js';
 import { StoragesService } from './storages.service.js';

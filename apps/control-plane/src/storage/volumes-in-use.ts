@@ -1,8 +1,5 @@
-import type { GuestRow } from '../guests/guest.entity.js';
-import { parseDisk, parseMount } from '../guests/formats/devices.js';
-import { isMountKey } from '../guests/formats/lxc-keys.js';
-import { isQemuVolumeKey } from '../guests/formats/qemu-keys.js';
-import { isUnusedKey } from '../guests/formats/unused-keys.js';
+import type { GuestRow } from '../inventory/guests/guest.entity.js';
+import { isMountKey, isQemuVolumeKey, isUnusedKey, parseDisk, parseMount } from '@corral/pve-formats';
 import { parseVolname } from './volumes.js';
 
 /** A volume a guest's configuration names: as a disk, CD-ROM, root or mount point, unused volume, or as the base image of a linked clone's disk. */

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
 import { badParam, notFound } from '../errors/resource-errors.js';
-import type { ContentKind, StorageRow } from './storage.entity.js';
+import type { ContentKind, StorageRow } from '../inventory/storage/storage.entity.js';
 
 /*
  * Volumes on directory storages, named as PVE names them: `<vmid>/vm-<vmid>-disk-<n>.<format>`

@@ -3,7 +3,7 @@ import type { CommandName, LogLine, ParamsOf } from '@corral/protocol';
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { callerName, type Principal } from '../access/auth/principal.js';
+import { callerName, type Principal } from '../http/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { DatabaseNotifications } from '../database/notifications.js';
 import { LOGGER } from '../logging/loggers.js';

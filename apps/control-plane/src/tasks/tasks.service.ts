@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { allows, type Privilege } from '@corral/acl';
-import { callerName, type Principal } from '../access/auth/principal.js';
+import { callerName, type Principal } from '../http/principal.js';
 import { permissionDenied } from '../access/auth/authorizer.js';
 import { AccessState } from '../access/state/access-state.js';
 import { badParam, notFound } from '../errors/resource-errors.js';

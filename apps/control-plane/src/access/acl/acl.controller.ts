@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
-import { Caller, type Principal } from '../auth/principal.js';
+import { Caller, type Principal } from '../../http/principal.js';
 import { addAcl, listAcl, removeAcl, updateAcl } from './acl.endpoints.js';
 import { AclService } from './acl.service.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
-import { booleanParam, stringParam } from '../../http/params.js';
-import { commaListParam, groupidParam, roleidParam, useridParam } from '../access-params.js';
+import { booleanParam, commaListParam, stringParam } from '../../http/params.js';
+import { groupidParam, roleidParam, useridParam } from '../access-params.js';
 import { fullTokenidParam } from '../full-tokenid.js';
 
 export const AclListing = z.object({

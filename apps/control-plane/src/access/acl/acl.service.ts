@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { ApiError, type ParamProblem } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
 import { denial, permissionDenied, type CheckContext } from '../auth/authorizer.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { AccessState } from '../state/access-state.js';
 import type { AclListing } from './acl.endpoints.js';
 import { deleteEntries, lockReferences, upsertEntries, type AclReferences, type FoundReferences } from './acl.repository.js';

@@ -9,7 +9,7 @@ import { startTestApp, TEST_ROOT_PASSWORD, type TestApp } from '../../../test-su
 import { Endpoint, endpoint } from '../../http/endpoint.js';
 import { TicketModule } from '../ticket/ticket.module.js';
 import { hashPassword } from './passwords.js';
-import { Caller, type Principal } from './principal.js';
+import { Caller, type Principal } from '../../http/principal.js';
 import { signTicket } from './tickets.js';
 
 const whoami = endpoint({

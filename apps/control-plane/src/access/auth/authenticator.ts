@@ -7,11 +7,11 @@ import { UserRow } from '../entities/user.entity.js';
 import type { AccessSnapshot, UserState } from '../state/access-snapshot.js';
 import { AccessState } from '../state/access-state.js';
 import { BearerTokens } from './bearer-tokens.js';
-import type { Credentials } from './credentials.js';
+import type { Credentials } from '../../http/credentials.js';
 import { HashingSlots } from './hashing-slots.js';
 import { LoginThrottle } from './login-throttle.js';
 import { verifyPassword } from './passwords.js';
-import type { AuthMethod, Principal } from './principal.js';
+import type { AuthMethod, Principal } from '../../http/principal.js';
 import { ticketTime, verifyCsrfToken, verifyTicket } from './tickets.js';
 import { TicketKeys } from './ticket-keys.js';
 

@@ -1,7 +1,7 @@
 import { BUILT_IN_ROLES, type AclEntry } from '@corral/acl';
 import type { AccessSnapshot } from '../state/access-snapshot.js';
 import { denial, permissionDenied } from './authorizer.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../../http/principal.js';
 
 function snapshot(acl: AclEntry[], groupsOf: Record<string, string[]> = {}): AccessSnapshot {
   const users = new Map(Object.entries(groupsOf).map(([userid, groups]) => [userid, { userid, realm: 'pve', enable: true, expire: 0, passwordHash: null, groups }]));

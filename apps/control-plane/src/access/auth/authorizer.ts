@@ -3,7 +3,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { realmOf } from '../access-params.js';
 import type { Check } from '../../http/endpoint.js';
 import type { AccessSnapshot } from '../state/access-snapshot.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../../http/principal.js';
 
 /** Why a check failed, for the reason phrase: PVE's `Permission check failed (/vms/100, VM.PowerMgmt)`. */
 export interface Denial {

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { ParamsOf, ResultOf } from '../../http/endpoint.js';
 import { alreadyExists, isUniqueViolation, notFound } from '../../errors/resource-errors.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { AccessState } from '../state/access-state.js';
 import type { createGroup, getGroup, listGroups, updateGroup } from './groups.endpoints.js';
 import { deleteGroup, insertGroup, readGroups, updateGroup as updateGroupRow } from './groups.repository.js';

@@ -5,7 +5,7 @@ import { AUDIT_ACCESS } from '../acl/acl.service.js';
 import { splitFullTokenid } from '../full-tokenid.js';
 import { principalOf } from '../auth/authenticator.js';
 import { denial, permissionDenied } from '../auth/authorizer.js';
-import { callerName, type Principal } from '../auth/principal.js';
+import { callerName, type Principal } from '../../http/principal.js';
 import type { AccessSnapshot } from '../state/access-snapshot.js';
 import { AccessState } from '../state/access-state.js';
 import { permissionMap, privilegeFlags, type PrivilegeFlags } from './permission-map.js';

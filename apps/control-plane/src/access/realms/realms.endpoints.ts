@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { deleteParam, digestParam } from '../../cluster/ha/ha-params.js';
-import { SetFlag } from '../../cluster/notifications/notification-params.js';
+import { deleteParam, digestParam, SetFlag } from '../../http/entry-changes.js';
 import { endpoint, type Check } from '../../http/endpoint.js';
 import { booleanParam, stringParam } from '../../http/params.js';
 import { commentParam, REALM_PATTERN } from '../access-params.js';

@@ -1,12 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { setAndDeleted } from '../../cluster/ha/ha-params.js';
-import { entryDigest, flag } from '../../cluster/notifications/notification-params.js';
+import { checkDigest, entryDigest, flag, setAndDeleted } from '../../http/entry-changes.js';
 import { CONFIG, type Config } from '../../config/config.js';
 import { ApiError } from '../../errors/api-error.js';
 import { alreadyExists, badParam, notFound } from '../../errors/resource-errors.js';
 import type { ParamsOf, ResultOf } from '../../http/endpoint.js';
-import { checkDigest } from '../../nodes/firewall/firewall-config.js';
 import { RealmRow } from '../entities/realm.entity.js';
 import { UserRow } from '../entities/user.entity.js';
 import { AccessState } from '../state/access-state.js';

@@ -1,8 +1,8 @@
 import { PRIVILEGES, type Privilege } from '@corral/acl';
 import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
-import { booleanParam } from '../../http/params.js';
-import { commaListParam, roleidParam } from '../access-params.js';
+import { booleanParam, commaListParam } from '../../http/params.js';
+import { roleidParam } from '../access-params.js';
 
 const privilege = z.enum(PRIVILEGES as readonly Privilege[] as [Privilege, ...Privilege[]], {
   error: (issue) => `unknown privilege '${String(issue.input)}'`,

@@ -8,9 +8,9 @@ import { GroupRow } from '../entities/group.entity.js';
 import { RealmRow } from '../entities/realm.entity.js';
 import { RoleRow } from '../entities/role.entity.js';
 import { UserRow } from '../entities/user.entity.js';
-import { PoolGuestRow } from '../../pools/pool-guest.entity.js';
-import { PoolStorageRow } from '../../pools/pool-storage.entity.js';
-import { PoolRow } from '../../pools/pool.entity.js';
+import { PoolGuestRow } from '../../inventory/pools/pool-guest.entity.js';
+import { PoolStorageRow } from '../../inventory/pools/pool-storage.entity.js';
+import { PoolRow } from '../../inventory/pools/pool.entity.js';
 
 export interface UserState {
   readonly userid: string;

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
 import { badParam } from '../../errors/resource-errors.js';
-import { readCredentials, TICKET_COOKIE } from '../auth/credentials.js';
+import { readCredentials, TICKET_COOKIE } from '../../http/credentials.js';
 import { TICKET_LIFETIME_S } from '../auth/tickets.js';
 import { createTicket, getTicket } from './ticket.endpoints.js';
 import { TicketService } from './ticket.service.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { endpoint, type Check } from '../../http/endpoint.js';
-import { booleanParam, stringParam } from '../../http/params.js';
-import { commaListParam, commentParam, expireParam, tokenidParam, useridParam } from '../access-params.js';
+import { booleanParam, commaListParam, stringParam } from '../../http/params.js';
+import { commentParam, expireParam, tokenidParam, useridParam } from '../access-params.js';
 
 /** PVE's `userid-param self` OR `userid-group [User.Modify]`, on every token endpoint. */
 export const MANAGE_TOKENS: Check = {

@@ -2,7 +2,7 @@ import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { Endpoint, type ParamsOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
-import { Caller, type Principal } from '../auth/principal.js';
+import { Caller, type Principal } from '../../http/principal.js';
 import { changePassword } from './password.endpoints.js';
 import { PasswordService } from './password.service.js';
 

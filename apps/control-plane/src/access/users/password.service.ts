@@ -6,7 +6,7 @@ import { badParam, notFound } from '../../errors/resource-errors.js';
 import { Authenticator } from '../auth/authenticator.js';
 import { permissionDenied } from '../auth/authorizer.js';
 import { hashPassword } from '../auth/passwords.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { AccessState } from '../state/access-state.js';
 import type { changePassword } from './password.endpoints.js';
 import { setPasswordHash } from './users.repository.js';

@@ -1,5 +1,5 @@
-import { booleanParam, stringParam } from '../../http/params.js';
-import { commaListParam, commentParam, expireParam, groupidParam } from '../access-params.js';
+import { booleanParam, commaListParam, stringParam } from '../../http/params.js';
+import { commentParam, expireParam, groupidParam } from '../access-params.js';
 
 /** The user fields `POST /access/users` and `PUT /access/users/{userid}` share, in PVE's formats. */
 

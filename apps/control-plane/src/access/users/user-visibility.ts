@@ -1,5 +1,5 @@
 import { allows, type Privilege } from '@corral/acl';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import type { AccessSnapshot } from '../state/access-snapshot.js';
 
 const SEE_USERS: readonly Privilege[] = ['User.Modify', 'Sys.Audit'];

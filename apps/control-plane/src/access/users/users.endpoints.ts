@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { endpoint, type Check } from '../../http/endpoint.js';
-import { booleanParam } from '../../http/params.js';
-import { commaListParam, useridParam } from '../access-params.js';
+import { booleanParam, commaListParam } from '../../http/params.js';
+import { useridParam } from '../access-params.js';
 import { passwordParam, TEXT_FIELDS, userFieldParams } from './user-params.js';
 
 const flag = () => z.union([z.literal(0), z.literal(1)]);

@@ -5,7 +5,7 @@ import type { ParamsOf, ResultOf } from '../../http/endpoint.js';
 import { realmOf } from '../access-params.js';
 import { alreadyExists, badParam, isUniqueViolation, notFound } from '../../errors/resource-errors.js';
 import { hashPassword } from '../auth/passwords.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import type { UserRow } from '../entities/user.entity.js';
 import { AccessState } from '../state/access-state.js';
 import { TEXT_FIELDS, type TextField } from './user-params.js';

@@ -1,12 +1,12 @@
 import { nextRun, parseCalendarEvent } from '@corral/pve-formats';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { SYSTEM_CALLER } from '../../access/auth/principal.js';
+import { SYSTEM_CALLER } from '../../http/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { AgentHub } from '../../agents/agent-hub.js';
-import { GuestView } from '../../guests/guest-view.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
 import { LOGGER } from '../../logging/loggers.js';
-import { NodeView } from '../../nodes/node-view.js';
+import { NodeView } from '../../inventory/nodes/node-view.js';
 import { selects } from '../backup-selection.js';
 import { vzdumpOptionsOf, type VzdumpOptions } from '../vzdump-params.js';
 import { VzdumpService } from '../vzdump.service.js';

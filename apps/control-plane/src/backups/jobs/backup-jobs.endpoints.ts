@@ -1,8 +1,7 @@
 import { CalendarEventError, parseCalendarEvent } from '@corral/pve-formats';
 import { z } from 'zod';
-import { commaListParam } from '../../access/access-params.js';
 import { endpoint, type Check } from '../../http/endpoint.js';
-import { booleanParam, stringParam } from '../../http/params.js';
+import { booleanParam, commaListParam, stringParam } from '../../http/params.js';
 import { nodeParam } from '../../nodes/node-params.js';
 import { VZDUMP_PARAMS } from '../vzdump-params.js';
 

@@ -4,7 +4,7 @@ import { joinNode } from '../../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { ClusterModule } from '../../cluster/cluster.module.js';
 import { PoolsModule } from '../../pools/pools.module.js';
-import { StorageRow } from '../../storage/storage.entity.js';
+import { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { BackupJobRow } from './backup-job.entity.js';
 import type { BackupJobEntry } from './backup-jobs.endpoints.js';
 import { BackupJobsModule } from './backup-jobs.module.js';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { NodeRow } from '../../nodes/node.entity.js';
-import { PoolRow } from '../../pools/pool.entity.js';
-import { StorageRow } from '../../storage/storage.entity.js';
+import { NodeRow } from '../../inventory/nodes/node.entity.js';
+import { PoolRow } from '../../inventory/pools/pool.entity.js';
+import { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { BackupJobRunRow } from './backup-job-run.entity.js';
 import { BackupJobRow } from './backup-job.entity.js';
 

@@ -1,6 +1,6 @@
 import { Controller, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Caller, type Principal } from '../../access/auth/principal.js';
+import { Caller, type Principal } from '../../http/principal.js';
 import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
 import { CLUSTER_EVENTS_ENDPOINTS } from './cluster-events.endpoints.js';

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { commaListParam } from '../../access/access-params.js';
 import { EventEntry } from '../../events/event-entry.js';
 import { ALL_EVENT_KINDS } from '../../events/event.entity.js';
 import { VMID_PARAM } from '../../guests/guest.endpoints.js';
 import { endpoint } from '../../http/endpoint.js';
-import { integerParam } from '../../http/params.js';
+import { commaListParam, integerParam } from '../../http/params.js';
 import { nodeParam } from '../../nodes/node-params.js';
 
 /** The most events one JSON answer carries. */

@@ -1,6 +1,6 @@
 import { allows } from '@corral/acl';
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { badParam } from '../../errors/resource-errors.js';
 import { checkCursor } from '../../events/event-cursor.js';

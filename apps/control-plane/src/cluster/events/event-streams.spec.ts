@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { EventEntry } from '../../events/event-entry.js';
 import type { ClusterEventsService } from './cluster-events.service.js';

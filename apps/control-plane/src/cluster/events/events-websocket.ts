@@ -4,7 +4,7 @@ import { Authenticator } from '../../access/auth/authenticator.js';
 import { AccessState } from '../../access/state/access-state.js';
 import type { EventEntry } from '../../events/event-entry.js';
 import type { ParamsOf } from '../../http/endpoint.js';
-import { admit } from '../../http/endpoint.guard.js';
+import { admit } from '../../access/auth/endpoint.guard.js';
 import { API_PREFIX } from '../../http/endpoint-registry.js';
 import { upgradeQuery, WebSocketUpgrades, type Upgrade } from '../../http/websocket-upgrades.js';
 import { CLUSTER_EVENTS_ENDPOINTS } from './cluster-events.endpoints.js';

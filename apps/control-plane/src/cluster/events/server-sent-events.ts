@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import type { EventEntry } from '../../events/event-entry.js';
 import type { ParamsOf } from '../../http/endpoint.js';
 import type { CLUSTER_EVENTS_ENDPOINTS } from './cluster-events.endpoints.js';

@@ -1,5 +1,5 @@
 import { NODE_NAME_PATTERN } from '@corral/protocol';
-import type { HaGroupNode } from './ha-group.entity.js';
+import type { HaGroupNode } from '../../inventory/ha/ha-group.entity.js';
 
 /** An HA group's `nodes` that does not parse: the message says which item and why. */
 export class GroupNodesError extends Error {}

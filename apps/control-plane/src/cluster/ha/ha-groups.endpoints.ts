@@ -3,7 +3,8 @@ import { commentParam } from '../../access/access-params.js';
 import { endpoint } from '../../http/endpoint.js';
 import { booleanParam, stringParam } from '../../http/params.js';
 import { GroupNodesError, parseGroupNodes } from './ha-group-nodes.js';
-import { deleteParam, digestParam, groupNameParam, MAY_AUDIT, MAY_CONFIGURE } from './ha-params.js';
+import { groupNameParam, MAY_AUDIT, MAY_CONFIGURE } from './ha-params.js';
+import { deleteParam, digestParam } from '../../http/entry-changes.js';
 
 /*
  * HA groups on PVE's paths and names (`/cluster/ha/groups`; docs/ha.md "Configuration"): the

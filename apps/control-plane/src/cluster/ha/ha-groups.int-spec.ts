@@ -2,10 +2,10 @@ import { call, dataOf, expectError, type Form } from '../../../test-support/acce
 import { joinNode } from '../../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { GuestsModule } from '../../guests/guests.module.js';
-import { GuestsRepository } from '../../guests/guests.repository.js';
+import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { ClusterModule } from '../cluster.module.js';
 import { HaModule } from './ha.module.js';
-import { HaGroupRow } from './ha-group.entity.js';
+import { HaGroupRow } from '../../inventory/ha/ha-group.entity.js';
 import type { HaGroupEntry } from './ha-groups.endpoints.js';
 
 describe('HA groups API (/cluster/ha/groups)', () => {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { NodeRow } from '../../nodes/node.entity.js';
-import { HaGroupRow } from './ha-group.entity.js';
-import { HaResourceRow } from './ha-resource.entity.js';
+import { NodeRow } from '../../inventory/nodes/node.entity.js';
+import { HaGroupRow } from '../../inventory/ha/ha-group.entity.js';
+import { HaResourceRow } from '../../inventory/ha/ha-resource.entity.js';
 
 /** The ha_groups table, the nodes a group may name, and the resources that name a group. */
 @Injectable()

@@ -2,13 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../errors/api-error.js';
 import { alreadyExists, badParam, isForeignKeyViolation, isUniqueViolation, notFound } from '../../errors/resource-errors.js';
 import type { ParamsOf } from '../../http/endpoint.js';
-import { checkDigest } from '../../nodes/firewall/firewall-config.js';
-import { entryDigest, flag } from '../notifications/notification-params.js';
-import type { HaGroupNode, HaGroupRow } from './ha-group.entity.js';
+import type { HaGroupNode, HaGroupRow } from '../../inventory/ha/ha-group.entity.js';
 import { groupNodesText, parseGroupNodes } from './ha-group-nodes.js';
 import type { HaGroupEndpoints, HaGroupEntry } from './ha-groups.endpoints.js';
 import { HaGroupsRepository } from './ha-groups.repository.js';
-import { setAndDeleted } from './ha-params.js';
+import { checkDigest, entryDigest, flag, setAndDeleted } from '../../http/entry-changes.js';
 import { sidOf } from './manager/sid.js';
 
 type CreateParams = ParamsOf<HaGroupEndpoints['create']>;

@@ -3,14 +3,14 @@ import { call, dataOf, expectError } from '../../../test-support/access-fixture.
 import { joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
 import { finished } from '../../../test-support/task-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
-import { GuestRow } from '../../guests/guest.entity.js';
-import { GuestView } from '../../guests/guest-view.js';
+import { GuestRow } from '../../inventory/guests/guest.entity.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
 import { GuestsModule } from '../../guests/guests.module.js';
-import { GuestsRepository } from '../../guests/guests.repository.js';
+import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
 import { ClusterModule } from '../cluster.module.js';
 import { HaModule } from './ha.module.js';
-import { HaResourceRow } from './ha-resource.entity.js';
+import { HaResourceRow } from '../../inventory/ha/ha-resource.entity.js';
 
 describe('guests under HA: their status, and their destroy', () => {
   let t: TestApp;

@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { badParam, notFound } from '../../errors/resource-errors.js';
 import { GuestTasks } from '../../guests/guest-tasks.js';
-import { GuestView } from '../../guests/guest-view.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
 import { storageMapping } from '../../guests/migrate/migrate-plan.js';
 import { ContainerMigrations } from '../../guests/migrate/container-migrate.service.js';
 import { MigrateService } from '../../guests/migrate/migrate.service.js';
 import { runState } from '../../guests/status-entry.js';
-import { StoragesRepository } from '../../storage/storages.repository.js';
+import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
 import { HaGroupsRepository } from './ha-groups.repository.js';
 import type { GivenSid } from './ha-params.js';
-import { HaResourcesRepository } from './ha-resources.repository.js';
+import { HaResourcesRepository } from '../../inventory/ha/ha-resources.repository.js';
 import { sidOf } from './manager/sid.js';
 
 /** How long a stop before a relocation may take. */

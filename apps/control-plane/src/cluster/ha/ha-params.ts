@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { commaListParam } from '../../access/access-params.js';
 import type { Check } from '../../http/endpoint.js';
 import { stringParam } from '../../http/params.js';
 
@@ -40,14 +39,3 @@ export const resourceTypeParam = (description: string) =>
 export const groupNameParam = (description: string) =>
   stringParam({ description, maxLength: 64, pattern: /^[A-Za-z][A-Za-z0-9_-]+$/, patternHint: 'must be a letter followed by letters, digits, _ or - (at least 2 characters)' });
 
-/** `delete`: the settings a change resets, comma-separated, of those `deletable`. */
-export function deleteParam(deletable: readonly [string, ...string[]]) {
-  return commaListParam(z.enum(deletable, { error: (issue) => `cannot delete '${String(issue.input)}'` }), 'Settings to reset, comma-separated.');
-}
-
-export const digestParam = () => stringParam({ description: 'The `digest` of the read this change is based on: refused (409) if the entry changed since.', maxLength: 64 });
-
-/** A setting given both to set and in `delete`: a 400 naming `delete`. */
-export function setAndDeleted(params: Readonly<Record<string, unknown>>, deleted: readonly string[]): string | undefined {
-  return deleted.find((key) => params[key] !== undefined);
-}

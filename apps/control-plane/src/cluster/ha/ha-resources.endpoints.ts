@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { commentParam } from '../../access/access-params.js';
 import { endpoint } from '../../http/endpoint.js';
 import { integerParam } from '../../http/params.js';
-import { deleteParam, digestParam, groupNameParam, MAY_AUDIT, MAY_CONFIGURE, resourceTypeParam, sidParam } from './ha-params.js';
+import { groupNameParam, MAY_AUDIT, MAY_CONFIGURE, resourceTypeParam, sidParam } from './ha-params.js';
+import { deleteParam, digestParam } from '../../http/entry-changes.js';
 
 /*
  * HA resources on PVE's paths and names (`/cluster/ha/resources`; docs/ha.md "Configuration"):

@@ -1,12 +1,12 @@
 import { call, dataOf, expectError, type Form } from '../../../test-support/access-fixture.js';
 import { joinNode } from '../../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
-import type { GuestLock } from '../../guests/guest.entity.js';
+import type { GuestLock } from '../../inventory/guests/guest.entity.js';
 import { GuestsModule } from '../../guests/guests.module.js';
-import { GuestsRepository } from '../../guests/guests.repository.js';
+import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { ClusterModule } from '../cluster.module.js';
 import { HaModule } from './ha.module.js';
-import { HaResourceRow } from './ha-resource.entity.js';
+import { HaResourceRow } from '../../inventory/ha/ha-resource.entity.js';
 import type { HaResourceEntry } from './ha-resources.endpoints.js';
 
 describe('HA resources API (/cluster/ha/resources)', () => {

@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../errors/api-error.js';
 import { alreadyExists, badParam, isForeignKeyViolation, isUniqueViolation, notFound } from '../../errors/resource-errors.js';
-import type { GuestRow } from '../../guests/guest.entity.js';
+import type { GuestRow } from '../../inventory/guests/guest.entity.js';
 import type { ParamsOf } from '../../http/endpoint.js';
-import { entryDigest } from '../notifications/notification-params.js';
-import { checkDigest } from '../../nodes/firewall/firewall-config.js';
-import { parseSid, setAndDeleted, type GivenSid, type HaResourceType } from './ha-params.js';
+import { type GivenSid, type HaResourceType, parseSid } from './ha-params.js';
+import { checkDigest, entryDigest, setAndDeleted } from '../../http/entry-changes.js';
 import { sidOf } from './manager/sid.js';
-import type { HaRequestedState, HaResourceRow } from './ha-resource.entity.js';
+import type { HaRequestedState, HaResourceRow } from '../../inventory/ha/ha-resource.entity.js';
 import type { HaResourceEndpoints, HaResourceEntry } from './ha-resources.endpoints.js';
-import { HaResourcesRepository, type ResourceChangeContext } from './ha-resources.repository.js';
+import { HaResourcesRepository, type ResourceChangeContext } from '../../inventory/ha/ha-resources.repository.js';
 
 type CreateParams = ParamsOf<HaResourceEndpoints['create']>;
 type UpdateParams = ParamsOf<HaResourceEndpoints['update']>;

@@ -3,7 +3,7 @@ import { addUser, basic, call, dataOf, expectError, grant } from '../../../test-
 import { joinNode } from '../../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { GuestsModule } from '../../guests/guests.module.js';
-import { GuestsRepository } from '../../guests/guests.repository.js';
+import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { ClusterModule } from '../cluster.module.js';
 import { HaModule } from './ha.module.js';
 import type { HaManagerStatus, HaStatusEntry } from './ha-status.endpoints.js';

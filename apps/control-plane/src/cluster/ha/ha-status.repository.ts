@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { NodeRow } from '../../nodes/node.entity.js';
+import { NodeRow } from '../../inventory/nodes/node.entity.js';
 import { HaManagerRow } from './ha-manager.entity.js';
-import { HaResourceRow } from './ha-resource.entity.js';
+import { HaResourceRow } from '../../inventory/ha/ha-resource.entity.js';
 
 /** What the HA status shows, read at once. */
 export interface HaSnapshot {

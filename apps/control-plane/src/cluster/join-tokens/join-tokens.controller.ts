@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { Caller, callerName, type Principal } from '../../access/auth/principal.js';
+import { Caller, callerName, type Principal } from '../../http/principal.js';
 import { Endpoint, type ParamsOf, type ResultOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
 import { JOIN_TOKEN_ENDPOINTS } from './join-tokens.endpoints.js';

@@ -5,8 +5,8 @@ import { authenticationFailed, sameHex, sha256 } from '../../access/auth/authent
 import { ApiError } from '../../errors/api-error.js';
 import { alreadyExists, isUniqueViolation } from '../../errors/resource-errors.js';
 import { recordEvent } from '../../events/record-event.js';
-import { NodeView } from '../../nodes/node-view.js';
-import { NodesRepository } from '../../nodes/nodes.repository.js';
+import { NodeView } from '../../inventory/nodes/node-view.js';
+import { NodesRepository } from '../../inventory/nodes/nodes.repository.js';
 import { JoinTokensRepository } from '../join-tokens/join-tokens.repository.js';
 
 const TOKEN = /^([0-9a-f]{16})\.([A-Za-z0-9_-]{43})$/;

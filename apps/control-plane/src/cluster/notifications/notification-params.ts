@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { configDigest } from '../../guests/config-digest.js';
 import type { Check } from '../../http/endpoint.js';
 import { stringParam } from '../../http/params.js';
 
 /*
  * What the notification endpoints share (PVE's `/cluster/notifications`): their
- * permissions, as PVE's schema has them, the names of targets and matchers, and how entries show.
+ * permissions, as PVE's schema has them, the names of targets and matchers, and their `origin`.
  */
 
 const NOTIFICATIONS = '/mapping/notifications';
@@ -39,15 +38,3 @@ export const notificationNameParam = (description: string) =>
 /** PVE's `origin`: every Corral target and matcher is made by a user; there are no built-in ones. */
 export const Origin = z.literal('user-created');
 
-/** PVE shows a set flag as 1 and leaves out one that is not set. */
-export const SetFlag = z.literal(1).optional();
-
-/** `{ key: 1 }` when `set`, else nothing: how PVE shows a flag. */
-export function flag<K extends string>(key: K, set: boolean): Partial<Record<K, 1>> {
-  return (set ? { [key]: 1 } : {}) as Partial<Record<K, 1>>;
-}
-
-/** PVE's `digest` of an entry, over what a read shows (so a change of a secret's value alone leaves it as it was). */
-export function entryDigest(entry: object): string {
-  return configDigest(Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, JSON.stringify(value)])));
-}

@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { allows } from '@corral/acl';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import type { AccessSnapshot } from '../../access/state/access-snapshot.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { ApiError } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
 import type { GuestStatus } from '../../guests/guest.endpoints.js';
-import { GuestView } from '../../guests/guest-view.js';
-import { GuestsRepository } from '../../guests/guests.repository.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
+import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { statusEntry } from '../../guests/status-entry.js';
-import { NodeView } from '../../nodes/node-view.js';
-import { StoragesRepository } from '../../storage/storages.repository.js';
+import { NodeView } from '../../inventory/nodes/node-view.js';
+import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
 import type { PoolResourceEntry, ResourceEntry } from './resources.endpoints.js';
 import { StorageSizesOnNodes } from './storage-sizes.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AgentHub } from '../../agents/agent-hub.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 
 /** How long an answer is shown again: PVE's pvestatd reports the storages' space every 10 s. */
 const FRESH_MS = 10_000;

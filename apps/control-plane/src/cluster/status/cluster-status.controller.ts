@@ -3,7 +3,7 @@ import { AgentHub } from '../../agents/agent-hub.js';
 import { CONFIG, type Config } from '../../config/config.js';
 import { DatabaseNotifications } from '../../database/notifications.js';
 import { Endpoint, type ResultOf } from '../../http/endpoint.js';
-import { NodeView } from '../../nodes/node-view.js';
+import { NodeView } from '../../inventory/nodes/node-view.js';
 import { CLUSTER_STATUS_ENDPOINT } from './cluster-status.endpoints.js';
 
 /** `GET /cluster/status` (spec 2.1), from the in-memory node view. */

@@ -6,8 +6,8 @@ import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { ClusterModule } from '../../cluster/cluster.module.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
 import { GuestsModule } from '../guests.module.js';
-import { GuestsRepository } from '../guests.repository.js';
-import { GuestView } from '../guest-view.js';
+import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
 
 /*
  * The guest agent endpoints and `pending` on real PostgreSQL, with a fake agent on node pve1 that

@@ -5,7 +5,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
 import { existingGuest } from '../existing-guest.js';
 import { QEMU } from '../guest-kinds.js';
-import { GuestView } from '../guest-view.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
 import { runState } from '../status-entry.js';
 import { guestAgentEnabled } from './agent-config.js';
 import { qgaName, SIMPLE_COMMANDS, type SimpleCommand } from './guest-agent.endpoints.js';

@@ -1,8 +1,7 @@
 import { badParam } from '../../errors/resource-errors.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { usableStorage } from '../../storage/volumes.js';
-import { formatVolume, parseDisk, type VolumeValue } from '../formats/devices.js';
-import { isDiskKey } from '../formats/qemu-keys.js';
+import { formatVolume, isDiskKey, parseDisk, type VolumeValue } from '@corral/pve-formats';
 
 /*
  * A VM's cloud-init drive in its config: `ide2: local:cloudinit` asks for one, and PVE writes it as

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { badParam } from '../../errors/resource-errors.js';
-import { parseQemuNic } from '../formats/devices.js';
-import { parseItems } from '../formats/value-rules.js';
+import { parseItems, parseQemuNic } from '@corral/pve-formats';
 
 /*
  * The files of a VM's cloud-init drive, rendered from its config as PVE renders them: `user-data`

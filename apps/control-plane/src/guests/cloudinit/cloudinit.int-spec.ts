@@ -5,7 +5,7 @@ import { finished } from '../../../test-support/task-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { ClusterModule } from '../../cluster/cluster.module.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
-import { GuestRow } from '../guest.entity.js';
+import { GuestRow } from '../../inventory/guests/guest.entity.js';
 import { GuestsModule } from '../guests.module.js';
 
 const KEYS = encodeURIComponent('ssh-ed25519 AAAAC3Nza ops@host\n');

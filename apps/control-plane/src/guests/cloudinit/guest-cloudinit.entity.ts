@@ -1,5 +1,5 @@
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
-import { GuestRow } from '../guest.entity.js';
+import { GuestRow } from '../../inventory/guests/guest.entity.js';
 
 /**
  * The cloud-init keys a VM's drive was last generated from (PVE's `[special:cloudinit]` section):

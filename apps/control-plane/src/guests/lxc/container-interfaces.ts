@@ -8,7 +8,7 @@ import { Params } from '../../http/request-params.js';
 import { existingGuest } from '../existing-guest.js';
 import { AUDIT, GUEST } from '../guest.endpoints.js';
 import { LXC } from '../guest-kinds.js';
-import { GuestView } from '../guest-view.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
 import { runState } from '../status-entry.js';
 
 /** Reading addresses in a running container: a moment. */

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { ApiError } from '../../errors/api-error.js';
 import { notFound } from '../../errors/resource-errors.js';
 import type { ParamsOf } from '../../http/endpoint.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { LXC } from '../guest-kinds.js';
 import { guestSpec } from '../guest-spec.js';
 import { GuestTasks, type GuestWork } from '../guest-tasks.js';
-import { GuestView } from '../guest-view.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
 import { runState } from '../status-entry.js';
 import { storageMapping, type StorageMapping } from './migrate-plan.js';
 import type { MIGRATE_ENDPOINTS } from './migrate.endpoints.js';

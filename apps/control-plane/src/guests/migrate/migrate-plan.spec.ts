@@ -1,4 +1,4 @@
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { LXC, QEMU } from '../guest-kinds.js';
 import { linkedClonesOf } from '../linked-clones.js';
 import { migratePlan, storageMapping } from './migrate-plan.js';

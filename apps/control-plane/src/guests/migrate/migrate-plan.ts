@@ -1,9 +1,8 @@
 import { ApiError } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { parseVolname, usableStorage } from '../../storage/volumes.js';
-import { formatVolume, parseDisk, parseMount } from '../formats/devices.js';
-import { isUnusedKey } from '../formats/unused-keys.js';
+import { formatVolume, isUnusedKey, parseDisk, parseMount } from '@corral/pve-formats';
 import type { GuestKind } from '../guest-kinds.js';
 
 /** Where each storage's volumes go on the target: to a storage of the same name unless the request says otherwise. */

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { allows, type Privilege } from '@corral/acl';
 import type { BackupFile, GuestType } from '@corral/protocol';
 import { permissionDenied } from '../../access/auth/authorizer.js';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { badParam } from '../../errors/resource-errors.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
-import { StoragesRepository } from '../../storage/storages.repository.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
+import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
 import { usableStorage } from '../../storage/volumes.js';
 
 /** How long reading an archive's config may take: the config is its first member, but a compressed archive is read from its start. */

@@ -1,22 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '../../access/auth/principal.js';
+import type { Principal } from '../../http/principal.js';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { ApiError } from '../../errors/api-error.js';
 import { alreadyExists, badParam } from '../../errors/resource-errors.js';
 import { parseConfigFile } from '../config-file.js';
-import { ValueError } from '../formats/value-rules.js';
+import { ValueError } from '@corral/pve-formats';
 import type { GuestKind } from '../guest-kinds.js';
 import { guestSpec } from '../guest-spec.js';
 import { GuestTasks, type GuestWork } from '../guest-tasks.js';
-import type { GuestRow } from '../guest.entity.js';
-import { GuestView } from '../guest-view.js';
-import { GuestsRepository } from '../guests.repository.js';
+import type { GuestRow } from '../../inventory/guests/guest.entity.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
+import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { restoreConfig } from '../new-config.js';
 import { NewGuests } from '../new-guests.js';
 import { runState } from '../status-entry.js';
 import { NodesService } from '../../nodes/nodes.service.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
-import { StoragesRepository } from '../../storage/storages.repository.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
+import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
 import { BackupArchives, type BackupArchive } from './backup-archives.js';
 
 /** How long the agent may take to fill the volumes: a large disk can take hours. */

@@ -1,5 +1,5 @@
 import type { GuestSpec, GuestVolume } from '@corral/protocol';
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 
 export type GuestFeature = 'snapshot' | 'clone' | 'copy';
 

@@ -1,5 +1,5 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { GuestRow } from '../guest.entity.js';
+import { GuestRow } from '../../inventory/guests/guest.entity.js';
 
 /**
  * A snapshot of a guest, as a `[snapname]` section of PVE's guest config: the config the guest had

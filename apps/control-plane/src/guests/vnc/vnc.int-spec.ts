@@ -8,9 +8,9 @@ import { joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { ClusterModule } from '../../cluster/cluster.module.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
-import { GuestView } from '../guest-view.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
 import { GuestsModule } from '../guests.module.js';
-import { GuestsRepository } from '../guests.repository.js';
+import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { VncModule } from './vnc.module.js';
 
 const PASSWORD = 'vnc-password';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { X509Certificate } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
-import { callerName, type Principal } from '../../access/auth/principal.js';
+import { callerName, type Principal } from '../../http/principal.js';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { ResultOf } from '../../http/endpoint.js';

@@ -1,4 +1,4 @@
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { QEMU } from '../guest-kinds.js';
 import { newSize } from './guest-volumes.service.js';
 import { planVolumeChange, type ConfigChange } from './volume-change.js';

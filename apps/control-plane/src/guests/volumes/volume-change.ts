@@ -1,12 +1,9 @@
 import type { Privilege } from '@corral/acl';
 import { ApiError } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
-import type { StorageRow } from '../../storage/storage.entity.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { parseVolname, usableStorage } from '../../storage/volumes.js';
-import { formatVolume, parseDisk, parseMount, type VolumeValue } from '../formats/devices.js';
-import { newVolumeLayout } from '../formats/efi-tpm-volumes.js';
-import { parseSize } from '../formats/size.js';
-import { freeUnusedKey, isUnusedKey } from '../formats/unused-keys.js';
+import { formatVolume, freeUnusedKey, isUnusedKey, newVolumeLayout, parseDisk, parseMount, parseSize, type VolumeValue } from '@corral/pve-formats';
 import type { GuestKind } from '../guest-kinds.js';
 import { changedValue } from '../new-config.js';
 import { newVolumeName } from './volume-names.js';

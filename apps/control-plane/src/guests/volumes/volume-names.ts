@@ -1,5 +1,5 @@
 import type { GuestType } from '@corral/protocol';
-import { parseDisk } from '../formats/devices.js';
+import { parseDisk } from '@corral/pve-formats';
 
 /**
  * The name of a new volume of guest `vmid` on `storage`, as PVE's create names them

@@ -1,7 +1,8 @@
 import type { FirewallAlias } from '@corral/protocol';
 import { ApiError } from '../../errors/api-error.js';
 import { alreadyExists, notFound } from '../../errors/resource-errors.js';
-import { aliasesDigest, checkDigest, type FirewallConfig, type StoredRule } from './firewall-config.js';
+import { aliasesDigest, type FirewallConfig, type StoredRule } from './firewall-config.js';
+import { checkDigest } from '../../http/entry-changes.js';
 import type { AliasEntry } from './firewall.endpoints.js';
 
 /* Aliases are named without regard to case, as in PVE: `Office` and `office` are one alias. */

@@ -1,6 +1,5 @@
 import type { FirewallAlias, FirewallRule, FirewallRuleset } from '@corral/protocol';
 import { createHash } from 'node:crypto';
-import { ApiError } from '../../errors/api-error.js';
 
 /** A stored rule: the rule the agent renders, and the PVE macro it was written with (whose proto and ports it then carries). */
 export type StoredRule = FirewallRule & { macro?: string };
@@ -39,14 +38,6 @@ export function rulesetOf(config: FirewallConfig): FirewallRuleset {
 export const rulesDigest = (config: FirewallConfig): string => digest(config.rules);
 export const aliasesDigest = (config: FirewallConfig): string => digest(config.aliases);
 export const optionsDigest = (config: FirewallConfig): string => digest({ enabled: config.enabled, policyIn: config.policyIn, policyOut: config.policyOut });
-
-/**
- * Refuses a change based on a stale read, with PVE's message. 409 (PVE answers 500): the caller's
- * copy conflicts with the stored one.
- */
-export function checkDigest(current: string, given: string | undefined): void {
-  if (given !== undefined && given !== current) throw new ApiError('CONFIG_CHANGED', 'detected modified configuration - file changed by other user? Try again.');
-}
 
 function digest(value: unknown): string {
   // Keys sorted: jsonb hands objects back in its own key order.

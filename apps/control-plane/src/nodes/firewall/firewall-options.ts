@@ -1,5 +1,6 @@
 import { badParam } from '../../errors/resource-errors.js';
-import { checkDigest, DEFAULT_FIREWALL, optionsDigest, type FirewallConfig } from './firewall-config.js';
+import { DEFAULT_FIREWALL, type FirewallConfig, optionsDigest } from './firewall-config.js';
+import { checkDigest } from '../../http/entry-changes.js';
 import type { DELETABLE_OPTIONS, OptionsEntry } from './firewall.endpoints.js';
 
 export interface OptionsParams {

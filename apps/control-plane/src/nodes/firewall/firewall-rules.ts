@@ -1,5 +1,6 @@
 import { badParam, notFound } from '../../errors/resource-errors.js';
-import { checkDigest, rulesDigest, type FirewallConfig, type StoredRule } from './firewall-config.js';
+import { type FirewallConfig, rulesDigest, type StoredRule } from './firewall-config.js';
+import { checkDigest } from '../../http/entry-changes.js';
 import type { DELETABLE_RULE_FIELDS, RuleEntry, RuleParams } from './firewall.endpoints.js';
 import { findMacro } from './firewall-macros.js';
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { SYSTEM_CALLER } from '../../../access/auth/principal.js';
+import { SYSTEM_CALLER } from '../../../http/principal.js';
 import { GuestTasks } from '../../../guests/guest-tasks.js';
-import { GuestView } from '../../../guests/guest-view.js';
+import { GuestView } from '../../../inventory/guests/guest-view.js';
 import { LOGGER } from '../../../logging/loggers.js';
 import { HaMoves } from '../ha-moves.service.js';
 import type { ManagedGuest } from './ha-manager.repository.js';

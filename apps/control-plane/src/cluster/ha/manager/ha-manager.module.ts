@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../../../agents/agents.module.js';
 import { GuestsModule } from '../../../guests/guests.module.js';
+import { InventoryModule } from '../../../inventory/inventory.module.js';
 import { TasksModule } from '../../../tasks/tasks.module.js';
 import { HaModule } from '../ha.module.js';
 import { HaMovesController } from '../ha-moves.controller.js';
@@ -14,7 +15,7 @@ import { Recovery } from './recovery.js';
 
 /** The HA manager and the local resource managers, and the moves of HA VMs they and the API ask for. */
 @Module({
-  imports: [AgentsModule, GuestsModule, TasksModule, HaModule],
+  imports: [InventoryModule, AgentsModule, GuestsModule, TasksModule, HaModule],
   controllers: [HaMovesController],
   providers: [HaManager, HaManagerRepository, Recovery, LocalResourceManager, HaMoves, Failback, HaPlacement],
 })

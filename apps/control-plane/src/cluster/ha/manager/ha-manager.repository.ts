@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { recordEvent } from '../../../events/record-event.js';
-import type { HaCrmState, HaRequestedState } from '../ha-resource.entity.js';
+import type { HaCrmState, HaRequestedState } from '../../../inventory/ha/ha-resource.entity.js';
 import type { Candidate } from './recovery-target.js';
 
 /** An HA resource with where its guest is, as a manager round sees it. */

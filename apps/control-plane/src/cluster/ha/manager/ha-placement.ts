@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { GuestRow } from '../../../guests/guest.entity.js';
-import { StoragesRepository } from '../../../storage/storages.repository.js';
-import type { HaGroupRow } from '../ha-group.entity.js';
+import type { GuestRow } from '../../../inventory/guests/guest.entity.js';
+import { StoragesRepository } from '../../../inventory/storage/storages.repository.js';
+import type { HaGroupRow } from '../../../inventory/ha/ha-group.entity.js';
 import { HaGroupsRepository } from '../ha-groups.repository.js';
 import { guestStorages, recoveryTarget, type Candidate, type Placement } from './recovery-target.js';
 

@@ -1,5 +1,5 @@
-import type { StorageRow } from '../../../storage/storage.entity.js';
-import type { HaGroupRow } from '../ha-group.entity.js';
+import type { StorageRow } from '../../../inventory/storage/storage.entity.js';
+import type { HaGroupRow } from '../../../inventory/ha/ha-group.entity.js';
 import { recoveryTarget } from './recovery-target.js';
 
 const storage = (id: string, shared: boolean, nodes: string[] | null = null, disable = false) => [id, { storage: id, shared, nodes, disable } as StorageRow] as const;

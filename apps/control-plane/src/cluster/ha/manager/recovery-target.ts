@@ -1,8 +1,8 @@
-import type { GuestRow } from '../../../guests/guest.entity.js';
+import type { GuestRow } from '../../../inventory/guests/guest.entity.js';
 import { guestSpec } from '../../../guests/guest-spec.js';
-import type { StorageRow } from '../../../storage/storage.entity.js';
+import type { StorageRow } from '../../../inventory/storage/storage.entity.js';
 import { availableOn } from '../../../storage/storage-config.js';
-import type { HaGroupRow } from '../ha-group.entity.js';
+import type { HaGroupRow } from '../../../inventory/ha/ha-group.entity.js';
 
 /** A node a lost guest could be recovered on. */
 export interface Candidate {

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { LogLine } from '@corral/protocol';
 import type { Logger } from 'pino';
-import { SYSTEM_CALLER } from '../../../access/auth/principal.js';
+import { SYSTEM_CALLER } from '../../../http/principal.js';
 import { recordEvent } from '../../../events/record-event.js';
-import { GuestView } from '../../../guests/guest-view.js';
-import { GuestsRepository } from '../../../guests/guests.repository.js';
+import { GuestView } from '../../../inventory/guests/guest-view.js';
+import { GuestsRepository } from '../../../inventory/guests/guests.repository.js';
 import { LOGGER } from '../../../logging/loggers.js';
 import { TaskRunner } from '../../../tasks/task-runner.js';
 import { HaManagerRepository, type ManagedGuest } from './ha-manager.repository.js';

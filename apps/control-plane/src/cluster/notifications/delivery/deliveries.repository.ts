@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, MoreThan } from 'typeorm';
 import { EventRow } from '../../../events/event.entity.js';
-import { PoolGuestRow } from '../../../pools/pool-guest.entity.js';
+import { PoolGuestRow } from '../../../inventory/pools/pool-guest.entity.js';
 import { MatchersRepository, type Matcher } from '../matchers/matchers.repository.js';
 import { WebhookSecretRow } from '../webhooks/webhook-secret.entity.js';
 import { WebhookRow, type WebhookHeader } from '../webhooks/webhook.entity.js';

@@ -6,9 +6,9 @@ import { startTestApp, type TestApp } from '../../../../test-support/test-app.js
 import { DatabaseNotifications } from '../../../database/notifications.js';
 import { EventRow, type EventKind } from '../../../events/event.entity.js';
 import { recordEvent } from '../../../events/record-event.js';
-import { GuestRow } from '../../../guests/guest.entity.js';
-import { PoolGuestRow } from '../../../pools/pool-guest.entity.js';
-import { PoolRow } from '../../../pools/pool.entity.js';
+import { GuestRow } from '../../../inventory/guests/guest.entity.js';
+import { PoolGuestRow } from '../../../inventory/pools/pool-guest.entity.js';
+import { PoolRow } from '../../../inventory/pools/pool.entity.js';
 import { MatchersRepository } from '../matchers/matchers.repository.js';
 import { NotificationsModule } from '../notifications.module.js';
 import { DeliveriesRepository } from './deliveries.repository.js';

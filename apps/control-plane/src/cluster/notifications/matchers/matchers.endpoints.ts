@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { commaListParam, commentParam } from '../../../access/access-params.js';
+import { commentParam } from '../../../access/access-params.js';
 import { endpoint } from '../../../http/endpoint.js';
-import { booleanParam, listParam, stringParam } from '../../../http/params.js';
-import { MAY_MODIFY, MAY_READ, MAY_USE, notificationNameParam, Origin, SetFlag } from '../notification-params.js';
+import { booleanParam, commaListParam, listParam, stringParam } from '../../../http/params.js';
+import { MAY_MODIFY, MAY_READ, MAY_USE, notificationNameParam, Origin } from '../notification-params.js';
+import { SetFlag } from '../../../http/entry-changes.js';
 import { MatchRuleError, parseFieldRule, parseSeverityRule } from './matcher-rules.js';
 
 /*

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { alreadyExists, badParam, isUniqueViolation, notFound } from '../../../errors/resource-errors.js';
 import type { ParamsOf } from '../../../http/endpoint.js';
-import { checkDigest } from '../../../nodes/firewall/firewall-config.js';
-import { entryDigest, flag } from '../notification-params.js';
+import { checkDigest, entryDigest, flag } from '../../../http/entry-changes.js';
 import type { MatcherRow } from './matcher.entity.js';
 import type { MatcherEndpoints, MatcherEntry } from './matchers.endpoints.js';
 import { MatchersRepository, UnknownTargets, type Matcher } from './matchers.repository.js';

@@ -1,4 +1,4 @@
-import { parseProperties, PropertyStringError } from '../../../guests/formats/property-string.js';
+import { parseProperties, PropertyStringError } from '@corral/pve-formats';
 import { listParam, stringParam } from '../../../http/params.js';
 
 /**

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { commaListParam, commentParam } from '../../../access/access-params.js';
+import { commentParam } from '../../../access/access-params.js';
 import { endpoint } from '../../../http/endpoint.js';
-import { booleanParam, integerParam, stringParam } from '../../../http/params.js';
-import { MAY_AUDIT, MAY_MODIFY, MAY_READ, MAY_USE, MAY_WRITE_TARGET, notificationNameParam, Origin, SetFlag } from '../notification-params.js';
+import { booleanParam, commaListParam, integerParam, stringParam } from '../../../http/params.js';
+import { MAY_AUDIT, MAY_MODIFY, MAY_READ, MAY_USE, MAY_WRITE_TARGET, notificationNameParam, Origin } from '../notification-params.js';
+import { SetFlag } from '../../../http/entry-changes.js';
 import { namedValuesParam } from './named-values.js';
 
 /*

@@ -1,0 +1,125 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { EventFrame, GuestRuntime } from '@corral/protocol';
+import type { Logger } from 'pino';
+import type { EntityManager } from 'typeorm';
+import { DatabaseNotifications } from '../../database/notifications.js';
+import { LOGGER } from '../../logging/loggers.js';
+import type { GuestRow } from './guest.entity.js';
+import { GUESTS_CHANNEL, GuestsRepository } from './guests.repository.js';
+import { SerialLoads } from '../../database/serial-loads.js';
+
+/** A guest as the hot reads show it: its row, and the live run state where this replica holds its agent. */
+export interface GuestState {
+  readonly row: GuestRow;
+  /** The newest runtime report's entry; absent when the guest is stopped or its agent is held elsewhere. */
+  readonly runtime: GuestRuntime | undefined;
+}
+
+/**
+ * Every guest, in memory (`/cluster/resources` and the guest lists never query
+ * per node). Rows are loaded at start and reloaded on NOTIFY `corral_guests`, one load at a time;
+ * the run state comes from the runtime reports of the agents this replica holds, which the agents
+ * area hands to `report` and `event`. A changed run state is written to the guest's row (so other
+ * replicas show it); a start or stop is written with its event, in the event's transaction.
+ *
+ * A migrating guest (locked `migrate`) keeps the run state it had until the migration's end moves
+ * its row: its VM leaves the source before the row names the target, and neither is a stop or a
+ * start. Each node's last report is kept, so that the row, once moved, takes the target's at once.
+ */
+@Injectable()
+export class GuestView implements OnModuleInit {
+  private guests = new Map<number, GuestRow>();
+  private readonly runtime = new Map<number, GuestRuntime>();
+  /** Each node's last runtime report, by vmid. */
+  private readonly reports = new Map<string, ReadonlyMap<number, GuestRuntime>>();
+  private readonly loads: SerialLoads<number>;
+
+  constructor(
+    private readonly repository: GuestsRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
+    notifications: DatabaseNotifications,
+  ) {
+    this.loads = new SerialLoads({ some: (vmids) => this.load(vmids), all: () => this.reloadAll() }, (error) => this.logger.warn({ err: error }, 'cannot reload the guests'));
+    notifications.subscribe(GUESTS_CHANNEL, (vmid) => void this.loads.ask(vmid === null ? null : Number(vmid)));
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.reloadAll();
+  }
+
+  get(vmid: number): GuestState | undefined {
+    const row = this.guests.get(vmid);
+    return row && { row, runtime: this.runtime.get(vmid) };
+  }
+
+  list(): GuestState[] {
+    return [...this.guests.values()].map((row) => ({ row, runtime: this.runtime.get(row.vmid) }));
+  }
+
+  /**
+   * Reloads one guest: a change this replica made shows in its next response, not only after the
+   * notification. Resolves once a load that started after this call has ended.
+   */
+  reload(vmid: number): Promise<void> {
+    return this.loads.ask(vmid);
+  }
+
+  /** A runtime report of an agent this replica holds: every guest of `node` takes its run state from it. */
+  async report(node: string, guests: readonly GuestRuntime[]): Promise<void> {
+    this.reports.set(node, new Map(guests.map((guest) => [guest.vmid, guest])));
+    for (const row of [...this.guests.values()]) if (row.node === node) await this.takeRuntime(row);
+  }
+
+  /** The guest's run state from its node's last report, written to its row when it changed; a migrating guest's stays. */
+  private async takeRuntime(row: GuestRow): Promise<void> {
+    if (row.lock === 'migrate') return;
+    const runtime = this.reports.get(row.node)?.get(row.vmid);
+    if (runtime && runtime.status !== 'stopped') this.runtime.set(row.vmid, runtime);
+    else this.runtime.delete(row.vmid);
+    const status = runtime?.status ?? 'stopped';
+    if (status === row.status) return;
+    try {
+      this.guests.set(row.vmid, await this.repository.update(row.vmid, async () => ({ status })));
+    } catch (error) {
+      this.logger.warn({ err: error, vmid: row.vmid }, 'cannot save the run state of a guest');
+    }
+  }
+
+  /**
+   * A guest event of `node`, within the transaction that records it; false when it is not to be
+   * recorded. An agent speaks only for its node: an event about a guest its node does not host (or
+   * about no guest at all) is refused and logged. A start or stop of a migrating guest is its VM
+   * appearing on the target or leaving the source: no event.
+   */
+  async event(db: EntityManager, node: string, frame: EventFrame): Promise<boolean> {
+    const row = await this.repository.get(frame.vmid, db);
+    if (row?.lock === 'migrate') return false;
+    if (row?.node !== node) {
+      this.logger.warn({ node, vmid: frame.vmid, event: frame.event, host: row?.node ?? null }, 'refused an event about a guest its node does not host');
+      return false;
+    }
+    const status = frame.event === 'vm-start' || frame.event === 'ct-start' ? 'running' : frame.event === 'vm-stop' || frame.event === 'ct-stop' ? 'stopped' : undefined;
+    if (status === undefined) return true;
+    await this.repository.setStatus(db, frame.vmid, node, status);
+    return true;
+  }
+
+  /** Loads the rows of `vmids`, replacing what the view held of them. */
+  private async load(vmids: readonly number[]): Promise<void> {
+    const rows = new Map((await this.repository.some(vmids)).map((row) => [row.vmid, row]));
+    for (const vmid of vmids) {
+      const row = rows.get(vmid);
+      if (row) {
+        this.guests.set(vmid, row);
+        if (this.reports.has(row.node)) await this.takeRuntime(row);
+      } else {
+        this.guests.delete(vmid);
+        this.runtime.delete(vmid);
+      }
+    }
+  }
+
+  private async reloadAll(): Promise<void> {
+    this.guests = new Map((await this.repository.all()).map((row) => [row.vmid, row]));
+  }
+}

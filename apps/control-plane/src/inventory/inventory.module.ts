@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { GuestView } from './guests/guest-view.js';
+import { HaResourcesRepository } from './ha/ha-resources.repository.js';
+import { GuestsRepository } from './guests/guests.repository.js';
+import { NodeView } from './nodes/node-view.js';
+import { NodesRepository } from './nodes/nodes.repository.js';
+import { PoolMembers } from './pools/pool-members.js';
+import { StoragesRepository } from './storage/storages.repository.js';
+
+/**
+ * What many areas read and write of the cluster's inventory: the guests, nodes and storages tables
+ * with the in-memory guest and node views, the guests' pool memberships, and the HA resources.
+ */
+const INVENTORY = [GuestView, GuestsRepository, NodeView, NodesRepository, StoragesRepository, PoolMembers, HaResourcesRepository];
+
+@Module({ providers: INVENTORY, exports: INVENTORY })
+export class InventoryModule {}

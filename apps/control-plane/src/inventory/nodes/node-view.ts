@@ -1,0 +1,96 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { DatabaseNotifications } from '../../database/notifications.js';
+import { SerialLoads } from '../../database/serial-loads.js';
+import { LOGGER } from '../../logging/loggers.js';
+import type { NodeInventory, NodeRow } from './node.entity.js';
+import { meaningfulChange } from './inventory-change.js';
+import { NODES_CHANNEL, NodesRepository } from './nodes.repository.js';
+
+/** A node as the hot reads (`/nodes`, `/cluster/status`) show it. */
+export interface NodeState {
+  readonly name: string;
+  readonly online: boolean;
+  readonly agentVersion: string | null;
+  readonly capabilities: readonly string[];
+  /** The newest inventory: live from the agent where this replica holds its connection, else as last written. */
+  readonly inventory: NodeInventory | null;
+}
+
+/**
+ * Every node, in memory. Loaded at start,
+ * then kept current by NOTIFY on NODES_CHANNEL (the rows notified reloaded, one load at a time; all
+ * of them after the listener was lost) and by the inventory reports of the agents this replica holds,
+ * which are written to the database only when they changed meaningfully.
+ */
+@Injectable()
+export class NodeView implements OnModuleInit {
+  private nodes = new Map<string, NodeState>();
+  /** The newest inventory of the agents this replica holds, and what of it was last written. */
+  private readonly live = new Map<string, NodeInventory>();
+  private readonly written = new Map<string, NodeInventory>();
+  private readonly loads: SerialLoads<string>;
+
+  constructor(
+    private readonly repository: NodesRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
+    notifications: DatabaseNotifications,
+  ) {
+    this.loads = new SerialLoads({ some: (names) => this.load(names), all: () => this.reloadAll() }, (error) => this.logger.warn({ err: error }, 'cannot reload the nodes'));
+    notifications.subscribe(NODES_CHANNEL, (name) => void this.loads.ask(name));
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.reloadAll();
+  }
+
+  list(): NodeState[] {
+    return [...this.nodes.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  get(name: string): NodeState | undefined {
+    return this.nodes.get(name);
+  }
+
+  /** An inventory report of an agent this replica holds: shown at once, written when it changed meaningfully since it was last written. */
+  report(name: string, inventory: NodeInventory): void {
+    const node = this.nodes.get(name);
+    if (!node) return;
+    this.live.set(name, inventory);
+    const written = this.written.get(name) ?? node.inventory;
+    this.nodes.set(name, { ...node, inventory });
+    if (written !== null && !meaningfulChange(written, inventory)) return;
+    this.written.set(name, inventory);
+    this.repository.saveInventory(name, inventory).catch((error: unknown) => this.logger.warn({ err: error, node: name }, 'cannot save the inventory of a node'));
+  }
+
+  /** This replica no longer holds the node's agent: its inventory is the database's again. */
+  forget(name: string): void {
+    this.live.delete(name);
+    this.written.delete(name);
+  }
+
+  /** Reloads one node: a change this replica made shows in its next response, not only after the notification. */
+  reload(name: string): Promise<void> {
+    return this.loads.ask(name);
+  }
+
+  /** Loads the rows of `names`, replacing what the view held of them. */
+  private async load(names: readonly string[]): Promise<void> {
+    const rows = new Map((await this.repository.named(names)).map((row) => [row.name, row]));
+    for (const name of names) {
+      const row = rows.get(name);
+      if (row) this.nodes.set(name, this.stateOf(row));
+      else this.nodes.delete(name);
+    }
+  }
+
+  private async reloadAll(): Promise<void> {
+    const rows = await this.repository.all();
+    this.nodes = new Map(rows.map((row) => [row.name, this.stateOf(row)]));
+  }
+
+  private stateOf(row: NodeRow): NodeState {
+    return { name: row.name, online: row.online, agentVersion: row.agentVersion, capabilities: row.capabilities, inventory: this.live.get(row.name) ?? row.inventory };
+  }
+}

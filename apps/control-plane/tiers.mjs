@@ -1,0 +1,26 @@
+// The control plane's top-level folders under src/, lowest tier first. A folder imports only its
+// own files and folders of lower tiers: none of its own tier, none above. Files directly in src/
+// (main.ts, app.module.ts, core.module.ts, entities.ts, data-source.ts) compose the app and may
+// import anything.
+export const tiers = [
+  // Settings and the API's errors.
+  ['config', 'errors'],
+  ['logging', 'tls'],
+  // The database connection and its notifications; the endpoint declarations, parameters and the
+  // request's principal and credentials.
+  ['database', 'http'],
+  ['events', 'version'],
+  // What many areas read: guests, nodes, storages, pool memberships and HA resources, with the
+  // in-memory guest and node views.
+  ['inventory', 'openapi'],
+  // Authentication, authorization and the endpoint guard.
+  ['access'],
+  // The agent hub: it keeps the inventory's node and guest views current.
+  ['agents'],
+  ['nodes'],
+  ['tasks'],
+  ['host', 'storage'],
+  ['guests'],
+  ['backups', 'cluster'],
+  ['local-agent', 'pools'],
+];
