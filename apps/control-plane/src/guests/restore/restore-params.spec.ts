@@ -1,5 +1,6 @@
 import { ApiError } from '../../errors/api-error.js';
 import { LXC, QEMU } from '../guest-kinds.js';
+import { createCommand } from '../lifecycle/create-command.js';
 import { containerArchiveOf, restoreRequestOf } from './restore-params.js';
 
 const BACKUP = 'local:backup/vzdump-lxc-200-2025_01_31-02_00_00.tar.zst';
@@ -30,11 +31,11 @@ describe('a create that restores', () => {
 
   it("refuses config keys beside an archive: the config is the archive's", () => {
     const archive = { volid: 'local:backup/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', param: 'archive' };
-    expect(restoreRequestOf(QEMU, { node: 'n1', vmid: 100, force: true, storage: 'fast' }, archive)).toStrictEqual({ node: 'n1', vmid: 100, archive, force: true, unique: false, storage: 'fast' });
-    expect(problem(() => restoreRequestOf(QEMU, { node: 'n1', vmid: 100, memory: '512' }, archive))).toBe("memory: cannot be given with a restore: the config is the archive's");
-    expect(problem(() => restoreRequestOf(LXC, { node: 'n1', vmid: 100, force: true }, undefined))).toBe('force: applies to restores only (with archive)');
+    expect(restoreRequestOf(createCommand(QEMU, { node: 'n1', vmid: 100, force: true, storage: 'fast' }), archive)).toStrictEqual({ guest: { kind: QEMU, node: 'n1', vmid: 100 }, archive, force: true, unique: false, storage: 'fast' });
+    expect(problem(() => restoreRequestOf(createCommand(QEMU, { node: 'n1', vmid: 100, memory: '512' }), archive))).toBe("memory: cannot be given with a restore: the config is the archive's");
+    expect(problem(() => restoreRequestOf(createCommand(LXC, { node: 'n1', vmid: 100, force: true }), undefined))).toBe('force: applies to restores only (with archive)');
     // Ansible sends force=0 on every container create.
-    expect(restoreRequestOf(LXC, { node: 'n1', vmid: 100, force: false }, undefined)).toBeUndefined();
-    expect(problem(() => restoreRequestOf(QEMU, { node: 'n1', vmid: 100, start: true }, archive))).toMatch(/^start: is not supported with a restore yet/);
+    expect(restoreRequestOf(createCommand(LXC, { node: 'n1', vmid: 100, force: false }), undefined)).toBeUndefined();
+    expect(problem(() => restoreRequestOf(createCommand(QEMU, { node: 'n1', vmid: 100, start: true }), archive))).toMatch(/^start: is not supported with a restore yet/);
   });
 });
