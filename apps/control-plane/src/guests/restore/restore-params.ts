@@ -14,7 +14,7 @@ export const RESTORE_PARAMS = {
 };
 
 /** What a create asks to restore, or undefined for a plain create. Config keys beside an archive are a 400: the config is the archive's. */
-export function restoreRequestOf(command: Pick<CreateCommand, 'guest' | 'given' | 'start' | 'force' | 'unique' | 'storage' | 'pool'>, archive: { volid: string; param: string } | undefined): RestoreRequest | undefined {
+export function restoreRequestOf(command: CreateCommand, archive: { volid: string; param: string } | undefined): RestoreRequest | undefined {
   if (archive === undefined) {
     if (command.force) throw badParam('force', 'applies to restores only (with archive)');
     return undefined;
