@@ -1,5 +1,6 @@
 import { badParam } from '../errors/resource-errors.js';
 import { booleanParam, integerParam, stringParam } from '../http/params.js';
+import type { CreateCommand } from './lifecycle/create-command.js';
 
 /**
  * Create parameters that are not config keys. PVE's create takes them, and clients send them on
@@ -30,31 +31,10 @@ export const LXC_CREATE_OPTIONS = {
   'ignore-unpack-errors': booleanParam({ description: 'Carry on when unpacking the template reports errors.' }).optional(),
 };
 
-/** What a create does besides storing the config, checked before anything is written. */
-export interface CreateChoices {
-  readonly start: boolean;
-  readonly template: boolean;
-  readonly rootPassword?: string;
-  readonly sshPublicKeys?: string;
-  readonly ignoreUnpackErrors: boolean;
-}
-
-/** The create-only parameters of a plain create (not a restore), refused where Corral cannot do what they ask. */
-export function createChoices(params: Readonly<Record<string, unknown>>): CreateChoices {
-  const start = params['start'] === true;
-  const template = params['template'] === true;
-  if (template && start) throw badParam('start', 'a template cannot start: give start=0 with template=1');
-  if (params['ha-managed'] === true) throw badParam('ha-managed', 'putting a new guest under HA at create is not built yet: add it through POST /cluster/ha/resources once created');
-  if (params['live-restore'] === true) throw badParam('live-restore', 'applies to restores, and Corral does not start a VM while it is restored: restore, then start');
-  if (params['import-working-storage'] !== undefined) throw badParam('import-working-storage', 'applies to import-from, which Corral does not import yet');
-  const text = (key: string) => (typeof params[key] === 'string' ? (params[key] as string) : undefined);
-  const password = text('password');
-  const keys = text('ssh-public-keys');
-  return {
-    start,
-    template,
-    ignoreUnpackErrors: params['ignore-unpack-errors'] === true,
-    ...(password !== undefined ? { rootPassword: password } : {}),
-    ...(keys !== undefined && keys.trim() !== '' ? { sshPublicKeys: keys } : {}),
-  };
+/** Refuses the create-only parameters of a plain create (not a restore) where Corral cannot do what they ask. */
+export function checkCreateOptions(command: CreateCommand): void {
+  if (command.template && command.start) throw badParam('start', 'a template cannot start: give start=0 with template=1');
+  if (command.haManaged) throw badParam('ha-managed', 'putting a new guest under HA at create is not built yet: add it through POST /cluster/ha/resources once created');
+  if (command.liveRestore) throw badParam('live-restore', 'applies to restores, and Corral does not start a VM while it is restored: restore, then start');
+  if (command.importWorkingStorage !== undefined) throw badParam('import-working-storage', 'applies to import-from, which Corral does not import yet');
 }

@@ -5,7 +5,7 @@ import { isMountKey, isNicKey, isQemuVolumeKey, LXC_KEYS, QEMU_KEYS, UNSUPPORTED
 /** The operations every guest has, by PVE's task type of each kind. */
 export type GuestAction = 'create' | 'start' | 'stop' | 'shutdown' | 'reboot' | 'suspend' | 'resume' | 'destroy' | 'template' | 'clone' | 'config' | 'reset' | 'snapshot' | 'rollback' | 'delsnapshot' | 'migrate';
 
-/** What differs between VMs and containers; everything else is shared by the guests service. */
+/** What differs between VMs and containers; everything else is shared by the services of guests. */
 export interface GuestKind {
   readonly type: GuestType;
   /** How PVE names one in messages: `VM 100`, `CT 200`. */

@@ -7,13 +7,22 @@ import { GuestAgentController } from './agent/guest-agent.controller.js';
 import { GuestAgentService } from './agent/guest-agent.service.js';
 import { PendingController } from './agent/pending.controller.js';
 import { ContainerInterfaces, ContainerInterfacesController } from './lxc/container-interfaces.js';
+import { GuestConfigService } from './guest-config.service.js';
+import { GuestStates } from './guest-states.js';
+import { GuestStatusService } from './guest-status.service.js';
 import { GuestTasks } from './guest-tasks.js';
-import { GuestsService } from './guests.service.js';
 import { NewGuests } from './new-guests.js';
+import { CloneService } from './lifecycle/clone.service.js';
+import { CreateService } from './lifecycle/create.service.js';
+import { DestroyService } from './lifecycle/destroy.service.js';
+import { TemplateService } from './lifecycle/template.service.js';
+import { PowerService } from './power/power.service.js';
 import { LxcController } from './lxc/lxc.controller.js';
 import { MigrateController } from './migrate/migrate.controller.js';
 import { ContainerMigrations } from './migrate/container-migrate.service.js';
 import { MigrateService } from './migrate/migrate.service.js';
+import { MonitorController } from './qemu/monitor.controller.js';
+import { MonitorService } from './qemu/monitor.service.js';
 import { QemuController } from './qemu/qemu.controller.js';
 import { BackupArchives } from './restore/backup-archives.js';
 import { RestoreService } from './restore/restore.service.js';
@@ -29,8 +38,8 @@ import { CloudinitService } from './cloudinit/cloudinit.service.js';
 /** VMs and containers: `/nodes/{node}/qemu` and `/nodes/{node}/lxc`. */
 @Module({
   imports: [InventoryModule, AgentsModule, NodesModule, TasksModule],
-  controllers: [QemuController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController, CloudinitController, GuestAgentController, PendingController, ContainerInterfacesController],
-  providers: [GuestsService, GuestTasks, MigrateService, ContainerMigrations, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository, CloudinitService, GuestAgentService, ContainerInterfaces],
-  exports: [GuestsService, GuestTasks, NewGuests, BackupArchives, MigrateService, ContainerMigrations],
+  controllers: [QemuController, MonitorController, LxcController, MigrateController, VolumeController, QemuSnapshotsController, LxcSnapshotsController, CloudinitController, GuestAgentController, PendingController, ContainerInterfacesController],
+  providers: [GuestStates, GuestStatusService, PowerService, GuestConfigService, CreateService, CloneService, TemplateService, DestroyService, MonitorService, GuestTasks, MigrateService, ContainerMigrations, NewGuests, RestoreService, BackupArchives, VolumeChanges, GuestVolumesService, SnapshotsService, SnapshotsRepository, CloudinitService, GuestAgentService, ContainerInterfaces],
+  exports: [GuestStatusService, PowerService, GuestTasks, NewGuests, BackupArchives, MigrateService, ContainerMigrations],
 })
 export class GuestsModule {}

@@ -1,8 +1,9 @@
 import { Controller } from '@nestjs/common';
 import { Endpoint, type ParamsOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
+import { GuestConfigService } from '../guest-config.service.js';
 import { LXC, QEMU, type GuestKind } from '../guest-kinds.js';
-import { GuestsService } from '../guests.service.js';
+import { guestRef } from '../guest-ref.js';
 import { pendingEndpoint, type PendingEntry } from './pending.endpoints.js';
 
 const QEMU_PENDING = pendingEndpoint(QEMU);
@@ -15,7 +16,7 @@ type Pending = ParamsOf<typeof QEMU_PENDING>;
  */
 @Controller()
 export class PendingController {
-  constructor(private readonly guests: GuestsService) {}
+  constructor(private readonly configs: GuestConfigService) {}
 
   @Endpoint(QEMU_PENDING)
   qemu(@Params() p: Pending): PendingEntry[] {
@@ -28,6 +29,6 @@ export class PendingController {
   }
 
   private pending(kind: GuestKind, p: Pending): PendingEntry[] {
-    return Object.entries(this.guests.config(kind, p.node, p.vmid)).map(([key, value]) => ({ key, value }));
+    return Object.entries(this.configs.config(guestRef(kind, p))).map(([key, value]) => ({ key, value }));
   }
 }

@@ -4,7 +4,8 @@ import { Endpoint, type ParamsOf } from '../../http/endpoint.js';
 import { Params } from '../../http/request-params.js';
 import { guestController } from '../guest-controller.js';
 import { LXC } from '../guest-kinds.js';
-import { containerArchiveOf, restoreRequestOf } from '../restore/restore-params.js';
+import { guestRef } from '../guest-ref.js';
+import { createCommand } from '../lifecycle/create-command.js';
 import { LXC_ENDPOINTS } from './lxc.endpoints.js';
 
 type Endpoints = typeof LXC_ENDPOINTS;
@@ -14,45 +15,44 @@ type Endpoints = typeof LXC_ENDPOINTS;
 export class LxcController extends guestController(LXC, LXC_ENDPOINTS) {
   @Endpoint(LXC_ENDPOINTS.create)
   create(@Params() p: ParamsOf<Endpoints['create']>, @Caller() caller: Principal): Promise<string> {
-    const restore = restoreRequestOf(LXC, p, containerArchiveOf(p));
-    if (restore !== undefined) return this.restores.restore(LXC, restore, caller);
-    return this.guests.create(LXC, { node: p.node, vmid: p.vmid, params: p }, caller);
+    return this.creates.create(createCommand(LXC, p), caller);
   }
 
   @Endpoint(LXC_ENDPOINTS.suspend)
   suspend(@Params() p: ParamsOf<Endpoints['suspend']>, @Caller() caller: Principal): Promise<string> {
-    return this.guests.suspend(LXC, p.node, p.vmid, {}, caller);
+    return this.power.suspend(guestRef(LXC, p), {}, caller);
   }
 
   @Endpoint(LXC_ENDPOINTS.restart)
   restart(@Params() p: ParamsOf<Endpoints['restart']>, @Caller() caller: Principal): Promise<string> {
-    return this.guests.reboot(LXC, p.node, p.vmid, p, caller);
+    return this.power.reboot(guestRef(LXC, p), p, caller);
   }
 
   /** Spec 4.4's `POST .../status` with `command`: the same operations as their own paths. */
   @Endpoint(LXC_ENDPOINTS.command)
   command(@Params() p: ParamsOf<Endpoints['command']>, @Caller() caller: Principal): Promise<string> {
+    const guest = guestRef(LXC, p);
     switch (p.command) {
       case 'start':
-        return this.guests.start(LXC, p.node, p.vmid, caller);
+        return this.power.start(guest, caller);
       case 'stop':
-        return this.guests.stop(LXC, p.node, p.vmid, caller);
+        return this.power.stop(guest, caller);
       case 'shutdown':
-        return this.guests.shutdown(LXC, p.node, p.vmid, {}, caller);
+        return this.power.shutdown(guest, {}, caller);
       case 'restart':
       case 'reboot':
-        return this.guests.reboot(LXC, p.node, p.vmid, {}, caller);
+        return this.power.reboot(guest, {}, caller);
       case 'suspend':
-        return this.guests.suspend(LXC, p.node, p.vmid, {}, caller);
+        return this.power.suspend(guest, {}, caller);
       case 'resume':
-        return this.guests.resume(LXC, p.node, p.vmid, caller);
+        return this.power.resume(guest, caller);
     }
   }
 
   /** PVE answers `null` here and Ansible does not wait: the template is made before the answer. */
   @Endpoint(LXC_ENDPOINTS.template)
   async template(@Params() p: ParamsOf<Endpoints['template']>, @Caller() caller: Principal): Promise<null> {
-    await this.guests.template(LXC, p.node, p.vmid, caller, { wait: true });
+    await this.templates.template(guestRef(LXC, p), caller, { wait: true });
     return null;
   }
 }

@@ -1,6 +1,6 @@
 import { badParam } from '../../errors/resource-errors.js';
 import { booleanParam, stringParam } from '../../http/params.js';
-import type { GuestKind } from '../guest-kinds.js';
+import type { CreateCommand } from '../lifecycle/create-command.js';
 import type { RestoreRequest } from './restore.service.js';
 
 /** A backup archive by its volume id on a storage (`local:backup/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst`). */
@@ -13,28 +13,29 @@ export const RESTORE_PARAMS = {
   force: booleanParam({ description: 'With a restore: replace the existing, stopped guest of this vmid (its volumes are removed). Without one only 0 (clients send force=0 on every create).' }).optional(),
 };
 
-/** What a create's parameters ask to restore, or undefined for a plain create. Config keys beside an archive are a 400: the config is the archive's. */
-export function restoreRequestOf(
-  kind: GuestKind,
-  params: Readonly<Record<string, unknown>> & { node: string; vmid: number; archive?: string | undefined; force?: boolean | undefined; unique?: boolean | undefined; storage?: string | undefined; pool?: string | undefined },
-  archive: { volid: string; param: string } | undefined,
-): RestoreRequest | undefined {
+/** What a create asks to restore, or undefined for a plain create. Config keys beside an archive are a 400: the config is the archive's. */
+export function restoreRequestOf(command: CreateCommand, archive: { volid: string; param: string } | undefined): RestoreRequest | undefined {
   if (archive === undefined) {
-    if (params.force === true) throw badParam('force', 'applies to restores only (with archive)');
+    if (command.force) throw badParam('force', 'applies to restores only (with archive)');
     return undefined;
   }
-  if (params['start'] === true) throw badParam('start', 'is not supported with a restore yet: start the guest once its restore task has ended');
-  const given = Object.keys(params).find((key) => key in kind.keys && params[key] !== undefined);
+  if (command.start) throw badParam('start', 'is not supported with a restore yet: start the guest once its restore task has ended');
+  const given = Object.keys(command.given.keys)[0];
   if (given !== undefined) throw badParam(given, "cannot be given with a restore: the config is the archive's");
   return {
-    node: params.node,
-    vmid: params.vmid,
+    guest: command.guest,
     archive,
-    force: params.force === true,
-    unique: params.unique === true,
-    ...(params.storage !== undefined ? { storage: params.storage } : {}),
-    ...(params.pool !== undefined ? { pool: params.pool } : {}),
+    force: command.force,
+    unique: command.unique,
+    ...(command.storage !== undefined ? { storage: command.storage } : {}),
+    ...(command.pool !== undefined ? { pool: command.pool } : {}),
   };
+}
+
+/** The backup a create restores: a VM's `archive`, a container's as `containerArchiveOf` finds it; undefined for a plain create. */
+export function archiveOf(command: CreateCommand): { volid: string; param: string } | undefined {
+  if (command.guest.kind.type === 'lxc') return containerArchiveOf(command);
+  return command.archive === undefined ? undefined : { volid: command.archive, param: 'archive' };
 }
 
 /** The backup a container create restores: `archive`, or PVE's `ostemplate` with `restore=1`; undefined for a create from a template (which then needs `ostemplate`). */

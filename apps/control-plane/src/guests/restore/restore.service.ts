@@ -6,6 +6,7 @@ import { alreadyExists, badParam } from '../../errors/resource-errors.js';
 import { parseConfigFile } from '../config-file.js';
 import { ValueError } from '@corral/pve-formats';
 import type { GuestKind } from '../guest-kinds.js';
+import type { GuestRef } from '../guest-ref.js';
 import { guestSpec } from '../guest-spec.js';
 import { GuestTasks, type GuestWork } from '../guest-tasks.js';
 import type { GuestRow } from '../../inventory/guests/guest.entity.js';
@@ -24,8 +25,7 @@ const RESTORE_MS = 24 * 3600_000;
 const DESTROY_MS = 10 * 60_000;
 
 export interface RestoreRequest {
-  readonly node: string;
-  readonly vmid: number;
+  readonly guest: GuestRef;
   /** The backup's volume id, and the parameter that gave it (`archive`, or a container's `ostemplate`). */
   readonly archive: { readonly volid: string; readonly param: string };
   /** Where the volumes go; default: where they were. */
@@ -56,8 +56,9 @@ export class RestoreService {
     private readonly hub: AgentHub,
   ) {}
 
-  async restore(kind: GuestKind, request: RestoreRequest, caller: Principal): Promise<string> {
-    const { node, vmid, force } = request;
+  async restore(request: RestoreRequest, caller: Principal): Promise<string> {
+    const { guest, force } = request;
+    const { kind, node, vmid } = guest;
     this.nodes.existing(node);
     this.hub.reachable(node);
     const archive = await this.archives.find(node, request.archive.volid, request.archive.param, caller);
@@ -66,7 +67,7 @@ export class RestoreService {
     const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
     const resolved = restoreConfig(kind, archived, { vmid, node, storages, unique: request.unique, ...(request.storage !== undefined ? { storage: request.storage } : {}) });
     await this.newGuests.mayAllocate(resolved.storages, caller);
-    const replaced = this.replaced(kind, node, vmid, force);
+    const replaced = this.replaced(guest, force);
     if (replaced === undefined) await this.newGuests.insert(kind, { vmid, node, config: resolved.config, lock: 'create' }, request.pool);
     const fill = (work: GuestWork) =>
       work.agent(
@@ -84,7 +85,7 @@ export class RestoreService {
       vmid,
       type: kind.type === 'qemu' ? 'qmrestore' : 'vzrestore',
       caller,
-      ...(replaced !== undefined ? { check: () => this.mayReplace(kind, node, vmid) } : {}),
+      ...(replaced !== undefined ? { check: () => this.mayReplace(guest) } : {}),
       work: async (work) => {
         work.line(`restore ${describe(archive)} to ${kind.noun} ${vmid}`);
         if (replaced !== undefined) await this.destroyReplaced(kind, vmid, resolved.config, storages, work);
@@ -94,15 +95,17 @@ export class RestoreService {
   }
 
   /** The guest a forced restore replaces; a 409 for one that exists without `force`. */
-  private replaced(kind: GuestKind, node: string, vmid: number, force: boolean): GuestRow | undefined {
+  private replaced(guest: GuestRef, force: boolean): GuestRow | undefined {
+    const { vmid } = guest;
     const existing = this.view.get(vmid)?.row;
     if (existing === undefined) return undefined;
     if (!force) throw alreadyExists(`${existing.type === 'lxc' ? 'CT' : 'VM'} ${vmid}`, `it is on node '${existing.node}' (force=1 restores over it)`);
-    this.mayReplace(kind, node, vmid);
+    this.mayReplace(guest);
     return existing;
   }
 
-  private mayReplace(kind: GuestKind, node: string, vmid: number): void {
+  private mayReplace(guest: GuestRef): void {
+    const { kind, node, vmid } = guest;
     const state = this.view.get(vmid);
     if (state === undefined) return;
     const { row } = state;

@@ -8,7 +8,7 @@ import { ApiError } from '../../errors/api-error.js';
 import type { ResultOf } from '../../http/endpoint.js';
 import { TaskRunner } from '../../tasks/task-runner.js';
 import { QEMU } from '../guest-kinds.js';
-import { GuestsService } from '../guests.service.js';
+import { GuestStatusService } from '../guest-status.service.js';
 import { VncSessions } from './vnc-sessions.js';
 import type { VNC_ENDPOINTS } from './vnc.endpoints.js';
 
@@ -24,7 +24,7 @@ const OPEN_MS = 30_000;
 @Injectable()
 export class VncService {
   constructor(
-    private readonly guests: GuestsService,
+    private readonly guests: GuestStatusService,
     private readonly hub: AgentHub,
     private readonly runner: TaskRunner,
     private readonly sessions: VncSessions,
@@ -32,7 +32,7 @@ export class VncService {
 
   /** Opens a console of the running VM for the caller; `connection` is the request's, whose certificate the answer carries. */
   async proxy(node: string, vmid: number, caller: Principal, connection: Socket): Promise<ResultOf<typeof VNC_ENDPOINTS.proxy>> {
-    const { status } = await this.guests.current(QEMU, node, vmid);
+    const { status } = await this.guests.current({ kind: QEMU, node, vmid });
     this.hub.reachable(node);
     if (status !== 'running') throw new ApiError('GUEST_STATE', `VM ${vmid} is not running`);
     const user = callerName(caller);

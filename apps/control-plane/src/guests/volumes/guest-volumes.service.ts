@@ -168,7 +168,7 @@ export class GuestVolumesService {
     const keys = idlist.split(/[,;\s]+/).filter((key) => key !== '');
     const other = keys.find((key) => !QEMU.isVolumeKey(key) && !isUnusedKey(key));
     if (other !== undefined) throw badParam('idlist', `'${other}' is not a disk (unlink removes disks and unused volumes)`);
-    return this.changes.now(QEMU, node, vmid, { set: {}, deleted: keys }, { caller, force });
+    return this.changes.now({ kind: QEMU, node, vmid }, { set: {}, deleted: keys }, { caller, force });
   }
 
   /** The guest's own volume at `key` (a disk, root, mount point or `unusedN`), else a 400 naming `param`. */

@@ -4,9 +4,10 @@ import type { Principal } from '../../http/principal.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
-import { configDigest } from '@corral/pve-formats';
+import { mayChangeConfig } from '../config-change.js';
 import { GuestTasks, type GuestOperation, type GuestWork } from '../guest-tasks.js';
 import type { GuestKind } from '../guest-kinds.js';
+import type { GuestRef } from '../guest-ref.js';
 import { guestSpec } from '../guest-spec.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';
 import type { GuestRow } from '../../inventory/guests/guest.entity.js';
@@ -20,7 +21,7 @@ export const VOLUME_MS = 30 * 60_000;
 
 export interface VolumeChangeOptions {
   readonly caller: Principal;
-  readonly digest?: unknown;
+  readonly digest?: string | undefined;
   /** `unlink`'s `force`. */
   readonly force?: boolean;
 }
@@ -43,23 +44,25 @@ export class VolumeChanges {
   ) {}
 
   /** PVE's synchronous answer (`PUT .../config`, `unlink`): once the change is done. */
-  async now(kind: GuestKind, node: string, vmid: number, change: ConfigChange, options: VolumeChangeOptions): Promise<null> {
-    const operation = await this.prepare(kind, node, vmid, change, options);
+  async now(guest: GuestRef, change: ConfigChange, options: VolumeChangeOptions): Promise<null> {
+    const operation = await this.prepare(guest, change, options);
     if (operation !== undefined) await this.tasks.completed(operation);
     return null;
   }
 
   /** `POST .../config`: the change as a task, answered with its UPID. */
-  async asTask(kind: GuestKind, node: string, vmid: number, change: ConfigChange, options: VolumeChangeOptions): Promise<string> {
-    const operation = await this.prepare(kind, node, vmid, change, options);
+  async asTask(guest: GuestRef, change: ConfigChange, options: VolumeChangeOptions): Promise<string> {
+    const { kind, node, vmid } = guest;
+    const operation = await this.prepare(guest, change, options);
     return this.tasks.submit(operation ?? { node, vmid, type: kind.tasks.config ?? 'config', caller: options.caller, work: async (work) => work.line('configuration updated') });
   }
 
   /** Plans and checks the change; one that makes and destroys no volume is written here, else the operation that does it. */
-  private async prepare(kind: GuestKind, node: string, vmid: number, change: ConfigChange, options: VolumeChangeOptions): Promise<GuestOperation | undefined> {
+  private async prepare(guest: GuestRef, change: ConfigChange, options: VolumeChangeOptions): Promise<GuestOperation | undefined> {
+    const { kind, node, vmid } = guest;
     const storages = await this.storageMap();
     const planned = this.plan(kind, node, vmid, change, storages, options);
-    this.mayChange(kind, this.row(vmid), options.digest);
+    mayChangeConfig(kind, this.row(vmid), options.digest);
     await this.newGuests.mayAllocate(planned.storages, options.caller);
     if (planned.allocate.length === 0 && planned.free.length === 0) {
       await this.write(kind, node, vmid, change, storages, options, planned);
@@ -87,7 +90,7 @@ export class VolumeChanges {
   /** Writes the planned config, planned again on the row as it is then: refused (409) when that plan's volumes differ from the planned ones. */
   private async write(kind: GuestKind, node: string, vmid: number, change: ConfigChange, storages: ReadonlyMap<string, StorageRow>, options: VolumeChangeOptions, planned: VolumeChangePlan): Promise<void> {
     await this.repository.update(vmid, async (row) => {
-      this.mayChange(kind, row, options.digest);
+      mayChangeConfig(kind, row, options.digest);
       const again = planVolumeChange({ kind, vmid, node, config: row.config, change, storages, running: runState(this.state(vmid)) !== 'stopped', force: options.force ?? false });
       const same = (plan: VolumeChangePlan) => JSON.stringify([plan.allocate.map((key) => plan.config[key]), plan.free.map((key) => row.config[key])]);
       if (same(again) !== same(planned)) throw new ApiError('CONFIG_CHANGED', `the volumes of ${kind.noun} ${vmid} changed meanwhile: read its config again`);
@@ -99,13 +102,6 @@ export class VolumeChanges {
   private plan(kind: GuestKind, node: string, vmid: number, change: ConfigChange, storages: ReadonlyMap<string, StorageRow>, options: VolumeChangeOptions): VolumeChangePlan {
     const state = this.state(vmid);
     return planVolumeChange({ kind, vmid, node, config: state.row.config, change, storages, running: runState(state) !== 'stopped', force: options.force ?? false });
-  }
-
-  private mayChange(kind: GuestKind, row: GuestRow, digest: unknown): void {
-    if (row.lock !== null) throw new ApiError('GUEST_STATE', `${kind.noun} ${row.vmid} is locked (${row.lock})`);
-    if (typeof digest === 'string' && digest !== configDigest(row.config)) {
-      throw new ApiError('CONFIG_CHANGED', `the configuration of ${kind.noun} ${row.vmid} has changed since digest ${digest}: read it again`);
-    }
   }
 
   private state(vmid: number) {

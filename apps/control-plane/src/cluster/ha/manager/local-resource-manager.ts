@@ -6,7 +6,7 @@ import { ApiError } from '../../../errors/api-error.js';
 import { recordEvent } from '../../../events/record-event.js';
 import { GuestTasks } from '../../../guests/guest-tasks.js';
 import { GuestView } from '../../../inventory/guests/guest-view.js';
-import { GuestsService } from '../../../guests/guests.service.js';
+import { PowerService } from '../../../guests/power/power.service.js';
 import { runState } from '../../../guests/status-entry.js';
 import { SYSTEM_CALLER } from '../../../http/principal.js';
 import { LOGGER } from '../../../logging/loggers.js';
@@ -35,7 +35,7 @@ export class LocalResourceManager {
 
   constructor(
     private readonly repository: HaManagerRepository,
-    private readonly guests: GuestsService,
+    private readonly power: PowerService,
     private readonly view: GuestView,
     private readonly tasks: GuestTasks,
     private readonly hub: AgentHub,
@@ -74,7 +74,7 @@ export class LocalResourceManager {
     let settleMs = SETTLE_MS;
     try {
       if (action === 'stop') await this.repository.setCrmState([guest.vmid], 'request_stop');
-      await this.guests.haPower(kindOfResource(guest.type), guest.vmid, action);
+      await this.power.haPower(kindOfResource(guest.type), guest.vmid, action);
       if (action === 'start') await this.repository.started(guest.vmid, true);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { allows } from '@corral/acl';
+import type { Principal } from '../http/principal.js';
+import { AccessState } from '../access/state/access-state.js';
+import { HaResourcesRepository } from '../inventory/ha/ha-resources.repository.js';
+import { NodesService } from '../nodes/nodes.service.js';
+import type { GuestKind } from './guest-kinds.js';
+import type { GuestRef } from './guest-ref.js';
+import { GuestStates } from './guest-states.js';
+import { GuestView } from '../inventory/guests/guest-view.js';
+import type { GuestStatus } from './guest.endpoints.js';
+import { statusEntry } from './status-entry.js';
+
+/** What the guests are: a node's list, one guest's status with its HA state, its sub-resources. */
+@Injectable()
+export class GuestStatusService {
+  constructor(
+    private readonly view: GuestView,
+    private readonly states: GuestStates,
+    private readonly nodes: NodesService,
+    private readonly access: AccessState,
+    private readonly ha: HaResourcesRepository,
+  ) {}
+
+  async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
+    this.nodes.existing(node);
+    const access = await this.access.current();
+    return this.view
+      .list()
+      .filter((state) => state.row.type === kind.type && state.row.node === node && allows(access, caller.subject, `/vms/${state.row.vmid}`, ['VM.Audit']))
+      .sort((a, b) => a.row.vmid - b.row.vmid)
+      .map(statusEntry);
+  }
+
+  async current(guest: GuestRef): Promise<GuestStatus> {
+    const entry = statusEntry(this.states.existing(guest));
+    const ha = await this.ha.find(guest.vmid);
+    return { ...entry, ha: ha === null ? { managed: 0 } : { managed: 1, state: ha.state, ...(ha.group !== null ? { group: ha.group } : {}) } };
+  }
+
+  index(guest: GuestRef): { subdir: string }[] {
+    this.states.existing(guest);
+    const own = guest.kind.type === 'qemu' ? ['agent', 'cloudinit', 'monitor', 'move_disk', 'unlink', 'vncproxy', 'vncwebsocket'] : ['interfaces', 'move_volume'];
+    return ['config', 'pending', 'status', 'template', 'snapshot', 'feature', 'clone', 'migrate', 'resize', ...own].map((subdir) => ({ subdir }));
+  }
+}
