@@ -2,8 +2,8 @@ import { BackupFile, BackupMode, type BackupCompression, type ParamsOf, type Res
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandContext } from '../../commands/command-context.js';
-import { CommandFailure } from '../../commands/command-failure.js';
 import { requireActive } from '../../commands/storage/storage-folders.js';
+import { CommandFailure } from '../../host/command-failure.js';
 import type { Host } from '../../host/host.js';
 import { refuseUnrestorable } from '../archive-contents.js';
 import { readBackupConfig } from '../backup-archive.js';

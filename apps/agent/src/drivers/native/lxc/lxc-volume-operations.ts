@@ -1,6 +1,6 @@
 import type { GuestVolume, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../../commands/command-context.js';
-import { CommandFailure } from '../../../commands/command-failure.js';
+import { CommandFailure } from '../../../host/command-failure.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { refusedWhileRunning, removingVolume, resizedVolume } from '../../guest-messages.js';
 import { removeEmptyGuestFolder } from '../../guest-volumes.js';

@@ -27,7 +27,7 @@ import { existingBridges } from '../host-bridges.js';
 import type { NativeGuests } from '../native-guests.js';
 import { QemuBackups } from './qemu-backup.js';
 import { QemuGuestAgents, type QgaTimeouts } from './qemu-guest-agent.js';
-import { CommandFailure } from '../../../commands/command-failure.js';
+import { CommandFailure } from '../../../host/command-failure.js';
 import { formatCommandLine, qemuCommandLine } from './qemu-command-line.js';
 import { deviceOptions } from './qemu-device-options.js';
 import type { Accelerator } from './qemu-cpu-model.js';
