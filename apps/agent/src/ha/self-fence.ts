@@ -1,5 +1,5 @@
 import type { GuestType } from '@corral/protocol';
-import type { CommandContext } from '../commands/command-context.js';
+import type { CommandContext } from '../drivers/command-context.js';
 import type { GuestDriver } from '../drivers/guest-driver.js';
 import { guestLabel } from '../drivers/guest-messages.js';
 import { CommandFailure } from '../host/command-failure.js';

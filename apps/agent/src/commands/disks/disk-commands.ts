@@ -4,7 +4,7 @@ import type { Disk } from '@corral/protocol';
 import { CommandFailure } from '../../host/command-failure.js';
 import { findProgram } from '../../host/find-program.js';
 import { lastWords, runChecked, runProgram } from '../../host/run-program.js';
-import type { AreaHandlers } from '../command-context.js';
+import type { AreaHandlers } from '../area-handlers.js';
 import { isWholeDisk, LSBLK_COLUMNS, parseBlkidExport, parseLsblk, parseSmartHealth, toDisk, type BlockDevice } from './block-devices.js';
 
 /**

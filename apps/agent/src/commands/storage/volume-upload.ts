@@ -5,8 +5,8 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { RawData, WebSocket } from 'ws';
+import type { CommandContext } from '../../drivers/command-context.js';
 import type { Host } from '../../host/host.js';
-import type { CommandContext } from '../command-context.js';
 import { asBuffer, type StreamOpener } from '../guests/vnc-stream.js';
 import { requireActive } from './storage-folders.js';
 

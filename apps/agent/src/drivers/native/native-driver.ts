@@ -1,6 +1,6 @@
 import type { ContainerInterface, GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
-import type { CommandContext } from '../../commands/command-context.js';
+import type { CommandContext } from '../command-context.js';
 import type { FenceOrder } from '../../ha/fence-orders.js';
 import { backupOwner } from '../backup-archive.js';
 import type { GuestBackups } from '../guest-backups.js';

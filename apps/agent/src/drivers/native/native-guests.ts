@@ -1,5 +1,5 @@
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
-import type { CommandContext } from '../../commands/command-context.js';
+import type { CommandContext } from '../command-context.js';
 import type { FenceOrder } from '../../ha/fence-orders.js';
 import type { GuestBackups } from '../guest-backups.js';
 import type { VolumeOperations } from '../volume-operations.js';

@@ -1,6 +1,6 @@
 import type { BackupMode, ContainerInterface, GuestRuntime, GuestSpec, GuestType, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
-import type { CommandContext } from '../../commands/command-context.js';
+import type { CommandContext } from '../command-context.js';
 import { CommandFailure } from '../../host/command-failure.js';
 import { requireActive } from '../../commands/storage/storage-folders.js';
 import type { Host } from '../../host/host.js';

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { ContainerInterface, GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
+import type { CommandContext } from '../../command-context.js';
 import { processOrder, type FenceOrder } from '../../../ha/fence-orders.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { writeHostFile } from '../../../host/host-files.js';

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { BackupMode, GuestSpec, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { requireActive } from '../../../commands/storage/storage-folders.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
@@ -8,6 +7,7 @@ import { archivedVolumes, refuseUnrestorable } from '../../archive-contents.js';
 import { backupFileName, captureLog, CONFIG_MEMBERS, extractArchive, readBackupConfig, writeArchive, writeBackupSidecars } from '../../backup-archive.js';
 import { afterwards, backupMode, MODE_STEPS, pausedMode } from '../../backup-modes.js';
 import { withStagedFiles } from '../../backup-staging.js';
+import type { CommandContext } from '../../command-context.js';
 import type { GuestBackups } from '../../guest-backups.js';
 import { extractingArchive } from '../../guest-messages.js';
 import { removeEmptyGuestFolder, volumeOf } from '../../guest-volumes.js';
