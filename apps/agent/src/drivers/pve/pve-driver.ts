@@ -2,7 +2,7 @@ import type { ContainerInterface, GuestRuntime, GuestSpec, GuestType, ParamsOf }
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../command-context.js';
 import { CommandFailure } from '../../host/command-failure.js';
-import type { FenceOrder } from '../../ha/fence-orders.js';
+import type { FenceOrder } from '../fence-orders.js';
 import { ProcessFigures, type Figures } from '../../host/process-figures.js';
 import { lastWords, runProgram } from '../../host/run-program.js';
 import type { GuestDriver } from '../guest-driver.js';

@@ -2,7 +2,7 @@ import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../command-context.js';
-import type { FenceOrder } from '../../../ha/fence-orders.js';
+import type { FenceOrder } from '../../fence-orders.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { ProcessFigures } from '../../../host/process-figures.js';
 import { lastWords, runChecked, runProgram, type ProgramOutput } from '../../../host/run-program.js';
