@@ -2,7 +2,7 @@ import type { BackupMode, ContainerInterface, GuestRuntime, GuestSpec, GuestType
 import type { Socket } from 'node:net';
 import type { CommandContext } from '../command-context.js';
 import { CommandFailure } from '../../host/command-failure.js';
-import { requireActive } from '../../commands/storage/storage-folders.js';
+import { requireActive } from '../storage-location.js';
 import type { Host } from '../../host/host.js';
 import { archivedVolumes, excludedMountPoints, refuseUnrestorable } from '../archive-contents.js';
 import { backupFileName, captureLog, readBackupConfig, writeBackupSidecars } from '../backup-archive.js';

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { BackupMode, GuestSpec, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
-import { requireActive } from '../../../commands/storage/storage-folders.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
 import { archivedVolumes, refuseUnrestorable } from '../../archive-contents.js';
@@ -11,6 +10,7 @@ import type { CommandContext } from '../../command-context.js';
 import type { GuestBackups } from '../../guest-backups.js';
 import { extractingArchive } from '../../guest-messages.js';
 import { removeEmptyGuestFolder, volumeOf } from '../../guest-volumes.js';
+import { requireActive } from '../../storage-location.js';
 import type { NativeGuests } from '../native-guests.js';
 import { copyLive, driveSizes } from './qemu-backup-jobs.js';
 import { COPY_LIMIT_MS, imageFormat, makeImages, makeReadOnly, refuseExisting, restoreImagePlan } from './qemu-images.js';
