@@ -1,4 +1,5 @@
 import tseslint from 'typescript-eslint';
+import { folderLayers } from './tools/eslint/folder-layers.mjs';
 import { moduleBoundaries } from './tools/eslint/module-boundaries.mjs';
 
 // The architecture as dependency rules (STYLE.md): contracts and pure logic import no framework,
@@ -18,13 +19,21 @@ const testConstraints = depConstraints.map((c) =>
   c.sourceTag === 'type:app' ? { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:testing'] } : c,
 );
 const TESTS = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test-support/**/*.ts'];
+// The agent's top-level folders, lowest tier first: each imports only from itself and lower tiers
+// (host runs programs and reads files, drivers run guests on it, reports and the HA lease watch
+// the drivers, commands serve the protocol on all of them, requests run the commands); agent.ts and
+// main.ts sit above every tier. Tests may join the layers they test.
+const agentLayers = {
+  root: 'apps/agent/src',
+  tiers: [['logging', 'config'], ['host', 'connection'], ['drivers'], ['reports'], ['ha'], ['commands'], ['requests']],
+};
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'var/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.mjs', '**/*.cjs'],
-    plugins: { corral: { rules: { 'module-boundaries': moduleBoundaries } } },
+    plugins: { corral: { rules: { 'module-boundaries': moduleBoundaries, 'folder-layers': folderLayers } } },
     rules: {
       'corral/module-boundaries': ['error', { depConstraints }],
       '@typescript-eslint/no-explicit-any': 'error',
@@ -35,5 +44,6 @@ export default tseslint.config(
     },
   },
   { files: TESTS, rules: { 'corral/module-boundaries': ['error', { depConstraints: testConstraints }] } },
+  { files: ['apps/agent/src/**/*.ts'], ignores: TESTS, rules: { 'corral/folder-layers': ['error', agentLayers] } },
   { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' }, languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } } },
 );
