@@ -1,7 +1,9 @@
 import tseslint from 'typescript-eslint';
+import { tiers as controlPlaneTiers } from './apps/control-plane/tiers.mjs';
+import { folderLayers } from './tools/eslint/folder-layers.mjs';
 import { moduleBoundaries } from './tools/eslint/module-boundaries.mjs';
 
-// The architecture as dependency rules (STYLE.md): contracts and pure logic import no framework,
+// The architecture as dependency rules: contracts and pure logic import no framework,
 // the agent and the command-line client import no Nest, TypeORM or pg, and only tests may use the
 // testing library.
 const depConstraints = [
@@ -18,13 +20,21 @@ const testConstraints = depConstraints.map((c) =>
   c.sourceTag === 'type:app' ? { ...c, onlyDependOnLibsWithTags: [...c.onlyDependOnLibsWithTags, 'type:testing'] } : c,
 );
 const TESTS = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test-support/**/*.ts'];
+// The agent's top-level folders, lowest tier first: each imports only from itself and lower tiers
+// (host runs programs and reads files, drivers run guests on it, reports and the HA lease watch
+// the drivers, commands serve the protocol on all of them, requests run the commands); agent.ts and
+// main.ts sit above every tier. Tests may join the layers they test.
+const agentLayers = {
+  root: 'apps/agent/src',
+  tiers: [['logging', 'config'], ['host', 'connection'], ['drivers'], ['reports'], ['ha'], ['commands'], ['requests']],
+};
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'var/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts', '**/*.mjs', '**/*.cjs'],
-    plugins: { corral: { rules: { 'module-boundaries': moduleBoundaries } } },
+    plugins: { corral: { rules: { 'module-boundaries': moduleBoundaries, 'folder-layers': folderLayers } } },
     rules: {
       'corral/module-boundaries': ['error', { depConstraints }],
       '@typescript-eslint/no-explicit-any': 'error',
@@ -35,5 +45,7 @@ export default tseslint.config(
     },
   },
   { files: TESTS, rules: { 'corral/module-boundaries': ['error', { depConstraints: testConstraints }] } },
+  { files: ['apps/agent/src/**/*.ts'], ignores: TESTS, rules: { 'corral/folder-layers': ['error', agentLayers] } },
+  { files: ['apps/control-plane/src/**/*.ts'], ignores: TESTS, rules: { 'corral/folder-layers': ['error', { root: 'apps/control-plane/src', tiers: controlPlaneTiers }] } },
   { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' }, languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } } },
 );

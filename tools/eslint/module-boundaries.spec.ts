@@ -1,13 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { lintRule } from './lint-rule.js';
 
-// Runs the real ESLint with the workspace config on a snippet placed at `file`.
-function lint(file: string, code: string): string[] {
-  const eslint = resolve('node_modules/eslint/bin/eslint.js');
-  const run = spawnSync(process.execPath, [eslint, '--stdin', '--stdin-filename', file, '--format', 'json'], { input: code, encoding: 'utf8' });
-  const [report] = JSON.parse(run.stdout) as [{ messages: { ruleId: string; message: string }[] }];
-  return report.messages.filter((m) => m.ruleId === 'corral/module-boundaries').map((m) => m.message);
-}
+const lint = lintRule('corral/module-boundaries');
 
 describe('the module boundaries lint rule', () => {
   it('fails a framework import in an infrastructure library', () => {

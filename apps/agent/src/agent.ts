@@ -1,12 +1,12 @@
 import { FingerprintMismatch } from '@corral/pinned-tls';
 import { CLOSE_CODES, PROTOCOL_VERSION, type CommandHandlers, type HelloFrame } from '@corral/protocol';
 import { randomUUID } from 'node:crypto';
-import type { CommandContext } from './commands/command-context.js';
 import type { AgentConfig } from './config/agent-config.js';
 import { Backoff } from './connection/backoff.js';
 import { Connection, type Closed } from './connection/connection.js';
 import { dial, UpgradeRefused } from './connection/dial.js';
 import { Outbox, type OutgoingFrame } from './connection/outbox.js';
+import type { CommandContext } from './drivers/command-context.js';
 import type { HaLease } from './ha/ha-lease.js';
 import type { Inventory } from './host/inventory.js';
 import type { LogFields, Logger } from './logging/logger.js';

@@ -1,10 +1,10 @@
 import type { CommandHandlers } from '@corral/protocol';
+import type { CommandContext } from '../drivers/command-context.js';
 import type { GuestDriver } from '../drivers/guest-driver.js';
 import type { Host } from '../host/host.js';
 import type { Logger } from '../logging/logger.js';
 import type { RuntimeReports } from '../reports/runtime-reports.js';
 import { aptCommands } from './apt/apt-commands.js';
-import type { CommandContext } from './command-context.js';
 import { diskCommands } from './disks/disk-commands.js';
 import { dnsCommands } from './dns/dns-commands.js';
 import { firewallCommands } from './firewall/firewall-commands.js';

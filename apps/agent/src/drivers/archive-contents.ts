@@ -1,5 +1,5 @@
 import type { GuestSpec } from '@corral/protocol';
-import { CommandFailure } from '../commands/command-failure.js';
+import { CommandFailure } from '../host/command-failure.js';
 import { backupOwner } from './backup-archive.js';
 import { guestLabel } from './guest-messages.js';
 import { ownVolumes } from './guest-volumes.js';

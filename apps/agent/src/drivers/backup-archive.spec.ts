@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CommandFailure } from '../commands/command-failure.js';
 import { deleteVolume } from '../commands/storage/volume-delete.js';
+import { CommandFailure } from '../host/command-failure.js';
 import { openHost } from '../host/host.js';
 import { backupFileName, backupOwner, captureLog, extractArchive, makeBackupStaging, readArchiveMember, readBackupConfig, writeArchive, writeBackupSidecars } from './backup-archive.js';
 

@@ -1,9 +1,9 @@
 import type { BackupCompression, GuestType } from '@corral/protocol';
 import { mkdir, mkdtemp, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { CommandContext } from '../commands/command-context.js';
-import { CommandFailure } from '../commands/command-failure.js';
+import { CommandFailure } from '../host/command-failure.js';
 import { runProgram, lastWords } from '../host/run-program.js';
+import type { CommandContext } from './command-context.js';
 
 /*
  * vzdump archives as the native driver writes and reads them (the layout is libs/protocol's

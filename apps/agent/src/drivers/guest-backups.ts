@@ -1,5 +1,5 @@
 import type { ParamsOf, ResultOf } from '@corral/protocol';
-import type { CommandContext } from '../commands/command-context.js';
+import type { CommandContext } from './command-context.js';
 
 /**
  * A driver's backups and restores (the `guest.backup`, `guest.backup.config` and `guest.restore`

@@ -1,5 +1,5 @@
 import type { GuestType, GuestVolume } from '@corral/protocol';
-import { CommandFailure } from '../commands/command-failure.js';
+import { CommandFailure } from '../host/command-failure.js';
 
 /*
  * What the drivers say, to operators as task end texts and task log lines, where more than one of

@@ -1,5 +1,5 @@
 import type { ParamsOf, ResultOf } from '@corral/protocol';
-import type { CommandContext } from '../commands/command-context.js';
+import type { CommandContext } from './command-context.js';
 
 /**
  * A driver's part of a VM's migration between two nodes (the `guest.migrate.*` commands; what

@@ -1,5 +1,5 @@
 import type { GuestSpec, GuestVolume, ParamsOf } from '@corral/protocol';
-import type { CommandContext } from '../commands/command-context.js';
+import type { CommandContext } from './command-context.js';
 import { snapshotNotAvailable } from './guest-messages.js';
 import { ownVolumes } from './guest-volumes.js';
 

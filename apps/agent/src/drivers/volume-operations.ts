@@ -1,5 +1,5 @@
 import type { ParamsOf } from '@corral/protocol';
-import type { CommandContext } from '../commands/command-context.js';
+import type { CommandContext } from './command-context.js';
 
 /**
  * The volumes of a guest that exists (the guest.volume.* commands): made, removed, grown and

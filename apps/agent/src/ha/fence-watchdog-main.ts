@@ -3,10 +3,10 @@
 // Usage: node fence-watchdog-main.js --host-root ROOT, orders as JSON lines on stdin.
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { WatchdogOrders } from '../drivers/fence-orders.js';
 import { openHost } from '../host/host.js';
 import { jsonLogger } from '../logging/logger.js';
 import { carryOut } from './fence-kill.js';
-import { WatchdogOrders } from './fence-orders.js';
 import { FenceWatchdog } from './fence-watchdog.js';
 import { removeWatchdogPid, watchdogPidFile, writeWatchdogPid } from './watchdog-pid-file.js';
 

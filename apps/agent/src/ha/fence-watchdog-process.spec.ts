@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { waitFor } from '@corral/testing';
 import { alive, killAll, standIn, watchdogScript } from '../../test-support/fence-watchdog-process.js';
 import { removeHostRoot } from '../../test-support/host-roots.js';
+import { processOrder, type FenceOrder, type WatchdogOrders } from '../drivers/fence-orders.js';
 import { openHost, type Host } from '../host/host.js';
-import { processOrder, type FenceOrder, type WatchdogOrders } from './fence-orders.js';
 import { runningWatchdog, watchdogPidFile } from './watchdog-pid-file.js';
 
 const MS = 1_000_000n;

@@ -8,7 +8,7 @@ import { waitFor } from '@corral/testing';
 import { watchdogScript } from '../../test-support/fence-watchdog-process.js';
 import { WEB1 } from '../../test-support/guest-specs.js';
 import { removeHostRoot } from '../../test-support/host-roots.js';
-import type { CommandContext } from '../commands/command-context.js';
+import type { CommandContext } from '../drivers/command-context.js';
 import { NativeQemu } from '../drivers/native/qemu/native-qemu.js';
 import { openHost, type Host } from '../host/host.js';
 import { jsonLogger } from '../logging/logger.js';

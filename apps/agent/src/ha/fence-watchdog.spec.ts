@@ -1,5 +1,5 @@
+import type { FenceOrder, WatchdogOrders } from '../drivers/fence-orders.js';
 import { jsonLogger } from '../logging/logger.js';
-import type { FenceOrder, WatchdogOrders } from './fence-orders.js';
 import { FenceWatchdog } from './fence-watchdog.js';
 
 const MS = 1_000_000n;

@@ -1,5 +1,5 @@
+import type { FencedGuest, FenceOrder, WatchdogOrders } from '../drivers/fence-orders.js';
 import type { Logger } from '../logging/logger.js';
-import type { FencedGuest, FenceOrder, WatchdogOrders } from './fence-orders.js';
 
 export interface FenceWatchdogOptions {
   readonly logger: Logger;

@@ -1,8 +1,8 @@
 import type { GuestType } from '@corral/protocol';
-import type { CommandContext } from '../commands/command-context.js';
-import { CommandFailure } from '../commands/command-failure.js';
+import type { CommandContext } from '../drivers/command-context.js';
 import type { GuestDriver } from '../drivers/guest-driver.js';
 import { guestLabel } from '../drivers/guest-messages.js';
+import { CommandFailure } from '../host/command-failure.js';
 import type { Logger } from '../logging/logger.js';
 import type { RuntimeReports } from '../reports/runtime-reports.js';
 import type { Fence, LeaseGuest } from './ha-lease.js';

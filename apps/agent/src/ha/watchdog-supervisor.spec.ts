@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { waitFor } from '@corral/testing';
 import { alive, killAll, standIn, watchdogScript } from '../../test-support/fence-watchdog-process.js';
 import { removeHostRoot } from '../../test-support/host-roots.js';
+import { processOrder } from '../drivers/fence-orders.js';
 import { openHost, type Host } from '../host/host.js';
 import { jsonLogger } from '../logging/logger.js';
-import { processOrder } from './fence-orders.js';
 import { runningWatchdog, watchdogLogFile } from './watchdog-pid-file.js';
 import { WatchdogSupervisor } from './watchdog-supervisor.js';
 

@@ -2,11 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { WatchdogOrders } from '../drivers/fence-orders.js';
 import type { GuestDriver } from '../drivers/guest-driver.js';
 import { guestLabel } from '../drivers/guest-messages.js';
 import type { Host } from '../host/host.js';
 import type { Logger } from '../logging/logger.js';
-import type { WatchdogOrders } from './fence-orders.js';
 import type { LeaseGuest } from './ha-lease.js';
 import { runningWatchdog, watchdogArguments, watchdogLogFile } from './watchdog-pid-file.js';
 

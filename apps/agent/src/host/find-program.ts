@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { CommandFailure } from '../commands/command-failure.js';
+import { CommandFailure } from './command-failure.js';
 
 /** The Debian package of each optional tool, so "not installed" says what to install. */
 const DEBIAN_PACKAGES: Readonly<Record<string, string>> = {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { CommandFailure } from '../commands/command-failure.js';
+import { CommandFailure } from './command-failure.js';
 import { runChecked, runProgram } from './run-program.js';
 
 const signal = new AbortController().signal;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
-import { CommandFailure } from '../commands/command-failure.js';
+import { CommandFailure } from './command-failure.js';
 import { programMissing } from './find-program.js';
 
 /*

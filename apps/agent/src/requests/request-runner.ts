@@ -1,7 +1,7 @@
 import { parseCommandRequest, runCommand, type CommandHandlers, type CommandRequest, type FailureCode, type RequestFrame, type ResultFrame } from '@corral/protocol';
-import type { CommandContext } from '../commands/command-context.js';
-import { CommandFailure } from '../commands/command-failure.js';
 import type { OutgoingFrame } from '../connection/outbox.js';
+import type { CommandContext } from '../drivers/command-context.js';
+import { CommandFailure } from '../host/command-failure.js';
 import type { Logger } from '../logging/logger.js';
 import { RequestLog } from './request-log.js';
 

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { COMMANDS } from '@corral/protocol';
+import type { CommandContext } from '../../drivers/command-context.js';
 import { runChecked } from '../../host/run-program.js';
-import type { CommandContext } from '../command-context.js';
 import { aptCommands } from './apt-commands.js';
 
 // These run this machine's real apt: reading the index, never changing the system.

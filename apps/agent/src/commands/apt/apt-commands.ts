@@ -1,7 +1,7 @@
 import type { UpgradablePackage } from '@corral/protocol';
+import { CommandFailure } from '../../host/command-failure.js';
 import { lastWords, runChecked, runProgram, type ProgramOutput } from '../../host/run-program.js';
-import type { AreaHandlers } from '../command-context.js';
-import { CommandFailure } from '../command-failure.js';
+import type { AreaHandlers } from '../area-handlers.js';
 import { aptErrors, parsePackageRecords, parsePolicyOrigins, parseUpgradableList } from './apt-output.js';
 
 /** apt must never stop to ask (a debconf prompt would hang until the request's timeout). */

@@ -2,8 +2,8 @@ import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMANDS } from '@corral/protocol';
+import type { CommandContext } from '../../drivers/command-context.js';
 import { runChecked, runProgram } from '../../host/run-program.js';
-import type { CommandContext } from '../command-context.js';
 import { diskCommands } from './disk-commands.js';
 
 // Real block devices: sparse files attached as loop devices, which needs root (and fails without it).

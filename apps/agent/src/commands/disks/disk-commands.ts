@@ -1,10 +1,10 @@
 import { constants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import type { Disk } from '@corral/protocol';
+import { CommandFailure } from '../../host/command-failure.js';
 import { findProgram } from '../../host/find-program.js';
 import { lastWords, runChecked, runProgram } from '../../host/run-program.js';
-import type { AreaHandlers } from '../command-context.js';
-import { CommandFailure } from '../command-failure.js';
+import type { AreaHandlers } from '../area-handlers.js';
 import { isWholeDisk, LSBLK_COLUMNS, parseBlkidExport, parseLsblk, parseSmartHealth, toDisk, type BlockDevice } from './block-devices.js';
 
 /**

@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CommandContext } from '../../drivers/command-context.js';
 import { openHost, type Host } from '../../host/host.js';
-import type { CommandContext } from '../command-context.js';
 import { dnsCommands } from './dns-commands.js';
 
 const context: CommandContext = { signal: new AbortController().signal, log: () => undefined };

@@ -1,4 +1,4 @@
-import type { AreaHandlers } from '../command-context.js';
+import type { AreaHandlers } from '../area-handlers.js';
 import { readHostFile, writeHostFile } from '../../host/host-files.js';
 import type { Host } from '../../host/host.js';
 import { readResolvConf, updateResolvConf } from './resolv-conf.js';

@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FirewallRuleset } from '@corral/protocol';
+import type { CommandContext } from '../../drivers/command-context.js';
 import { openHost, type Host } from '../../host/host.js';
 import { runChecked, runProgram } from '../../host/run-program.js';
-import type { CommandContext } from '../command-context.js';
 import { firewallCommands } from './firewall-commands.js';
 import { REMOVE_TABLE, renderRuleset } from './nft-ruleset.js';
 

@@ -1,9 +1,9 @@
+import { CommandFailure } from '../../host/command-failure.js';
 import { findProgram, programMissing } from '../../host/find-program.js';
 import { writeHostFile } from '../../host/host-files.js';
 import { hostPath, type Host } from '../../host/host.js';
 import { runProgram, type ProgramOutput } from '../../host/run-program.js';
-import type { AreaHandlers } from '../command-context.js';
-import { CommandFailure } from '../command-failure.js';
+import type { AreaHandlers } from '../area-handlers.js';
 import { REMOVE_TABLE, renderRuleset } from './nft-ruleset.js';
 
 export const FIREWALL_FILE = '/etc/corral/firewall.nft';

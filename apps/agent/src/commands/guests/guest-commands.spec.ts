@@ -1,7 +1,7 @@
 import { COMMANDS } from '@corral/protocol';
 import { WEB1 } from '../../../test-support/guest-specs.js';
+import type { CommandContext } from '../../drivers/command-context.js';
 import type { GuestDriver } from '../../drivers/guest-driver.js';
-import type { CommandContext } from '../command-context.js';
 import { guestCommands } from './guest-commands.js';
 
 const context: CommandContext = { signal: new AbortController().signal, log: () => undefined };

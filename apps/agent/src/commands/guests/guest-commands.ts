@@ -2,7 +2,7 @@ import type { CommandName } from '@corral/protocol';
 import type { GuestDriver } from '../../drivers/guest-driver.js';
 import type { SelfFence } from '../../ha/self-fence.js';
 import type { RuntimeReports } from '../../reports/runtime-reports.js';
-import type { AreaHandlers } from '../command-context.js';
+import type { AreaHandlers } from '../area-handlers.js';
 
 /** Runs a command that can make a guest run; the HA self-fence refuses or stops it (ha/self-fence.ts). */
 export type RunGuard = Pick<SelfFence, 'guard'>;

@@ -5,11 +5,11 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket, { WebSocketServer } from 'ws';
+import type { CommandContext } from '../../drivers/command-context.js';
 import { PveDriver } from '../../drivers/pve/pve-driver.js';
 import { SimDriver } from '../../drivers/sim/sim-driver.js';
 import { openHost } from '../../host/host.js';
 import { jsonLogger } from '../../logging/logger.js';
-import type { CommandContext } from '../command-context.js';
 import { vncCommands } from './vnc-stream.js';
 
 const context: CommandContext = { signal: new AbortController().signal, log: () => undefined };

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
 import type { GuestDriver } from '../../drivers/guest-driver.js';
 import type { Logger } from '../../logging/logger.js';
-import type { AreaHandlers } from '../command-context.js';
+import type { AreaHandlers } from '../area-handlers.js';
 
 /** Opens the byte stream `stream` to the control plane: `AGENT_STREAMS_PATH/<stream>`, pinned and with the node's credential as the agent's connection. */
 export type StreamOpener = (stream: string) => Promise<WebSocket>;

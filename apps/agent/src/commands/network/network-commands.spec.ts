@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMANDS } from '@corral/protocol';
+import type { CommandContext } from '../../drivers/command-context.js';
 import { openHost, type Host } from '../../host/host.js';
 import { runChecked, runProgram } from '../../host/run-program.js';
-import type { CommandContext } from '../command-context.js';
 import { networkCommands } from './network-commands.js';
 
 const CURRENT = `auto lo

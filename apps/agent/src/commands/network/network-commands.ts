@@ -1,9 +1,9 @@
+import { CommandFailure } from '../../host/command-failure.js';
 import { findProgram, programMissing } from '../../host/find-program.js';
 import { readHostFile, renameHostFile, writeHostFile } from '../../host/host-files.js';
 import { hostPath, type Host } from '../../host/host.js';
 import { lastWords, runChecked, runProgram } from '../../host/run-program.js';
-import type { AreaHandlers } from '../command-context.js';
-import { CommandFailure } from '../command-failure.js';
+import type { AreaHandlers } from '../area-handlers.js';
 import { describeInterfaces } from './describe-interfaces.js';
 import { appendStanzas, fileInterfaces, parseInterfacesFile, removeInterface, renderInterfacesFile } from './interfaces-file.js';
 import { parseIpAddr, type KernelLink } from './kernel-links.js';

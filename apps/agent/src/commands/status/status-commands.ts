@@ -3,7 +3,7 @@ import { readCpuInfo, readCpuLoad, readMemory, readOsName, readRootFilesystem, u
 import type { Host } from '../../host/host.js';
 import { readBoot, readIowait, readKsmShared, readProcessorLines, readSwap } from '../../host/kernel-figures.js';
 import { TICKS_PER_SECOND } from '../../host/process-figures.js';
-import type { AreaHandlers } from '../command-context.js';
+import type { AreaHandlers } from '../area-handlers.js';
 
 /** PVE's `GET /nodes/{node}/status`, from the same host facts as the inventory report and the running kernel's figures. */
 export function statusCommands(host: Host): AreaHandlers<'node.status'> {

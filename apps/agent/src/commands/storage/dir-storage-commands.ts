@@ -1,5 +1,5 @@
 import type { Host } from '../../host/host.js';
-import type { AreaHandlers } from '../command-context.js';
+import type { AreaHandlers } from '../area-handlers.js';
 import type { StreamOpener } from '../guests/vnc-stream.js';
 import { listContent } from './storage-content.js';
 import { activate, status } from './storage-folders.js';

@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMANDS } from '@corral/protocol';
+import type { CommandContext } from '../../drivers/command-context.js';
 import { runChecked, runProgram } from '../../host/run-program.js';
-import type { CommandContext } from '../command-context.js';
 import { storageCommands } from './storage-commands.js';
 
 // Real LVM and a real mount on loop devices: needs root, lvm2 and e2fsprogs (tools/test-deps.sh).

@@ -1,6 +1,6 @@
 import { findProgram } from '../../host/find-program.js';
 import { runChecked } from '../../host/run-program.js';
-import type { AreaHandlers } from '../command-context.js';
+import type { AreaHandlers } from '../area-handlers.js';
 import { parseFindmnt, parseVgs, parseZpoolList } from './storage-scan.js';
 
 /** LVM warns on stderr about every inherited descriptor; the agent's are none of its business. */

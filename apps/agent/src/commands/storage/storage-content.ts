@@ -1,9 +1,10 @@
 import type { ContentKind, ParamsOf, StorageVolume } from '@corral/protocol';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { missing, requireActive } from '../../drivers/storage-location.js';
 import type { Host } from '../../host/host.js';
 import { readQcow2Header } from './qcow2-header.js';
-import { CONTENT_FOLDERS, missing, requireActive } from './storage-folders.js';
+import { CONTENT_FOLDERS } from './storage-folders.js';
 
 /*
  * A directory storage's volumes, read from its files and named as PVE names them:

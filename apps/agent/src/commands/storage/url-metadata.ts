@@ -1,5 +1,5 @@
 import type { ParamsOf, ResultOf } from '@corral/protocol';
-import type { CommandContext } from '../command-context.js';
+import type { CommandContext } from '../../drivers/command-context.js';
 import { openUrl } from './url-request.js';
 
 /**

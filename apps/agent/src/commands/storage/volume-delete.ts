@@ -2,8 +2,8 @@ import type { ParamsOf } from '@corral/protocol';
 import { lstat, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removeEmptyGuestFolder } from '../../drivers/guest-volumes.js';
+import { missing, requireActive } from '../../drivers/storage-location.js';
 import type { Host } from '../../host/host.js';
-import { missing, requireActive } from './storage-folders.js';
 
 /** What vzdump writes beside an archive: `<archive>.notes`, `<archive>.protected`, and its log `<archive without extensions>.log`. */
 const BACKUP_ARCHIVE = /^(dump\/vzdump-[a-z]+-\d+-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2})\./;

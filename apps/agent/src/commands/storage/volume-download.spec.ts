@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import type { CommandContext } from '../../drivers/command-context.js';
 import { openHost, type Host } from '../../host/host.js';
 import { runChecked } from '../../host/run-program.js';
-import type { CommandContext } from '../command-context.js';
 import { urlMetadata } from './url-metadata.js';
 import { download } from './volume-download.js';
 

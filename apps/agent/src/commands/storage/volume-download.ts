@@ -6,10 +6,10 @@ import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import type { CommandContext } from '../../drivers/command-context.js';
+import { missing, requireActive } from '../../drivers/storage-location.js';
 import type { Host } from '../../host/host.js';
-import type { CommandContext } from '../command-context.js';
 import { refuseUnsafeImage } from './importable-image.js';
-import { missing, requireActive } from './storage-folders.js';
 import { openUrl } from './url-request.js';
 
 type Checksum = NonNullable<ParamsOf<'storage.download'>['checksum']>;

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket, { WebSocketServer } from 'ws';
+import type { CommandContext } from '../../drivers/command-context.js';
 import { openHost, type Host } from '../../host/host.js';
-import type { CommandContext } from '../command-context.js';
 import { upload } from './volume-upload.js';
 
 const FILE = randomBytes(300_000);

@@ -5,10 +5,10 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { RawData, WebSocket } from 'ws';
+import type { CommandContext } from '../../drivers/command-context.js';
+import { requireActive } from '../../drivers/storage-location.js';
 import type { Host } from '../../host/host.js';
-import type { CommandContext } from '../command-context.js';
 import { asBuffer, type StreamOpener } from '../guests/vnc-stream.js';
-import { requireActive } from './storage-folders.js';
 
 /**
  * `storage.upload`: the file comes through a byte stream to the control plane (its bytes would hold

@@ -1,7 +1,7 @@
 import type { GuestRuntime } from '@corral/protocol';
 import { Socket } from 'node:net';
 import { DB1, WEB1 } from '../../../test-support/guest-specs.js';
-import type { CommandContext } from '../../commands/command-context.js';
+import type { CommandContext } from '../command-context.js';
 import { NativeDriver, type NativeContainers, type NativeVms } from './native-driver.js';
 
 const context: CommandContext = { signal: new AbortController().signal, log: () => undefined };

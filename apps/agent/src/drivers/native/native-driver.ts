@@ -1,7 +1,7 @@
 import type { ContainerInterface, GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
-import type { CommandContext } from '../../commands/command-context.js';
-import type { FenceOrder } from '../../ha/fence-orders.js';
+import type { CommandContext } from '../command-context.js';
+import type { FenceOrder } from '../fence-orders.js';
 import { backupOwner } from '../backup-archive.js';
 import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';

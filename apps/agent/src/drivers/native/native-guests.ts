@@ -1,6 +1,6 @@
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
-import type { CommandContext } from '../../commands/command-context.js';
-import type { FenceOrder } from '../../ha/fence-orders.js';
+import type { CommandContext } from '../command-context.js';
+import type { FenceOrder } from '../fence-orders.js';
 import type { GuestBackups } from '../guest-backups.js';
 import type { VolumeOperations } from '../volume-operations.js';
 import type { GuestSnapshots } from '../guest-snapshots.js';

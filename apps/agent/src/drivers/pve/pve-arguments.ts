@@ -1,5 +1,5 @@
 import type { GuestSpec, GuestType, GuestVolume, ParamsOf } from '@corral/protocol';
-import { CommandFailure } from '../../commands/command-failure.js';
+import { CommandFailure } from '../../host/command-failure.js';
 
 const GIB = 1024 ** 3;
 

@@ -1,13 +1,13 @@
 import { BackupFile, BackupMode, type BackupCompression, type ParamsOf, type ResultOf } from '@corral/protocol';
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CommandContext } from '../../commands/command-context.js';
-import { CommandFailure } from '../../commands/command-failure.js';
-import { requireActive } from '../../commands/storage/storage-folders.js';
+import { CommandFailure } from '../../host/command-failure.js';
 import type { Host } from '../../host/host.js';
 import { refuseUnrestorable } from '../archive-contents.js';
 import { readBackupConfig } from '../backup-archive.js';
+import type { CommandContext } from '../command-context.js';
 import type { GuestBackups } from '../guest-backups.js';
+import { requireActive } from '../storage-location.js';
 import { restoreArguments } from './pve-arguments.js';
 
 /** Runs a PVE tool with its output lines going to the task log; fails with its last line. */

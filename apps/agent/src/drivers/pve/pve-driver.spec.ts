@@ -3,9 +3,9 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DB1, GIB, WEB1 } from '../../../test-support/guest-specs.js';
-import type { CommandContext } from '../../commands/command-context.js';
 import { ProcessFigures } from '../../host/process-figures.js';
 import { runChecked } from '../../host/run-program.js';
+import type { CommandContext } from '../command-context.js';
 import { PveDriver } from './pve-driver.js';
 
 // No PVE host here: `qm`, `pct` and `vzdump` are stand-ins first on the PATH that record their

@@ -1,8 +1,8 @@
 import type { ContainerInterface, GuestRuntime, GuestSpec, GuestType, ParamsOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
-import type { CommandContext } from '../../commands/command-context.js';
-import { CommandFailure } from '../../commands/command-failure.js';
-import type { FenceOrder } from '../../ha/fence-orders.js';
+import type { CommandContext } from '../command-context.js';
+import { CommandFailure } from '../../host/command-failure.js';
+import type { FenceOrder } from '../fence-orders.js';
 import { ProcessFigures, type Figures } from '../../host/process-figures.js';
 import { lastWords, runProgram } from '../../host/run-program.js';
 import type { GuestDriver } from '../guest-driver.js';

@@ -1,6 +1,6 @@
 import type { ParamsOf } from '@corral/protocol';
-import type { CommandContext } from '../../commands/command-context.js';
-import { CommandFailure } from '../../commands/command-failure.js';
+import { CommandFailure } from '../../host/command-failure.js';
+import type { CommandContext } from '../command-context.js';
 import { GUEST_AGENT_NOT_RUNNING } from '../guest-messages.js';
 
 /** Runs `qm` with these arguments (and standard input) and resolves with its standard output; rejects with its last line. */

@@ -1,6 +1,6 @@
 import type { ParamsOf } from '@corral/protocol';
 import { DB1, WEB1 } from '../../../test-support/guest-specs.js';
-import type { CommandContext } from '../../commands/command-context.js';
+import type { CommandContext } from '../command-context.js';
 import { migrateArguments, PveMigration } from './pve-migration.js';
 
 const context: CommandContext = { signal: new AbortController().signal, log: () => undefined };

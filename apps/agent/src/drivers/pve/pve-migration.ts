@@ -1,6 +1,6 @@
 import type { ParamsOf, ResultOf } from '@corral/protocol';
-import type { CommandContext } from '../../commands/command-context.js';
-import { CommandFailure } from '../../commands/command-failure.js';
+import { CommandFailure } from '../../host/command-failure.js';
+import type { CommandContext } from '../command-context.js';
 import type { GuestMigration } from '../guest-migration.js';
 
 /** Runs `qm` or `pct` with its output lines going to the task log; fails with its last line. */

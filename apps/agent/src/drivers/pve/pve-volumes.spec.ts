@@ -1,5 +1,5 @@
 import type { GuestVolume } from '@corral/protocol';
-import type { CommandContext } from '../../commands/command-context.js';
+import type { CommandContext } from '../command-context.js';
 import { PveVolumes } from './pve-volumes.js';
 
 // The argument vectors the pve driver's volume commands give PVE's tools, recorded.

@@ -1,7 +1,7 @@
 import type { GuestType, GuestVolume, ParamsOf } from '@corral/protocol';
 import { basename } from 'node:path';
-import type { CommandContext } from '../../commands/command-context.js';
-import { CommandFailure } from '../../commands/command-failure.js';
+import { CommandFailure } from '../../host/command-failure.js';
+import type { CommandContext } from '../command-context.js';
 import type { VolumeOperations } from '../volume-operations.js';
 import type { PveRunner } from './pve-backups.js';
 

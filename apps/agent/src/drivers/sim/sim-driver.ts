@@ -1,8 +1,8 @@
 import type { BackupMode, ContainerInterface, GuestRuntime, GuestSpec, GuestType, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
 import type { Socket } from 'node:net';
-import type { CommandContext } from '../../commands/command-context.js';
-import { CommandFailure } from '../../commands/command-failure.js';
-import { requireActive } from '../../commands/storage/storage-folders.js';
+import type { CommandContext } from '../command-context.js';
+import { CommandFailure } from '../../host/command-failure.js';
+import { requireActive } from '../storage-location.js';
 import type { Host } from '../../host/host.js';
 import { archivedVolumes, excludedMountPoints, refuseUnrestorable } from '../archive-contents.js';
 import { backupFileName, captureLog, readBackupConfig, writeBackupSidecars } from '../backup-archive.js';

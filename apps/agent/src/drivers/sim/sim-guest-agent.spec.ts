@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WEB1 } from '../../../test-support/guest-specs.js';
-import type { CommandContext } from '../../commands/command-context.js';
 import { openHost } from '../../host/host.js';
+import type { CommandContext } from '../command-context.js';
 import { SimDriver } from './sim-driver.js';
 
 describe("the sim driver's guest agent", () => {

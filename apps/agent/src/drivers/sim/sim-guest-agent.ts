@@ -1,5 +1,5 @@
 import { QGA_COMMANDS, type GuestSpec, type ParamsOf } from '@corral/protocol';
-import { CommandFailure } from '../../commands/command-failure.js';
+import { CommandFailure } from '../../host/command-failure.js';
 import { GUEST_AGENT_NOT_RUNNING } from '../guest-messages.js';
 import { guestAgentOptions } from '../qga-config.js';
 import type { SimGuest } from './sim-state.js';

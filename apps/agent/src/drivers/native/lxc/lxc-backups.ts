@@ -1,15 +1,15 @@
 import { join } from 'node:path';
 import type { BackupMode, GuestSpec, ParamsOf, ResultOf } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
-import { requireActive } from '../../../commands/storage/storage-folders.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { excludedMountPoints, refuseUnrestorable } from '../../archive-contents.js';
 import { backupFileName, captureLog, CONFIG_MEMBERS, extractArchive, readBackupConfig, writeArchive, writeBackupSidecars } from '../../backup-archive.js';
 import { afterwards, backupMode, MODE_STEPS, pausedMode } from '../../backup-modes.js';
 import { withStagedFiles } from '../../backup-staging.js';
+import type { CommandContext } from '../../command-context.js';
 import type { GuestBackups } from '../../guest-backups.js';
 import { extractingArchive } from '../../guest-messages.js';
 import { volumeOf } from '../../guest-volumes.js';
+import { requireActive } from '../../storage-location.js';
 import type { LxcState, LxcTools } from './lxc-tools.js';
 import { statOf } from './lxc-volumes.js';
 

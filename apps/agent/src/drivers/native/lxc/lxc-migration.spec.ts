@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { buildBusyboxTemplate } from '@corral/testing';
 import { fileTree } from '../../../../test-support/file-tree.js';
 import { smallContainer } from '../../../../test-support/guest-specs.js';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, openHost, type Host } from '../../../host/host.js';
 import { runProgram } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { statOf } from './lxc-volumes.js';
 import { NativeLxc } from './native-lxc.js';
 

@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
 import type { GuestSpec, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { copyingToNode, guestLabel, removingVolume } from '../../guest-messages.js';
 import type { GuestMigration } from '../../guest-migration.js';
 import { removeEmptyGuestFolder, volumeOf } from '../../guest-volumes.js';

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GuestSpec } from '@corral/protocol';
 import { buildBusyboxTemplate } from '@corral/testing';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, openHost, type Host } from '../../../host/host.js';
 import { runChecked, runProgram } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { NativeLxc } from './native-lxc.js';
 
 // Real LXC with a privileged busybox container on a temporary host root: snapshots as copies of its root directory.

@@ -1,9 +1,9 @@
 import { mkdir, readdir, rename, rmdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { GuestSpec, GuestVolume, ParamsOf } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { refusedWhileRunning, snapshotLine, snapshotMissing, snapshotNameUsed } from '../../guest-messages.js';
 import { snapshotVolumes, type GuestSnapshots } from '../../guest-snapshots.js';
 import type { LxcTools } from './lxc-tools.js';

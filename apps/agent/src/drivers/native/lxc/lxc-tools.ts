@@ -1,4 +1,4 @@
-import { CommandFailure } from '../../../commands/command-failure.js';
+import { CommandFailure } from '../../../host/command-failure.js';
 import { lastWords, runChecked, runProgram, type ProgramOutput, type RunOptions } from '../../../host/run-program.js';
 
 /** A container's state as `lxc-info -s` and `lxc-ls` name it: STOPPED, STARTING, RUNNING, FROZEN, ... */

@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GuestVolume } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { openHost } from '../../../host/host.js';
+import type { CommandContext } from '../../command-context.js';
 import { LxcVolumeOperations } from './lxc-volume-operations.js';
 
 // Container volumes as directories in a temporary host root; whether the container runs is the test's to say.

@@ -2,9 +2,9 @@ import type { Stats } from 'node:fs';
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { GuestVolume } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { lastWords, runChecked, runProgram } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { copyingVolume, extractingArchive, volumeExists } from '../../guest-messages.js';
 
 /*

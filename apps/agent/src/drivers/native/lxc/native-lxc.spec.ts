@@ -8,9 +8,9 @@ import { buildBusyboxTemplate, waitFor } from '@corral/testing';
 import { suspendedContainerLog } from '../../../../test-support/backup-logs.js';
 import { fileTree } from '../../../../test-support/file-tree.js';
 import { smallContainer, subvolume } from '../../../../test-support/guest-specs.js';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, openHost, type Host } from '../../../host/host.js';
 import { runChecked, runProgram } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { NativeLxc } from './native-lxc.js';
 
 // Real LXC 5 with privileged containers from a busybox template: needs root, lxc, busybox-static and zstd (tools/test-deps.sh).

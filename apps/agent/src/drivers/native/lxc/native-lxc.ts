@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type { ContainerInterface, GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
-import { processOrder, type FenceOrder } from '../../../ha/fence-orders.js';
+import type { CommandContext } from '../../command-context.js';
+import { processOrder, type FenceOrder } from '../../fence-orders.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { writeHostFile } from '../../../host/host-files.js';
 import { CpuMeter } from '../../../host/process-figures.js';

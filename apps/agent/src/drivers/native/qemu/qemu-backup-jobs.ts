@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CommandContext } from '../../../commands/command-context.js';
+import type { CommandContext } from '../../command-context.js';
 import { PROGRESS_EVERY_MS, type JobStatus } from './migration-status.js';
 import { namedNodes } from './qemu-nbd-exports.js';
 import type { QemuVm } from './qemu-vm.js';

@@ -5,10 +5,10 @@ import { waitFor } from '@corral/testing';
 import type { GuestSpec, GuestVolume } from '@corral/protocol';
 import { WEB1 } from '../../../../test-support/guest-specs.js';
 import { removeHostRoot } from '../../../../test-support/host-roots.js';
-import type { CommandContext } from '../../../commands/command-context.js';
-import { CommandFailure } from '../../../commands/command-failure.js';
+import { CommandFailure } from '../../../host/command-failure.js';
 import { openHost, type Host } from '../../../host/host.js';
 import { runChecked, runProgram } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { NativeQemu } from './native-qemu.js';
 import { QemuBackups } from './qemu-backup.js';
 

@@ -1,16 +1,16 @@
 import { join } from 'node:path';
 import type { BackupMode, GuestSpec, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
-import { requireActive } from '../../../commands/storage/storage-folders.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
 import { archivedVolumes, refuseUnrestorable } from '../../archive-contents.js';
 import { backupFileName, captureLog, CONFIG_MEMBERS, extractArchive, readBackupConfig, writeArchive, writeBackupSidecars } from '../../backup-archive.js';
 import { afterwards, backupMode, MODE_STEPS, pausedMode } from '../../backup-modes.js';
 import { withStagedFiles } from '../../backup-staging.js';
+import type { CommandContext } from '../../command-context.js';
 import type { GuestBackups } from '../../guest-backups.js';
 import { extractingArchive } from '../../guest-messages.js';
 import { removeEmptyGuestFolder, volumeOf } from '../../guest-volumes.js';
+import { requireActive } from '../../storage-location.js';
 import type { NativeGuests } from '../native-guests.js';
 import { copyLive, driveSizes } from './qemu-backup-jobs.js';
 import { COPY_LIMIT_MS, imageFormat, makeImages, makeReadOnly, refuseExisting, restoreImagePlan } from './qemu-images.js';

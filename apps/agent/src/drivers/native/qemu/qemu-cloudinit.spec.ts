@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GuestVolume } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
+import type { CommandContext } from '../../command-context.js';
 import { removeHostRoot } from '../../../../test-support/host-roots.js';
 import { openHost, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';

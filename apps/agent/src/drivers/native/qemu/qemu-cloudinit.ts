@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, open, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CloudinitFile, ParamsOf } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
-import { CommandFailure } from '../../../commands/command-failure.js';
+import { CommandFailure } from '../../../host/command-failure.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { imageFormat } from './qemu-images.js';
 
 /** PVE reads at most 1 MiB of a snippet. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processesUnder } from '@corral/testing';
 import type { GuestSpec, GuestVolume } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
+import type { CommandContext } from '../../command-context.js';
 import { removeHostRoot } from '../../../../test-support/host-roots.js';
 import { openHost, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';

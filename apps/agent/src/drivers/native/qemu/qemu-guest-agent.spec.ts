@@ -2,7 +2,7 @@ import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GuestSpec } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
+import type { CommandContext } from '../../command-context.js';
 import { removeHostRoot } from '../../../../test-support/host-roots.js';
 import { openHost } from '../../../host/host.js';
 import { NativeQemu } from './native-qemu.js';

@@ -1,9 +1,9 @@
 import { chmod, lstat, mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { GuestVolume } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { madeReadOnly, volumeExists } from '../../guest-messages.js';
 import { vmFailure } from './vm-failure.js';
 

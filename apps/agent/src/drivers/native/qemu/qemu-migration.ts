@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GuestSpec, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
+import type { CommandContext } from '../../command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { PROC_ROOT } from '../../../host/process-figures.js';
 import { runChecked } from '../../../host/run-program.js';

@@ -1,8 +1,8 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { lastWords, runProgram } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { isQemuOf, waitForExit } from './qemu-process.js';
 import { QEMU_RUN_DIR, readPidFile } from './qemu-runtime-files.js';
 import { QmpClient } from './qmp-client.js';

@@ -1,10 +1,10 @@
 import { readFile, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { GuestVolume } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { PROC_ROOT } from '../../../host/process-figures.js';
 import { runChecked } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { escapeOption } from './qemu-option-value.js';
 import { waitForExit } from './qemu-process.js';
 import type { QemuRuntimeFiles } from './qemu-runtime-files.js';

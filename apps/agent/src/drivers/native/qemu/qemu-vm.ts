@@ -1,5 +1,5 @@
-import type { CommandContext } from '../../../commands/command-context.js';
 import type { Host } from '../../../host/host.js';
+import type { CommandContext } from '../../command-context.js';
 import { notRunning } from '../../guest-messages.js';
 import { isQemuOf, waitForExit } from './qemu-process.js';
 import { qemuRuntimeFiles, readPidFile, removeRuntimeFiles, type QemuRuntimeFiles } from './qemu-runtime-files.js';

@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
 import type { GuestVolume, ParamsOf } from '@corral/protocol';
-import type { CommandContext } from '../../../commands/command-context.js';
-import { CommandFailure } from '../../../commands/command-failure.js';
+import { CommandFailure } from '../../../host/command-failure.js';
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
+import type { CommandContext } from '../../command-context.js';
 import { refusedWhileRunning, removingVolume, resizedVolume, shrinkingRefused } from '../../guest-messages.js';
 import { removeEmptyGuestFolder } from '../../guest-volumes.js';
 import type { VolumeOperations } from '../../volume-operations.js';

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { CommandFailure } from '../../../commands/command-failure.js';
+import { CommandFailure } from '../../../host/command-failure.js';
 import { GUEST_AGENT_NOT_RUNNING as QGA_NOT_RUNNING } from '../../guest-messages.js';
 
 /*

@@ -1,4 +1,4 @@
-import { CommandFailure } from '../../../commands/command-failure.js';
+import { CommandFailure } from '../../../host/command-failure.js';
 
 /**
  * A failed step's error as a task end text that names the VM: `VM 100: could not start: ...`.

@@ -1,5 +1,3 @@
-import type { CommandHandlers, CommandName } from '@corral/protocol';
-
 /** What the connection gives a running command besides its parameters. */
 export interface CommandContext {
   /** Aborted when the request's timeoutMs passes or the agent stops: kill what runs. */
@@ -7,6 +5,3 @@ export interface CommandContext {
   /** One output line of the running command (becomes a `log` frame, then a task log line). */
   readonly log: (line: string) => void;
 }
-
-/** The handlers of one command area (dns, apt, ...); `createCommandHandlers` joins them all. */
-export type AreaHandlers<K extends CommandName> = Pick<CommandHandlers<CommandContext>, K>;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseProcStat, PROC_ROOT } from '../host/process-figures.js';
 
 /*
- * What the agent tells its fence watchdog (fence-watchdog-main.ts, docs/agents.md "The HA lease"):
+ * What the agent tells its fence watchdog (ha/fence-watchdog-main.ts, docs/agents.md "The HA lease"):
  * one JSON line on the watchdog's standard input per lease, with the deadline and how to stop each
  * HA guest without the agent. Argument vectors only: the watchdog runs no shell.
  */
