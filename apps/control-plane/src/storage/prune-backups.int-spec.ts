@@ -202,6 +202,15 @@ describe('pruning backups, through fake agents that keep backup files', () => {
     expect(deleted.map((each) => each.file)).toEqual(['dump/vzdump-qemu-100-2025_01_28-02_00_00.vma.zst', 'dump/vzdump-qemu-100-2025_01_29-02_00_00.vma.zst']);
   });
 
+  it('checks permission before the storage: a caller without it learns neither whether a storage exists nor how it is set up', async () => {
+    const auditor = basic('auditor@pve', PASSWORD);
+    for (const storage of ['dumps', 'no-such-storage']) {
+      expectError(await call(t, 'POST', `/storage/${storage}/prune`, { form: { 'prune-backups': 'keep-nonsense=1' }, as: auditor }), 403, 'permission denied');
+      expectError(await call(t, 'DELETE', `/nodes/pve1/storage/${storage}/prunebackups`, { as: auditor }), 403, 'permission denied');
+    }
+    expectError(await call(t, 'POST', '/storage/no-such-storage/prune', { form: { 'dry-run': 1 }, as: auditor }), 403, 'permission denied');
+  });
+
   it("prunes on every node that holds the storage with the spec's POST /storage/{storage}/prune, or on one node, or looks first with dry-run", async () => {
     place('pve1', '/srv/dumps', EXAMPLE);
     place('pve2', '/srv/dumps', EXAMPLE.slice(1, 4));

@@ -48,22 +48,22 @@ export class PruneBackupsService {
 
   /** PVE's `DELETE .../prunebackups`: a `prunebackups` task on the node; its UPID. */
   async prune(node: string, id: string, request: PruneRequest, caller: Principal): Promise<string> {
-    const { storage, options } = await this.checked(id, node, request);
+    // Permission first: a caller without it learns nothing of the storage.
     mayRemoveBackups(await this.access.current(), caller, id, request.vmid);
+    const { storage, options } = await this.checked(id, node, request);
     return this.start([node], storage, request, options, caller);
   }
 
   /** The spec's `POST /storage/{storage}/prune`: on `node`, or on the nodes whose files are the storage's; the marks with `dry-run`, else one task's UPID. */
   async inCluster({ storage: id, node, 'dry-run': dryRun, ...request }: ParamsOf<Endpoints['pruneInCluster']>, caller: Principal): Promise<ResultOf<Endpoints['pruneInCluster']>> {
-    const { storage, options } = await this.checked(id, node, request);
+    // Permission first: a caller without it learns nothing of the storage.
     const access = await this.access.current();
-    const nodes = node !== undefined ? [node] : this.space.filesNodes(storage);
-    if (dryRun !== true) {
-      mayRemoveBackups(access, caller, id, request.vmid);
-      return this.start(nodes, storage, request, options, caller);
-    }
     const audit = ['Datastore.Audit', 'Datastore.AllocateSpace'] as const;
-    if (!allows(access, caller.subject, `/storage/${id}`, audit, true)) throw permissionDenied({ path: `/storage/${id}`, privileges: [...audit] });
+    if (dryRun !== true) mayRemoveBackups(access, caller, id, request.vmid);
+    else if (!allows(access, caller.subject, `/storage/${id}`, audit, true)) throw permissionDenied({ path: `/storage/${id}`, privileges: [...audit] });
+    const { storage, options } = await this.checked(id, node, request);
+    const nodes = node !== undefined ? [node] : this.space.filesNodes(storage);
+    if (dryRun !== true) return this.start(nodes, storage, request, options, caller);
     const lists = await Promise.all(nodes.map(async (each) => (await this.pruner.marks(each, storage, request, options)).map((entry) => ({ ...entry, node: each }))));
     return lists.flat();
   }

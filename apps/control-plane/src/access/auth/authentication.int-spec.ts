@@ -53,7 +53,7 @@ interface TicketData {
 
 describe('authentication', () => {
   let t: TestApp;
-  let issuer: { server: Server; url: string; sign: (claims: Record<string, unknown>, options?: { audience?: string; expiresIn?: string; notBefore?: string }) => Promise<string> };
+  let issuer: { server: Server; url: string; sign: (claims: Record<string, unknown>, options?: { audience?: string; expiresIn?: string | null; notBefore?: string }) => Promise<string> };
 
   const login = async (username: string, password: string): Promise<ApiResponse> =>
     t.api.send('/access/ticket', { method: 'POST', headers: FORM, body: new URLSearchParams({ username, password }).toString() });
@@ -235,11 +235,12 @@ describe('authentication', () => {
       expect(await t.dataSource.query(`SELECT realm FROM users WHERE userid = 'frank@oidc'`)).toEqual([{ realm: 'oidc' }]);
     });
 
-    it('refuse a wrong audience, an expired token, one not yet valid, and a disabled user', async () => {
+    it('refuse a wrong audience, an expired token, one that never expires, one not yet valid, and a disabled user', async () => {
       await sql(`INSERT INTO users (userid, realm, enable) VALUES ('gina@oidc', 'oidc', false)`);
       const tokens = await Promise.all([
         issuer.sign({ sub: 'frank' }, { audience: 'other' }),
         issuer.sign({ sub: 'frank' }, { expiresIn: '-1m' }),
+        issuer.sign({ sub: 'frank' }, { expiresIn: null }),
         issuer.sign({ sub: 'frank' }, { notBefore: '10m' }),
         issuer.sign({ sub: 'gina' }),
       ]);
@@ -270,8 +271,10 @@ async function startIssuer() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const sign = (claims: Record<string, unknown>, options: { audience?: string; expiresIn?: string; notBefore?: string } = {}) => {
-    let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'test' }).setIssuer(url).setAudience(options.audience ?? 'corral').setIssuedAt().setExpirationTime(options.expiresIn ?? '5m');
+  /** A JWT of the issuer's; `expiresIn: null` leaves out `exp`. */
+  const sign = (claims: Record<string, unknown>, options: { audience?: string; expiresIn?: string | null; notBefore?: string } = {}) => {
+    let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'test' }).setIssuer(url).setAudience(options.audience ?? 'corral').setIssuedAt();
+    if (options.expiresIn !== null) jwt = jwt.setExpirationTime(options.expiresIn ?? '5m');
     if (options.notBefore) jwt = jwt.setNotBefore(options.notBefore);
     return jwt.sign(privateKey);
   };

@@ -3,9 +3,9 @@ import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { CONFIG, type Config, type OidcConfig } from '../../config/config.js';
 
 /**
- * OAuth 2.0 bearer tokens (spec 5.4): JWTs signed by the configured issuer, checked for signature
- * (its JWKS, from the configured URL or the issuer's discovery document), issuer, audience, expiry
- * and not-before. The user is `<claim value>@<realm>`; the authenticator decides whether it may log in.
+ * OAuth 2.0 bearer tokens: JWTs signed by the configured issuer, checked for signature (its JWKS,
+ * from the configured URL or the issuer's discovery document), issuer, audience, expiry (which
+ * they must have) and not-before. The user is `<claim value>@<realm>`; the authenticator decides whether it may log in.
  */
 @Injectable()
 export class BearerTokens {
@@ -22,7 +22,8 @@ export class BearerTokens {
     const oidc = this.config.oidc;
     if (!oidc) return null;
     try {
-      const { payload } = await jwtVerify(jwt, await this.keySet(oidc), { issuer: oidc.issuer, audience: oidc.audience });
+      // A token without `exp` would never expire: refused.
+      const { payload } = await jwtVerify(jwt, await this.keySet(oidc), { issuer: oidc.issuer, audience: oidc.audience, requiredClaims: ['exp'] });
       const name = payload[oidc.userClaim];
       return typeof name === 'string' && /^[^\s@:!]+$/.test(name) ? `${name}@${oidc.realm}` : null;
     } catch {
