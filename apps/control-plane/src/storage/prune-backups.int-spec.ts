@@ -202,7 +202,7 @@ describe('pruning backups, through fake agents that keep backup files', () => {
     expect(deleted.map((each) => each.file)).toEqual(['dump/vzdump-qemu-100-2025_01_28-02_00_00.vma.zst', 'dump/vzdump-qemu-100-2025_01_29-02_00_00.vma.zst']);
   });
 
-  it("prunes on every node that holds the storage with the spec's POST /storage/{storage}/prune, or on one node, or looks first with dry-run", async () => {
+  it("prunes on every node that holds the storage with Corral's POST /storage/{storage}/prune, or on one node, or looks first with dry-run", async () => {
     place('pve1', '/srv/dumps', EXAMPLE);
     place('pve2', '/srv/dumps', EXAMPLE.slice(1, 4));
     const dryRun = dataOf<{ node: string; volid: string; mark: string }[]>(await call(t, 'POST', '/storage/dumps/prune', { form: { 'dry-run': 1, vmid: 100 } }));

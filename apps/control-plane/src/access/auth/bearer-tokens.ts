@@ -3,7 +3,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { CONFIG, type Config, type OidcConfig } from '../../config/config.js';
 
 /**
- * OAuth 2.0 bearer tokens (spec 5.4): JWTs signed by the configured issuer, checked for signature
+ * OAuth 2.0 bearer tokens: JWTs signed by the configured issuer, checked for signature
  * (its JWKS, from the configured URL or the issuer's discovery document), issuer, audience, expiry
  * and not-before. The user is `<claim value>@<realm>`; the authenticator decides whether it may log in.
  */
