@@ -51,7 +51,7 @@ const data = <T>(res: ApiResponse): T => {
   return res.json<{ data: T }>().data;
 };
 
-// Issue 4: real agents (apps/agent, run by `corral agent join` and as `corral-agent`) joined to a real
+// Real agents (apps/agent, run by `corral agent join` and as `corral-agent`) joined to a real
 // control plane with join tokens from the CLI, their liveness, and every way a join or an agent is refused.
 describe('agents: joining, liveness and refusals', () => {
   let cp: ControlPlaneProcess;

@@ -16,7 +16,7 @@ interface VzdumpTask {
   readonly exitstatus: string | null;
 }
 
-// Issue 6's done-when for backup jobs: a one-minute job runs once per minute with its events in
+// Backup jobs: a one-minute job runs once per minute with its events in
 // order, and a run missed while the control plane was down is caught up exactly once after it
 // restarts. The control plane and a sim agent run as the processes users start.
 describe('a backup job on a one-minute schedule', () => {

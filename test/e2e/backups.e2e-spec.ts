@@ -24,7 +24,7 @@ interface ContentEntry {
   notes?: string;
 }
 
-// Issue 6's done-when for backups: a real running VM backed up in snapshot mode and a container,
+// Backups: a real running VM backed up in snapshot mode and a container,
 // both through a real agent on the native driver, restored from their archives after the guests
 // were deleted, with the same config and disk content; then a retention rule prunes them.
 describe('backups and restores on the native driver', () => {

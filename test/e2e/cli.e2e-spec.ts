@@ -37,7 +37,7 @@ const json = <T>(result: CliResult): T => {
   return JSON.parse(result.stdout) as T;
 };
 
-// The `corral` command (spec 5.1) against a started control plane over HTTPS, trusting it by fingerprint.
+// The `corral` command against a started control plane over HTTPS, trusting it by fingerprint.
 describe('corral, the command-line client', () => {
   let cp: ControlPlaneProcess;
   let server: Record<string, string>;

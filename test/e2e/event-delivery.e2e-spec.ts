@@ -59,7 +59,7 @@ function seen(request: ReceivedRequest): Seen {
   };
 }
 
-/** The request spec 6 and docs/webhooks.md say an event makes: its body has exactly `event`, `vmid` (not for node events), `timestamp` and `node`. */
+/** The request docs/webhooks.md says an event makes: its body has exactly `event`, `vmid` (not for node events), `timestamp` and `node`. */
 function expectedOf(event: RecordedEvent): Seen {
   const body = { event: event.event, ...(event.vmid !== null ? { vmid: event.vmid } : {}), timestamp: event.timestamp.toISOString(), node: event.node };
   return { method: 'POST', path: '/hook', contentType: 'application/json', signed: true, id: event.id, seq: event.seq, body };
@@ -81,8 +81,8 @@ function queues(requests: readonly Seen[]): Record<string, string[]> {
   return byKey;
 }
 
-// Issue 7's done-when: a real HTTP receiver process gets every spec event kind that real operations
-// make (native QEMU and LXC guests, a backup, agents joining and killed), with spec 6's fields and
+// A real HTTP receiver process gets every base event kind that real operations
+// make (native QEMU and LXC guests, a backup, agents joining and killed), with the event's fields and
 // valid signatures; then, with the receiver stopped and the control plane killed with SIGKILL and
 // restarted, it comes back and gets every event recorded meanwhile, in order, none missing.
 describe('webhook delivery of real events', () => {
@@ -168,7 +168,7 @@ describe('webhook delivery of real events', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('gets every spec event kind of real operations, signed, with spec 6 fields, each guest and node in order', async () => {
+  it("gets every base event kind of real operations, signed, with the event's fields, each guest and node in order", async () => {
     const joined = Date.now();
     host1 = await api.nativeAgent(root, 'host1');
     const host2 = await api.nativeAgent(root, 'host2');

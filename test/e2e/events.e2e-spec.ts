@@ -10,7 +10,7 @@ const ROOT_PASSWORD = 'events-e2e-root-password';
 /** How long anything here may take on a slow, shared machine: never a measure of speed. */
 const PATIENCE_MS = 60_000;
 
-// Issue 7's done-when: `corral events listen --event-type vm-start` (the built CLI, as a process)
+// Events: `corral events listen --event-type vm-start` (the built CLI, as a process)
 // prints the start of a VM that another client starts; it follows the stream across a restart of
 // the control plane without missing or repeating an event.
 describe('corral events listen', () => {

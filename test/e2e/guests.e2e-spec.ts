@@ -15,7 +15,7 @@ const ROOT_PASSWORD = 'guests-e2e-root-password';
 const PATIENCE_MS = 60_000;
 
 
-// Issue 5's done-when: real VMs (QEMU, TCG) and real containers (LXC) through a real agent on the
+// Real VMs (QEMU, TCG) and real containers (LXC) through a real agent on the
 // native driver, driven through the API as a PVE client drives them.
 describe('guests on the native driver', () => {
   let cp: ControlPlaneProcess;

@@ -65,7 +65,7 @@ class Watcher {
   }
 }
 
-// Issue 8: an HA VM (real QEMU) on two real agents of the native driver, with a shared directory
+// An HA VM (real QEMU) on two real agents of the native driver, with a shared directory
 // storage (host2's /mnt/ha is a link to host1's, as an NFS mount on both would be).
 describe('HA: a VM of a failed node runs again on the other node, never on both', () => {
   let cp: ControlPlaneProcess;

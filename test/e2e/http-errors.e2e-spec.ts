@@ -11,7 +11,7 @@ function expectSpecError(res: ApiResponse, status: number, message: string, para
   expect(res.reason).toBe(message);
 }
 
-describe('errors of the running control plane, in the spec envelope', () => {
+describe("errors of the running control plane, in Corral's error envelope", () => {
   let cp: ControlPlaneProcess;
   beforeAll(async () => {
     cp = await startOnTestDatabase();

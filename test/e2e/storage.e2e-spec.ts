@@ -22,7 +22,7 @@ function uploadForm(fields: Record<string, string>, name: string, bytes: Buffer)
   return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
 }
 
-// Issue 6, parts 1 and 2: a real directory storage on a real agent (its host root a temporary folder).
+// A real directory storage on a real agent (its host root a temporary folder).
 describe('directory storages on a real agent', () => {
   let cp: ControlPlaneProcess;
   let agent: AgentProcess | undefined;
@@ -106,7 +106,7 @@ describe('directory storages on a real agent', () => {
     expect(await api.task('host1', '/nodes/host1/storage/dumps/prunebackups', 'DELETE')).toBe('OK');
     expect((await readdir(dump())).sort()).toEqual([...ct, vm[1], `${vm[1] ?? ''}.protected`, vm[2], vm[3]].sort());
 
-    // The spec's form: a dry run naming the node, then the prune of one guest's backups.
+    // Corral's form: a dry run naming the node, then the prune of one guest's backups.
     const dryRun = data<{ node: string; volid: string; mark: string }[]>(await api.send('/storage/dumps/prune', 'POST', { 'dry-run': 1, 'prune-backups': 'keep-last=1', type: 'lxc' }));
     expect(dryRun.map((entry) => [entry.node, entry.volid, entry.mark])).toEqual([
       ['host1', `dumps:backup/${ct[0] ?? ''}`, 'remove'],

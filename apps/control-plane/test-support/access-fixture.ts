@@ -22,7 +22,7 @@ export function basic(userid: string, password: string): Headers {
 
 export const ROOT = basic('root@pam', TEST_ROOT_PASSWORD);
 
-/** `scheme` is PVE's `PVEAPIToken` or the spec's `SVCAPIToken`. */
+/** `scheme` is PVE's `PVEAPIToken` or Corral's `SVCAPIToken`. */
 export function apiToken(fullTokenid: string, secret: string, scheme = 'PVEAPIToken'): Headers {
   return { authorization: `${scheme}=${fullTokenid}=${secret}` };
 }
@@ -45,7 +45,7 @@ export function dataOf<T>(res: ApiResponse): T {
   return res.json<{ data: T }>().data;
 }
 
-/** Expects the spec's error envelope with this status, the first error's message containing `message` (and naming `param`). */
+/** Expects Corral's error envelope with this status, the first error's message containing `message` (and naming `param`). */
 export function expectError(res: ApiResponse, status: number, message: string, param?: string): void {
   expect(res.status).toBe(status);
   const [first] = res.json<{ errors: { code: number; message: string; param?: string }[] }>().errors;

@@ -34,7 +34,7 @@ export const Upid = z
     'must be a UPID (UPID:node:pid:pstart:starttime:type:id:user@realm:)',
   );
 
-/** An ISO 8601 date-time with `Z` or an offset, as spec 6's `timestamp`. */
+/** An ISO 8601 date-time with `Z` or an offset, as an event's `timestamp`. */
 export const Timestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone' });
 
 /** A guest id, in PVE's range. */

@@ -14,7 +14,7 @@ const READ_TIMEOUT_MS = 30_000;
  * A `report` of kind `runtime` goes out at once when a guest's status or pid changed, else at most
  * every `FIGURES_EVERY_MS` when only its figures did (they change at every read); a new connection
  * gets one at once, as it may reach another replica. Each start and stop seen between two reads is
- * also an `event` (spec 6: vm-start, vm-stop, ct-start, ct-stop), whoever caused it: a guest
+ * also an `event` (vm-start, vm-stop, ct-start, ct-stop), whoever caused it: a guest
  * powered off from inside is reported like one stopped through the API. Paused counts as started.
  *
  * The first read after the agent starts is the baseline: guests found running then were started

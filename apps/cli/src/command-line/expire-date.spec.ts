@@ -1,6 +1,6 @@
 import { expireEpoch } from './expire-date.js';
 
-describe('--expire YYYY-MM-DD (spec 5.1)', () => {
+describe('--expire YYYY-MM-DD', () => {
   it('keeps the token valid through the whole day in UTC: it expires at the next midnight UTC', () => {
     expect(expireEpoch('2030-01-15')).toBe(Date.UTC(2030, 0, 16) / 1000);
     expect(expireEpoch('2030-12-31')).toBe(Date.UTC(2031, 0, 1) / 1000);

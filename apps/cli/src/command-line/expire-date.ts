@@ -4,7 +4,7 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_SECONDS = 86_400;
 
 /**
- * `--expire YYYY-MM-DD` (spec 5.1) as the API's `expire` epoch: the token stays valid through that
+ * `--expire YYYY-MM-DD` as the API's `expire` epoch: the token stays valid through that
  * whole day in UTC, so it expires at the next day's 00:00 UTC.
  */
 export function expireEpoch(date: string): number {

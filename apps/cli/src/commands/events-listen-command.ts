@@ -4,7 +4,7 @@ import { UsageError } from '../command-line/usage-error.js';
 import { followEvents, type StreamedEvent } from '../events/follow-events.js';
 import { serverSentEvents } from '../events/server-sent-events.js';
 
-/** spec 6's event listener: `corral events listen --event-type vm-start` prints each VM start as it happens. */
+/** The event listener: `corral events listen --event-type vm-start` prints each VM start as it happens. */
 export const EVENTS_LISTEN_COMMAND = defineFollowCommand({
   name: 'events listen',
   summary: 'Print the events of the cluster as they happen, one line each (time, kind, node, vmid, seq); it reconnects and resumes after the last one by itself',

@@ -10,7 +10,7 @@ const KIND = /^[a-z]+(-[a-z]+)*$/;
 /** `corral events webhook add`: a webhook target and the matcher that sends it events. */
 export const EVENTS_WEBHOOK_ADD_COMMAND = defineLocalCommand({
   name: 'events webhook add',
-  summary: "Register a webhook receiver: each event (of the kinds given) is POSTed to it as spec 6's JSON, signed when a secret is given; makes the webhook <name> and a matcher <name> that targets it",
+  summary: "Register a webhook receiver: each event (of the kinds given) is POSTed to it as the event's JSON ({event, node, vmid, timestamp}), signed when a secret is given; makes the webhook <name> and a matcher <name> that targets it",
   positionals: ['name'],
   options: {
     url: { value: 'URL', description: 'required: where to POST, an http:// or https:// URL' },

@@ -4,7 +4,7 @@ import { readEnvironment } from './environment.js';
 const TOKEN = 'alice@pve!ci=0b7a4c4e-3f7e-4f0e-9a51-0c2d8f1e6a77';
 const FINGERPRINT = Array.from({ length: 32 }, (_, i) => (i * 7).toString(16).padStart(2, '0').toUpperCase()).join(':');
 
-describe('the environment (spec 5.1)', () => {
+describe('the environment', () => {
   it('defaults to https://127.0.0.1:8006, no credentials and normal certificate verification', () => {
     const settings = readEnvironment({});
     expect(settings.url.href).toBe('https://127.0.0.1:8006/');

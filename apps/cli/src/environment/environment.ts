@@ -2,7 +2,7 @@ import { parseFingerprint } from '@corral/pinned-tls';
 import { DEFAULT_URL, httpsUrl } from '../command-line/option-values.js';
 import { UsageError } from '../command-line/usage-error.js';
 
-/** How the command authenticates, chosen from the environment (spec 5). */
+/** How the command authenticates, chosen from the environment. */
 export type Auth =
   | { readonly kind: 'none' }
   | { readonly kind: 'token'; readonly token: string }

@@ -1,6 +1,6 @@
 import { ApiFailure } from './api-failure.js';
 
-describe('an API error as the command reports it (spec 7)', () => {
+describe('an API error as the command reports it', () => {
   it("takes every message of the envelope, adding the parameter where the message doesn't name it", () => {
     const body = JSON.stringify({
       data: null,
@@ -15,7 +15,7 @@ describe('an API error as the command reports it (spec 7)', () => {
     ]);
   });
 
-  it('shows the reason phrase where it says why after the message (the spec keeps 401 and 403 messages to two words)', () => {
+  it('shows the reason phrase where it says why after the message (Corral keeps 401 and 403 messages to two words)', () => {
     const body = JSON.stringify({ data: null, errors: [{ code: 401, message: 'authentication failed' }] });
     expect(ApiFailure.fromResponse(401, 'authentication failed - the join token is invalid, expired or already used', body).messages).toEqual([
       'authentication failed - the join token is invalid, expired or already used',

@@ -8,12 +8,12 @@ export class ApiFailure extends Error {
     this.name = 'ApiFailure';
   }
 
-  /** Read from an error response: the envelope's messages (spec 7), else the HTTP reason phrase. */
+  /** Read from an error response: the envelope's messages, else the HTTP reason phrase. */
   static fromResponse(status: number, reason: string, body: string): ApiFailure {
     const items = envelopeErrors(body);
     // A 400's item names its parameter in `param`; add it unless the message quotes it already (`parameter 'expire': ...`).
     const messages = items.map(({ message, param }) => (param !== undefined && !message.includes(`'${param}'`) ? `${param}: ${message}` : message));
-    // The spec fixes 401 and 403 messages to two words; the reason phrase says why (`authentication failed - the join token is ...`).
+    // Corral keeps 401 and 403 messages to two words; the reason phrase says why (`authentication failed - the join token is ...`).
     const [first, ...rest] = messages;
     if (first !== undefined && reason.startsWith(`${first} - `)) return new ApiFailure(status, [reason, ...rest]);
     return new ApiFailure(status, messages.length > 0 ? messages : [reason || 'no reason given']);

@@ -9,6 +9,6 @@ import { TicketModule } from './ticket/ticket.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 import { UsersModule } from './users/users.module.js';
 
-/** The access-control API (spec 4.6): tickets, users, groups, roles, ACLs, tokens, permissions, realms. */
+/** The access-control API: tickets, users, groups, roles, ACLs, tokens, permissions, realms. */
 @Module({ imports: [AccessIndexModule, TicketModule, UsersModule, GroupsModule, RolesModule, AclModule, PermissionsModule, TokensModule, RealmsModule] })
 export class AccessModule {}

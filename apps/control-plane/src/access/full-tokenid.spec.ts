@@ -5,7 +5,7 @@ describe('parseFullTokenid', () => {
     expect(parseFullTokenid('alice@pve!ci-bot')).toBe('alice@pve!ci-bot');
   });
 
-  it("reads the spec's user@realm=tokenid as the same token", () => {
+  it("reads Corral's user@realm=tokenid as the same token", () => {
     expect(parseFullTokenid('alice@pve=ci-bot')).toBe('alice@pve!ci-bot');
   });
 

@@ -13,8 +13,8 @@ export function splitFullTokenid(full: string): { userid: string; tokenid: strin
 }
 
 /**
- * A full API token id as PVE writes it, `user@realm!tokenid`; the spec's `user@realm=tokenid`
- * (spec 5.1) names the same token. Null when the text is neither.
+ * A full API token id as PVE writes it, `user@realm!tokenid`; Corral's `user@realm=tokenid`
+ * names the same token. Null when the text is neither.
  */
 export function parseFullTokenid(text: string): string | null {
   const split = Math.max(text.lastIndexOf('!'), text.lastIndexOf('='));

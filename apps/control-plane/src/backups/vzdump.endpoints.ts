@@ -6,7 +6,7 @@ import { BACKUP_VOLID_HINT, BACKUP_VOLID_PATTERN } from '../guests/restore/resto
 import { NODE } from '../nodes/nodes.endpoints.js';
 import { VZDUMP_PARAMS } from './vzdump-params.js';
 
-/** `POST /nodes/{node}/vzdump` (spec 2.5, 4.2) and PVE's `extractconfig` (docs/backups.md). */
+/** `POST /nodes/{node}/vzdump` and PVE's `extractconfig` (docs/backups.md). */
 export const VZDUMP_ENDPOINTS = {
   run: endpoint({
     method: 'POST',

@@ -20,7 +20,7 @@ export interface Config {
   readonly rootPassword: string | null;
   /** The cluster's name, as `/access/ticket` and `/cluster/status` report it. */
   readonly clusterName: string;
-  /** The OAuth 2.0 issuer whose bearer tokens are accepted (spec 5.4), or null: bearer tokens are refused. */
+  /** The OAuth 2.0 issuer whose bearer tokens are accepted, or null: bearer tokens are refused. */
   readonly oidc: OidcConfig | null;
   /** The node of this host, whose agent the control plane starts and joins itself; null: none (CORRAL_LOCAL_AGENT=0). */
   readonly localNode: string | null;
@@ -32,7 +32,7 @@ export interface Config {
   readonly webhookMaxBackoffS: number;
   /** How long an agent's HA lease lasts after its last heartbeat the control plane granted (CORRAL_HA_LEASE_S, docs/ha.md). */
   readonly haLeaseS: number;
-  /** How errors are shaped (CORRAL_ERROR_FORMAT): the spec's `errors` array, or PVE's own shape for strict PVE clients (docs/development.md, "Errors"). */
+  /** How errors are shaped (CORRAL_ERROR_FORMAT): Corral's `errors` array, or PVE's own shape for strict PVE clients (docs/development.md, "Errors"). */
   readonly errorFormat: ErrorFormat;
   /** Check every success response against its endpoint's `returns` declaration (CORRAL_CHECK_RESPONSES: the test tiers turn it on). */
   readonly checkResponses: boolean;

@@ -1,6 +1,6 @@
 import type { ErrorCode } from './error-status.js';
 
-/** One bad parameter of a 400: spec 7's error item, with the `param` member PVE clients key on. */
+/** One bad parameter of a 400: an item of Corral's `errors` array, with the `param` member PVE clients key on. */
 export interface ParamProblem {
   readonly param: string;
   readonly message: string;
@@ -8,7 +8,7 @@ export interface ParamProblem {
 
 /**
  * The one error type services and the HTTP layer throw. Its code decides the status
- * (error-status.ts); the filter turns it into the spec's envelope.
+ * (error-status.ts); the filter turns it into the error envelope.
  */
 export class ApiError extends Error {
   constructor(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ALL_EVENT_KINDS } from './event.entity.js';
 
-/** One event as readers get it (docs/events.md): spec 6's `event`, `vmid`, `timestamp`, `node`, with Corral's `seq`, `id` and `details`. */
+/** One event as readers get it (docs/events.md): `event`, `vmid`, `timestamp`, `node`, with Corral's `seq`, `id` and `details`. */
 export const EventEntry = z.object({
   seq: z.number().int().meta({ description: 'Its place in the order of all events: resume a stream after it with `since`.' }),
   id: z.string().meta({ description: 'A UUID: receivers drop duplicates by it.' }),

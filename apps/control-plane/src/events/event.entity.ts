@@ -1,10 +1,10 @@
 import { Column, Entity, Generated, Index, PrimaryGeneratedColumn } from 'typeorm';
 
-/** The spec 6 event kinds. */
+/** The base event kinds; Corral's own are listed apart below. */
 export const EVENT_KINDS = ['vm-start', 'vm-stop', 'vm-create', 'vm-delete', 'ct-start', 'ct-stop', 'backup-start', 'backup-end', 'node-down', 'cluster-join'] as const;
 
 /**
- * Kinds Corral records beyond spec 6 (listed apart, never changing the spec's; docs/events.md):
+ * Kinds Corral records beyond the base ones (listed apart, never changing those; docs/events.md):
  * `node-up`, a node back online after it was marked down; the HA manager's (docs/ha.md)
  * `ha-fence`, a node with HA guests lost and its lease awaited, `ha-recover`, a guest of a lost
  * node moved to another, and `ha-error`, a guest the HA manager gave up on.
@@ -45,7 +45,7 @@ export class EventRow {
   @Column('timestamptz')
   timestamp!: Date;
 
-  /** What else is known (the agent's session for a node event, ...): fields beyond spec 6's four. */
+  /** What else is known (the agent's session for a node event, ...): fields beyond `event`, `node`, `vmid` and `timestamp`. */
   @Column('jsonb', { default: () => "'{}'" })
   details!: Record<string, unknown>;
 }

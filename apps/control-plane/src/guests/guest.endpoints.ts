@@ -79,7 +79,7 @@ export function configChange<M extends 'PUT' | 'POST'>(kind: GuestKind, method: 
   });
 }
 
-/** What every kind of guest serves at `/nodes/{node}/<qemu|lxc>` (spec 4.3, 4.4, 4.8). */
+/** What every kind of guest serves at `/nodes/{node}/<qemu|lxc>`. */
 export function guestEndpoints(kind: GuestKind) {
   const base = `/nodes/{node}/${kind.type}`;
   const one = `${base}/{vmid}`;
@@ -106,7 +106,7 @@ export function guestEndpoints(kind: GuestKind) {
       returns: UPID,
       permission: ALLOCATE,
     }),
-    status: endpoint({ method: 'GET', path: `${one}/status`, summary: "The guest's current status (spec 4.3; PVE lists sub-commands here)", parameters: z.object(GUEST), returns: GuestStatus, permission: AUDIT }),
+    status: endpoint({ method: 'GET', path: `${one}/status`, summary: "The guest's current status (PVE lists sub-commands here)", parameters: z.object(GUEST), returns: GuestStatus, permission: AUDIT }),
     current: endpoint({ method: 'GET', path: `${one}/status/current`, summary: "The guest's current status", parameters: z.object(GUEST), returns: GuestStatus, permission: AUDIT }),
     start: powerAction(kind, 'start', 'Start the guest'),
     stop: powerAction(kind, 'stop', 'Stop the guest at once', {

@@ -7,7 +7,7 @@ import { ClusterModule } from '../cluster/cluster.module.js';
 import { TasksModule } from '../tasks/tasks.module.js';
 import { GuestsModule } from './guests.module.js';
 
-// Issue 5: parallel automation gets no lock errors. 200 creates at once, half with their own ids and
+// Parallel automation gets no lock errors: 200 creates at once, half with their own ids and
 // half with ids from /cluster/nextid, all succeed; a true duplicate is a clean 409; nothing half made.
 describe('200 parallel creates', () => {
   let t: TestApp;

@@ -12,7 +12,7 @@ import { HOST_READ_MS, HOST_TASK_MS } from '../agents/host-timeouts.js';
 
 type Endpoints = typeof DISKS_ENDPOINTS;
 
-/** The host's disks on PVE's `/nodes/{node}/disks/...` and the spec's `/nodes/{node}/disk`. */
+/** The host's disks on PVE's `/nodes/{node}/disks/...` and Corral's `/nodes/{node}/disk`. */
 @Controller()
 export class DisksController {
   constructor(

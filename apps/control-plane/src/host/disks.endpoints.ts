@@ -58,7 +58,7 @@ export const DISKS_ENDPOINTS = {
     permission: { kind: 'authenticated' },
   }),
   list: list('/nodes/{node}/disks/list', "The host's whole disks (PVE's path)"),
-  specList: list('/nodes/{node}/disk', "The host's whole disks (the spec's path)"),
+  specList: list('/nodes/{node}/disk', "The host's whole disks (Corral's path)"),
   initGpt: initGpt('/nodes/{node}/disks/initgpt', 'Write an empty GPT to an unused disk (PVE\'s path)'),
-  specInitGpt: initGpt('/nodes/{node}/disk', "Write an empty GPT to an unused disk (the spec's path)"),
+  specInitGpt: initGpt('/nodes/{node}/disk', "Write an empty GPT to an unused disk (Corral's path)"),
 };

@@ -5,9 +5,9 @@ import type { AccessLogDestination } from '../logging/loggers.js';
 import { pathOf } from './request-path.js';
 
 /**
- * One access-log line per request (spec 6 mentions the proxy access log): time, client address,
+ * One access-log line per request: time, client address,
  * user once known, method, path, status, bytes, duration. The query string is left out: it may
- * carry a token (spec 5.1). A fixed, flat JSON line written directly: pino's general machinery
+ * carry a token. A fixed, flat JSON line written directly: pino's general machinery
  * cost a tenth of the throughput of GET /version (docs/benchmarks.md).
  */
 export function registerAccessLog(fastify: FastifyInstance, accessLog: AccessLogDestination): void {

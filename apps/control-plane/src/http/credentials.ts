@@ -1,11 +1,11 @@
 /**
- * What a request presents as credentials (spec 5; PVE's ticket cookie, CSRF header and API token header), read from the
- * `Authorization` header, the `PVEAuthCookie` cookie, or the `token` query parameter (spec 5.1,
- * not recommended: query strings end up in logs).
+ * What a request presents as credentials (PVE's ticket cookie, CSRF header and API token header), read from the
+ * `Authorization` header, the `PVEAuthCookie` cookie, or the `token` query parameter (not
+ * recommended: query strings end up in logs).
  */
 export type Credentials =
   | { readonly kind: 'ticket'; readonly ticket: string }
-  /** `tokenid` null: the spec's `<userid>=<secret>` form, where the secret finds the token. */
+  /** `tokenid` null: Corral's `<userid>=<secret>` form, where the secret finds the token. */
   | { readonly kind: 'token'; readonly userid: string; readonly tokenid: string | null; readonly secret: string }
   | { readonly kind: 'basic'; readonly username: string; readonly password: string }
   | { readonly kind: 'bearer'; readonly jwt: string }
@@ -52,7 +52,7 @@ function fromAuthorization(header: string): Credentials {
   return { kind: 'malformed', why: 'unknown authorization scheme' };
 }
 
-/** `<userid>!<tokenid>=<secret>` (PVE) or `<userid>=<secret>` (spec): split at the last `=`. */
+/** `<userid>!<tokenid>=<secret>` (PVE) or `<userid>=<secret>` (Corral's): split at the last `=`. */
 export function parseToken(value: string): Credentials {
   const split = value.lastIndexOf('=');
   if (split <= 0 || split === value.length - 1) return { kind: 'malformed', why: 'an API token is <userid>!<tokenid>=<secret>' };

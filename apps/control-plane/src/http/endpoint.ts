@@ -27,7 +27,7 @@ export type Check =
 
 /**
  * Who may call an endpoint (PVE's `permissions` in its schema):
- * - `public`: no credentials at all (spec 4.8: `/version`; `POST /access/ticket`);
+ * - `public`: no credentials at all (`/version`; `POST /access/ticket`);
  * - `authenticated`: any authenticated caller, the service filters what it returns (PVE `user: all`);
  * - a check on the caller's privileges, evaluated after the parameters are valid.
  */
@@ -39,7 +39,7 @@ export type Permission = { readonly kind: 'public' } | { readonly kind: 'authent
  */
 export interface EndpointDeclaration<P extends z.ZodObject = z.ZodObject, R extends z.ZodType = z.ZodType> {
   readonly method: HttpMethod;
-  /** Relative to `/api2/json`, with `{placeholders}` as in the spec. */
+  /** Relative to `/api2/json`, with `{placeholders}`. */
   readonly path: string;
   readonly summary: string;
   readonly description?: string;
@@ -81,7 +81,7 @@ type Method<E extends EndpointDeclaration> = <H extends Handler<E>>(target: obje
 
 /**
  * Mounts a controller method as the declared endpoint (its return type must match `returns`) and
- * wraps its result in spec 1's envelope `{ "data": ... }`: the one place a success body is built.
+ * wraps its result in the envelope `{ "data": ... }`: the one place a success body is built.
  * Done here rather than in a Nest interceptor, whose per-request observable chain cost a quarter
  * of the throughput of GET /version (docs/benchmarks.md).
  */

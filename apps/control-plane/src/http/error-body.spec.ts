@@ -8,7 +8,7 @@ const paramError = ApiError.invalidParams([
 const notFound = new ApiError('NOT_FOUND', 'VM 100 does not exist');
 
 describe('errorAnswer', () => {
-  it("keeps the spec's errors array by default, each item with its status and parameter", () => {
+  it("keeps Corral's errors array by default, each item with its status and parameter", () => {
     expect(errorAnswer('spec', paramError, 400)).toEqual({
       reason: 'must be an integer from 1 to 1024',
       body: { data: null, errors: [{ code: 400, param: 'cores', message: 'must be an integer from 1 to 1024' }, { code: 400, param: 'keyboard', message: "must be one of de, en-us, ..." }] },

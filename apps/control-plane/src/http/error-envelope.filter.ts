@@ -12,7 +12,7 @@ import { pathOf } from './request-path.js';
 
 /**
  * Turns every failure (ours, the router's, the body parser's, or an unexpected exception) into
- * the error envelope of the configured format (`error-body.ts`: the spec's by default), its message
+ * the error envelope of the configured format (`error-body.ts`: Corral's `errors` array by default), its message
  * also in the HTTP reason phrase. The only place an error body is sent.
  */
 @Catch()

@@ -305,7 +305,7 @@ const ROWS: readonly Row[] = [
   { endpoint: 'DELETE /nodes/{node}/storage/{storage}/prunebackups', request: () => ({ path: '/nodes/matrix/storage/local/prunebackups', query: 'prune-backups=keep-last%3D1' }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'POST /storage/{storage}/prune', request: () => ({ path: '/storage/local/prune', form: { 'prune-backups': 'keep-last=1' } }), expect: MODIFY_OFFLINE_NODE },
 
-  // Pools: the spec's `/pool` and PVE's `/pools`.
+  // Pools: Corral's `/pool` and PVE's `/pools`.
   { endpoint: 'GET /pool', request: () => ({ path: '/pool' }), expect: ANY_CALLER },
   { endpoint: 'POST /pool', request: (c) => ({ path: '/pool', form: { poolid: `new-${c}` } }), expect: ROOT_ONLY },
   { endpoint: 'GET /pool/{poolid}', setup: addPool('read'), request: (c) => ({ path: `/pool/read-${c}` }), expect: AUDITORS },
@@ -428,7 +428,7 @@ function snapshotRows(type: 'qemu' | 'lxc', vmid: number, audit: string): Row[] 
   ];
 }
 
-/** The token API's rows on one of its path forms (the spec's `tokens`, PVE's `token`). */
+/** The token API's rows on one of its path forms (Corral's `tokens`, PVE's `token`). */
 function tokenRows(segment: 'tokens' | 'token', create: (user: string, tokenid: string) => { path: string; form?: Form }): Row[] {
   const base = `/access/users/{userid}/${segment}`;
   const item = (c: Caller, prefix: string) => `/access/users/${OWN_USER[c]}/${segment}/${prefix}-${segment}-${c}`;

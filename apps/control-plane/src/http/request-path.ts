@@ -1,4 +1,4 @@
-/** The path of a request URL without its query string, which may carry a token (spec 5.1): what logs and messages show. */
+/** The path of a request URL without its query string, which may carry a token: what logs and messages show. */
 export function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);

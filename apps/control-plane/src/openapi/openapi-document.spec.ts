@@ -67,7 +67,7 @@ describe('buildOpenApiDocument', () => {
     expect((doc as unknown as { security: unknown[] }).security).toHaveLength(4);
   });
 
-  it('wraps results in the data envelope and refers errors to the spec envelope', () => {
+  it('wraps results in the data envelope and refers errors to the error envelope', () => {
     const responses = doc.paths['/nodes/{node}/qemu']?.['get']?.['responses'] as Record<string, { content: Record<string, { schema: unknown }> }>;
     expect(responses['200']?.content['application/json;charset=UTF-8']?.schema).toEqual({
       type: 'object',

@@ -8,7 +8,7 @@ type JsonSchema = Record<string, unknown>;
 
 const ERROR_ENVELOPE: JsonSchema = {
   type: 'object',
-  description: 'spec 7: `data` is null; one item per error, one per bad parameter for a 400.',
+  description: '`data` is null; one item per error, one per bad parameter for a 400.',
   required: ['data', 'errors'],
   properties: {
     data: { type: 'null' },
@@ -28,10 +28,10 @@ const ERROR_ENVELOPE: JsonSchema = {
   },
 };
 
-// spec 5 and PVE's headers: every way a caller authenticates (docs/access-control.md).
+// PVE's and Corral's headers: every way a caller authenticates (docs/access-control.md).
 const SECURITY_SCHEMES: JsonSchema = {
   ticket: { type: 'apiKey', in: 'cookie', name: 'PVEAuthCookie', description: 'A ticket from POST /access/ticket; requests other than GET also need the CSRFPreventionToken header.' },
-  apiToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`PVEAPIToken=<user>@<realm>!<tokenid>=<secret>` (or `SVCAPIToken=`, or the spec\'s `<user>@<realm>=<secret>`).' },
+  apiToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`PVEAPIToken=<user>@<realm>!<tokenid>=<secret>` (or `SVCAPIToken=`, or Corral\'s `<user>@<realm>=<secret>`).' },
   basic: { type: 'http', scheme: 'basic', description: '`<user>@<realm>` and its password.' },
   bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A JWT from the configured OAuth 2.0 issuer." },
 };

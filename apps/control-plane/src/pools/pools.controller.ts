@@ -5,7 +5,7 @@ import { Params } from '../http/request-params.js';
 import { deletePool, deletePoolByParam, PVE_POOL_ENDPOINTS, removePoolGuest, SPEC_POOL_ENDPOINTS, updatePoolByParam, type PoolEndpoints } from './pools.endpoints.js';
 import { PoolsService } from './pools.service.js';
 
-/** One controller per path form: the same handlers, mounted on the spec's `/pool` or PVE's `/pools`. */
+/** One controller per path form: the same handlers, mounted on Corral's `/pool` or PVE's `/pools`. */
 function poolsController(endpoints: PoolEndpoints): Type {
   @Controller()
   class PoolsController {
@@ -39,7 +39,7 @@ function poolsController(endpoints: PoolEndpoints): Type {
 export const SpecPoolsController = poolsController(SPEC_POOL_ENDPOINTS);
 export const PvePoolsController = poolsController(PVE_POOL_ENDPOINTS);
 
-/** The endpoints only one path form has: the spec's removal of a guest, PVE's `poolid` parameter forms and deletion. */
+/** The endpoints only one path form has: Corral's removal of a guest, PVE's `poolid` parameter forms and deletion. */
 @Controller()
 export class PoolMembershipController {
   constructor(private readonly pools: PoolsService) {}

@@ -37,7 +37,7 @@ const MEMBER_CHANGES = {
 const AUDIT: Check = { kind: 'privileges', path: '/pool/{poolid}', privileges: ['Pool.Audit'] };
 const ALLOCATE: Check = { kind: 'privileges', path: '/pool/{poolid}', privileges: ['Pool.Allocate'] };
 
-/** The endpoints both path forms have: the spec's `/pool` (spec 4.7), PVE's `/pools`. */
+/** The endpoints both path forms have: Corral's `/pool`, PVE's `/pools`. */
 function poolEndpoints(form: { readonly base: '/pool' | '/pools'; readonly updateMethod: 'POST' | 'PUT' }) {
   const item = `${form.base}/{poolid}`;
   return {
@@ -85,7 +85,7 @@ export type PoolEndpoints = ReturnType<typeof poolEndpoints>;
 export const SPEC_POOL_ENDPOINTS = poolEndpoints({ base: '/pool', updateMethod: 'POST' });
 export const PVE_POOL_ENDPOINTS = poolEndpoints({ base: '/pools', updateMethod: 'PUT' });
 
-/** The spec's way to take a guest out of its pool (spec 4.7). */
+/** Corral's way to take a guest out of its pool. */
 export const removePoolGuest = endpoint({
   method: 'DELETE',
   path: '/pool/{poolid}/{vmid}',

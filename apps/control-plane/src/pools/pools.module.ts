@@ -4,7 +4,7 @@ import { PoolMembershipController, PvePoolsController, SpecPoolsController } fro
 import { PoolsService } from './pools.service.js';
 
 /**
- * Resource pools (spec 4.7 `/pool`, PVE's `/pools`; docs/pools.md). The guests module provides
+ * Resource pools (Corral's `/pool`, PVE's `/pools`; docs/pools.md). The guests module provides
  * `PoolMembers` itself: importing this module there would make a cycle through the cluster module.
  */
 @Module({

@@ -40,7 +40,7 @@ export interface PoolChange {
 }
 
 /**
- * Resource pools (spec 4.7; docs/pools.md). Every write is one `AccessState.write`,
+ * Resource pools (docs/pools.md). Every write is one `AccessState.write`,
  * as PVE changes pools under the user.cfg lock: all of it or nothing, and every replica's access
  * snapshot learns the new membership, which changes what ACL entries on `/pool/<poolid>` grant.
  */

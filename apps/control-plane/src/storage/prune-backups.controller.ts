@@ -7,7 +7,7 @@ import { PruneBackupsService } from './prune-backups.service.js';
 
 type Endpoints = typeof PRUNE_BACKUPS_ENDPOINTS;
 
-/** Pruning backups: PVE's `/nodes/{node}/storage/{storage}/prunebackups` and the spec's `/storage/{storage}/prune`. */
+/** Pruning backups: PVE's `/nodes/{node}/storage/{storage}/prunebackups` and Corral's own `/storage/{storage}/prune`. */
 @Controller()
 export class PruneBackupsController {
   constructor(private readonly prunes: PruneBackupsService) {}

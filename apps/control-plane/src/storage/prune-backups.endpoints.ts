@@ -7,7 +7,7 @@ import { AUDIT_STORAGE, NODE_CHOICE, STORAGE } from './storage.endpoints.js';
 
 /*
  * Pruning backups by retention: PVE's dry run and prune task on one
- * node (`/nodes/{node}/storage/{storage}/prunebackups`), and the spec's `POST /storage/{storage}/prune`
+ * node (`/nodes/{node}/storage/{storage}/prunebackups`), and Corral's own `POST /storage/{storage}/prune`
  * for the nodes that hold the storage (docs/storage.md, "Prune").
  */
 
@@ -57,7 +57,7 @@ export const PRUNE_BACKUPS_ENDPOINTS = {
   pruneInCluster: endpoint({
     method: 'POST',
     path: '/storage/{storage}/prune',
-    summary: 'Prune backups on the nodes that hold the storage (spec 4.5)',
+    summary: 'Prune backups on the nodes that hold the storage',
     description: `On \`node\`, or on every online node that holds the storage (one of them for a shared storage). With \`dry-run=1\`, what would be kept and removed, each entry naming its node (Datastore.Audit or Datastore.AllocateSpace on the storage); otherwise one \`prunebackups\` task for all those nodes, its UPID returned. ${REMOVE_BACKUPS}`,
     parameters: z.object({
       ...STORAGE,

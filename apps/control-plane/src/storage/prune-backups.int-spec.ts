@@ -211,7 +211,7 @@ describe('pruning backups, through fake agents that keep backup files', () => {
     expectError(await call(t, 'POST', '/storage/no-such-storage/prune', { form: { 'dry-run': 1 }, as: auditor }), 403, 'permission denied');
   });
 
-  it("prunes on every node that holds the storage with the spec's POST /storage/{storage}/prune, or on one node, or looks first with dry-run", async () => {
+  it("prunes on every node that holds the storage with Corral's POST /storage/{storage}/prune, or on one node, or looks first with dry-run", async () => {
     place('pve1', '/srv/dumps', EXAMPLE);
     place('pve2', '/srv/dumps', EXAMPLE.slice(1, 4));
     const dryRun = dataOf<{ node: string; volid: string; mark: string }[]>(await call(t, 'POST', '/storage/dumps/prune', { form: { 'dry-run': 1, vmid: 100 } }));

@@ -26,7 +26,7 @@ interface PruneRequest extends BackupFilter {
 
 /**
  * The prune endpoints (docs/storage.md, "Prune"): PVE's dry run and `prunebackups` task on one node,
- * and the spec's prune over the nodes that hold a storage. The storage, the retention and the
+ * and Corral's prune over the nodes that hold a storage. The storage, the retention and the
  * caller's rights are checked before anything is read or a task starts.
  */
 @Injectable()
@@ -54,7 +54,7 @@ export class PruneBackupsService {
     return this.start([node], storage, request, options, caller);
   }
 
-  /** The spec's `POST /storage/{storage}/prune`: on `node`, or on the nodes whose files are the storage's; the marks with `dry-run`, else one task's UPID. */
+  /** Corral's `POST /storage/{storage}/prune`: on `node`, or on the nodes whose files are the storage's; the marks with `dry-run`, else one task's UPID. */
   async inCluster({ storage: id, node, 'dry-run': dryRun, ...request }: ParamsOf<Endpoints['pruneInCluster']>, caller: Principal): Promise<ResultOf<Endpoints['pruneInCluster']>> {
     // Permission first: a caller without it learns nothing of the storage.
     const access = await this.access.current();

@@ -79,6 +79,6 @@ describe('storage definitions', () => {
 
   it('refuses a setting given and deleted at once, and is_mountpoint and is-rootdir that disagree', () => {
     expect(refusal(() => withSettings(newStorage('a', '/srv/a'), { shared: true }, ['shared']))).toEqual({ param: 'delete', message: "'shared' is both given and deleted" });
-    expect(refusal(() => withSettings(newStorage('a', '/srv/a'), { is_mountpoint: true, 'is-rootdir': false }))).toEqual({ param: 'is-rootdir', message: expect.stringContaining("is-rootdir is the spec's name for is_mountpoint") });
+    expect(refusal(() => withSettings(newStorage('a', '/srv/a'), { is_mountpoint: true, 'is-rootdir': false }))).toEqual({ param: 'is-rootdir', message: expect.stringContaining("is-rootdir is Corral's name for is_mountpoint") });
   });
 });

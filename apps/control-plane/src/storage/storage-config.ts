@@ -101,7 +101,7 @@ export function newStorage(storage: string, path: string): StorageRow {
 
 /**
  * The definition with the settings given (and those in `deleted` back at their defaults). A
- * setting given and deleted at once, or `is_mountpoint` and the spec's `is-rootdir` disagreeing,
+ * setting given and deleted at once, or `is_mountpoint` and Corral's `is-rootdir` disagreeing,
  * is a 400.
  */
 export function withSettings(storage: StorageRow, given: StorageSettingParams, deleted: readonly DeletableSetting[] = []): StorageRow {
@@ -109,7 +109,7 @@ export function withSettings(storage: StorageRow, given: StorageSettingParams, d
   if (both !== undefined) throw badParam('delete', `'${both}' is both given and deleted`);
   const mountpoint = given.is_mountpoint ?? given['is-rootdir'];
   if (given.is_mountpoint !== undefined && given['is-rootdir'] !== undefined && given.is_mountpoint !== given['is-rootdir']) {
-    throw badParam('is-rootdir', "is-rootdir is the spec's name for is_mountpoint: give one, or the same value for both");
+    throw badParam('is-rootdir', "is-rootdir is Corral's name for is_mountpoint: give one, or the same value for both");
   }
   const reset = (setting: DeletableSetting) => deleted.includes(setting);
   const defaults = newStorage(storage.storage, storage.path);
@@ -124,7 +124,7 @@ export function withSettings(storage: StorageRow, given: StorageSettingParams, d
   });
 }
 
-/** The definition as `GET /storage/{storage}` shows it: `storage.cfg`'s keys, PVE's 0/1 flags, the spec's `enabled`, and its digest. */
+/** The definition as `GET /storage/{storage}` shows it: `storage.cfg`'s keys, PVE's 0/1 flags, Corral's `enabled`, and its digest. */
 export function configEntry(storage: StorageRow): z.infer<typeof StorageConfigEntry> {
   return {
     storage: storage.storage,

@@ -8,7 +8,7 @@ import { VolumesService } from './volumes.service.js';
 
 type Endpoints = typeof STORAGE_ENDPOINTS;
 
-/** `/storage`: the definitions, and the spec's cluster-wide status and content. */
+/** `/storage`: the definitions, and Corral's cluster-wide status and content. */
 @Controller()
 export class StorageController {
   constructor(

@@ -5,7 +5,7 @@ import { booleanParam, commaListParam, integerParam, stringParam } from '../http
 import { nodeParam } from '../nodes/node-params.js';
 
 /*
- * Storage definitions (spec 2.4, 2.5, 4.5) on PVE's paths and names, with the spec's
+ * Storage definitions on PVE's paths and names, with Corral's
  * sizes in the list and its `/storage/{storage}/status` and `/content`, which answer for the whole
  * cluster or, with `node`, for one node (docs/storage.md).
  */
@@ -28,13 +28,13 @@ export const StorageConfigEntry = z.object({
   nodes: z.string().optional().meta({ description: 'The nodes it is defined for, comma-separated; absent: every node.' }),
   shared: Flag.meta({ description: '1: every node sees the same files (a network file system mounted at `path`).' }),
   disable: z.literal(1).optional(),
-  enabled: Flag.meta({ description: 'The spec\'s: 0 when `disable` is set.' }),
+  enabled: Flag.meta({ description: 'Corral\'s: 0 when `disable` is set.' }),
   'prune-backups': z.string().optional().meta({ description: 'The retention of backups (`keep-last=3,keep-weekly=2`).' }),
-  is_mountpoint: z.literal('yes').optional().meta({ description: 'The path must be a mounted file system (the spec\'s `is-rootdir`).' }),
+  is_mountpoint: z.literal('yes').optional().meta({ description: 'The path must be a mounted file system (Corral\'s `is-rootdir`).' }),
   digest: z.string().meta({ description: 'SHA-1 of the definition, for `digest` in a change.' }),
 });
 
-/** Sizes as the nodes' file systems report them now (spec 2.4; docs/storage.md says how nodes add up). */
+/** Sizes as the nodes' file systems report them now (docs/storage.md says how nodes add up). */
 const SIZES = {
   total: z.number().int().meta({ description: 'Bytes.' }),
   used: z.number().int().meta({ description: 'Bytes.' }),
@@ -78,7 +78,7 @@ const STORAGE_SETTINGS = {
       booleanParam({ description: "PVE's: the path is a mount point (`yes`/`no`, 1/0); while nothing is mounted there, the storage is inactive on that node and nothing is written under it." }),
     )
     .optional(),
-  'is-rootdir': booleanParam({ description: "The spec's name for `is_mountpoint` (1 or 0)." }).optional(),
+  'is-rootdir': booleanParam({ description: "Corral's name for `is_mountpoint` (1 or 0)." }).optional(),
 };
 export type StorageSettingParams = z.output<z.ZodObject<typeof STORAGE_SETTINGS>>;
 
@@ -99,7 +99,7 @@ export const STORAGE_ENDPOINTS = {
   list: endpoint({
     method: 'GET',
     path: '/storage',
-    summary: 'The storage definitions, with their sizes now (spec 2.4)',
+    summary: 'The storage definitions, with their sizes now',
     description:
       "Only storages the caller may audit (Datastore.Audit or Datastore.AllocateSpace on `/storage/<storage>`). Sizes are asked of the online nodes that hold each storage: summed over them, a shared storage's counted once.",
     parameters: z.object({ type: z.literal('dir').optional().meta({ description: 'Only storages of this type.' }) }),
@@ -109,7 +109,7 @@ export const STORAGE_ENDPOINTS = {
   create: endpoint({
     method: 'POST',
     path: '/storage',
-    summary: 'Define a storage (spec 2.5)',
+    summary: 'Define a storage',
     description:
       "Only `dir` is implemented: another PVE type is a 400 that says so. The path must be absolute, without `.` or `..`, and none of the host's system folders. Its folders are made on every online node that holds it before the definition is stored (a node that cannot make them fails the create); nodes that come online later make them then.",
     parameters: z.object({
@@ -156,7 +156,7 @@ export const STORAGE_ENDPOINTS = {
   status: endpoint({
     method: 'GET',
     path: '/storage/{storage}/status',
-    summary: "The storage's size, use and free space (spec 4.5)",
+    summary: "The storage's size, use and free space",
     description: 'For the cluster as `GET /storage` counts it, or for one `node`.',
     parameters: z.object({ ...STORAGE, ...NODE_CHOICE }),
     returns: StorageStatusEntry,
@@ -165,7 +165,7 @@ export const STORAGE_ENDPOINTS = {
   content: endpoint({
     method: 'GET',
     path: '/storage/{storage}/content',
-    summary: "The storage's volumes (spec 2.4, 4.5)",
+    summary: "The storage's volumes",
     description: "Read from the files of every online node that holds it (of one for a shared storage), each entry naming its `node`; with `node`, that node's only.",
     parameters: z.object({
       ...STORAGE,

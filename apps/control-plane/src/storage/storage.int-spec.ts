@@ -67,7 +67,7 @@ describe('storages through the API, with fake agents', () => {
     agents.delete('pve3');
   });
 
-  it('defines a dir storage on its nodes, shows it as PVE with the spec\'s sizes, changes it with a digest and removes it', async () => {
+  it('defines a dir storage on its nodes, shows it as PVE with Corral\'s sizes, changes it with a digest and removes it', async () => {
     expect(dataOf(await call(t, 'POST', '/storage', { form: { storage: 'isos', type: 'dir', path: '/srv/isos/', content: 'iso,vztmpl', nodes: 'pve1,pve2', 'is-rootdir': 0 } }))).toEqual({ storage: 'isos', type: 'dir' });
     expect(askedFor('storage.activate').map((each) => [each.node, each.request.params])).toEqual(
       expect.arrayContaining([

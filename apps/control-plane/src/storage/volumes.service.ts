@@ -49,7 +49,7 @@ export class VolumesService {
     return (await this.list(storage, node, filters)).map(entryOf);
   }
 
-  /** The spec's content list: of one node, or of every online node that holds the storage (one of them for a shared storage), each entry naming its node. */
+  /** Corral's content list: of one node, or of every online node that holds the storage (one of them for a shared storage), each entry naming its node. */
   async inCluster(id: string, node: string | undefined, filters: ContentFilters): Promise<(Entry & { node: string })[]> {
     const storage = await this.storages.existing(id);
     if (node !== undefined) this.storages.onNode(storage, node);

@@ -9,7 +9,7 @@ export const VersionInfo = z.object({
 });
 export type VersionInfo = z.infer<typeof VersionInfo>;
 
-// spec 4.8: asked without credentials.
+// Asked without credentials.
 export const getVersion = endpoint({
   method: 'GET',
   path: '/version',

@@ -33,7 +33,7 @@ export const UploadFile = z.string().regex(new RegExp(`^template/(?:iso|cache)/$
 /** The storage itself: its folder, and whether that folder must be a mounted file system. */
 export const LOCATION = {
   path: HostFilePath,
-  /** PVE's `is_mountpoint` (the spec's `is-rootdir`): while nothing is mounted at `path` the storage is inactive, and nothing is written under it. */
+  /** PVE's `is_mountpoint` (Corral's `is-rootdir`): while nothing is mounted at `path` the storage is inactive, and nothing is written under it. */
   mountpoint: z.boolean(),
 };
 

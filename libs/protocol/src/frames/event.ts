@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Sequence, Timestamp, Vmid } from '../fields.js';
 
 /**
- * The spec 6 event kinds an agent witnesses on its host. The others are the control plane's own:
+ * The event kinds an agent witnesses on its host. The others are the control plane's own:
  * `vm-create` and `vm-delete` happen in its database (guest configuration is its truth), `node-down`
  * is its verdict on a silent agent, and `cluster-join` is recorded by the join itself.
  */
@@ -11,7 +11,7 @@ export type AgentEventKind = z.infer<typeof AgentEventKind>;
 
 /**
  * Agent → control plane: something happened to a guest on this host, including changes nobody asked
- * for (a guest shut down from inside). Fields as spec 6's notification body, without `node`: the
+ * for (a guest shut down from inside). Fields as an event's notification body, without `node`: the
  * control plane takes the node from the authenticated connection, never from the agent's word.
  * Re-sent after a reconnect until acknowledged (`AckFrame`); the control plane writes it to the
  * event table once per `(node, session, seq)`.

@@ -3,7 +3,7 @@ import { Bytes, Fraction, Seconds, Sequence, Vmid } from '../fields.js';
 
 /**
  * The node's load and capacity, polled by the agent (every few seconds) for the hot reads of
- * `/nodes` and `/cluster/status` (spec 2.1, 2.3): PVE's field names and units.
+ * `/nodes` and `/cluster/status`: PVE's field names and units.
  */
 export const InventoryReport = z.object({
   kind: z.literal('inventory'),
@@ -11,7 +11,7 @@ export const InventoryReport = z.object({
   cpu: Fraction,
   /** Logical CPUs. */
   maxcpu: z.int().min(1),
-  /** Memory in use and total, in bytes (`memtotal` of spec 2.3 is `maxmem`). */
+  /** Memory in use and total, in bytes (Corral's `memtotal` is `maxmem`). */
   mem: Bytes,
   maxmem: Bytes,
   /** Seconds since the host booted. */

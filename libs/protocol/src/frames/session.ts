@@ -54,7 +54,7 @@ export type WelcomeFrame = z.infer<typeof WelcomeFrame>;
 
 /**
  * Agent → control plane, every `welcome.heartbeatMs`. Without one for 10 s the control plane marks
- * the node offline, records `node-down` (spec 6) and closes with `heartbeatTimeout`.
+ * the node offline, records a `node-down` event and closes with `heartbeatTimeout`.
  */
 export const HeartbeatFrame = z.object({
   type: z.literal('heartbeat'),

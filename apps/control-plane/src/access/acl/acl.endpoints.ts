@@ -17,7 +17,7 @@ const changeParams = z.object({
   roles: commaListParam(roleidParam(), 'The roles, comma separated.'),
   users: commaListParam(useridParam(), 'Users, comma separated.').optional(),
   groups: commaListParam(groupidParam(), 'Groups, comma separated.').optional(),
-  tokens: commaListParam(fullTokenidParam('An API token.'), "API tokens `user@realm!tokenid` (or the spec's `user@realm=tokenid`), comma separated.").optional(),
+  tokens: commaListParam(fullTokenidParam('An API token.'), "API tokens `user@realm!tokenid` (or Corral's `user@realm=tokenid`), comma separated.").optional(),
   propagate: booleanParam({ description: 'Whether the roles also apply below the path (default 1).' }).default(true),
 });
 
@@ -46,7 +46,7 @@ export const updateAcl = endpoint({
   permission: PERM_MODIFY,
 });
 
-// spec 4.6: POST adds.
+// Corral's: POST adds.
 export const addAcl = endpoint({
   method: 'POST',
   path: '/access/acl',
@@ -57,7 +57,7 @@ export const addAcl = endpoint({
   permission: PERM_MODIFY,
 });
 
-// spec 4.6: DELETE removes.
+// Corral's: DELETE removes.
 export const removeAcl = endpoint({
   method: 'DELETE',
   path: '/access/acl',

@@ -82,8 +82,8 @@ describe('/access/acl', () => {
     });
   });
 
-  describe('POST and DELETE (spec 4.6)', () => {
-    it("adds entries from a JSON body, reading the spec's user@realm=token as the token", async () => {
+  describe("Corral's POST and DELETE", () => {
+    it("adds entries from a JSON body, reading Corral's user@realm=token as the token", async () => {
       const body = JSON.stringify({ path: '/vms/300', roles: 'PVEVMUser', tokens: 'alice@pve=ci', propagate: false });
       const res = await t.api.send('/access/acl', { method: 'POST', body, headers: { ...ROOT, 'content-type': 'application/json' } });
       dataOf(res);

@@ -87,7 +87,7 @@ describe('authentication', () => {
       expect(res.headers['set-cookie']?.[0]).toMatch(/^PVEAuthCookie=PVE%3Aroot%40pam%3A.*; Path=\/; Max-Age=7200; Secure; HttpOnly; SameSite=Lax$/);
     });
 
-    it('take the realm apart, or Basic credentials as the spec shows', async () => {
+    it('take the realm apart, or Basic credentials', async () => {
       const res = await t.api.send('/access/ticket', { method: 'POST', headers: FORM, body: `username=root&realm=pam&password=${TEST_ROOT_PASSWORD}` });
       expect(res.json<{ data: TicketData }>().data.username).toBe('root@pam');
       const spec = await t.api.send('/access/ticket', { method: 'POST', headers: ROOT });
@@ -196,8 +196,8 @@ describe('authentication', () => {
 
     it.each([
       ['PVE header', { authorization: `PVEAPIToken=root@pam!ci=${secret}` }, ''],
-      ['spec header', { authorization: `SVCAPIToken=root@pam!ci=${secret}` }, ''],
-      ["spec's <userid>=<secret>", { authorization: `SVCAPIToken=root@pam=${secret}` }, ''],
+      ['SVCAPIToken header', { authorization: `SVCAPIToken=root@pam!ci=${secret}` }, ''],
+      ["Corral's <userid>=<secret>", { authorization: `SVCAPIToken=root@pam=${secret}` }, ''],
       ['query parameter', {}, `token=${encodeURIComponent(`PVEAPIToken=root@pam!ci=${secret}`)}`],
     ])('authenticate with the %s, without CSRF', async (_form, headers, query) => {
       const res = await t.api.send('/fixture/whoami', { method: 'POST', headers, query });

@@ -70,7 +70,7 @@ describe('denial', () => {
 });
 
 describe('permissionDenied', () => {
-  it("says the spec's message, with PVE's detail in the reason phrase", () => {
+  it("says Corral's message, with PVE's detail in the reason phrase", () => {
     const error = permissionDenied({ path: '/vms/100', privileges: ['VM.PowerMgmt'] });
     expect([error.code, error.message, error.details.reason]).toEqual(['PERMISSION_DENIED', 'permission denied', 'permission denied - Permission check failed (/vms/100, VM.PowerMgmt)']);
   });

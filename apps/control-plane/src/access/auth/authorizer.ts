@@ -89,7 +89,7 @@ function allocatePrivilege(path: string): Privilege[] {
   return [];
 }
 
-/** The spec's 403 (spec 7), with PVE's detail in the reason phrase: `Permission check failed (/vms/100, VM.PowerMgmt)`. */
+/** Corral's 403, `permission denied`, with PVE's detail in the reason phrase: `Permission check failed (/vms/100, VM.PowerMgmt)`. */
 export function permissionDenied(denied: Denial = {}): ApiError {
   const detail = denied.path ? ` (${denied.path}, ${(denied.privileges ?? []).join('|')})` : '';
   return new ApiError('PERMISSION_DENIED', 'permission denied', { reason: `permission denied - Permission check failed${detail}` });

@@ -5,7 +5,8 @@ import { CONFIG, type Config, type OidcConfig } from '../../config/config.js';
 /**
  * OAuth 2.0 bearer tokens: JWTs signed by the configured issuer, checked for signature (its JWKS,
  * from the configured URL or the issuer's discovery document), issuer, audience, expiry (which
- * they must have) and not-before. The user is `<claim value>@<realm>`; the authenticator decides whether it may log in.
+ * they must have) and not-before. The user is `<claim value>@<realm>`; the authenticator decides
+ * whether it may log in.
  */
 @Injectable()
 export class BearerTokens {

@@ -21,7 +21,7 @@ export class ApiTokenRow {
   @Column('text', { nullable: true })
   comment!: string | null;
 
-  /** SHA-256 (hex) of the secret: a random UUID carries 122 bits, so a slow hash adds nothing, and the spec's `<userid>=<secret>` form finds the token by it. */
+  /** SHA-256 (hex) of the secret: a random UUID carries 122 bits, so a slow hash adds nothing, and Corral's `<userid>=<secret>` form finds the token by it. */
   @Index({ unique: true })
   @Column('text', { name: 'secret_hash' })
   secretHash!: string;

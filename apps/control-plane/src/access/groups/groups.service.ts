@@ -11,7 +11,7 @@ import { deleteGroup, insertGroup, readGroups, updateGroup as updateGroupRow } f
 // PVE's group index shows a group to callers holding any of these on `/access/groups/<group>`.
 const SEE_GROUP: readonly Privilege[] = ['User.Modify', 'Sys.Audit', 'Group.Allocate'];
 
-/** Groups (spec 4.6). Every write is one `AccessState.write`: all of it or nothing. */
+/** Groups. Every write is one `AccessState.write`: all of it or nothing. */
 @Injectable()
 export class GroupsService {
   constructor(

@@ -55,7 +55,7 @@ describe('GET /access/permissions', () => {
       expect(dataOf<PermissionMap>(await get(apiToken('dave@pve!full', 'dave-full-secret')))['/vms']).toEqual(flags('PVEVMUser', 1));
     });
 
-    it("answers a user about its own tokens, in PVE's and the spec's form", async () => {
+    it("answers a user about its own tokens, in PVE's and Corral's form", async () => {
       expect(dataOf<PermissionMap>(await get(basic('dave@pve', PASSWORD), 'userid=dave@pve!ci'))['/vms']).toEqual(vmsForToken);
       expect(dataOf<PermissionMap>(await get(basic('dave@pve', PASSWORD), 'userid=dave@pve=ci'))['/vms']).toEqual(vmsForToken);
     });

@@ -35,7 +35,7 @@ export class TicketController {
   }
 }
 
-/** PVE's form (`username`, `password`, `realm`), or the spec's Basic credentials (spec 5.3). */
+/** PVE's form (`username`, `password`, `realm`), or HTTP Basic credentials. */
 function credentialsOf(params: ParamsOf<typeof createTicket>, request: FastifyRequest): { username: string; password: string } {
   if (params.username === undefined && params.password === undefined) {
     const basic = readCredentials({ authorization: request.headers.authorization });

@@ -11,7 +11,7 @@ export const Ticket = z.object({
   clustername: z.string().optional().meta({ description: 'The cluster name, for users with Sys.Audit on `/`.' }),
 });
 
-// spec 4.6 / 5.3, and PVE's form, or the spec's Basic credentials.
+// PVE's form, or HTTP Basic credentials.
 export const createTicket = endpoint({
   method: 'POST',
   path: '/access/ticket',

@@ -16,7 +16,7 @@ describe('authenticating with API tokens', () => {
 
   const listRootTokens = (headers: Record<string, string>) => send(t, PVE_FORM, 'GET', PVE_FORM.collection('root@pam'), { headers });
 
-  it('accepts a new token in every credential form: PVEAPIToken, SVCAPIToken, the spec <userid>=<secret> and the token query parameter', async () => {
+  it("accepts a new token in every credential form: PVEAPIToken, SVCAPIToken, Corral's <userid>=<secret> and the token query parameter", async () => {
     const { value } = await createToken(t, SPEC_FORM, 'root@pam', 'full', { privsep: 0 });
     const forms = {
       pve: apiToken('root@pam!full', value),

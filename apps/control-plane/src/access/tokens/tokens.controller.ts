@@ -5,7 +5,7 @@ import { badParam } from '../../errors/resource-errors.js';
 import { PVE_TOKEN_ENDPOINTS, SPEC_TOKEN_ENDPOINTS, type TokenEndpoints } from './tokens.endpoints.js';
 import { TokensService, type TokenChanges } from './tokens.service.js';
 
-/** One controller per path form: the same handlers, mounted on the spec's or PVE's paths. */
+/** One controller per path form: the same handlers, mounted on Corral's or PVE's paths. */
 function tokensController(endpoints: TokenEndpoints): Type {
   @Controller()
   class TokensController {

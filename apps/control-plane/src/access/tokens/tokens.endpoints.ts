@@ -45,8 +45,8 @@ const settings = {
 };
 
 /**
- * The token API in one path form: the spec's (`.../tokens`, created by posting `tokenid` to the
- * collection, spec 4.6) or PVE's (`.../token`, created by posting to the token's path).
+ * The token API in one path form: Corral's (`.../tokens`, created by posting `tokenid` to the
+ * collection) or PVE's (`.../token`, created by posting to the token's path).
  */
 function tokenEndpoints(form: { readonly segment: 'tokens' | 'token'; readonly createOn: 'collection' | 'item' }) {
   const collection = `/access/users/{userid}/${form.segment}`;

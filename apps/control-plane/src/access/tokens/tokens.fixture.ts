@@ -9,7 +9,7 @@ import { ApiTokenRow } from '../entities/api-token.entity.js';
 type ApiResponse = Awaited<ReturnType<TestApp['api']['send']>>;
 export type Body = Record<string, string | number>;
 
-/** The two path forms of the token API; the spec's clients send JSON, PVE's send forms. */
+/** The two path forms of the token API, each sent the bodies its clients send: Corral's JSON, PVE's forms. */
 export interface PathForm {
   readonly name: string;
   collection(userid: string): string;
@@ -21,7 +21,7 @@ export interface PathForm {
 }
 
 export const SPEC_FORM: PathForm = {
-  name: "the spec's .../tokens",
+  name: "Corral's .../tokens",
   collection: (userid) => `/access/users/${userid}/tokens`,
   item: (userid, tokenid) => `/access/users/${userid}/tokens/${tokenid}`,
   create: (userid, tokenid) => ({ path: `/access/users/${userid}/tokens`, body: { tokenid } }),

@@ -3,6 +3,6 @@ import { PveTokensController, SpecTokensController } from './tokens.controller.j
 import { TokensRepository } from './tokens.repository.js';
 import { TokensService } from './tokens.service.js';
 
-/** API tokens (spec 4.6 and 5.1), on the spec's `.../tokens` and PVE's `.../token` paths. */
+/** API tokens, on Corral's `.../tokens` and PVE's `.../token` paths. */
 @Module({ controllers: [SpecTokensController, PveTokensController], providers: [TokensService, TokensRepository] })
 export class TokensModule {}

@@ -25,7 +25,7 @@ export interface TokenChanges {
 }
 
 /**
- * A user's API tokens (spec 5.1). The secret is a random UUID, shown once and kept
+ * A user's API tokens. The secret is a random UUID, shown once and kept
  * only as its SHA-256. Every change goes through AccessState.write, so every replica's next request
  * sees it: a regenerated or deleted secret is refused at once.
  */

@@ -60,7 +60,7 @@ export const listUsers = endpoint({
   permission: { kind: 'authenticated' },
 });
 
-// spec 2.5: `userid` and `password`; the other fields are PVE's.
+// `userid` and `password`; the other fields are PVE's.
 export const createUser = endpoint({
   method: 'POST',
   path: '/access/users',

@@ -47,7 +47,7 @@ describe('users API (/access/users)', () => {
       expect((await call(t, 'GET', '/access/users/ann@pve', { as: basic('ann@pve', 'ann-password-1') })).status).toBe(200);
     });
 
-    it("takes the spec's JSON body (userid and password) and groups as repeated form keys", async () => {
+    it('takes a JSON body (userid and password) and groups as repeated form keys', async () => {
       const json = await t.api.send('/access/users', { method: 'POST', headers: { ...ROOT, 'content-type': 'application/json' }, body: JSON.stringify({ userid: 'jay@pve', password: 'jay-password-1' }) });
       expect(dataOf(json)).toBeNull();
       expect((await call(t, 'GET', '/access/users/jay@pve', { as: basic('jay@pve', 'jay-password-1') })).status).toBe(200);

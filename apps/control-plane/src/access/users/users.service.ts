@@ -16,7 +16,7 @@ import { deleteUser, insertUser, lockRealm, lockUser, missingGroups, readUsers, 
 
 const RECOVERY = 'it is the recovery account';
 
-/** Users (spec 4.6). Every write is one `AccessState.write`: all of it or nothing. */
+/** Users. Every write is one `AccessState.write`: all of it or nothing. */
 @Injectable()
 export class UsersService {
   constructor(

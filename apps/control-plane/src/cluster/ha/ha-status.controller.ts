@@ -13,7 +13,7 @@ export class HaStatusController {
     return [{ id: 'status' }, { id: 'resources' }, { id: 'groups' }];
   }
 
-  /** The spec's HA status: the same entries as PVE's `status/current`. */
+  /** Corral's HA status: the same entries as PVE's `status/current`. */
   @Endpoint(HA_STATUS_ENDPOINTS.status)
   status(): Promise<ResultOf<HaStatusEndpoints['status']>> {
     return this.ha.current();

@@ -4,7 +4,7 @@ import { MAY_AUDIT } from './ha-params.js';
 
 /*
  * The HA state on PVE's paths and shapes: `/cluster/ha/status`
- * is the spec's HA status (PVE has an index there), `/status/current` PVE's list of entries,
+ * is Corral's HA status (PVE has an index there), `/status/current` PVE's list of entries,
  * `/status/manager_status` PVE's raw manager status.
  */
 
@@ -62,7 +62,7 @@ const status = (path: string, summary: string, description?: string) =>
 
 export const HA_STATUS_ENDPOINTS = {
   index: endpoint({ method: 'GET', path: '/cluster/ha', summary: 'The HA sub-resources', parameters: z.object({}), returns: z.array(z.object({ id: z.string() })), permission: MAY_AUDIT }),
-  status: status('/cluster/ha/status', 'The HA status (spec 4.1)', 'The entries of `/cluster/ha/status/current` (PVE lists sub-resources here; the spec has the status).'),
+  status: status('/cluster/ha/status', 'The HA status', 'The entries of `/cluster/ha/status/current` (PVE lists sub-resources here; Corral has the status).'),
   current: status(
     '/cluster/ha/status/current',
     'The HA status as PVE shows it',

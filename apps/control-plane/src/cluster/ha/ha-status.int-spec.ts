@@ -47,7 +47,7 @@ describe('HA status (/cluster/ha/status, /current, /manager_status)', () => {
     { id: 'service:vm:102', type: 'service', sid: 'vm:102', node: 'pve2', crm_state: 'ignored', state: 'ignored', request_state: 'ignored', status: 'vm:102 (pve2, ignored)', max_restart: 1, max_relocate: 1 },
   ];
 
-  it("shows the quorum, the manager of the last round, each node's LRM and each resource, as PVE's status/current; the spec's path the same", async () => {
+  it("shows the quorum, the manager of the last round, each node's LRM and each resource, as PVE's status/current; Corral's path the same", async () => {
     await manager('now()');
     const entries = dataOf<HaStatusEntry[]>(await call(t, 'GET', '/cluster/ha/status/current'));
     const master = entries[1] as Extract<HaStatusEntry, { type: 'master' }>;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { endpoint } from '../../http/endpoint.js';
 import { integerParam } from '../../http/params.js';
 
-/** One entry of `/cluster/resources` (spec 2.2): a node, a guest or a storage of a node. */
+/** One entry of `/cluster/resources`: a node, a guest or a storage of a node. */
 export const ResourceEntry = z.object({
   id: z.string().meta({ description: '`node/<node>`, `qemu/<vmid>`, `lxc/<vmid>`, `storage/<node>/<storage>`.' }),
   type: z.enum(['node', 'qemu', 'lxc', 'storage']),
@@ -49,7 +49,7 @@ export const RESOURCES_ENDPOINTS = {
     summary: 'Nodes, guests and storages of the cluster',
     description:
       "Each entry only where the caller may audit it (Sys.Audit for node load, VM.Audit per guest, Datastore.Audit per storage, Pool.Audit per pool). A guest in a pool names it in `pool`; pools are listed only without `type`. Nodes and guests from memory; a storage's `disk` and `maxdisk` (used and total bytes on that node) as its node's agent reported them, asked at most every 10 s.",
-    parameters: z.object({ type: z.enum(['node', 'vm', 'storage'], { error: 'must be node, vm or storage' }).optional().meta({ description: 'Only this kind (spec 2.2).' }) }),
+    parameters: z.object({ type: z.enum(['node', 'vm', 'storage'], { error: 'must be node, vm or storage' }).optional().meta({ description: 'Only this kind.' }) }),
     returns: z.array(z.union([ResourceEntry, PoolResourceEntry])),
     permission: { kind: 'authenticated' },
   }),

@@ -14,7 +14,7 @@ import { StoragesRepository } from '../../inventory/storage/storages.repository.
 import type { PoolResourceEntry, ResourceEntry } from './resources.endpoints.js';
 import { StorageSizesOnNodes } from './storage-sizes.js';
 
-/** `/cluster/resources` and `/cluster/nextid` (spec 2.2, 4.1, 4.7). */
+/** `/cluster/resources` and `/cluster/nextid`. */
 @Injectable()
 export class ResourcesService {
   constructor(

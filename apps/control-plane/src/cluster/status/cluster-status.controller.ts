@@ -6,7 +6,7 @@ import { Endpoint, type ResultOf } from '../../http/endpoint.js';
 import { NodeView } from '../../inventory/nodes/node-view.js';
 import { CLUSTER_STATUS_ENDPOINT } from './cluster-status.endpoints.js';
 
-/** `GET /cluster/status` (spec 2.1), from the in-memory node view. */
+/** `GET /cluster/status`, from the in-memory node view. */
 @Controller()
 export class ClusterStatusController {
   constructor(

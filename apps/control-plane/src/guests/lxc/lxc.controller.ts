@@ -28,7 +28,7 @@ export class LxcController extends guestController(LXC, LXC_ENDPOINTS) {
     return this.power.reboot(guestRef(LXC, p), p, caller);
   }
 
-  /** Spec 4.4's `POST .../status` with `command`: the same operations as their own paths. */
+  /** Corral's `POST .../status` with `command`: the same operations as their own paths. */
   @Endpoint(LXC_ENDPOINTS.command)
   command(@Params() p: ParamsOf<Endpoints['command']>, @Caller() caller: Principal): Promise<string> {
     const guest = guestRef(LXC, p);

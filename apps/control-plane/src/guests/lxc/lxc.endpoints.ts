@@ -6,10 +6,10 @@ import { LXC_CREATE_OPTIONS } from '../create-options.js';
 import { RESTORE_PARAMS } from '../restore/restore-params.js';
 import { ALLOCATE, ALLOCATE_INTO_POOL, createParams, GUEST, guestEndpoints, POWER, powerAction, SHUTDOWN_TIMEOUT, UPID } from '../guest.endpoints.js';
 
-/** The power commands of `POST .../lxc/{vmid}/status` (spec 4.4). */
+/** The power commands of `POST .../lxc/{vmid}/status`. */
 export const LXC_COMMANDS = ['start', 'stop', 'shutdown', 'restart', 'reboot', 'suspend', 'resume'] as const;
 
-/** `/nodes/{node}/lxc` (spec 4.4). */
+/** `/nodes/{node}/lxc`. */
 export const LXC_ENDPOINTS = {
   ...guestEndpoints(LXC),
   create: endpoint({
@@ -33,11 +33,11 @@ export const LXC_ENDPOINTS = {
     permission: ALLOCATE_INTO_POOL,
   }),
   suspend: powerAction(LXC, 'suspend', 'Freeze the container'),
-  restart: powerAction(LXC, 'restart', 'Restart the container (spec 4.4; the same as reboot)', { timeout: SHUTDOWN_TIMEOUT.optional() }),
+  restart: powerAction(LXC, 'restart', 'Restart the container (the same as reboot)', { timeout: SHUTDOWN_TIMEOUT.optional() }),
   command: endpoint({
     method: 'POST',
     path: '/nodes/{node}/lxc/{vmid}/status',
-    summary: 'Run a power command on the container (spec 4.4)',
+    summary: 'Run a power command on the container',
     parameters: z.object({ ...GUEST, command: z.enum(LXC_COMMANDS, { error: `must be one of ${LXC_COMMANDS.join(', ')}` }).meta({ description: 'The command.' }) }),
     returns: UPID,
     permission: POWER,

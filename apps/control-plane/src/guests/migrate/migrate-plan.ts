@@ -17,7 +17,7 @@ const STORAGE_ID = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 /**
  * The target storages a request asks for: PVE's `targetstorage` (a VM's) or `target-storage` (a
  * container's), a storage-pair-list: `1` keeps each storage, `<id>` sends all to one,
- * `<source>:<target>,...` maps some and an `<id>` among them the rest; or the spec's `storage`
+ * `<source>:<target>,...` maps some and an `<id>` among them the rest; or Corral's `storage`
  * (all to one). Not both.
  */
 export function storageMapping(params: { readonly targetstorage?: string; readonly 'target-storage'?: string; readonly storage?: string }): StorageMapping {

@@ -36,7 +36,7 @@ export const MigratePreconditions = z.object({
   'has-dbus-vmstate': Flag,
 });
 
-/** `/nodes/{node}/qemu/{vmid}/migrate` (spec 4.3) and `/nodes/{node}/lxc/{vmid}/migrate` (docs/guests.md "Migration"). */
+/** `/nodes/{node}/qemu/{vmid}/migrate` and `/nodes/{node}/lxc/{vmid}/migrate` (docs/guests.md "Migration"). */
 export const MIGRATE_ENDPOINTS = {
   preconditions: endpoint({
     method: 'GET',
@@ -58,7 +58,7 @@ export const MIGRATE_ENDPOINTS = {
       online: booleanParam({ description: 'Live migration, when the VM runs (needed when it does).' }).optional(),
       'with-local-disks': booleanParam({ description: 'Copy the disks on local storages during a live migration (needed when there are any).' }).optional(),
       targetstorage: storagePairsParam().optional(),
-      storage: stringParam({ description: 'The target storage of all disks (the spec\'s name for a single `targetstorage`).', pattern: new RegExp(`^${STORAGE_ID}$`), patternHint: 'must be a storage id' }).optional(),
+      storage: stringParam({ description: 'The target storage of all disks (Corral\'s name for a single `targetstorage`).', pattern: new RegExp(`^${STORAGE_ID}$`), patternHint: 'must be a storage id' }).optional(),
       bwlimit: bwlimitParam().optional(),
     }),
     returns: UPID,

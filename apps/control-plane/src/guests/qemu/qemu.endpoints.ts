@@ -10,7 +10,7 @@ import { ALLOCATE, ALLOCATE_INTO_POOL, configChange, createParams, GUEST, guestE
 /** PVE 9's check for the monitor: Sys.Audit or Sys.Modify on the VM (which one a command needs is the service's). */
 const MONITOR = { kind: 'privileges', path: '/vms/{vmid}', privileges: ['Sys.Audit', 'Sys.Modify'], any: true } as const;
 
-/** `/nodes/{node}/qemu` (spec 4.3). */
+/** `/nodes/{node}/qemu`. */
 export const QEMU_ENDPOINTS = {
   ...guestEndpoints(QEMU),
   create: endpoint({
@@ -33,7 +33,7 @@ export const QEMU_ENDPOINTS = {
   monitorCommands: endpoint({
     method: 'GET',
     path: '/nodes/{node}/qemu/{vmid}/monitor',
-    summary: 'The monitor commands Corral runs (spec 4.3): read-only ones with Sys.Audit, the others with Sys.Modify',
+    summary: 'The monitor commands Corral runs: read-only ones with Sys.Audit, the others with Sys.Modify',
     parameters: z.object(GUEST),
     returns: z.array(z.object({ command: z.string(), privilege: z.enum(['Sys.Audit', 'Sys.Modify']) })),
     permission: MONITOR,

@@ -39,7 +39,7 @@ export class StorageRow {
   @Column('text', { name: 'prune_backups', nullable: true })
   pruneBackups!: string | null;
 
-  /** PVE's `is_mountpoint` (the spec's `is-rootdir`): the path must be a mounted file system, else the storage is inactive on that node. */
+  /** PVE's `is_mountpoint` (Corral's `is-rootdir`): the path must be a mounted file system, else the storage is inactive on that node. */
   @Column('boolean', { name: 'is_mountpoint', default: false })
   isMountpoint!: boolean;
 }

@@ -36,7 +36,7 @@ export function planDeliveries(batch: DispatchBatch): NewDelivery[] {
   });
 }
 
-/** Spec 6's body, and nothing else: `event`, `vmid` (not for node events), `timestamp` (ISO 8601), `node`. */
+/** The event's body, and nothing else: `event`, `vmid` (not for node events), `timestamp` (ISO 8601), `node`. */
 export function bodyOf(event: Pick<EventRow, 'event' | 'vmid' | 'timestamp' | 'node'>): string {
   return JSON.stringify({ event: event.event, ...(event.vmid !== null ? { vmid: event.vmid } : {}), timestamp: event.timestamp.toISOString(), node: event.node });
 }

@@ -84,7 +84,7 @@ describe('webhook delivery', () => {
     await t.close();
   });
 
-  it("POSTs the spec's body, nothing else, with the event's id and seq, a valid signature and the webhook's headers", async () => {
+  it("POSTs the event's body, nothing else, with the event's id and seq, a valid signature and the webhook's headers", async () => {
     startReplicas();
     await webhook('signed', { header: [`name=Authorization,value=${b64('Bearer {{ secrets.token }}')}`, `name=X-Team,value=${b64('ops')}`], secret: [`name=signing,value=${b64('k3y')}`, `name=token,value=${b64('t0ken')}`] });
     await webhook('unsigned');

@@ -107,7 +107,7 @@ export class WebhookSender {
   }
 }
 
-/** The request of one attempt: the spec's body, Corral's headers, the webhook's own (secrets filled in). */
+/** The request of one attempt: the event's body, Corral's headers, the webhook's own (secrets filled in). */
 function requestOf(delivery: ClaimedDelivery, secrets: ReadonlyMap<string, Buffer>, timestamp: number): WebhookRequest {
   const key = secrets.get(SIGNING_SECRET);
   const headers: Record<string, string> = {};

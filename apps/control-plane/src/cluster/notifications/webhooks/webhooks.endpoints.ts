@@ -8,7 +8,7 @@ import { namedValuesParam } from './named-values.js';
 
 /*
  * Webhook targets on PVE's paths and names (`/cluster/notifications/endpoints/webhook`;
- * docs/webhooks.md): Corral sends the spec's JSON body by POST, so PVE's `method` other than post
+ * docs/webhooks.md): Corral sends the event's JSON body by POST, so PVE's `method` other than post
  * and its `body` template are refused saying so; `allow-local` and `timeout` are Corral's.
  */
 
@@ -47,9 +47,9 @@ const SETTINGS = {
   ).optional(),
   body: z
     .string()
-    .refine(() => false, "Corral sends the spec's JSON body ({event, vmid, timestamp, node}); body templates are not supported")
+    .refine(() => false, "Corral sends the event's JSON body ({event, vmid, timestamp, node}); body templates are not supported")
     .optional()
-    .meta({ description: "PVE's body template: refused, Corral sends the spec's JSON body." }),
+    .meta({ description: "PVE's body template: refused, Corral sends the event's JSON body." }),
   comment: commentParam().optional(),
   disable: booleanParam({ description: 'Send nothing to it (deliveries already made wait until it is enabled again).' }).optional(),
   'allow-local': booleanParam({ description: "Corral's: may reach loopback, link-local and cloud metadata addresses (refused by default)." }).optional(),

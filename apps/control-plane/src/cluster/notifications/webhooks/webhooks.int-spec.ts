@@ -79,7 +79,7 @@ describe('webhook targets API (/cluster/notifications/endpoints/webhook)', () =>
     [{ url: 'http://169.254.169.254/latest/meta-data' }, 'url', 'only with allow-local=1'],
     [{ method: 'put' }, 'method', 'Corral sends each event by POST'],
     [{ method: 'patch' }, 'method', 'expected post, put or get'],
-    [{ body: b64('{{ message }}') }, 'body', "Corral sends the spec's JSON body"],
+    [{ body: b64('{{ message }}') }, 'body', "Corral sends the event's JSON body"],
     [{ header: 'name=X-A,value=not base64!' }, 'header', 'is not base64'],
     [{ header: `name=X-Corral-Event-Id,value=${b64('1')}` }, 'header', 'Corral sets the header'],
     [{ header: `name=Content-Type,value=${b64('text/plain')}` }, 'header', 'Corral sets the header'],
