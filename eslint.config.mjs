@@ -9,7 +9,11 @@ import { moduleBoundaries } from './tools/eslint/module-boundaries.mjs';
 const depConstraints = [
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contract', 'type:domain', 'type:infra'] },
   { sourceTag: 'type:contract', onlyDependOnLibsWithTags: [], bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'ws', 'fastify'] },
-  { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contract'], bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'ws', 'fastify'] },
+  {
+    sourceTag: 'type:domain',
+    onlyDependOnLibsWithTags: ['type:contract'],
+    bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'ws', 'fastify'],
+  },
   { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:contract'], bannedExternalImports: ['@nestjs/*', 'typeorm', 'fastify'] },
   { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contract', 'type:infra'], bannedExternalImports: ['@nestjs/*'] },
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing'], bannedExternalImports: ['@nestjs/*', 'typeorm'] },
@@ -39,13 +43,24 @@ export default tseslint.config(
       'corral/module-boundaries': ['error', { depConstraints }],
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       'no-console': 'error',
       eqeqeq: 'error',
     },
   },
   { files: TESTS, rules: { 'corral/module-boundaries': ['error', { depConstraints: testConstraints }] } },
   { files: ['apps/agent/src/**/*.ts'], ignores: TESTS, rules: { 'corral/folder-layers': ['error', agentLayers] } },
-  { files: ['apps/control-plane/src/**/*.ts'], ignores: TESTS, rules: { 'corral/folder-layers': ['error', { root: 'apps/control-plane/src', tiers: controlPlaneTiers }] } },
-  { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' }, languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } } },
+  {
+    files: ['apps/control-plane/src/**/*.ts'],
+    ignores: TESTS,
+    rules: { 'corral/folder-layers': ['error', { root: 'apps/control-plane/src', tiers: controlPlaneTiers }] },
+  },
+  {
+    files: ['**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+  },
 );

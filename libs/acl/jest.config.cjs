@@ -1,1 +1,6 @@
-module.exports = { ...require('../../jest.preset.cjs'), displayName: 'acl', roots: ['<rootDir>/libs/acl/src'], testMatch: ['**/*.spec.ts'] };
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'acl',
+  roots: ['<rootDir>/libs/acl/src'],
+  testMatch: ['**/*.spec.ts'],
+};

@@ -1,1 +1,6 @@
-module.exports = { ...require('../../jest.preset.cjs'), displayName: 'pg-cluster', roots: ['<rootDir>/libs/pg-cluster/src'], testMatch: ['**/*.spec.ts'] };
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'pg-cluster',
+  roots: ['<rootDir>/libs/pg-cluster/src'],
+  testMatch: ['**/*.spec.ts'],
+};

@@ -1,1 +1,6 @@
-module.exports = { ...require('../../jest.preset.cjs'), displayName: 'protocol', roots: ['<rootDir>/libs/protocol/src'], testMatch: ['**/*.spec.ts'] };
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'protocol',
+  roots: ['<rootDir>/libs/protocol/src'],
+  testMatch: ['**/*.spec.ts'],
+};

@@ -11,7 +11,9 @@ const run = promisify(execFile);
 /** One task's result for localhost, as Ansible's json callback reports it. */
 interface TaskResult {
   readonly task: { readonly name: string };
-  readonly hosts: { readonly localhost: { readonly changed?: boolean; readonly failed?: boolean; readonly skipped?: boolean; readonly msg?: string } };
+  readonly hosts: {
+    readonly localhost: { readonly changed?: boolean; readonly failed?: boolean; readonly skipped?: boolean; readonly msg?: string };
+  };
 }
 
 /**
@@ -52,13 +54,39 @@ describe('Ansible community.general proxmox modules', () => {
       },
       maxBuffer: 16 * 1024 * 1024,
     }).catch((error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? String(error) }));
-    const report = JSON.parse(stdout) as { plays: { tasks: TaskResult[] }[]; stats: Record<string, { failures: number; unreachable: number; skipped: number }> };
+    const report = JSON.parse(stdout) as {
+      plays: { tasks: TaskResult[] }[];
+      stats: Record<string, { failures: number; unreachable: number; skipped: number }>;
+    };
     const tasks = report.plays.flatMap((play) => play.tasks);
-    const failed = tasks.filter((task) => task.hosts.localhost.failed === true).map((task) => `${task.task.name}: ${task.hosts.localhost.msg ?? ''}`);
+    const failed = tasks
+      .filter((task) => task.hosts.localhost.failed === true)
+      .map((task) => `${task.task.name}: ${task.hosts.localhost.msg ?? ''}`);
     expect(failed).toEqual([]);
     expect(tasks.filter((task) => task.hosts.localhost.skipped === true).map((task) => task.task.name)).toEqual([]);
     const changed = (name: string) => tasks.find((task) => task.task.name === name)?.hosts.localhost.changed;
-    for (const name of ['proxmox_kvm creates a VM', 'proxmox_disk creates a disk', 'proxmox_disk resizes it', 'proxmox_disk moves it to another storage', 'proxmox_disk detaches it', 'proxmox_nic adds a NIC', 'proxmox_snap snapshots the VM', 'proxmox_snap rolls the VM back', 'proxmox_snap removes the VM\'s snapshot', 'proxmox_kvm starts the VM', 'proxmox_kvm deletes the VM', 'proxmox creates a container with a root password', 'proxmox_snap snapshots the container', 'proxmox_snap rolls the container back', 'proxmox_snap removes the container\'s snapshot', 'proxmox starts the container', 'proxmox stops the container', 'proxmox deletes the container', 'proxmox_template uploads a container template', 'proxmox_template removes it']) {
+    for (const name of [
+      'proxmox_kvm creates a VM',
+      'proxmox_disk creates a disk',
+      'proxmox_disk resizes it',
+      'proxmox_disk moves it to another storage',
+      'proxmox_disk detaches it',
+      'proxmox_nic adds a NIC',
+      'proxmox_snap snapshots the VM',
+      'proxmox_snap rolls the VM back',
+      "proxmox_snap removes the VM's snapshot",
+      'proxmox_kvm starts the VM',
+      'proxmox_kvm deletes the VM',
+      'proxmox creates a container with a root password',
+      'proxmox_snap snapshots the container',
+      'proxmox_snap rolls the container back',
+      "proxmox_snap removes the container's snapshot",
+      'proxmox starts the container',
+      'proxmox stops the container',
+      'proxmox deletes the container',
+      'proxmox_template uploads a container template',
+      'proxmox_template removes it',
+    ]) {
       expect([name, changed(name)]).toEqual([name, true]);
     }
     expect(report.stats['localhost']).toMatchObject({ failures: 0, unreachable: 0, skipped: 0 });

@@ -35,11 +35,19 @@ describe('bpg proxmox_virtual_environment_container (replayed)', () => {
 
   /** WaitForContainerStatus: polls the status until it is `status`. */
   const statusBecomes = (status: string) =>
-    waitFor(async () => (await bpg.read(`${CT}/status/current`, BPG_CT_STATUS))['status'] === status, { timeoutMs: PATIENCE_MS, what: `container ${VMID} ${status}`, intervalMs: 200 });
+    waitFor(async () => (await bpg.read(`${CT}/status/current`, BPG_CT_STATUS))['status'] === status, {
+      timeoutMs: PATIENCE_MS,
+      what: `container ${VMID} ${status}`,
+      intervalMs: 200,
+    });
 
   /** containerRead: the node from the cluster's resources, then the config and the status. */
   async function read() {
-    const resources = decodeGoList<{ vmid: number; node: string }>(BPG_RESOURCE, await bpg.call('GET', '/cluster/resources', { type: 'vm' }), 'bpg GET /cluster/resources');
+    const resources = decodeGoList<{ vmid: number; node: string }>(
+      BPG_RESOURCE,
+      await bpg.call('GET', '/cluster/resources', { type: 'vm' }),
+      'bpg GET /cluster/resources',
+    );
     expect(resources.find((resource) => resource.vmid === VMID)?.node).toBe(NODE);
     return { config: await bpg.read(`${CT}/config`, BPG_CT_CONFIG), status: await bpg.read(`${CT}/status/current`, BPG_CT_STATUS) };
   }
@@ -67,7 +75,17 @@ describe('bpg proxmox_virtual_environment_container (replayed)', () => {
     await statusBecomes('running');
 
     const { config, status } = await read();
-    expect(config).toMatchObject({ hostname: 'tf-bpg-ct', cores: 1, memory: 128, swap: 0, onboot: 1, tty: 2, cmode: 'tty', console: 1, arch: 'amd64' });
+    expect(config).toMatchObject({
+      hostname: 'tf-bpg-ct',
+      cores: 1,
+      memory: 128,
+      swap: 0,
+      onboot: 1,
+      tty: 2,
+      cmode: 'tty',
+      console: 1,
+      arch: 'amd64',
+    });
     expect(config['net0']).toMatch(/name=eth0/);
     expect(config['net0']).toMatch(/hwaddr=[0-9A-F:]{17}/);
     expect(config['cpulimit']).toBeUndefined();

@@ -45,13 +45,25 @@ describe('bpg proxmox_virtual_environment_vm (replayed)', () => {
 
   /** vmRead: the guest's node from the cluster's resources, its config and status, and its pool. */
   async function read() {
-    const resources = decodeGoList<{ vmid: number; node: string }>(BPG_RESOURCE, await bpg.call('GET', '/cluster/resources', { type: 'vm' }), 'bpg GET /cluster/resources');
+    const resources = decodeGoList<{ vmid: number; node: string }>(
+      BPG_RESOURCE,
+      await bpg.call('GET', '/cluster/resources', { type: 'vm' }),
+      'bpg GET /cluster/resources',
+    );
     expect(resources.find((resource) => resource.vmid === VMID)?.node).toBe(NODE);
     const config = await bpg.read(`${VM}/config`, BPG_VM_CONFIG);
     const status = await bpg.read(`${VM}/status/current`, BPG_VM_STATUS);
     const pools = decodeGoList<{ poolid: string }>(BPG_POOL, await bpg.call('GET', '/pools'), 'bpg GET /pools');
     const members = await Promise.all(
-      pools.map(async (pool) => decodeGoList<{ members?: unknown }>(BPG_POOL, await bpg.call('GET', `/pools?poolid=${pool.poolid}`), 'bpg GET /pools?poolid=').flatMap((full) => decodeGoList<{ id: string }>(BPG_POOL_MEMBER, full.members ?? [], 'bpg pool members').map((member) => [pool.poolid, member.id]))),
+      pools.map(async (pool) =>
+        decodeGoList<{ members?: unknown }>(
+          BPG_POOL,
+          await bpg.call('GET', `/pools?poolid=${pool.poolid}`),
+          'bpg GET /pools?poolid=',
+        ).flatMap((full) =>
+          decodeGoList<{ id: string }>(BPG_POOL_MEMBER, full.members ?? [], 'bpg pool members').map((member) => [pool.poolid, member.id]),
+        ),
+      ),
     );
     return { config, status, pool: members.flat().find(([, id]) => id === `qemu/${VMID}`)?.[0] };
   }
@@ -82,7 +94,17 @@ describe('bpg proxmox_virtual_environment_vm (replayed)', () => {
     await bpg.task('PUT', `${VM}/resize`, { disk: 'scsi0', size: GiB });
 
     const { config, status, pool } = await read();
-    expect(config).toMatchObject({ name: 'tf-bpg-vm', cores: 1, sockets: 1, cpu: 'qemu64', cpuunits: 100, numa: 0, onboot: 1, ostype: 'l26', agent: expect.stringMatching(/^(enabled=)?0,/) });
+    expect(config).toMatchObject({
+      name: 'tf-bpg-vm',
+      cores: 1,
+      sockets: 1,
+      cpu: 'qemu64',
+      cpuunits: 100,
+      numa: 0,
+      onboot: 1,
+      ostype: 'l26',
+      agent: expect.stringMatching(/^(enabled=)?0,/),
+    });
     expect(String(config['memory'])).toBe('128');
     expect(config['scsi0']).toMatch(/size=1G/);
     expect(config['net0']).toMatch(/^virtio=[0-9A-F:]{17},bridge=vmbr0/);
@@ -117,16 +139,25 @@ describe('bpg proxmox_virtual_environment_vm (replayed)', () => {
     await bpg.task('POST', `/nodes/${NODE}/qemu/${TEMPLATE}/clone`, { full: 1, name: 'tf-bpg-ci', newid: CLOUDINIT_VMID });
     await bpg.read(`${CI}/config`, BPG_VM_CONFIG);
     // vmCreateClone: the drive as a CustomStorageDevice with only its volume (hence the trailing comma), and CustomCloudInitConfig.
-    await bpg.call('PUT', `${CI}/config`, { ciuser: 'tf', ide2: 'file=local:cloudinit,', ipconfig0: 'gw=192.0.2.1,ip=192.0.2.10/24', sshkeys: goQueryEscape(SSH_KEY) });
+    await bpg.call('PUT', `${CI}/config`, {
+      ciuser: 'tf',
+      ide2: 'file=local:cloudinit,',
+      ipconfig0: 'gw=192.0.2.1,ip=192.0.2.10/24',
+      sshkeys: goQueryEscape(SSH_KEY),
+    });
     const config = await bpg.read(`${CI}/config`, BPG_VM_CONFIG);
     expect(config).toMatchObject({ ciuser: 'tf', ipconfig0: 'gw=192.0.2.1,ip=192.0.2.10/24' });
     expect(config['ide2']).toMatch(new RegExp(`^local:${CLOUDINIT_VMID}/vm-${CLOUDINIT_VMID}-cloudinit\\.qcow2,media=cdrom`));
-    expect(await bpg.call('GET', `${CI}/cloudinit/dump`, { type: 'user' })).toMatch(/user: tf\n[^]*- ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBpg tf@example/);
+    expect(await bpg.call('GET', `${CI}/cloudinit/dump`, { type: 'user' })).toMatch(
+      /user: tf\n[^]*- ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBpg tf@example/,
+    );
 
     // vmUpdate: the changed initialization sent again, then RebuildCloudInitDisk (a PUT without parameters).
     await bpg.call('PUT', `${CI}/config`, { ciuser: 'tf2', ipconfig0: 'ip=dhcp', sshkeys: goQueryEscape(SSH_KEY) });
     expect(await bpg.call('PUT', `${CI}/cloudinit`)).toBeNull();
-    expect(((await bpg.call('GET', `${CI}/cloudinit`)) as { key: string; pending?: unknown }[]).filter((entry) => entry.pending !== undefined)).toEqual([]);
+    expect(
+      ((await bpg.call('GET', `${CI}/cloudinit`)) as { key: string; pending?: unknown }[]).filter((entry) => entry.pending !== undefined),
+    ).toEqual([]);
     expect(await bpg.call('GET', `${CI}/cloudinit/dump`, { type: 'user' })).toMatch(/user: tf2\n/);
     expect(await bpg.call('GET', `${CI}/cloudinit/dump`, { type: 'network' })).toMatch(/type: dhcp/);
 

@@ -34,7 +34,12 @@ describe('Telmate proxmox_lxc (replayed)', () => {
   }, 3 * PATIENCE_MS);
   afterAll(() => node?.stop());
 
-  const guests = async () => decodeGoList<{ vmid: number; node: string; type: string }>(TELMATE_RESOURCE, await telmate.call('GET', '/cluster/resources', { type: 'vm' }), 'Telmate GET /cluster/resources');
+  const guests = async () =>
+    decodeGoList<{ vmid: number; node: string; type: string }>(
+      TELMATE_RESOURCE,
+      await telmate.call('GET', '/cluster/resources', { type: 'vm' }),
+      'Telmate GET /cluster/resources',
+    );
 
   /** `NewConfigLxcFromApi`: the config, then the HA resource, whose absence (an error) it tolerates. */
   async function configFromApi() {
@@ -54,19 +59,45 @@ describe('Telmate proxmox_lxc (replayed)', () => {
 
   it('creates: clones the template, grows its root, configures it, and reads it back', async () => {
     expect((await guests()).find((guest) => guest.vmid === TEMPLATE)).toMatchObject({ node: NODE, type: 'lxc' });
-    await telmate.task('POST', `/nodes/${NODE}/lxc/${TEMPLATE}/clone`, { full: 1, hostname: 'tf-telmate-ct', newid: VMID, storage: 'local', target: NODE });
+    await telmate.task('POST', `/nodes/${NODE}/lxc/${TEMPLATE}/clone`, {
+      full: 1,
+      hostname: 'tf-telmate-ct',
+      newid: VMID,
+      storage: 'local',
+      target: NODE,
+    });
     const cloned = await configFromApi();
     // processDiskResize: the clone's root is smaller than the resource's.
     expect(cloned['rootfs']).toMatch(/size=256M/);
     await telmate.task('PUT', `${CT}/resize`, { disk: 'rootfs', size: '1G' });
     rootfs = (await configFromApi())['rootfs'] as string;
     await telmate.call('PUT', `${CT}/config`, {
-      arch: 'amd64', cmode: 'tty', console: 1, cores: 1, cpulimit: 0, cpuunits: 1024, hostname: 'tf-telmate-ct', memory: 128,
-      net0: 'name=eth0,bridge=vmbr0,ip=dhcp', onboot: 0, protection: 0, rootfs: `${rootfs.split(',')[0] ?? ''},size=1G`, swap: 0, tty: 2,
+      arch: 'amd64',
+      cmode: 'tty',
+      console: 1,
+      cores: 1,
+      cpulimit: 0,
+      cpuunits: 1024,
+      hostname: 'tf-telmate-ct',
+      memory: 128,
+      net0: 'name=eth0,bridge=vmbr0,ip=dhcp',
+      onboot: 0,
+      protection: 0,
+      rootfs: `${rootfs.split(',')[0] ?? ''},size=1G`,
+      swap: 0,
+      tty: 2,
     });
 
     const { config, status } = await read();
-    expect(config).toMatchObject({ hostname: 'tf-telmate-ct', memory: 128, cores: 1, cpuunits: 1024, swap: 0, onboot: 0, rootfs: expect.stringMatching(/size=1G/) });
+    expect(config).toMatchObject({
+      hostname: 'tf-telmate-ct',
+      memory: 128,
+      cores: 1,
+      cpuunits: 1024,
+      swap: 0,
+      onboot: 0,
+      rootfs: expect.stringMatching(/size=1G/),
+    });
     expect(config['net0']).toMatch(/hwaddr=[0-9A-F:]{17}/);
     hwaddr = /hwaddr=([0-9A-F:]{17})/.exec(config['net0'] as string)?.[1] ?? '';
     expect(status['status']).toBe('stopped');
@@ -75,16 +106,34 @@ describe('Telmate proxmox_lxc (replayed)', () => {
   it('updates: grows the root to 2 GiB, adds a mount point and a NIC, changes the memory, and starts it', async () => {
     await telmate.task('PUT', `${CT}/resize`, { disk: 'rootfs', size: '2G' });
     await telmate.call('PUT', `${CT}/config`, {
-      arch: 'amd64', cmode: 'tty', console: 1, cores: 1, cpulimit: 0, cpuunits: 1024, hostname: 'tf-telmate-ct', memory: 192,
-      mp0: 'local:1,mp=/mnt/data', net0: `name=eth0,bridge=vmbr0,hwaddr=${hwaddr},ip=dhcp`, net1: 'name=eth1,bridge=vmbr0,ip=dhcp',
-      onboot: 0, protection: 0, rootfs: `${rootfs.split(',')[0] ?? ''},size=2G`, swap: 0, tty: 2,
+      arch: 'amd64',
+      cmode: 'tty',
+      console: 1,
+      cores: 1,
+      cpulimit: 0,
+      cpuunits: 1024,
+      hostname: 'tf-telmate-ct',
+      memory: 192,
+      mp0: 'local:1,mp=/mnt/data',
+      net0: `name=eth0,bridge=vmbr0,hwaddr=${hwaddr},ip=dhcp`,
+      net1: 'name=eth1,bridge=vmbr0,ip=dhcp',
+      onboot: 0,
+      protection: 0,
+      rootfs: `${rootfs.split(',')[0] ?? ''},size=2G`,
+      swap: 0,
+      tty: 2,
     });
     // `start` changed: the state, then a start.
     expect((await telmate.read(`${CT}/status/current`, TELMATE_STATUS))['status']).toBe('stopped');
     await telmate.task('POST', `${CT}/status/start`);
 
     const { config, status } = await read();
-    expect(config).toMatchObject({ memory: 192, rootfs: expect.stringMatching(/size=2G/), mp0: expect.stringMatching(/mp=\/mnt\/data/), net1: expect.stringMatching(/name=eth1/) });
+    expect(config).toMatchObject({
+      memory: 192,
+      rootfs: expect.stringMatching(/size=2G/),
+      mp0: expect.stringMatching(/mp=\/mnt\/data/),
+      net1: expect.stringMatching(/name=eth1/),
+    });
     expect(config['net0']).toContain(`hwaddr=${hwaddr}`);
     expect(status['status']).toBe('running');
   });

@@ -28,26 +28,38 @@ describe('Telmate proxmox_vm_qemu (replayed)', () => {
   afterAll(() => node?.stop());
 
   it('creates: finds the clone source in the cluster resources and clones it', async () => {
-    const guests = decodeGoList<{ vmid: number; node: string; type: string }>(TELMATE_RESOURCE, await telmate.call('GET', '/cluster/resources', { type: 'vm' }), 'Telmate GET /cluster/resources');
+    const guests = decodeGoList<{ vmid: number; node: string; type: string }>(
+      TELMATE_RESOURCE,
+      await telmate.call('GET', '/cluster/resources', { type: 'vm' }),
+      'Telmate GET /cluster/resources',
+    );
     expect(guests.find((guest) => guest.vmid === TEMPLATE)).toMatchObject({ node: NODE, type: 'qemu' });
     await telmate.task('POST', `/nodes/${NODE}/qemu/${TEMPLATE}/clone`, { full: 1, name: 'tf-telmate-vm', newid: VMID, target: NODE });
   });
 
-  it("reads what needs no pending values: the status, and the HA resource's absence, which must read \"no such resource\"", async () => {
+  it('reads what needs no pending values: the status, and the HA resource\'s absence, which must read "no such resource"', async () => {
     expect(await telmate.read(`${VM}/status/current`, TELMATE_STATUS)).toMatchObject({ status: 'stopped', name: 'tf-telmate-vm' });
     // guestGetQemuConfig tolerates only an error whose message starts with "no such resource".
     expect((await telmate.failure('GET', `/cluster/ha/resources/${VMID}`)).text).toMatch(/^no such resource/);
   });
 
   it('reads the config as the provider does: GET .../pending, each key its pending value or else its value, decoded with its assertions', async () => {
-    const entries = decodeGoList<{ key: string; value?: unknown; pending?: unknown }>(TELMATE_PENDING, await telmate.call('GET', `${VM}/pending`), 'Telmate GET .../pending');
+    const entries = decodeGoList<{ key: string; value?: unknown; pending?: unknown }>(
+      TELMATE_PENDING,
+      await telmate.call('GET', `${VM}/pending`),
+      'Telmate GET .../pending',
+    );
     const config = Object.fromEntries(entries.map((entry) => [entry.key, entry.pending ?? entry.value]));
     expect(decodeGo(TELMATE_QEMU_CONFIG, config, 'Telmate config from .../pending')).toMatchObject({ name: 'tf-telmate-vm' });
   });
 
   /** The config as the provider reads it: GET .../pending, each key its pending value or else its value. */
   async function pendingConfig(): Promise<Record<string, unknown>> {
-    const entries = decodeGoList<{ key: string; value?: unknown; pending?: unknown }>(TELMATE_PENDING, await telmate.call('GET', `${VM}/pending`), 'Telmate GET .../pending');
+    const entries = decodeGoList<{ key: string; value?: unknown; pending?: unknown }>(
+      TELMATE_PENDING,
+      await telmate.call('GET', `${VM}/pending`),
+      'Telmate GET .../pending',
+    );
     return Object.fromEntries(entries.map((entry) => [entry.key, entry.pending ?? entry.value]));
   }
 
@@ -63,7 +75,11 @@ describe('Telmate proxmox_vm_qemu (replayed)', () => {
   });
 
   it('creates with cloud-init as the provider does after the clone: the drive `<storage>:cloudinit,format=`, ciuser and ipconfig0 in one config PUT', async () => {
-    await telmate.call('PUT', `${VM}/config`, { ciuser: 'tf', ide2: 'local:cloudinit,format=qcow2', ipconfig0: 'ip=192.0.2.20/24,gw=192.0.2.1' });
+    await telmate.call('PUT', `${VM}/config`, {
+      ciuser: 'tf',
+      ide2: 'local:cloudinit,format=qcow2',
+      ipconfig0: 'ip=192.0.2.20/24,gw=192.0.2.1',
+    });
     const config = await pendingConfig();
     expect(config).toMatchObject({ ciuser: 'tf', ipconfig0: 'ip=192.0.2.20/24,gw=192.0.2.1' });
     expect(config['ide2']).toMatch(new RegExp(`^local:${VMID}/vm-${VMID}-cloudinit\\.qcow2,media=cdrom`));

@@ -10,7 +10,8 @@ import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.j
 
 const ROOT_PASSWORD = 'e2e-root-password';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const form = (fields: Record<string, string | number>) => new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)])).toString();
+const form = (fields: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)])).toString();
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 const asRoot = basic('root@pam', ROOT_PASSWORD);
 const data = <T>(res: ApiResponse): T => {
@@ -39,7 +40,12 @@ describe('authentication across control-plane replicas', () => {
   beforeAll(async () => {
     issuer = await startIssuer();
     const databaseUrl = await testDatabaseUrl();
-    const env = { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD, CORRAL_OIDC_ISSUER: issuer.url, CORRAL_OIDC_AUDIENCE: 'corral', CORRAL_OIDC_AUTOCREATE: '1' };
+    const env = {
+      CORRAL_ROOT_PASSWORD: ROOT_PASSWORD,
+      CORRAL_OIDC_ISSUER: issuer.url,
+      CORRAL_OIDC_AUDIENCE: 'corral',
+      CORRAL_OIDC_AUTOCREATE: '1',
+    };
     a = await startOnTestDatabase({ databaseUrl, env });
     b = await startOnTestDatabase({ databaseUrl, env });
     db = new pg.Client({ connectionString: databaseUrl });
@@ -52,7 +58,9 @@ describe('authentication across control-plane replicas', () => {
 
   it('a ticket from one replica works on the other, with CSRF on changes, and renews there', async () => {
     const { ticket, CSRFPreventionToken } = data<Ticket>(await login(a, 'root@pam', ROOT_PASSWORD));
-    expect(data<unknown[]>(await b.api.send('/access/users', { headers: cookie(ticket) }))).toContainEqual(expect.objectContaining({ userid: 'root@pam' }));
+    expect(data<unknown[]>(await b.api.send('/access/users', { headers: cookie(ticket) }))).toContainEqual(
+      expect.objectContaining({ userid: 'root@pam' }),
+    );
     const create = { method: 'POST', headers: { ...FORM, ...cookie(ticket) }, body: form({ groupid: 'ops' }) };
     const refused = await b.api.send('/access/groups', create);
     expect([refused.status, refused.reason]).toEqual([401, 'Permission denied - invalid csrf token']);
@@ -76,7 +84,8 @@ describe('authentication across control-plane replicas', () => {
     await db.query(`UPDATE ticket_keys SET created_at = created_at - interval '25 hours'`);
     const fresh = data<Ticket>(await login(a, 'root@pam', ROOT_PASSWORD)).ticket;
     expect((await db.query('SELECT id FROM ticket_keys')).rowCount).toBe(2);
-    for (const cp of [a, b]) for (const ticket of [old, fresh]) expect((await cp.api.send('/access/users', { headers: cookie(ticket) })).status).toBe(200);
+    for (const cp of [a, b])
+      for (const ticket of [old, fresh]) expect((await cp.api.send('/access/users', { headers: cookie(ticket) })).status).toBe(200);
   });
 
   it('API tokens: the secret is shown once, works on both replicas, and regenerating or deleting revokes it at once', async () => {
@@ -90,47 +99,96 @@ describe('authentication across control-plane replicas', () => {
     expect((await b.api.send('/access/users', { headers: token(created.value) })).status).toBe(200);
     expect((await b.api.send('/access/users', { headers: { authorization: `SVCAPIToken=root@pam=${created.value}` } })).status).toBe(200);
 
-    const regenerated = data<{ value: string }>(await a.api.send('/access/users/root@pam/token/e2e', { method: 'PUT', headers: { ...FORM, ...asRoot }, body: form({ regenerate: 1 }) }));
-    await waitFor(async () => (await b.api.send('/access/users', { headers: token(created.value) })).status === 401, { timeoutMs: 2000, what: 'the old secret to be refused' });
+    const regenerated = data<{ value: string }>(
+      await a.api.send('/access/users/root@pam/token/e2e', {
+        method: 'PUT',
+        headers: { ...FORM, ...asRoot },
+        body: form({ regenerate: 1 }),
+      }),
+    );
+    await waitFor(async () => (await b.api.send('/access/users', { headers: token(created.value) })).status === 401, {
+      timeoutMs: 2000,
+      what: 'the old secret to be refused',
+    });
     expect((await b.api.send('/access/users', { headers: token(regenerated.value) })).status).toBe(200);
 
     expect((await a.api.send('/access/users/root@pam/token/e2e', { method: 'DELETE', headers: asRoot })).status).toBe(200);
-    await waitFor(async () => (await b.api.send('/access/users', { headers: token(regenerated.value) })).status === 401, { timeoutMs: 2000, what: 'the deleted token to be refused' });
+    await waitFor(async () => (await b.api.send('/access/users', { headers: token(regenerated.value) })).status === 401, {
+      timeoutMs: 2000,
+      what: 'the deleted token to be refused',
+    });
   });
 
   it('an API token stops working when it expires', async () => {
     // Expiry is whole seconds; a few of them leave a slow machine time to see the token work first.
     const expire = nowS() + 5;
     const { value } = data<{ value: string }>(
-      await a.api.send('/access/users/root@pam/token/brief', { method: 'POST', headers: { ...FORM, ...asRoot }, body: form({ privsep: 0, expire }) }),
+      await a.api.send('/access/users/root@pam/token/brief', {
+        method: 'POST',
+        headers: { ...FORM, ...asRoot },
+        body: form({ privsep: 0, expire }),
+      }),
     );
     const headers = { authorization: `PVEAPIToken=root@pam!brief=${value}` };
-    await waitFor(async () => (await b.api.send('/access/users', { headers })).status === 200, { timeoutMs: 4000, what: 'the new token on B' });
-    await waitFor(async () => (await b.api.send('/access/users', { headers })).status === 401, { timeoutMs: 10_000, what: 'the token to expire' });
+    await waitFor(async () => (await b.api.send('/access/users', { headers })).status === 200, {
+      timeoutMs: 4000,
+      what: 'the new token on B',
+    });
+    await waitFor(async () => (await b.api.send('/access/users', { headers })).status === 401, {
+      timeoutMs: 10_000,
+      what: 'the token to expire',
+    });
     expect(nowS()).toBeGreaterThanOrEqual(expire);
   });
 
   it('Basic auth: a password change or a disabled account takes effect on the other replica at once', async () => {
-    await a.api.send('/access/users', { method: 'POST', headers: { ...FORM, ...asRoot }, body: form({ userid: 'ivy@pve', password: 'ivy-password-1' }) });
+    await a.api.send('/access/users', {
+      method: 'POST',
+      headers: { ...FORM, ...asRoot },
+      body: form({ userid: 'ivy@pve', password: 'ivy-password-1' }),
+    });
     // B learns of the new user when A's change notification arrives, milliseconds after the commit.
-    await waitFor(async () => (await b.api.send('/access/users', { headers: basic('ivy@pve', 'ivy-password-1') })).status === 200, { timeoutMs: 2000, what: 'the new user on B' });
-    expect((await a.api.send('/access/password', { method: 'PUT', headers: { ...FORM, ...asRoot }, body: form({ userid: 'ivy@pve', password: 'ivy-password-2' }) })).status).toBe(200);
-    await waitFor(async () => (await b.api.send('/access/users', { headers: basic('ivy@pve', 'ivy-password-1') })).status === 401, { timeoutMs: 2000, what: 'the old password to be refused' });
+    await waitFor(async () => (await b.api.send('/access/users', { headers: basic('ivy@pve', 'ivy-password-1') })).status === 200, {
+      timeoutMs: 2000,
+      what: 'the new user on B',
+    });
+    expect(
+      (
+        await a.api.send('/access/password', {
+          method: 'PUT',
+          headers: { ...FORM, ...asRoot },
+          body: form({ userid: 'ivy@pve', password: 'ivy-password-2' }),
+        })
+      ).status,
+    ).toBe(200);
+    await waitFor(async () => (await b.api.send('/access/users', { headers: basic('ivy@pve', 'ivy-password-1') })).status === 401, {
+      timeoutMs: 2000,
+      what: 'the old password to be refused',
+    });
     expect((await b.api.send('/access/users', { headers: basic('ivy@pve', 'ivy-password-2') })).status).toBe(200);
     await a.api.send('/access/users/ivy@pve', { method: 'PUT', headers: { ...FORM, ...asRoot }, body: form({ enable: 0 }) });
-    await waitFor(async () => (await b.api.send('/access/users', { headers: basic('ivy@pve', 'ivy-password-2') })).status === 401, { timeoutMs: 2000, what: 'the disabled user to be refused' });
+    await waitFor(async () => (await b.api.send('/access/users', { headers: basic('ivy@pve', 'ivy-password-2') })).status === 401, {
+      timeoutMs: 2000,
+      what: 'the disabled user to be refused',
+    });
   });
 
   it('OAuth bearer tokens from the configured issuer authenticate, creating the user in the oidc realm', async () => {
     const res = await a.api.send('/access/permissions', { headers: { authorization: `Bearer ${await issuer.sign({ sub: 'jules' })}` } });
     expect(res.status).toBe(200);
     expect((await db.query(`SELECT realm FROM users WHERE userid = 'jules@oidc'`)).rows).toEqual([{ realm: 'oidc' }]);
-    const wrong = await a.api.send('/access/permissions', { headers: { authorization: `Bearer ${await issuer.sign({ sub: 'jules' }, 'someone-else')}` } });
+    const wrong = await a.api.send('/access/permissions', {
+      headers: { authorization: `Bearer ${await issuer.sign({ sub: 'jules' }, 'someone-else')}` },
+    });
     expect(wrong.status).toBe(401);
   });
 
   it('throttles failed logins per user and address, not the same user from another address', async () => {
-    await a.api.send('/access/users', { method: 'POST', headers: { ...FORM, ...asRoot }, body: form({ userid: 'kim@pve', password: 'kim-password' }) });
+    await a.api.send('/access/users', {
+      method: 'POST',
+      headers: { ...FORM, ...asRoot },
+      body: form({ userid: 'kim@pve', password: 'kim-password' }),
+    });
     for (let i = 0; i < 5; i++) expect((await login(a, 'kim@pve', 'wrong-password')).status).toBe(401);
     const throttled = await login(a, 'kim@pve', 'kim-password');
     expect(throttled.status).toBe(429);
@@ -138,7 +196,11 @@ describe('authentication across control-plane replicas', () => {
     const certificate = await readFile(join(a.dataDir, 'tls/corral.crt'), 'utf8');
     const otherAddress = new HttpsClient(`https://[::1]:${a.port}/api2/json`, certificate);
     try {
-      const res = await otherAddress.send('/access/ticket', { method: 'POST', headers: FORM, body: form({ username: 'kim@pve', password: 'kim-password' }) });
+      const res = await otherAddress.send('/access/ticket', {
+        method: 'POST',
+        headers: FORM,
+        body: form({ username: 'kim@pve', password: 'kim-password' }),
+      });
       expect(res.status).toBe(200);
     } finally {
       otherAddress.close();
@@ -185,6 +247,12 @@ async function startIssuer() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const sign = (claims: Record<string, unknown>, audience = 'corral') =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'e2e' }).setIssuer(url).setAudience(audience).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: 'e2e' })
+      .setIssuer(url)
+      .setAudience(audience)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(privateKey);
   return { server, url, sign };
 }

@@ -82,7 +82,8 @@ describe('agents: joining, liveness and refusals', () => {
 
   const createToken = async (...options: string[]): Promise<CreatedJoinToken> => {
     const created = await corral('cluster', 'join-token', 'create', ...options);
-    if (created.exitStatus?.code !== 0) throw new Error(`join-token create exited with ${JSON.stringify(created.exitStatus)}: ${created.stderr}`);
+    if (created.exitStatus?.code !== 0)
+      throw new Error(`join-token create exited with ${JSON.stringify(created.exitStatus)}: ${created.stderr}`);
     return JSON.parse(created.stdout) as CreatedJoinToken;
   };
 
@@ -98,20 +99,43 @@ describe('agents: joining, liveness and refusals', () => {
 
   /** `corral agent join` with only PATH in its environment: the token is its only credential. */
   const joinAgent = (token: string, node: string, host: TestHost, { fingerprint = cp.fingerprint, start = true } = {}) =>
-    track(AgentProcess.cli(['agent', 'join', url, '--token', token, '--fingerprint', fingerprint, '--node', node, '--config', host.config, '--host-root', host.root, ...(start ? [] : ['--no-start'])]));
+    track(
+      AgentProcess.cli([
+        'agent',
+        'join',
+        url,
+        '--token',
+        token,
+        '--fingerprint',
+        fingerprint,
+        '--node',
+        node,
+        '--config',
+        host.config,
+        '--host-root',
+        host.root,
+        ...(start ? [] : ['--no-start']),
+      ]),
+    );
 
   const nodes = async () => data<NodeEntry[]>(await cp.api.send('/nodes', { headers: asRoot }));
   const clusterStatus = async () => data<ClusterStatusEntry[]>(await cp.api.send('/cluster/status', { headers: asRoot }));
   const nodeStatus = (node: string) => cp.api.send(`/nodes/${node}/status`, { headers: asRoot });
   const events = async (event: string, node: string) =>
-    (await db.query<{ details: Record<string, unknown> }>('SELECT "details" FROM "events" WHERE "event" = $1 AND "node" = $2 ORDER BY "seq"', [event, node])).rows.map((row) => row.details);
+    (
+      await db.query<{ details: Record<string, unknown> }>(
+        'SELECT "details" FROM "events" WHERE "event" = $1 AND "node" = $2 ORDER BY "seq"',
+        [event, node],
+      )
+    ).rows.map((row) => row.details);
 
   /** Online in /nodes with an inventory the agent measured on this machine. */
   const onlineWithInventory = async (node: string) => {
     const entry = (await nodes()).find((candidate) => candidate.node === node);
     return entry?.status === 'online' && (entry.maxmem ?? 0) > 0 && (entry.uptime ?? 0) > 0;
   };
-  const waitOnline = (node: string) => waitFor(() => onlineWithInventory(node), { timeoutMs: PATIENCE_MS, what: `node ${node} online with its inventory`, intervalMs: 100 });
+  const waitOnline = (node: string) =>
+    waitFor(() => onlineWithInventory(node), { timeoutMs: PATIENCE_MS, what: `node ${node} online with its inventory`, intervalMs: 100 });
   const statusOf = async (node: string) => (await nodes()).find((candidate) => candidate.node === node)?.status;
 
   /** `corral agent join` that must be refused: --no-start, so that a wrong success ends too. */
@@ -120,7 +144,11 @@ describe('agents: joining, liveness and refusals', () => {
     await attempt.waitForExit(PATIENCE_MS);
     return { exit: attempt.exitStatus, stdout: attempt.stdout, stderr: attempt.stderr };
   };
-  const refusal = (stderr: RegExp | string) => ({ exit: { code: 1, signal: null }, stdout: '', stderr: typeof stderr === 'string' ? stderr : expect.stringMatching(stderr) });
+  const refusal = (stderr: RegExp | string) => ({
+    exit: { code: 1, signal: null },
+    stdout: '',
+    stderr: typeof stderr === 'string' ? stderr : expect.stringMatching(stderr),
+  });
   /** Nothing at all where the config was to go: no config, no temporary file left behind. */
   const nothingWritten = async (host: TestHost) => expect(await readdir(dirname(host.config)).catch(() => [])).toEqual([]);
   const pendingIds = async () => {
@@ -154,12 +182,21 @@ describe('agents: joining, liveness and refusals', () => {
       () => database && dropDatabase(testPostgres(), database),
       () => dir && rm(dir, { recursive: true, force: true }),
     ];
-    for (const step of steps) await Promise.resolve().then(step).catch(() => undefined);
+    for (const step of steps)
+      await Promise.resolve()
+        .then(step)
+        .catch(() => undefined);
   });
 
   it('joins two hosts with CLI join tokens; both come online with their measured inventory and answer for their node', async () => {
     const [tokenA, tokenB] = await Promise.all([createToken('--comment', 'node-a'), createToken()]);
-    const shape = { id: expect.stringMatching(/^[0-9a-f]{16}$/), token: expect.stringMatching(/^[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/), expire: expect.any(Number), fingerprint: cp.fingerprint, replace: 0 };
+    const shape = {
+      id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      token: expect.stringMatching(/^[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/),
+      expire: expect.any(Number),
+      fingerprint: cp.fingerprint,
+      replace: 0,
+    };
     expect(tokenA).toEqual({ ...shape, comment: 'node-a' });
     expect(tokenB).toEqual(shape);
     for (const created of [tokenA, tokenB]) expect(created.expire).toBeGreaterThan(Date.now() / 1000);
@@ -169,18 +206,32 @@ describe('agents: joining, liveness and refusals', () => {
     await Promise.all([waitOnline('node-a'), waitOnline('node-b')]);
 
     // The config each join wrote: the credential is there (mode 0600), and neither it nor the token is in any log.
-    for (const [agent, host, node, token] of [[agentA, hostA, 'node-a', tokenA], [agentB, hostB, 'node-b', tokenB]] as const) {
+    for (const [agent, host, node, token] of [
+      [agentA, hostA, 'node-a', tokenA],
+      [agentB, hostB, 'node-b', tokenB],
+    ] as const) {
       expect(JSON.parse(agent.stdout)).toEqual({ node, url, config: host.config });
       const config = JSON.parse(await readFile(host.config, 'utf8')) as Record<string, string>;
-      expect(config).toEqual({ url, fingerprint: cp.fingerprint, node, credential: expect.stringMatching(/^\S{32,}$/), hostRoot: host.root });
+      expect(config).toEqual({
+        url,
+        fingerprint: cp.fingerprint,
+        node,
+        credential: expect.stringMatching(/^\S{32,}$/),
+        hostRoot: host.root,
+      });
       expect((await stat(host.config)).mode & 0o777).toBe(0o600);
-      for (const secret of [config['credential'] ?? '', token.token]) expect([agent.stdout, agent.stderr, ...cp.output].filter((text) => text.includes(secret))).toEqual([]);
+      for (const secret of [config['credential'] ?? '', token.token])
+        expect([agent.stdout, agent.stderr, ...cp.output].filter((text) => text.includes(secret))).toEqual([]);
       expect(agent.logLines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'connected', node }));
     }
 
     const listed = await nodes();
-    expect(listed.map((entry) => [entry.node, entry.status])).toEqual([['node-a', 'online'], ['node-b', 'online']]);
-    for (const entry of listed) expect(entry).toEqual(expect.objectContaining({ maxcpu: cpus().length, maxmem: totalmem(), uptime: expect.any(Number) }));
+    expect(listed.map((entry) => [entry.node, entry.status])).toEqual([
+      ['node-a', 'online'],
+      ['node-b', 'online'],
+    ]);
+    for (const entry of listed)
+      expect(entry).toEqual(expect.objectContaining({ maxcpu: cpus().length, maxmem: totalmem(), uptime: expect.any(Number) }));
 
     const [cluster, ...members] = await clusterStatus();
     expect(cluster).toEqual({ type: 'cluster', id: 'cluster', name: 'corral', nodes: 2, quorate: true, version: 1 });
@@ -189,7 +240,10 @@ describe('agents: joining, liveness and refusals', () => {
       expect.objectContaining({ type: 'node', name: 'node-b', status: 'online', online: 1, local: 1 }),
     ]);
 
-    for (const [node, host] of [['node-a', hostA], ['node-b', hostB]] as const) {
+    for (const [node, host] of [
+      ['node-a', hostA],
+      ['node-b', hostB],
+    ] as const) {
       const status = data<{
         memory: { total: number };
         kversion: string;
@@ -210,7 +264,11 @@ describe('agents: joining, liveness and refusals', () => {
       expect(status.cpuinfo.user_hz).toBe(100);
       expect(status.swap.used + status.swap.free).toBe(status.swap.total);
       expect(status.idle).toBe(0);
-      expect(data(await cp.api.send(`/nodes/${node}/subscription`, { headers: asRoot }))).toEqual({ status: 'notfound', message: expect.any(String), level: '' });
+      expect(data(await cp.api.send(`/nodes/${node}/subscription`, { headers: asRoot }))).toEqual({
+        status: 'notfound',
+        message: expect.any(String),
+        level: '',
+      });
     }
 
     expect(await events('cluster-join', 'node-a')).toEqual([{ token: tokenA.id, rejoin: false }]);
@@ -219,20 +277,38 @@ describe('agents: joining, liveness and refusals', () => {
 
   it('answers every host endpoint of each node from its own agent and host root: DNS, network, disks, scan, apt, firewall and tasks', async () => {
     const send = (path: string, method = 'GET', form?: Record<string, string>) =>
-      cp.api.send(path, { method, headers: { ...asRoot, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) }, ...(form ? { body: new URLSearchParams(form).toString() } : {}) });
+      cp.api.send(path, {
+        method,
+        headers: { ...asRoot, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+      });
     const taskEnd = async (node: string, upid: string) => {
-      await waitFor(async () => data<{ status: string }>(await send(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`)).status === 'stopped', { timeoutMs: PATIENCE_MS, what: `task ${upid}` });
+      await waitFor(
+        async () => data<{ status: string }>(await send(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`)).status === 'stopped',
+        { timeoutMs: PATIENCE_MS, what: `task ${upid}` },
+      );
       return data<{ exitstatus: string }>(await send(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`)).exitstatus;
     };
-    for (const [node, host, letter] of [['node-a', hostA, 'a'], ['node-b', hostB, 'b']] as const) {
+    for (const [node, host, letter] of [
+      ['node-a', hostA, 'a'],
+      ['node-b', hostB, 'b'],
+    ] as const) {
       expect(data(await send(`/nodes/${node}/dns`))).toEqual({ search: `${letter}.corral.test`, dns1: '192.0.2.53' });
-      expect(data(await send(`/nodes/${node}/dns`, 'PUT', { search: `lab.${letter}.corral.test`, dns1: '192.0.2.1', dns2: '2001:db8::1' }))).toBeNull();
-      expect(await readFile(join(host.root, 'etc/resolv.conf'), 'utf8')).toBe(`search lab.${letter}.corral.test\nnameserver 192.0.2.1\nnameserver 2001:db8::1\n`);
+      expect(
+        data(await send(`/nodes/${node}/dns`, 'PUT', { search: `lab.${letter}.corral.test`, dns1: '192.0.2.1', dns2: '2001:db8::1' })),
+      ).toBeNull();
+      expect(await readFile(join(host.root, 'etc/resolv.conf'), 'utf8')).toBe(
+        `search lab.${letter}.corral.test\nnameserver 192.0.2.1\nnameserver 2001:db8::1\n`,
+      );
 
       // A bridge goes to the pending file; PUT applies it (a host root that is not / reloads nothing).
-      expect(data(await send(`/nodes/${node}/network`, 'POST', { iface: 'vmbr7', type: 'bridge', autostart: '1', cidr: '198.51.100.7/24' }))).toBeNull();
+      expect(
+        data(await send(`/nodes/${node}/network`, 'POST', { iface: 'vmbr7', type: 'bridge', autostart: '1', cidr: '198.51.100.7/24' })),
+      ).toBeNull();
       expect(await readFile(join(host.root, 'etc/network/interfaces.new'), 'utf8')).toContain('iface vmbr7 inet static');
-      expect(data(await send(`/nodes/${node}/network/vmbr7`))).toEqual(expect.objectContaining({ iface: 'vmbr7', type: 'bridge', cidr: '198.51.100.7/24', exists: 0 }));
+      expect(data(await send(`/nodes/${node}/network/vmbr7`))).toEqual(
+        expect.objectContaining({ iface: 'vmbr7', type: 'bridge', cidr: '198.51.100.7/24', exists: 0 }),
+      );
       const apply = data<string>(await send(`/nodes/${node}/network`, 'PUT'));
       expect(apply).toMatch(new RegExp(`^UPID:${node}:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:srvreload:networking:root@pam:$`));
       expect(await taskEnd(node, apply)).toBe('OK');
@@ -241,15 +317,31 @@ describe('agents: joining, liveness and refusals', () => {
 
       // This machine's real disks, storage and packages.
       expect(Array.isArray(data(await send(`/nodes/${node}/disks/list`)))).toBe(true);
-      expect(data(await send(`/nodes/${node}/scan`))).toEqual({ lvm: expect.any(Array), zfs: expect.any(Array), dir: expect.arrayContaining([expect.objectContaining({ path: expect.any(String), type: expect.any(String) })]) });
+      expect(data(await send(`/nodes/${node}/scan`))).toEqual({
+        lvm: expect.any(Array),
+        zfs: expect.any(Array),
+        dir: expect.arrayContaining([expect.objectContaining({ path: expect.any(String), type: expect.any(String) })]),
+      });
       expect(Array.isArray(data(await send(`/nodes/${node}/apt/update`)))).toBe(true);
       expect(data<{ upid: string }[]>(await send(`/nodes/${node}/tasks`)).map((task) => task.upid)).toContain(apply);
 
       // The firewall: kept by the control plane, rendered by the agent into its host root and checked with nft -c.
       expect(data(await send(`/nodes/${node}/firewall/aliases`, 'POST', { name: 'office', cidr: '192.0.2.0/24' }))).toBeNull();
-      expect(data(await send(`/nodes/${node}/firewall/rules`, 'POST', { type: 'in', action: 'ACCEPT', macro: 'SSH', source: 'office', enable: '1' }))).toBeNull();
+      expect(
+        data(
+          await send(`/nodes/${node}/firewall/rules`, 'POST', {
+            type: 'in',
+            action: 'ACCEPT',
+            macro: 'SSH',
+            source: 'office',
+            enable: '1',
+          }),
+        ),
+      ).toBeNull();
       expect(data(await send(`/nodes/${node}/firewall/options`, 'PUT', { enable: '1' }))).toBeNull();
-      expect(data(await send(`/nodes/${node}/firewall/rules`))).toEqual([expect.objectContaining({ pos: 0, type: 'in', action: 'ACCEPT', macro: 'SSH', source: 'office' })]);
+      expect(data(await send(`/nodes/${node}/firewall/rules`))).toEqual([
+        expect.objectContaining({ pos: 0, type: 'in', action: 'ACCEPT', macro: 'SSH', source: 'office' }),
+      ]);
       const rendered = await readFile(join(host.root, 'etc/corral/firewall.nft'), 'utf8');
       expect(rendered).toContain('table inet corral');
       expect(rendered).toContain('192.0.2.0/24');
@@ -259,7 +351,11 @@ describe('agents: joining, liveness and refusals', () => {
 
   it('a killed agent: its node goes offline with node-down, its status answers 503; restarted with corral-agent it is back without a new join', async () => {
     await agentB.kill();
-    await waitFor(async () => (await statusOf('node-b')) === 'offline', { timeoutMs: NODE_DOWN_PATIENCE_MS, what: 'node-b offline after its agent was killed', intervalMs: 250 });
+    await waitFor(async () => (await statusOf('node-b')) === 'offline', {
+      timeoutMs: NODE_DOWN_PATIENCE_MS,
+      what: 'node-b offline after its agent was killed',
+      intervalMs: 250,
+    });
 
     expect(await statusOf('node-a')).toBe('online');
     const members = (await clusterStatus()).slice(1);
@@ -270,7 +366,9 @@ describe('agents: joining, liveness and refusals', () => {
     const unreachable = await nodeStatus('node-b');
     expect(unreachable.status).toBe(503);
     expect(unreachable.reason).toContain("node 'node-b'");
-    expect(unreachable.json<{ errors: { message: string }[] }>().errors).toEqual([expect.objectContaining({ message: expect.stringContaining("node 'node-b'") })]);
+    expect(unreachable.json<{ errors: { message: string }[] }>().errors).toEqual([
+      expect.objectContaining({ message: expect.stringContaining("node 'node-b'") }),
+    ]);
     expect(await events('node-down', 'node-b')).toHaveLength(1);
     expect(await events('node-down', 'node-a')).toEqual([]);
 
@@ -301,7 +399,9 @@ describe('agents: joining, liveness and refusals', () => {
     const wrong = cp.fingerprint.replace(/^../, (byte) => (byte === '00' ? '01' : '00'));
     const host = await makeHost('pinned');
     expect(await refusedJoin(created.token, 'node-c', host, wrong)).toEqual(
-      refusal(`corral: TLS: the certificate of 127.0.0.1:${cp.port} has the SHA-256 fingerprint ${cp.fingerprint}, not --fingerprint's ${wrong}: nothing was sent\n`),
+      refusal(
+        `corral: TLS: the certificate of 127.0.0.1:${cp.port} has the SHA-256 fingerprint ${cp.fingerprint}, not --fingerprint's ${wrong}: nothing was sent\n`,
+      ),
     );
     await nothingWritten(host);
     expect(await pendingIds()).toContain(created.id);
@@ -333,8 +433,13 @@ describe('agents: joining, liveness and refusals', () => {
     agentA = joinAgent(created.token, 'node-a', hostA);
 
     expect(await oldAgent.waitForExit(PATIENCE_MS)).toEqual({ code: 1, signal: null });
-    expect(oldAgent.logLines).toContainEqual(expect.objectContaining({ level: 'error', msg: expect.stringMatching(/refused this node's credential.*HTTP 401/) }));
-    await waitFor(() => agentA.logLines.some((line) => line['msg'] === 'connected'), { timeoutMs: PATIENCE_MS, what: 'the new node-a agent to connect' });
+    expect(oldAgent.logLines).toContainEqual(
+      expect.objectContaining({ level: 'error', msg: expect.stringMatching(/refused this node's credential.*HTTP 401/) }),
+    );
+    await waitFor(() => agentA.logLines.some((line) => line['msg'] === 'connected'), {
+      timeoutMs: PATIENCE_MS,
+      what: 'the new node-a agent to connect',
+    });
     await waitOnline('node-a');
     // node.status reads the new agent's host root.
     expect(data<{ os: string }>(await nodeStatus('node-a')).os).toBe(hostA.osName);
@@ -353,7 +458,9 @@ describe('agents: joining, liveness and refusals', () => {
     const agents = [track(AgentProcess.agent(wrong.config)), track(AgentProcess.agent(borrowed.config))];
     for (const agent of agents) {
       expect(await agent.waitForExit(PATIENCE_MS)).toEqual({ code: 1, signal: null });
-      expect(agent.logLines).toContainEqual(expect.objectContaining({ level: 'error', msg: expect.stringMatching(/refused this node's credential.*HTTP 401/) }));
+      expect(agent.logLines).toContainEqual(
+        expect.objectContaining({ level: 'error', msg: expect.stringMatching(/refused this node's credential.*HTTP 401/) }),
+      );
       expect(agent.stderr).not.toContain('not-the-credential-of-node-b');
       expect(agent.stderr).not.toContain(nodeBCredential);
     }

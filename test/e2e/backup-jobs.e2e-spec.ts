@@ -31,11 +31,20 @@ describe('a backup job on a one-minute schedule', () => {
 
   /** The control plane on this test's data dir and database, on `port` (0: a free one), reading schedules in UTC. */
   const startControlPlane = async (port: number) => {
-    cp = await startOnTestDatabase({ databaseUrl, dataDir, env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD, CORRAL_PORT: String(port), TZ: 'UTC' } });
+    cp = await startOnTestDatabase({
+      databaseUrl,
+      dataDir,
+      env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD, CORRAL_PORT: String(port), TZ: 'UTC' },
+    });
     api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
   };
   const vzdumpTasks = async (): Promise<VzdumpTask[]> =>
-    ((await db.query(`SELECT "starttime", "exitstatus" FROM "tasks" WHERE "type" = 'vzdump' ORDER BY "starttime"`)).rows as { starttime: string; exitstatus: string | null }[]).map((row) => ({
+    (
+      (await db.query(`SELECT "starttime", "exitstatus" FROM "tasks" WHERE "type" = 'vzdump' ORDER BY "starttime"`)).rows as {
+        starttime: string;
+        exitstatus: string | null;
+      }[]
+    ).map((row) => ({
       starttime: Number(row.starttime),
       exitstatus: row.exitstatus,
     }));
@@ -69,9 +78,16 @@ describe('a backup job on a one-minute schedule', () => {
     const agentConfig = join(root, 'host1.json');
     await mkdir(join(root, node), { recursive: true });
     // The control plane comes back on the same port, so that the agent finds it again.
-    await writeFile(agentConfig, JSON.stringify({ url: `https://127.0.0.1:${cp?.port ?? 0}`, fingerprint, node, credential, hostRoot: join(root, node) }), { mode: 0o600 });
+    await writeFile(
+      agentConfig,
+      JSON.stringify({ url: `https://127.0.0.1:${cp?.port ?? 0}`, fingerprint, node, credential, hostRoot: join(root, node) }),
+      { mode: 0o600 },
+    );
     agent = AgentProcess.agent(agentConfig, { CORRAL_DRIVER: 'sim', CORRAL_SIM_SPEED: '0' });
-    await waitFor(async () => data<{ status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), { timeoutMs: PATIENCE_MS, what: 'host1 online' });
+    await waitFor(async () => data<{ status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), {
+      timeoutMs: PATIENCE_MS,
+      what: 'host1 online',
+    });
     expect(await api.task('host1', '/nodes/host1/qemu', 'POST', { vmid: 100, name: 'vm1', memory: 64, scsi0: 'local:0.0625' })).toBe('OK');
   }, 2 * PATIENCE_MS);
 
@@ -89,7 +105,9 @@ describe('a backup job on a one-minute schedule', () => {
       // Made early in a minute, so that "the next minute" is not ambiguous.
       await waitFor(() => secondOf(nowS()) < 45, { timeoutMs: MINUTE_S * 1000, what: 'an early second', intervalMs: 500 });
       const created = nowS();
-      expect(data(await send('/cluster/backup', 'POST', { id: 'minutely', schedule: '*/1', vmid: 100, storage: 'local', compress: 'zstd' }))).toBeNull();
+      expect(
+        data(await send('/cluster/backup', 'POST', { id: 'minutely', schedule: '*/1', vmid: 100, storage: 'local', compress: 'zstd' })),
+      ).toBeNull();
       const job = data<{ 'next-run': number }>(await send('/cluster/backup/minutely'));
       expect(job['next-run']).toBe((minuteOf(created) + 1) * MINUTE_S);
 

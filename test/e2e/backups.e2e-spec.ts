@@ -37,7 +37,8 @@ describe('backups and restores on the native driver', () => {
   const task = (path: string, method?: string, form?: Form) => api.task('host1', path, method, form);
   const onHost = (path: string) => join(root, 'host1', path);
   const events = () => guestEvents(db);
-  const backups = async (vmid?: number) => data<ContentEntry[]>(await send(`/nodes/host1/storage/backups/content?content=backup${vmid === undefined ? '' : `&vmid=${vmid}`}`));
+  const backups = async (vmid?: number) =>
+    data<ContentEntry[]>(await send(`/nodes/host1/storage/backups/content?content=backup${vmid === undefined ? '' : `&vmid=${vmid}`}`));
   const configOf = async (type: 'qemu' | 'lxc', vmid: number) => {
     const { digest: _digest, ...config } = data<Record<string, string>>(await send(`/nodes/host1/${type}/${vmid}/config`));
     return config;
@@ -46,7 +47,9 @@ describe('backups and restores on the native driver', () => {
   const diskSum = async (image: string) => {
     const raw = join(root, `disk-${Date.now()}.raw`);
     await run('qemu-img', ['convert', '-U', '-O', 'raw', onHost(image), raw]);
-    const sum = createHash('sha256').update(await readFile(raw)).digest('hex');
+    const sum = createHash('sha256')
+      .update(await readFile(raw))
+      .digest('hex');
     await rm(raw);
     return sum;
   };
@@ -61,8 +64,14 @@ describe('backups and restores on the native driver', () => {
     await mkdir(onHost('var/lib/vz/template/cache'), { recursive: true });
     await buildBusyboxTemplate(onHost('var/lib/vz/template/cache/busybox.tar.gz'));
     agent = await api.nativeAgent(root, 'host1');
-    await waitFor(async () => data<{ status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), { timeoutMs: PATIENCE_MS, what: 'host1 online' });
-    expect(data(await send('/storage', 'POST', { storage: 'backups', type: 'dir', path: '/srv/backups', content: 'backup' }))).toEqual({ storage: 'backups', type: 'dir' });
+    await waitFor(async () => data<{ status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), {
+      timeoutMs: PATIENCE_MS,
+      what: 'host1 online',
+    });
+    expect(data(await send('/storage', 'POST', { storage: 'backups', type: 'dir', path: '/srv/backups', content: 'backup' }))).toEqual({
+      storage: 'backups',
+      type: 'dir',
+    });
   }, 2 * PATIENCE_MS);
 
   afterAll(async () => {
@@ -75,7 +84,17 @@ describe('backups and restores on the native driver', () => {
   });
 
   it('backs up a running VM in snapshot mode without stopping it, and restores it with the same config and disk', async () => {
-    expect(await task('/nodes/host1/qemu', 'POST', { vmid: 100, name: 'vm1', memory: 64, scsi0: 'local:0.0625', net0: 'virtio,bridge=vmbr0', description: 'web server, 100% busy', cipassword: 'cloud-secret' })).toBe('OK');
+    expect(
+      await task('/nodes/host1/qemu', 'POST', {
+        vmid: 100,
+        name: 'vm1',
+        memory: 64,
+        scsi0: 'local:0.0625',
+        net0: 'virtio,bridge=vmbr0',
+        description: 'web server, 100% busy',
+        cipassword: 'cloud-secret',
+      }),
+    ).toBe('OK');
     const image = 'var/lib/vz/images/100/vm-100-disk-0.qcow2';
     await run('qemu-io', ['-c', 'write -P 0xab 0 1M', '-c', 'write -P 0x5c 16M 512k', onHost(image)]);
     const before = await diskSum(image);
@@ -84,14 +103,31 @@ describe('backups and restores on the native driver', () => {
     const config = await configOf('qemu', 100);
     await db.query('DELETE FROM "events"');
 
-    expect(await task('/nodes/host1/vzdump', 'POST', { vmid: 100, storage: 'backups', mode: 'snapshot', compress: 'zstd', 'notes-template': '{{guestname}} on {{node}}' })).toBe('OK');
+    expect(
+      await task('/nodes/host1/vzdump', 'POST', {
+        vmid: 100,
+        storage: 'backups',
+        mode: 'snapshot',
+        compress: 'zstd',
+        'notes-template': '{{guestname}} on {{node}}',
+      }),
+    ).toBe('OK');
     expect(data(await send('/nodes/host1/qemu/100/status/current'))).toMatchObject({ status: 'running', pid });
     expect(await events()).toEqual(['backup-start 100', 'backup-end 100']);
     const [archive, ...others] = await backups(100);
     expect(others).toEqual([]);
-    expect(archive).toMatchObject({ content: 'backup', format: 'tar.zst', vmid: 100, subtype: 'qemu', notes: 'vm1 on host1', volid: expect.stringMatching(/^backups:backup\/vzdump-qemu-100-\d{4}_\d\d_\d\d-\d\d_\d\d_\d\d\.tar\.zst$/) });
+    expect(archive).toMatchObject({
+      content: 'backup',
+      format: 'tar.zst',
+      vmid: 100,
+      subtype: 'qemu',
+      notes: 'vm1 on host1',
+      volid: expect.stringMatching(/^backups:backup\/vzdump-qemu-100-\d{4}_\d\d_\d\d-\d\d_\d\d_\d\d\.tar\.zst$/),
+    });
     // Nothing half written is left beside it: only the archive, its log and its notes.
-    expect((await readdir(onHost('srv/backups/dump'))).sort()).toEqual([archive?.volid.slice('backups:backup/'.length), ...logAndNotes(archive?.volid ?? '')].sort());
+    expect((await readdir(onHost('srv/backups/dump'))).sort()).toEqual(
+      [archive?.volid.slice('backups:backup/'.length), ...logAndNotes(archive?.volid ?? '')].sort(),
+    );
     const extracted = data<string>(await send(`/nodes/host1/vzdump/extractconfig?volume=${encodeURIComponent(archive?.volid ?? '')}`));
     expect(extracted).toContain('name: vm1\n');
     // The archive keeps the cloud-init password for the restore; reading the archive masks it.
@@ -113,9 +149,20 @@ describe('backups and restores on the native driver', () => {
   });
 
   it('backs up a container and restores it as PVE does (ostemplate with restore=1), with the same files', async () => {
-    expect(await task('/nodes/host1/lxc', 'POST', { vmid: 200, hostname: 'ct1', ostemplate: 'local:vztmpl/busybox.tar.gz', rootfs: 'local:0.5', memory: 64 })).toBe('OK');
+    expect(
+      await task('/nodes/host1/lxc', 'POST', {
+        vmid: 200,
+        hostname: 'ct1',
+        ostemplate: 'local:vztmpl/busybox.tar.gz',
+        rootfs: 'local:0.5',
+        memory: 64,
+      }),
+    ).toBe('OK');
     const rootfs = onHost('var/lib/vz/images/200/subvol-200-disk-0');
-    await run('sh', ['-c', `echo 'kept across backups' > '${rootfs}/etc/marker' && chown 1234:5678 '${rootfs}/etc/marker' && chmod 640 '${rootfs}/etc/marker'`]);
+    await run('sh', [
+      '-c',
+      `echo 'kept across backups' > '${rootfs}/etc/marker' && chown 1234:5678 '${rootfs}/etc/marker' && chmod 640 '${rootfs}/etc/marker'`,
+    ]);
     const tree = await treeOf(rootfs);
     const config = await configOf('lxc', 200);
 
@@ -137,19 +184,44 @@ describe('backups and restores on the native driver', () => {
       const errors = res.json<{ errors?: { param: string; message: string }[] }>().errors ?? [];
       return { status: res.status, errors: Object.fromEntries(errors.map((error) => [error.param, error.message])) };
     };
-    expect(await refused({ storage: 'backups' })).toEqual({ status: 400, errors: { vmid: expect.stringContaining('vmid, all=1 or pool') } });
-    expect(await refused({ vmid: 100, all: 1, storage: 'backups' })).toEqual({ status: 400, errors: { all: expect.stringContaining('exclude each other') } });
-    expect(await refused({ vmid: 100, storage: 'local', compress: 'lzo' })).toEqual({ status: 400, errors: { compress: expect.stringContaining('LZO') } });
+    expect(await refused({ storage: 'backups' })).toEqual({
+      status: 400,
+      errors: { vmid: expect.stringContaining('vmid, all=1 or pool') },
+    });
+    expect(await refused({ vmid: 100, all: 1, storage: 'backups' })).toEqual({
+      status: 400,
+      errors: { all: expect.stringContaining('exclude each other') },
+    });
+    expect(await refused({ vmid: 100, storage: 'local', compress: 'lzo' })).toEqual({
+      status: 400,
+      errors: { compress: expect.stringContaining('LZO') },
+    });
     expect((await send('/nodes/host1/vzdump', 'POST', { vmid: 999, storage: 'backups' })).status).toBe(404);
     expect((await send('/nodes/host1/vzdump', 'POST', { vmid: 100, storage: 'nowhere' })).status).toBe(404);
-    expect((await send('/nodes/host1/qemu', 'POST', { vmid: 300, archive: 'backups:backup/vzdump-lxc-200-2025_01_31-02_00_00.tar.gz' })).status).toBe(400);
-    expect((await send('/nodes/host1/qemu', 'POST', { vmid: 300, archive: 'backups:backup/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', memory: 128 })).status).toBe(400);
+    expect(
+      (await send('/nodes/host1/qemu', 'POST', { vmid: 300, archive: 'backups:backup/vzdump-lxc-200-2025_01_31-02_00_00.tar.gz' })).status,
+    ).toBe(400);
+    expect(
+      (
+        await send('/nodes/host1/qemu', 'POST', {
+          vmid: 300,
+          archive: 'backups:backup/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst',
+          memory: 128,
+        })
+      ).status,
+    ).toBe(400);
     expect(data<unknown[]>(await send('/cluster/resources?type=vm')).length).toBe(2);
   });
 
   it('serves a proxmoxer script (Debian python3-proxmoxer) that backs up a VM, restores it, and defines a backup job', async () => {
     const { stdout } = await run('/usr/bin/python3', [resolve('test/compat/proxmoxer_backups.py')], {
-      env: { CORRAL_HOST: '127.0.0.1', CORRAL_PORT: String(cp.port), CORRAL_PASSWORD: ROOT_PASSWORD, CORRAL_NODE: 'host1', CORRAL_STORAGE: 'backups' },
+      env: {
+        CORRAL_HOST: '127.0.0.1',
+        CORRAL_PORT: String(cp.port),
+        CORRAL_PASSWORD: ROOT_PASSWORD,
+        CORRAL_NODE: 'host1',
+        CORRAL_STORAGE: 'backups',
+      },
     }).catch((error: { stderr?: string }) => {
       throw new Error(`the proxmoxer script failed:\n${error.stderr ?? String(error)}`);
     });
@@ -173,7 +245,9 @@ describe('backups and restores on the native driver', () => {
     const before = await backups(100);
     // Archive names have a one-second resolution: the next backup must be in a later second.
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect(await task('/nodes/host1/vzdump', 'POST', { vmid: 100, storage: 'backups', mode: 'stop', 'prune-backups': 'keep-last=1' })).toBe('OK');
+    expect(await task('/nodes/host1/vzdump', 'POST', { vmid: 100, storage: 'backups', mode: 'stop', 'prune-backups': 'keep-last=1' })).toBe(
+      'OK',
+    );
     const after = await backups(100);
     expect(after).toHaveLength(1);
     expect(before.map((entry) => entry.volid)).not.toContain(after[0]?.volid);
@@ -191,6 +265,8 @@ function logAndNotes(volid: string): string[] {
 async function treeOf(dir: string): Promise<string[]> {
   const { stdout } = await run('find', [dir, '-printf', '%P %y %m %U:%G %s\\n'], { maxBuffer: 64 * 1024 * 1024 });
   const lines = stdout.split('\n').filter(Boolean).sort();
-  const { stdout: sums } = await run('sh', ['-c', `cd '${dir}' && find . -type f -exec sha256sum {} + | sort`], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout: sums } = await run('sh', ['-c', `cd '${dir}' && find . -type f -exec sha256sum {} + | sort`], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return [...lines, ...sums.split('\n').filter(Boolean)];
 }

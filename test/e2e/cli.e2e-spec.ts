@@ -53,10 +53,26 @@ describe('corral, the command-line client', () => {
   afterAll(() => cp?.stop());
 
   it('creates a token (--expire, --privsep 0) whose secret works through CORRAL_TOKEN until it is regenerated or removed', async () => {
-    const create = await corral(asRoot, 'token', 'create', 'root@pam', 'cli', '--expire', '2099-12-31', '--privsep', '0', '--comment', 'from the CLI');
+    const create = await corral(
+      asRoot,
+      'token',
+      'create',
+      'root@pam',
+      'cli',
+      '--expire',
+      '2099-12-31',
+      '--privsep',
+      '0',
+      '--comment',
+      'from the CLI',
+    );
     const created = json<CreatedToken>(create);
     // Valid through 2099-12-31 UTC: it expires when 2100 begins.
-    expect(created).toEqual({ 'full-tokenid': 'root@pam!cli', info: expect.objectContaining({ privsep: 0, expire: Date.UTC(2100, 0, 1) / 1000, comment: 'from the CLI' }), value: expect.stringMatching(UUID) });
+    expect(created).toEqual({
+      'full-tokenid': 'root@pam!cli',
+      info: expect.objectContaining({ privsep: 0, expire: Date.UTC(2100, 0, 1) / 1000, comment: 'from the CLI' }),
+      value: expect.stringMatching(UUID),
+    });
     expect(create.stderr).toMatch(/^corral: The secret \("value"\) is shown only this once/);
 
     const list = await corral(asRoot, 'token', 'list', 'root@pam');
@@ -71,7 +87,11 @@ describe('corral, the command-line client', () => {
     expect(value).toMatch(UUID);
     expect(value).not.toBe(created.value);
     expect(regenerate.stderr).toContain('shown only this once');
-    expect(await corral(withToken(`root@pam!cli=${created.value}`), 'get', '/access/users')).toEqual({ code: 1, stdout: '', stderr: 'corral: 401 authentication failed\n' });
+    expect(await corral(withToken(`root@pam!cli=${created.value}`), 'get', '/access/users')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'corral: 401 authentication failed\n',
+    });
     expect((await corral(withToken(`root@pam!cli=${value}`), 'get', '/access/users')).code).toBe(0);
 
     expect(await corral(asRoot, 'token', 'remove', 'root@pam', 'cli')).toEqual({ code: 0, stdout: '', stderr: '' });
@@ -86,7 +106,13 @@ describe('corral, the command-line client', () => {
     const grant = ['/', '--role', 'PVEAuditor', '--token', 'root@pam!audit'];
 
     expect(await corral(asRoot, 'acl', 'set', ...grant)).toEqual({ code: 0, stdout: '', stderr: '' });
-    expect(json(await corral(asRoot, 'acl', 'list'))).toContainEqual({ path: '/', type: 'token', ugid: 'root@pam!audit', roleid: 'PVEAuditor', propagate: 1 });
+    expect(json(await corral(asRoot, 'acl', 'list'))).toContainEqual({
+      path: '/',
+      type: 'token',
+      ugid: 'root@pam!audit',
+      roleid: 'PVEAuditor',
+      propagate: 1,
+    });
     const granted = json<Record<string, Record<string, number>>>(await corral(asToken, 'get', '/access/permissions', '--path', '/'));
     // privsep=1: what the token's own ACL grants, not all of root's privileges.
     expect(granted['/']).toEqual(expect.objectContaining({ 'Sys.Audit': 1 }));
@@ -113,13 +139,19 @@ describe('corral, the command-line client', () => {
     const wrong = cp.fingerprint.replace(/^../, (byte) => (byte === '00' ? '01' : '00'));
     const result = await corral({ ...server, CORRAL_FINGERPRINT: wrong }, 'get', '/version');
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`corral: TLS: the certificate of 127.0.0.1:${cp.port} has the SHA-256 fingerprint ${cp.fingerprint}, not CORRAL_FINGERPRINT's ${wrong}: nothing was sent\n`);
+    expect(result.stderr).toBe(
+      `corral: TLS: the certificate of 127.0.0.1:${cp.port} has the SHA-256 fingerprint ${cp.fingerprint}, not CORRAL_FINGERPRINT's ${wrong}: nothing was sent\n`,
+    );
   });
 
   it('without a fingerprint verifies the certificate as usual: refused when self-signed, trusted through NODE_EXTRA_CA_CERTS', async () => {
     const unpinned = { CORRAL_URL: server['CORRAL_URL'] ?? '' };
     const refused = await corral(unpinned, 'get', '/version');
-    expect(refused).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/^corral: TLS: 127\.0\.0\.1:\d+: self-signed certificate: set CORRAL_FINGERPRINT/) });
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(/^corral: TLS: 127\.0\.0\.1:\d+: self-signed certificate: set CORRAL_FINGERPRINT/),
+    });
     const trusted = await corral({ ...unpinned, NODE_EXTRA_CA_CERTS: join(cp.dataDir, 'tls/corral.crt') }, 'get', '/version');
     expect(json(trusted)).toEqual(expect.objectContaining({ version: expect.stringMatching(/^9\./) }));
   });
@@ -129,27 +161,72 @@ describe('corral, the command-line client', () => {
     const dir = await mkdtemp(join(tmpdir(), 'corral-e2e-webhook-'));
     try {
       await writeFile(join(dir, 'key'), 'e2e-signing-key\n', { mode: 0o600 });
-      const add = await corral(asRoot, 'events', 'webhook', 'add', 'joins', '--url', receiver.url(), '--event-type', 'cluster-join', '--secret-file', join(dir, 'key'), '--allow-local');
+      const add = await corral(
+        asRoot,
+        'events',
+        'webhook',
+        'add',
+        'joins',
+        '--url',
+        receiver.url(),
+        '--event-type',
+        'cluster-join',
+        '--secret-file',
+        join(dir, 'key'),
+        '--allow-local',
+      );
       expect(add).toEqual({ code: 0, stdout: '', stderr: expect.stringContaining("webhook 'joins' gets the events cluster-join, signed") });
       // An unknown kind leaves nothing behind.
-      const refused = await corral(asRoot, 'events', 'webhook', 'add', 'typo', '--url', receiver.url(), '--event-type', 'vm-strat', '--allow-local');
+      const refused = await corral(
+        asRoot,
+        'events',
+        'webhook',
+        'add',
+        'typo',
+        '--url',
+        receiver.url(),
+        '--event-type',
+        'vm-strat',
+        '--allow-local',
+      );
       expect(refused).toEqual({ code: 1, stdout: '', stderr: expect.stringContaining("unknown event type 'vm-strat'") });
-      expect(json<{ name: string }[]>(await corral(asRoot, 'get', '/cluster/notifications/targets')).map((target) => target.name)).toEqual(['joins']);
+      expect(json<{ name: string }[]>(await corral(asRoot, 'get', '/cluster/notifications/targets')).map((target) => target.name)).toEqual([
+        'joins',
+      ]);
 
       const rootAuth = { authorization: `Basic ${Buffer.from(`root@pam:${ROOT_PASSWORD}`).toString('base64')}` };
       const form = { 'content-type': 'application/x-www-form-urlencoded' };
-      const { token } = (await cp.api.send('/cluster/join-tokens', { method: 'POST', headers: rootAuth })).json<{ data: { token: string } }>().data;
-      expect((await cp.api.send('/cluster/join', { method: 'POST', headers: form, body: new URLSearchParams({ token, node: 'hooked' }).toString() })).status).toBe(200);
+      const { token } = (await cp.api.send('/cluster/join-tokens', { method: 'POST', headers: rootAuth })).json<{
+        data: { token: string };
+      }>().data;
+      expect(
+        (
+          await cp.api.send('/cluster/join', {
+            method: 'POST',
+            headers: form,
+            body: new URLSearchParams({ token, node: 'hooked' }).toString(),
+          })
+        ).status,
+      ).toBe(200);
 
       await waitFor(() => receiver.requests.length === 1, { timeoutMs: 10_000, what: 'the cluster-join at the receiver' });
       const [request] = receiver.requests;
       expect(JSON.parse(request?.body ?? '')).toEqual({ event: 'cluster-join', timestamp: expect.any(String), node: 'hooked' });
       const timestamp = request?.headers['x-corral-timestamp'] ?? '';
-      expect(request?.headers['x-corral-signature']).toBe(`sha256=${createHmac('sha256', 'e2e-signing-key').update(`${timestamp}.${request?.body ?? ''}`).digest('hex')}`);
-      await waitFor(async () => json<{ state: string }[]>(await corral(asRoot, 'get', '/cluster/notifications/endpoints/webhook/joins/deliveries'))[0]?.state === 'delivered', {
-        timeoutMs: 5000,
-        what: 'the delivery recorded',
-      });
+      expect(request?.headers['x-corral-signature']).toBe(
+        `sha256=${createHmac('sha256', 'e2e-signing-key')
+          .update(`${timestamp}.${request?.body ?? ''}`)
+          .digest('hex')}`,
+      );
+      await waitFor(
+        async () =>
+          json<{ state: string }[]>(await corral(asRoot, 'get', '/cluster/notifications/endpoints/webhook/joins/deliveries'))[0]?.state ===
+          'delivered',
+        {
+          timeoutMs: 5000,
+          what: 'the delivery recorded',
+        },
+      );
     } finally {
       await receiver.close();
       await rm(dir, { recursive: true, force: true });
@@ -158,7 +235,11 @@ describe('corral, the command-line client', () => {
 
   it('exits 2 on a usage error', async () => {
     const result = await corral(asRoot, 'token', 'create', 'root@pam', 'late', '--expire', '2099-02-30');
-    expect(result).toEqual({ code: 2, stdout: '', stderr: "corral: token create: --expire: '2099-02-30' is not a date YYYY-MM-DD\nRun 'corral token create --help' for its usage.\n" });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "corral: token create: --expire: '2099-02-30' is not a date YYYY-MM-DD\nRun 'corral token create --help' for its usage.\n",
+    });
     expect(json(await corral(asRoot, 'token', 'list', 'root@pam'))).toEqual([]);
   });
 });

@@ -26,7 +26,12 @@ describe('a control plane with its embedded PostgreSQL', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json;charset=UTF-8');
     expect(res.json()).toEqual({
-      data: { version: expect.stringMatching(/^9\.\d+\.\d+$/), release: expect.stringMatching(/^9\.\d+$/), repoid: expect.stringMatching(/^[0-9a-f]{16}$/), 'corral-version': '0.1.0' },
+      data: {
+        version: expect.stringMatching(/^9\.\d+\.\d+$/),
+        release: expect.stringMatching(/^9\.\d+$/),
+        repoid: expect.stringMatching(/^[0-9a-f]{16}$/),
+        'corral-version': '0.1.0',
+      },
     });
   });
 
@@ -43,8 +48,12 @@ describe('a control plane with its embedded PostgreSQL', () => {
   it('is a one-node cluster: its local agent joined this host as a node that is online', async () => {
     const password = (await readFile(join(first.dataDir, 'root-password'), 'utf8')).trim();
     const headers = { authorization: `Basic ${Buffer.from(`root@pam:${password}`).toString('base64')}` };
-    const nodes = async () => (await first.api.send('/nodes', { headers })).json<{ data: { node: string; status: string; maxmem?: number }[] }>().data;
-    await waitFor(async () => (await nodes()).some((node) => node.status === 'online' && (node.maxmem ?? 0) > 0), { timeoutMs: 20_000, what: 'the local node online' });
+    const nodes = async () =>
+      (await first.api.send('/nodes', { headers })).json<{ data: { node: string; status: string; maxmem?: number }[] }>().data;
+    await waitFor(async () => (await nodes()).some((node) => node.status === 'online' && (node.maxmem ?? 0) > 0), {
+      timeoutMs: 20_000,
+      what: 'the local node online',
+    });
     expect(await nodes()).toEqual([expect.objectContaining({ node: hostname().split('.')[0], status: 'online', maxmem: totalmem() })]);
     expect((await stat(join(first.dataDir, 'agent/agent.json'))).mode & 0o777).toBe(0o600);
   });

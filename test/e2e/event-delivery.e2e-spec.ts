@@ -1,4 +1,11 @@
-import { AgentProcess, buildBusyboxTemplate, waitFor, WebhookReceiverProcess, type ControlPlaneProcess, type ReceivedRequest } from '@corral/testing';
+import {
+  AgentProcess,
+  buildBusyboxTemplate,
+  waitFor,
+  WebhookReceiverProcess,
+  type ControlPlaneProcess,
+  type ReceivedRequest,
+} from '@corral/testing';
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -61,7 +68,12 @@ function seen(request: ReceivedRequest): Seen {
 
 /** The request docs/webhooks.md says an event makes: its body has exactly `event`, `vmid` (not for node events), `timestamp` and `node`. */
 function expectedOf(event: RecordedEvent): Seen {
-  const body = { event: event.event, ...(event.vmid !== null ? { vmid: event.vmid } : {}), timestamp: event.timestamp.toISOString(), node: event.node };
+  const body = {
+    event: event.event,
+    ...(event.vmid !== null ? { vmid: event.vmid } : {}),
+    timestamp: event.timestamp.toISOString(),
+    node: event.node,
+  };
   return { method: 'POST', path: '/hook', contentType: 'application/json', signed: true, id: event.id, seq: event.seq, body };
 }
 
@@ -104,7 +116,11 @@ describe('webhook delivery of real events', () => {
   const task = (path: string, method?: string, form?: Form) => api.task('host1', path, method, form);
   /** The control plane on this test's data dir and database, on `port` (0: a free one), retrying a receiver within 2 s at most. */
   const startControlPlane = async (port: number) => {
-    cp = await startOnTestDatabase({ databaseUrl, dataDir: join(root, 'cp'), env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD, CORRAL_PORT: String(port), CORRAL_WEBHOOK_MAX_BACKOFF_S: '2' } });
+    cp = await startOnTestDatabase({
+      databaseUrl,
+      dataDir: join(root, 'cp'),
+      env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD, CORRAL_PORT: String(port), CORRAL_WEBHOOK_MAX_BACKOFF_S: '2' },
+    });
     api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
   };
   const recorded = async (afterSeq: number): Promise<RecordedEvent[]> => {
@@ -152,7 +168,15 @@ describe('webhook delivery of real events', () => {
     receiver = await WebhookReceiverProcess.start();
     // A webhook with a signing secret, and a matcher without rules: every event goes to it.
     const secret = `name=signing,value=${Buffer.from(SIGNING_KEY).toString('base64')}`;
-    data(await send('/cluster/notifications/endpoints/webhook', 'POST', { name: 'all', url: receiver.url(), secret, 'allow-local': 1, timeout: 5 }));
+    data(
+      await send('/cluster/notifications/endpoints/webhook', 'POST', {
+        name: 'all',
+        url: receiver.url(),
+        secret,
+        'allow-local': 1,
+        timeout: 5,
+      }),
+    );
     data(await send('/cluster/notifications/matchers', 'POST', { name: 'all', target: 'all' }));
     firstSeq = Number((await db.query<{ seq: string }>('SELECT COALESCE(MAX("seq"), 0) AS "seq" FROM "events"')).rows[0]?.seq);
   }, 2 * PATIENCE_MS);
@@ -182,11 +206,23 @@ describe('webhook delivery of real events', () => {
     expect(await task('/nodes/host1/vzdump', 'POST', { vmid: 100, storage: 'local', mode: 'snapshot' })).toBe('OK');
     expect(await task('/nodes/host1/qemu/100/status/stop')).toBe('OK');
     expect(await task('/nodes/host1/qemu/100', 'DELETE')).toBe('OK');
-    expect(await task('/nodes/host1/lxc', 'POST', { vmid: 200, hostname: 'ct1', ostemplate: 'local:vztmpl/busybox.tar.gz', rootfs: 'local:0.5', memory: 64 })).toBe('OK');
+    expect(
+      await task('/nodes/host1/lxc', 'POST', {
+        vmid: 200,
+        hostname: 'ct1',
+        ostemplate: 'local:vztmpl/busybox.tar.gz',
+        rootfs: 'local:0.5',
+        memory: 64,
+      }),
+    ).toBe('OK');
     expect(await task('/nodes/host1/lxc/200/status/start')).toBe('OK');
     expect(await task('/nodes/host1/lxc/200/status/stop')).toBe('OK');
     expect(await task('/nodes/host1/lxc/200', 'DELETE')).toBe('OK');
-    await waitFor(async () => (await recorded(firstSeq)).some((event) => event.event === 'node-down'), { timeoutMs: PATIENCE_MS, what: 'node-down of host2', intervalMs: 250 });
+    await waitFor(async () => (await recorded(firstSeq)).some((event) => event.event === 'node-down'), {
+      timeoutMs: PATIENCE_MS,
+      what: 'node-down of host2',
+      intervalMs: 250,
+    });
 
     const { events, requests } = await allDelivered(firstSeq);
     expect(kindsOf(events)).toEqual({
@@ -199,33 +235,46 @@ describe('webhook delivery of real events', () => {
     phase1Seq = events.at(-1)?.seq ?? 0;
   });
 
-  it('gets every event recorded while it was down, across a kill -9 and restart of the control plane, each queue in order and none missing', async () => {
-    const port = receiver?.port ?? 0;
-    await receiver?.stop();
-    expect(await task('/nodes/host1/qemu', 'POST', { vmid: 101, name: 'vm2', memory: 64, scsi0: 'local:0.0625' })).toBe('OK');
-    expect(await task('/nodes/host1/qemu/101/status/start')).toBe('OK');
-    // host2's agent back after its node-down: a node-up (Corral's kind).
-    agents.push(AgentProcess.agent(join(root, 'host2.json'), { CORRAL_DRIVER: 'native' }));
-    await waitFor(async () => (await recorded(phase1Seq)).some((event) => event.event === 'node-up'), { timeoutMs: PATIENCE_MS, what: 'node-up of host2', intervalMs: 250 });
+  it(
+    'gets every event recorded while it was down, across a kill -9 and restart of the control plane, each queue in order and none missing',
+    async () => {
+      const port = receiver?.port ?? 0;
+      await receiver?.stop();
+      expect(await task('/nodes/host1/qemu', 'POST', { vmid: 101, name: 'vm2', memory: 64, scsi0: 'local:0.0625' })).toBe('OK');
+      expect(await task('/nodes/host1/qemu/101/status/start')).toBe('OK');
+      // host2's agent back after its node-down: a node-up (Corral's kind).
+      agents.push(AgentProcess.agent(join(root, 'host2.json'), { CORRAL_DRIVER: 'native' }));
+      await waitFor(async () => (await recorded(phase1Seq)).some((event) => event.event === 'node-up'), {
+        timeoutMs: PATIENCE_MS,
+        what: 'node-up of host2',
+        intervalMs: 250,
+      });
 
-    const cpPort = cp?.port ?? 0;
-    const killed = Date.now();
-    await cp?.stop('SIGKILL');
-    expect(cp?.child.signalCode).toBe('SIGKILL');
-    // The agents find it again on its port.
-    await startControlPlane(cpPort);
-    await settled(host1, killed);
-    expect(await task('/nodes/host1/qemu/101/status/stop')).toBe('OK');
-    expect(await task('/nodes/host1/qemu/101', 'DELETE')).toBe('OK');
+      const cpPort = cp?.port ?? 0;
+      const killed = Date.now();
+      await cp?.stop('SIGKILL');
+      expect(cp?.child.signalCode).toBe('SIGKILL');
+      // The agents find it again on its port.
+      await startControlPlane(cpPort);
+      await settled(host1, killed);
+      expect(await task('/nodes/host1/qemu/101/status/stop')).toBe('OK');
+      expect(await task('/nodes/host1/qemu/101', 'DELETE')).toBe('OK');
 
-    receiver = await WebhookReceiverProcess.start(port);
-    const { events, requests } = await allDelivered(phase1Seq);
-    expect(kindsOf(events)).toEqual(expect.objectContaining({ 'vm:101': ['vm-create', 'vm-start', 'vm-stop', 'vm-delete'], 'node:host2': expect.arrayContaining(['node-up']) }));
-    expectDelivered(events, requests);
-    // They were tried while the receiver was down, and delivered once it was back.
-    const deliveries = data<{ 'event-id': string; state: string; attempts: number }[]>(await send(`${HOOK}/deliveries?limit=1000`));
-    const first = deliveries.find((delivery) => delivery['event-id'] === events[0]?.id);
-    expect(first?.state).toBe('delivered');
-    expect(first?.attempts).toBeGreaterThan(1);
-  }, 3 * PATIENCE_MS);
+      receiver = await WebhookReceiverProcess.start(port);
+      const { events, requests } = await allDelivered(phase1Seq);
+      expect(kindsOf(events)).toEqual(
+        expect.objectContaining({
+          'vm:101': ['vm-create', 'vm-start', 'vm-stop', 'vm-delete'],
+          'node:host2': expect.arrayContaining(['node-up']),
+        }),
+      );
+      expectDelivered(events, requests);
+      // They were tried while the receiver was down, and delivered once it was back.
+      const deliveries = data<{ 'event-id': string; state: string; attempts: number }[]>(await send(`${HOOK}/deliveries?limit=1000`));
+      const first = deliveries.find((delivery) => delivery['event-id'] === events[0]?.id);
+      expect(first?.state).toBe('delivered');
+      expect(first?.attempts).toBeGreaterThan(1);
+    },
+    3 * PATIENCE_MS,
+  );
 });

@@ -25,12 +25,21 @@ describe('corral events listen', () => {
   let asListener: Record<string, string>;
 
   const startControlPlane = async (port: number) => {
-    cp = await startOnTestDatabase({ databaseUrl, dataDir: join(root, 'cp'), env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD, CORRAL_PORT: String(port) } });
+    cp = await startOnTestDatabase({
+      databaseUrl,
+      dataDir: join(root, 'cp'),
+      env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD, CORRAL_PORT: String(port) },
+    });
     api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
   };
   /** A one-shot `corral` as root: its stdout. */
   const corral = async (...args: string[]): Promise<string> => {
-    const run = AgentProcess.cli(args, { CORRAL_URL: `https://127.0.0.1:${cp?.port ?? 0}`, CORRAL_FINGERPRINT: cp?.fingerprint ?? '', CORRAL_USER: 'root@pam', CORRAL_PASSWORD: ROOT_PASSWORD });
+    const run = AgentProcess.cli(args, {
+      CORRAL_URL: `https://127.0.0.1:${cp?.port ?? 0}`,
+      CORRAL_FINGERPRINT: cp?.fingerprint ?? '',
+      CORRAL_USER: 'root@pam',
+      CORRAL_PASSWORD: ROOT_PASSWORD,
+    });
     const exit = await run.waitForExit(PATIENCE_MS);
     if (exit.code !== 0) throw new Error(`corral ${args.join(' ')} exited with ${exit.code}: ${run.stderr}`);
     return run.stdout;
@@ -39,11 +48,18 @@ describe('corral events listen', () => {
   const listen = async (...args: string[]): Promise<AgentProcess> => {
     const listener = AgentProcess.cli(['events', 'listen', ...args], asListener);
     listeners.push(listener);
-    await waitFor(() => listener.stderr.includes('following the events after seq'), { timeoutMs: PATIENCE_MS, what: `the listener to connect: ${listener.stderr}` });
+    await waitFor(() => listener.stderr.includes('following the events after seq'), {
+      timeoutMs: PATIENCE_MS,
+      what: `the listener to connect: ${listener.stderr}`,
+    });
     return listener;
   };
   const lines = (listener: AgentProcess) => listener.stdout.split('\n').filter(Boolean);
-  const online = () => waitFor(async () => data<{ status: string }[]>(await api.send('/nodes')).some((node) => node.status === 'online'), { timeoutMs: PATIENCE_MS, what: 'host1 online' });
+  const online = () =>
+    waitFor(async () => data<{ status: string }[]>(await api.send('/nodes')).some((node) => node.status === 'online'), {
+      timeoutMs: PATIENCE_MS,
+      what: 'host1 online',
+    });
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'corral-events-'));
@@ -52,18 +68,28 @@ describe('corral events listen', () => {
     db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     await startControlPlane(0);
-    const { token, fingerprint } = data<{ token: string; fingerprint: string }>(await api.send('/cluster/join-tokens', 'POST', { node: 'host1' }));
+    const { token, fingerprint } = data<{ token: string; fingerprint: string }>(
+      await api.send('/cluster/join-tokens', 'POST', { node: 'host1' }),
+    );
     const { credential } = data<{ credential: string }>(await api.send('/cluster/join', 'POST', { token, node: 'host1' }));
     const config = join(root, 'host1.json');
     await mkdir(join(root, 'host1'));
     // The control plane comes back on the same port, so that the agent finds it again.
-    await writeFile(config, JSON.stringify({ url: `https://127.0.0.1:${cp?.port ?? 0}`, fingerprint, node: 'host1', credential, hostRoot: join(root, 'host1') }), { mode: 0o600 });
+    await writeFile(
+      config,
+      JSON.stringify({ url: `https://127.0.0.1:${cp?.port ?? 0}`, fingerprint, node: 'host1', credential, hostRoot: join(root, 'host1') }),
+      { mode: 0o600 },
+    );
     agent = AgentProcess.agent(config, { CORRAL_DRIVER: 'sim', CORRAL_SIM_SPEED: '0' });
     await online();
     // docs/events.md: a notification service's token, privilege-separated, that may audit guests and nothing else.
     const { value } = JSON.parse(await corral('token', 'create', 'root@pam', 'listener', '--privsep', '1')) as { value: string };
     await corral('acl', 'set', '/vms', '--role', 'PVEAuditor', '--token', 'root@pam!listener');
-    asListener = { CORRAL_URL: `https://127.0.0.1:${cp?.port ?? 0}`, CORRAL_FINGERPRINT: cp?.fingerprint ?? '', CORRAL_TOKEN: `root@pam!listener=${value}` };
+    asListener = {
+      CORRAL_URL: `https://127.0.0.1:${cp?.port ?? 0}`,
+      CORRAL_FINGERPRINT: cp?.fingerprint ?? '',
+      CORRAL_TOKEN: `root@pam!listener=${value}`,
+    };
   }, 3 * PATIENCE_MS);
 
   afterAll(async () => {
@@ -84,39 +110,54 @@ describe('corral events listen', () => {
     expect(lines(starts)).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z vm-start node=host1 vmid=100 seq=\d+$/)]);
     await waitFor(() => lines(json).length > 0, { timeoutMs: PATIENCE_MS, what: 'the JSON line' });
     expect(lines(json).map((line) => JSON.parse(line) as unknown)).toEqual([
-      { seq: expect.any(Number), id: expect.stringMatching(/^[0-9a-f-]{36}$/), event: 'vm-start', node: 'host1', vmid: 100, timestamp: expect.any(String), details: expect.any(Object) },
+      {
+        seq: expect.any(Number),
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        event: 'vm-start',
+        node: 'host1',
+        vmid: 100,
+        timestamp: expect.any(String),
+        details: expect.any(Object),
+      },
     ]);
     // Both go on following.
     expect([starts.exitStatus, json.exitStatus]).toEqual([null, null]);
   });
 
-  it('follows the stream across a restart of the control plane, printing what committed meanwhile once', async () => {
-    const listener = await listen('--event-type', 'vm-start,vm-stop', '--json');
-    const port = cp?.port ?? 0;
-    expect(await cp?.stop()).toBe(0);
-    await waitFor(() => listener.stderr.includes('the control plane is shutting down; reconnecting'), { timeoutMs: PATIENCE_MS, what: `the listener to notice: ${listener.stderr}` });
-    // An event that commits while this listener cannot reach the control plane (as another replica would write it).
-    await db.query(`INSERT INTO "events" ("event", "node", "vmid", "timestamp") VALUES ('vm-stop', 'host1', 999, now())`);
-    await startControlPlane(port);
-    // Until its agent is back with this control plane, the node answers 503.
-    let upid = '';
-    await waitFor(
-      async () => {
-        const res = await api.send('/nodes/host1/qemu/100/status/stop', 'POST');
-        if (res.status === 503) return false;
-        upid = data<string>(res);
-        return true;
-      },
-      { timeoutMs: PATIENCE_MS, what: "host1's agent back" },
-    );
-    expect(await api.taskEnd('host1', upid)).toBe('OK');
+  it(
+    'follows the stream across a restart of the control plane, printing what committed meanwhile once',
+    async () => {
+      const listener = await listen('--event-type', 'vm-start,vm-stop', '--json');
+      const port = cp?.port ?? 0;
+      expect(await cp?.stop()).toBe(0);
+      await waitFor(() => listener.stderr.includes('the control plane is shutting down; reconnecting'), {
+        timeoutMs: PATIENCE_MS,
+        what: `the listener to notice: ${listener.stderr}`,
+      });
+      // An event that commits while this listener cannot reach the control plane (as another replica would write it).
+      await db.query(`INSERT INTO "events" ("event", "node", "vmid", "timestamp") VALUES ('vm-stop', 'host1', 999, now())`);
+      await startControlPlane(port);
+      // Until its agent is back with this control plane, the node answers 503.
+      let upid = '';
+      await waitFor(
+        async () => {
+          const res = await api.send('/nodes/host1/qemu/100/status/stop', 'POST');
+          if (res.status === 503) return false;
+          upid = data<string>(res);
+          return true;
+        },
+        { timeoutMs: PATIENCE_MS, what: "host1's agent back" },
+      );
+      expect(await api.taskEnd('host1', upid)).toBe('OK');
 
-    await waitFor(() => lines(listener).length >= 2, { timeoutMs: PATIENCE_MS, what: `both stops: ${listener.stderr}` });
-    const printed = lines(listener).map((line) => JSON.parse(line) as { seq: number; event: string; vmid: number });
-    expect(printed.map((event) => `${event.event} ${event.vmid}`)).toEqual(['vm-stop 999', 'vm-stop 100']);
-    expect(printed[1]?.seq).toBeGreaterThan(printed[0]?.seq ?? Infinity);
-    expect(listener.exitStatus).toBeNull();
-  }, 3 * PATIENCE_MS);
+      await waitFor(() => lines(listener).length >= 2, { timeoutMs: PATIENCE_MS, what: `both stops: ${listener.stderr}` });
+      const printed = lines(listener).map((line) => JSON.parse(line) as { seq: number; event: string; vmid: number });
+      expect(printed.map((event) => `${event.event} ${event.vmid}`)).toEqual(['vm-stop 999', 'vm-stop 100']);
+      expect(printed[1]?.seq).toBeGreaterThan(printed[0]?.seq ?? Infinity);
+      expect(listener.exitStatus).toBeNull();
+    },
+    3 * PATIENCE_MS,
+  );
 
   it('exits 1 saying so when the events after its --since were deleted', async () => {
     await db.query(`UPDATE "event_retention" SET "pruned_through" = 2 WHERE "id" = 1`);

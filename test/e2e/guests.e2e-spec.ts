@@ -14,7 +14,6 @@ const ROOT_PASSWORD = 'guests-e2e-root-password';
 /** How long anything here may take on a slow, shared machine: never a measure of speed. */
 const PATIENCE_MS = 60_000;
 
-
 // Real VMs (QEMU, TCG) and real containers (LXC) through a real agent on the
 // native driver, driven through the API as a PVE client drives them.
 describe('guests on the native driver', () => {
@@ -26,7 +25,8 @@ describe('guests on the native driver', () => {
   let api: ReturnType<typeof guestApi>;
   const send = (path: string, method?: string, form?: Form) => api.send(path, method, form);
   const task = (path: string, method?: string, form?: Form) => api.task('host1', path, method, form);
-  const current = async (type: 'qemu' | 'lxc', vmid: number) => data<Record<string, unknown>>(await send(`/nodes/host1/${type}/${vmid}/status/current`));
+  const current = async (type: 'qemu' | 'lxc', vmid: number) =>
+    data<Record<string, unknown>>(await send(`/nodes/host1/${type}/${vmid}/status/current`));
   const events = () => guestEvents(db);
 
   beforeAll(async () => {
@@ -39,13 +39,17 @@ describe('guests on the native driver', () => {
     await mkdir(join(root, 'host1', 'var/lib/vz/template/cache'), { recursive: true });
     await buildBusyboxTemplate(join(root, 'host1', 'var/lib/vz/template/cache/busybox.tar.gz'));
     agent = await api.nativeAgent(root, 'host1');
-    await waitFor(async () => data<{ node: string; status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), { timeoutMs: PATIENCE_MS, what: 'host1 online' });
+    await waitFor(async () => data<{ node: string; status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), {
+      timeoutMs: PATIENCE_MS,
+      what: 'host1 online',
+    });
   }, 2 * PATIENCE_MS);
 
   afterAll(async () => {
     // Guests outlive their agent (as in PVE): whatever a failed test left running is killed here.
     await run('pkill', ['-9', '-f', root]).catch(() => undefined);
-    for (const name of ['200', '201']) await run('lxc-stop', ['-P', join(root, 'host1/var/lib/corral/lxc'), '-n', name, '-k']).catch(() => undefined);
+    for (const name of ['200', '201'])
+      await run('lxc-stop', ['-P', join(root, 'host1/var/lib/corral/lxc'), '-n', name, '-k']).catch(() => undefined);
     await agent?.kill();
     await cp?.stop();
     await db?.end();
@@ -53,7 +57,9 @@ describe('guests on the native driver', () => {
   });
 
   it('creates, starts, monitors, suspends, resumes, shuts down, clones, templates and destroys a real QEMU VM', async () => {
-    expect(await task('/nodes/host1/qemu', 'POST', { vmid: 100, name: 'vm1', memory: 64, scsi0: 'local:0.0625', net0: 'virtio,bridge=vmbr0' })).toBe('OK');
+    expect(
+      await task('/nodes/host1/qemu', 'POST', { vmid: 100, name: 'vm1', memory: 64, scsi0: 'local:0.0625', net0: 'virtio,bridge=vmbr0' }),
+    ).toBe('OK');
     const image = join(root, 'host1/var/lib/vz/images/100/vm-100-disk-0.qcow2');
     const { stdout } = await run('qemu-img', ['info', '--output=json', image]);
     expect(JSON.parse(stdout)).toMatchObject({ format: 'qcow2', 'virtual-size': 64 * 1024 * 1024 });
@@ -73,7 +79,11 @@ describe('guests on the native driver', () => {
     expect(await current('qemu', 100)).toMatchObject({ status: 'stopped' });
 
     expect(await task('/nodes/host1/qemu/100/clone', 'POST', { newid: 101, name: 'vm2' })).toBe('OK');
-    const { stdout: copied } = await run('qemu-img', ['info', '--output=json', join(root, 'host1/var/lib/vz/images/101/vm-101-disk-0.qcow2')]);
+    const { stdout: copied } = await run('qemu-img', [
+      'info',
+      '--output=json',
+      join(root, 'host1/var/lib/vz/images/101/vm-101-disk-0.qcow2'),
+    ]);
     expect(JSON.parse(copied)).toMatchObject({ format: 'qcow2', 'virtual-size': 64 * 1024 * 1024 });
     expect(await task('/nodes/host1/qemu/101/status/start')).toBe('OK');
     expect(await current('qemu', 101)).toMatchObject({ status: 'running', name: 'vm2' });
@@ -84,19 +94,45 @@ describe('guests on the native driver', () => {
     expect((await send('/nodes/host1/qemu/100/status/start', 'POST')).status).toBe(409);
     // A linked clone of the template: its disk an overlay of the template's image.
     expect(await task('/nodes/host1/qemu/100/clone', 'POST', { newid: 102, name: 'vm3' })).toBe('OK');
-    const { stdout: overlay } = await run('qemu-img', ['info', '--output=json', join(root, 'host1/var/lib/vz/images/102/vm-102-disk-0.qcow2')]);
+    const { stdout: overlay } = await run('qemu-img', [
+      'info',
+      '--output=json',
+      join(root, 'host1/var/lib/vz/images/102/vm-102-disk-0.qcow2'),
+    ]);
     expect(JSON.parse(overlay)).toMatchObject({ 'backing-filename': expect.stringContaining('images/100/vm-100-disk-0.qcow2') });
     expect(await task('/nodes/host1/qemu/102/status/start')).toBe('OK');
     expect(await task('/nodes/host1/qemu/102', 'DELETE', { force: 1 })).toBe('OK');
     expect(await task('/nodes/host1/qemu/100', 'DELETE')).toBe('OK');
     // The VM's folder goes with its last volume.
     await expect(stat(join(root, 'host1/var/lib/vz/images/100'))).rejects.toThrow(/ENOENT/);
-    expect(await events()).toEqual(['vm-create 100', 'vm-start 100', 'vm-stop 100', 'vm-create 101', 'vm-start 101', 'vm-stop 101', 'vm-delete 101', 'vm-create 102', 'vm-start 102', 'vm-stop 102', 'vm-delete 102', 'vm-delete 100']);
+    expect(await events()).toEqual([
+      'vm-create 100',
+      'vm-start 100',
+      'vm-stop 100',
+      'vm-create 101',
+      'vm-start 101',
+      'vm-stop 101',
+      'vm-delete 101',
+      'vm-create 102',
+      'vm-start 102',
+      'vm-stop 102',
+      'vm-delete 102',
+      'vm-delete 100',
+    ]);
   });
 
   it('creates, starts, stops and destroys a real LXC container from a template', async () => {
     await db.query('DELETE FROM "events"');
-    expect(await task('/nodes/host1/lxc', 'POST', { vmid: 200, hostname: 'ct1', ostemplate: 'local:vztmpl/busybox.tar.gz', rootfs: 'local:0.5', memory: 64, net0: 'name=eth0,bridge=vmbr0,ip=dhcp' })).toBe('OK');
+    expect(
+      await task('/nodes/host1/lxc', 'POST', {
+        vmid: 200,
+        hostname: 'ct1',
+        ostemplate: 'local:vztmpl/busybox.tar.gz',
+        rootfs: 'local:0.5',
+        memory: 64,
+        net0: 'name=eth0,bridge=vmbr0,ip=dhcp',
+      }),
+    ).toBe('OK');
     expect(await task('/nodes/host1/lxc/200/status/start')).toBe('OK');
     expect(await current('lxc', 200)).toMatchObject({ status: 'running', type: 'lxc', name: 'ct1', pid: expect.any(Number) });
     const resources = data<Record<string, unknown>[]>(await send('/cluster/resources?type=vm'));
@@ -111,7 +147,13 @@ describe('guests on the native driver', () => {
 
   it('serves a proxmoxer script (Debian python3-proxmoxer) that creates, starts, waits on, stops, clones and deletes a VM and a container', async () => {
     const { stdout } = await run('/usr/bin/python3', [resolve('test/compat/proxmoxer_guests.py')], {
-      env: { CORRAL_HOST: '127.0.0.1', CORRAL_PORT: String(cp.port), CORRAL_PASSWORD: ROOT_PASSWORD, CORRAL_NODE: 'host1', CORRAL_OSTEMPLATE: 'local:vztmpl/busybox.tar.gz' },
+      env: {
+        CORRAL_HOST: '127.0.0.1',
+        CORRAL_PORT: String(cp.port),
+        CORRAL_PASSWORD: ROOT_PASSWORD,
+        CORRAL_NODE: 'host1',
+        CORRAL_OSTEMPLATE: 'local:vztmpl/busybox.tar.gz',
+      },
     }).catch((error: { stderr?: string }) => {
       throw new Error(`the proxmoxer script failed:\n${error.stderr ?? String(error)}`);
     });
@@ -138,18 +180,25 @@ describe('guests on the native driver', () => {
   it("opens a real VM's VNC console: vncproxy, then QEMU's RFB version through vncwebsocket, trusting the certificate vncproxy gave", async () => {
     expect(await task('/nodes/host1/qemu', 'POST', { vmid: 120, name: 'vnc1', memory: 64 })).toBe('OK');
     expect(await task('/nodes/host1/qemu/120/status/start')).toBe('OK');
-    const vnc = data<{ user: string; ticket: string; cert: string; port: number; upid: string }>(await send('/nodes/host1/qemu/120/vncproxy', 'POST', { websocket: 1 }));
+    const vnc = data<{ user: string; ticket: string; cert: string; port: number; upid: string }>(
+      await send('/nodes/host1/qemu/120/vncproxy', 'POST', { websocket: 1 }),
+    );
     expect(vnc).toMatchObject({ user: 'root@pam', upid: expect.stringContaining(':vncproxy:120:root@pam:') });
 
     const query = new URLSearchParams({ port: String(vnc.port), vncticket: vnc.ticket });
-    const socket = new WebSocket(`wss://127.0.0.1:${cp.port}/api2/json/nodes/host1/qemu/120/vncwebsocket?${query.toString()}`, { ca: vnc.cert, headers: api.asRoot });
+    const socket = new WebSocket(`wss://127.0.0.1:${cp.port}/api2/json/nodes/host1/qemu/120/vncwebsocket?${query.toString()}`, {
+      ca: vnc.cert,
+      headers: api.asRoot,
+    });
     const version = await new Promise<string>((done, fail) => {
       let received = Buffer.alloc(0);
       socket.on('message', (bytes: Buffer) => {
         received = Buffer.concat([received, bytes]);
         if (received.length >= 12) done(received.subarray(0, 12).toString('latin1'));
       });
-      socket.once('unexpected-response', (_request, response) => fail(new Error(`vncwebsocket refused: ${response.statusCode ?? 0} ${response.statusMessage ?? ''}`)));
+      socket.once('unexpected-response', (_request, response) =>
+        fail(new Error(`vncwebsocket refused: ${response.statusCode ?? 0} ${response.statusMessage ?? ''}`)),
+      );
       socket.once('error', fail);
       socket.once('close', (code, reason) => fail(new Error(`closed before the RFB version: ${code} ${reason.toString()}`)));
     });

@@ -75,13 +75,25 @@ describe('HA: a VM of a failed node runs again on the other node, never on both'
   let api: ReturnType<typeof guestApi>;
   const send = (path: string, method?: string, form?: Form) => api.send(path, method, form);
   const task = (node: string, path: string, method?: string, form?: Form) => api.task(node, path, method, form);
-  const onlineNodes = async () => data<{ node: string; status: string }[]>(await send('/nodes')).filter((node) => node.status === 'online').map((node) => node.node).sort();
-  const guestNode = async (vmid: number) => ((await db.query('SELECT "node" FROM "guests" WHERE "vmid" = $1', [vmid])).rows as { node: string }[])[0]?.node;
+  const onlineNodes = async () =>
+    data<{ node: string; status: string }[]>(await send('/nodes'))
+      .filter((node) => node.status === 'online')
+      .map((node) => node.node)
+      .sort();
+  const guestNode = async (vmid: number) =>
+    ((await db.query('SELECT "node" FROM "guests" WHERE "vmid" = $1', [vmid])).rows as { node: string }[])[0]?.node;
   const runningOn = async (node: string, vmid: number) => {
     const res = await send(`/nodes/${node}/qemu/${vmid}/status/current`);
     return res.status === 200 && data<{ status: string }>(res).status === 'running';
   };
-  const leaseLeftS = async (node: string) => Number(((await db.query(`SELECT EXTRACT(EPOCH FROM "lease_until" - now()) AS "left" FROM "nodes" WHERE "name" = $1`, [node])).rows as { left: string | null }[])[0]?.left ?? -1);
+  const leaseLeftS = async (node: string) =>
+    Number(
+      (
+        (await db.query(`SELECT EXTRACT(EPOCH FROM "lease_until" - now()) AS "left" FROM "nodes" WHERE "name" = $1`, [node])).rows as {
+          left: string | null;
+        }[]
+      )[0]?.left ?? -1,
+    );
   const restartAgent = (node: string) => agents.set(node, AgentProcess.agent(join(root, `${node}.json`), { CORRAL_DRIVER: 'native' }));
   const haVm = async (vmid: number) => {
     expect(await task('host1', '/nodes/host1/qemu', 'POST', { vmid, name: `ha${vmid}`, memory: 64, scsi0: 'ha:0.0625' })).toBe('OK');
@@ -100,12 +112,21 @@ describe('HA: a VM of a failed node runs again on the other node, never on both'
     const watcher = new Watcher(root, vmid);
     watcher.start();
     try {
-      await waitFor(() => watcher.seen.some((sample) => sample.host1), { timeoutMs: PATIENCE_MS, what: 'the watcher sees the VM on host1' });
+      await waitFor(() => watcher.seen.some((sample) => sample.host1), {
+        timeoutMs: PATIENCE_MS,
+        what: 'the watcher sees the VM on host1',
+      });
       await waitFor(async () => (await leaseLeftS('host1')) > 20, { timeoutMs: PATIENCE_MS, what: "host1's HA lease" });
       const failedAt = Date.now();
       await fail();
-      await waitFor(async () => (await guestNode(vmid)) === 'host2' && (await runningOn('host2', vmid)), { timeoutMs: PATIENCE_MS, what: `vm:${vmid} running on host2` });
-      await waitFor(() => watcher.firstOn('host2', failedAt) < Infinity, { timeoutMs: PATIENCE_MS, what: 'the watcher sees the VM on host2' });
+      await waitFor(async () => (await guestNode(vmid)) === 'host2' && (await runningOn('host2', vmid)), {
+        timeoutMs: PATIENCE_MS,
+        what: `vm:${vmid} running on host2`,
+      });
+      await waitFor(() => watcher.firstOn('host2', failedAt) < Infinity, {
+        timeoutMs: PATIENCE_MS,
+        what: 'the watcher sees the VM on host2',
+      });
       const outcome = { failedAt, lastOnHost1: watcher.lastOn('host1'), firstOnHost2: watcher.firstOn('host2', failedAt) };
       await heal();
       await waitFor(async () => (await onlineNodes()).length === 2, { timeoutMs: PATIENCE_MS, what: 'host1 back online' });
@@ -114,7 +135,13 @@ describe('HA: a VM of a failed node runs again on the other node, never on both'
       expect(await runningOn('host2', vmid)).toBe(true);
       expect(watcher.both).toBe(0);
       // Every start HA asked for went to an agent whose lease covered the VM: none was refused.
-      expect((await db.query(`SELECT "node", "exitstatus" FROM "tasks" WHERE "type" = 'qmstart' AND "id" = $1 ORDER BY "starttime"`, [String(vmid)])).rows).toEqual([
+      expect(
+        (
+          await db.query(`SELECT "node", "exitstatus" FROM "tasks" WHERE "type" = 'qmstart' AND "id" = $1 ORDER BY "starttime"`, [
+            String(vmid),
+          ])
+        ).rows,
+      ).toEqual([
         { node: 'host1', exitstatus: 'OK' },
         { node: 'host2', exitstatus: 'OK' },
       ]);
@@ -137,7 +164,9 @@ describe('HA: a VM of a failed node runs again on the other node, never on both'
     await mkdir(join(root, 'host1', 'mnt', 'ha'), { recursive: true });
     await mkdir(join(root, 'host2', 'mnt'), { recursive: true });
     await symlink(join(root, 'host1', 'mnt', 'ha'), join(root, 'host2', 'mnt', 'ha'));
-    expect((await send('/storage', 'POST', { storage: 'ha', type: 'dir', path: '/mnt/ha', content: 'images', shared: 1 })).status).toBe(200);
+    expect((await send('/storage', 'POST', { storage: 'ha', type: 'dir', path: '/mnt/ha', content: 'images', shared: 1 })).status).toBe(
+      200,
+    );
   }, 2 * PATIENCE_MS);
 
   afterAll(async () => {
@@ -161,14 +190,22 @@ describe('HA: a VM of a failed node runs again on the other node, never on both'
     );
     expect(outcome.firstOnHost2 - outcome.failedAt).toBeLessThan(RECOVERY_BUDGET_MS);
     expect(outcome.lastOnHost1).toBeLessThan(outcome.firstOnHost2);
-    const events = (await db.query(`SELECT "event", "node", "vmid" FROM "events" WHERE "event" LIKE 'ha-%' ORDER BY "seq"`)).rows as { event: string; node: string; vmid: number | null }[];
+    const events = (await db.query(`SELECT "event", "node", "vmid" FROM "events" WHERE "event" LIKE 'ha-%' ORDER BY "seq"`)).rows as {
+      event: string;
+      node: string;
+      vmid: number | null;
+    }[];
     expect(events.map((event) => `${event.event}@${event.node}`)).toEqual(['ha-fence@host1', 'ha-recover@host2']);
     const tasks = (await db.query(`SELECT "node", "exitstatus" FROM "tasks" WHERE "type" = 'harecover' AND "id" = '100'`)).rows;
     expect(tasks).toEqual([{ node: 'host2', exitstatus: 'OK' }]);
   });
 
   it("host1's agent alone dies (SIGKILL; its QEMU lives on): the fence watchdog stops the VM before host2 starts it", async () => {
-    const outcome = await failOver(102, async () => agents.get('host1')?.kill(), async () => restartAgent('host1'));
+    const outcome = await failOver(
+      102,
+      async () => agents.get('host1')?.kill(),
+      async () => restartAgent('host1'),
+    );
     // The QEMU outlived its agent for a while, and was gone before host2 started the VM.
     expect(outcome.lastOnHost1 - outcome.failedAt).toBeGreaterThan(5000);
     expect(outcome.lastOnHost1).toBeLessThan(outcome.firstOnHost2);
@@ -178,7 +215,16 @@ describe('HA: a VM of a failed node runs again on the other node, never on both'
   it("host1's connection is cut (a firewall rule): host1 stops the VM by itself before host2 starts it", async () => {
     const host1 = agents.get('host1');
     const rules = (port: number) =>
-      [`table inet ${CUT_TABLE} {`, '  chain output {', '    type filter hook output priority 0;', `    ip daddr ${HOST1_ADDRESS} tcp dport ${port} drop`, `    ip saddr ${HOST1_ADDRESS} tcp sport ${port} drop`, '  }', '}', ''].join('\n');
+      [
+        `table inet ${CUT_TABLE} {`,
+        '  chain output {',
+        '    type filter hook output priority 0;',
+        `    ip daddr ${HOST1_ADDRESS} tcp dport ${port} drop`,
+        `    ip saddr ${HOST1_ADDRESS} tcp sport ${port} drop`,
+        '  }',
+        '}',
+        '',
+      ].join('\n');
     const outcome = await failOver(
       101,
       async () => {

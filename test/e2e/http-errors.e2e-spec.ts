@@ -40,9 +40,14 @@ describe("errors of the running control plane, in Corral's error envelope", () =
   it('serves the OpenAPI 3.1 document without credentials and without the envelope', async () => {
     const res = await cp.api.get('/openapi.json');
     expect(res.status).toBe(200);
-    const doc = res.json<{ openapi: string; paths: Record<string, Record<string, { security?: unknown[]; 'x-corral-permission': unknown }>> }>();
+    const doc = res.json<{
+      openapi: string;
+      paths: Record<string, Record<string, { security?: unknown[]; 'x-corral-permission': unknown }>>;
+    }>();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/openapi.json', '/version', '/access/ticket', '/access/users/{userid}/token/{tokenid}']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/openapi.json', '/version', '/access/ticket', '/access/users/{userid}/token/{tokenid}']),
+    );
     expect(doc.paths['/version']?.['get']?.security).toEqual([]);
     expect(doc.paths['/access/users']?.['get']?.security).toBeUndefined();
   });
@@ -54,13 +59,24 @@ describe("errors of the running control plane, in Corral's error envelope", () =
     // pino writes asynchronously.
     await waitFor(
       async () => {
-        lines = (await readFile(logFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+        lines = (await readFile(logFile, 'utf8').catch(() => ''))
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
         return lines.some((l) => l['status'] === 401);
       },
       { timeoutMs: 5000, what: 'the access-log line' },
     );
     expect(lines).toContainEqual(
-      expect.objectContaining({ method: 'GET', path: '/api2/json/access/users', status: 401, user: null, client: expect.any(String), ms: expect.any(Number), bytes: expect.any(Number) }),
+      expect.objectContaining({
+        method: 'GET',
+        path: '/api2/json/access/users',
+        status: 401,
+        user: null,
+        client: expect.any(String),
+        ms: expect.any(Number),
+        bytes: expect.any(Number),
+      }),
     );
     expect(JSON.stringify(lines)).not.toContain('sekrit');
     expect(cp.output.join('\n')).not.toContain('sekrit');

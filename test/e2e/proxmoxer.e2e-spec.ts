@@ -21,10 +21,15 @@ describe('proxmoxer (Debian python3-proxmoxer)', () => {
     const { stdout } = await run(PYTHON, [resolve('test/compat/proxmoxer_client.py')], {
       env: { CORRAL_HOST: '127.0.0.1', CORRAL_PORT: String(cp.port), CORRAL_PASSWORD: ROOT_PASSWORD },
     }).catch((error: { stderr?: string }) => {
-      throw new Error(`proxmoxer failed (is python3-proxmoxer installed? tools/test-deps.sh installs it):\n${error.stderr ?? String(error)}`);
+      throw new Error(
+        `proxmoxer failed (is python3-proxmoxer installed? tools/test-deps.sh installs it):\n${error.stderr ?? String(error)}`,
+      );
     });
     const result = JSON.parse(stdout) as Record<string, unknown>;
-    const session = { version: expect.objectContaining({ version: expect.stringMatching(/^9\./), release: expect.any(String) }), users: ['root@pam'] };
+    const session = {
+      version: expect.objectContaining({ version: expect.stringMatching(/^9\./), release: expect.any(String) }),
+      users: ['root@pam'],
+    };
     expect(result).toEqual({
       password: session,
       token_created: { 'full-tokenid': 'root@pam!proxmoxer', info: expect.objectContaining({ privsep: 0, comment: 'compat test' }) },

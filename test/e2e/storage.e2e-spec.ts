@@ -17,8 +17,16 @@ const ISO = randomBytes(3 * 1024 * 1024 + 5);
 /** A multipart form as proxmoxer (python-requests) sends an upload: the fields, then the file as the part `filename`. */
 function uploadForm(fields: Record<string, string>, name: string, bytes: Buffer): { body: Buffer; type: string } {
   const boundary = `corral-${randomBytes(8).toString('hex')}`;
-  const parts: Buffer[] = Object.entries(fields).map(([field, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"\r\n\r\n${value}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="filename"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`), bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
+  const parts: Buffer[] = Object.entries(fields).map(([field, value]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"\r\n\r\n${value}\r\n`),
+  );
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="filename"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
   return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
 }
 
@@ -29,10 +37,20 @@ describe('directory storages on a real agent', () => {
   let root: string;
   let api: ReturnType<typeof guestApi>;
   const onHost = (path: string) => join(root, 'host1', path);
-  const isFolder = (path: string) => stat(onHost(path)).then((found) => found.isDirectory(), () => false);
+  const isFolder = (path: string) =>
+    stat(onHost(path)).then(
+      (found) => found.isDirectory(),
+      () => false,
+    );
   const upload = async (storage: string, fields: Record<string, string>, name: string, bytes: Buffer) => {
     const { body, type } = uploadForm(fields, name, bytes);
-    return data<string>(await cp.api.send(`/nodes/host1/storage/${storage}/upload`, { method: 'POST', headers: { ...api.asRoot, 'content-type': type }, body }));
+    return data<string>(
+      await cp.api.send(`/nodes/host1/storage/${storage}/upload`, {
+        method: 'POST',
+        headers: { ...api.asRoot, 'content-type': type },
+        body,
+      }),
+    );
   };
 
   beforeAll(async () => {
@@ -40,7 +58,10 @@ describe('directory storages on a real agent', () => {
     cp = await startOnTestDatabase({ env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
     api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
     agent = await api.nativeAgent(root, 'host1');
-    await waitFor(async () => data<{ status: string }[]>(await api.send('/nodes')).some((node) => node.status === 'online'), { timeoutMs: PATIENCE_MS, what: 'host1 online' });
+    await waitFor(async () => data<{ status: string }[]>(await api.send('/nodes')).some((node) => node.status === 'online'), {
+      timeoutMs: PATIENCE_MS,
+      what: 'host1 online',
+    });
   }, 2 * PATIENCE_MS);
 
   afterAll(async () => {
@@ -50,20 +71,35 @@ describe('directory storages on a real agent', () => {
   });
 
   it("makes local's folders on a node that comes online", async () => {
-    await waitFor(async () => (await isFolder('var/lib/vz/template/iso')) && (await isFolder('var/lib/vz/dump')) && (await isFolder('var/lib/vz/snippets')), { timeoutMs: PATIENCE_MS, what: "local's folders" });
+    await waitFor(
+      async () =>
+        (await isFolder('var/lib/vz/template/iso')) && (await isFolder('var/lib/vz/dump')) && (await isFolder('var/lib/vz/snippets')),
+      { timeoutMs: PATIENCE_MS, what: "local's folders" },
+    );
   });
 
   it('defines a storage, uploads an ISO into it, lists it, shows the space, deletes it, and removes the storage', async () => {
-    expect(data(await api.send('/storage', 'POST', { storage: 'isos', type: 'dir', path: '/srv/isos', content: 'iso,vztmpl' }))).toEqual({ storage: 'isos', type: 'dir' });
+    expect(data(await api.send('/storage', 'POST', { storage: 'isos', type: 'dir', path: '/srv/isos', content: 'iso,vztmpl' }))).toEqual({
+      storage: 'isos',
+      type: 'dir',
+    });
     expect(await isFolder('srv/isos/template/iso')).toBe(true);
     expect(await isFolder('srv/isos/template/cache')).toBe(true);
     expect(await isFolder('srv/isos/dump')).toBe(false);
 
     const sha256 = createHash('sha256').update(ISO).digest('hex');
-    expect(await api.taskEnd('host1', await upload('isos', { content: 'iso', checksum: sha256, 'checksum-algorithm': 'sha256' }, 'tiny.iso', ISO))).toBe('OK');
+    expect(
+      await api.taskEnd(
+        'host1',
+        await upload('isos', { content: 'iso', checksum: sha256, 'checksum-algorithm': 'sha256' }, 'tiny.iso', ISO),
+      ),
+    ).toBe('OK');
     expect((await readFile(onHost('srv/isos/template/iso/tiny.iso'))).equals(ISO)).toBe(true);
     // A checksum that does not match leaves nothing behind, not even a temporary file.
-    const wrong = await api.taskEnd('host1', await upload('isos', { content: 'iso', checksum: '0'.repeat(64), 'checksum-algorithm': 'sha256' }, 'other.iso', ISO));
+    const wrong = await api.taskEnd(
+      'host1',
+      await upload('isos', { content: 'iso', checksum: '0'.repeat(64), 'checksum-algorithm': 'sha256' }, 'other.iso', ISO),
+    );
     expect(wrong).toMatch(/^checksum mismatch: got '[0-9a-f]{64}' != expect '0{64}'/);
     expect(await readdir(onHost('srv/isos/template/iso'))).toEqual(['tiny.iso']);
 
@@ -74,7 +110,9 @@ describe('directory storages on a real agent', () => {
     expect(status).toMatchObject({ storage: 'isos', active: 1, enabled: 1, content: 'iso,vztmpl' });
     expect(status.total).toBeGreaterThan(0);
     expect(status.avail).toBeGreaterThan(0);
-    expect(data<{ storage: string; total: number }[]>(await api.send('/storage')).find((each) => each.storage === 'isos')?.total).toBe(status.total);
+    expect(data<{ storage: string; total: number }[]>(await api.send('/storage')).find((each) => each.storage === 'isos')?.total).toBe(
+      status.total,
+    );
 
     expect(await api.task('host1', `/nodes/host1/storage/isos/content/${encodeURIComponent('isos:iso/tiny.iso')}`, 'DELETE')).toBe('OK');
     expect(await readdir(onHost('srv/isos/template/iso'))).toEqual([]);
@@ -85,7 +123,17 @@ describe('directory storages on a real agent', () => {
   });
 
   it('prunes backups by a retention rule: the dry run, then the files gone with their notes and logs, the protected one kept', async () => {
-    expect(data(await api.send('/storage', 'POST', { storage: 'dumps', type: 'dir', path: '/srv/dumps', content: 'backup', 'prune-backups': 'keep-last=2' }))).toEqual({ storage: 'dumps', type: 'dir' });
+    expect(
+      data(
+        await api.send('/storage', 'POST', {
+          storage: 'dumps',
+          type: 'dir',
+          path: '/srv/dumps',
+          content: 'backup',
+          'prune-backups': 'keep-last=2',
+        }),
+      ),
+    ).toEqual({ storage: 'dumps', type: 'dir' });
     const vm = ['28', '29', '30', '31'].map((day) => `vzdump-qemu-100-2025_01_${day}-02_00_00.vma.zst`);
     const ct = ['30', '31'].map((day) => `vzdump-lxc-101-2025_01_${day}-02_00_00.tar.zst`);
     const dump = (name = '') => onHost(`srv/dumps/dump/${name}`);
@@ -94,7 +142,9 @@ describe('directory storages on a real agent', () => {
     await writeFile(dump('vzdump-qemu-100-2025_01_28-02_00_00.log'), 'INFO: starting new backup job');
     await writeFile(dump(`${vm[1] ?? ''}.protected`), '');
 
-    const marks = data<{ volid: string; mark: string; type: string; vmid: number }[]>(await api.send('/nodes/host1/storage/dumps/prunebackups'));
+    const marks = data<{ volid: string; mark: string; type: string; vmid: number }[]>(
+      await api.send('/nodes/host1/storage/dumps/prunebackups'),
+    );
     expect(marks.map((entry) => [entry.volid, entry.mark, entry.type, entry.vmid])).toEqual([
       [`dumps:backup/${ct[0] ?? ''}`, 'keep', 'lxc', 101],
       [`dumps:backup/${ct[1] ?? ''}`, 'keep', 'lxc', 101],
@@ -107,7 +157,9 @@ describe('directory storages on a real agent', () => {
     expect((await readdir(dump())).sort()).toEqual([...ct, vm[1], `${vm[1] ?? ''}.protected`, vm[2], vm[3]].sort());
 
     // Corral's form: a dry run naming the node, then the prune of one guest's backups.
-    const dryRun = data<{ node: string; volid: string; mark: string }[]>(await api.send('/storage/dumps/prune', 'POST', { 'dry-run': 1, 'prune-backups': 'keep-last=1', type: 'lxc' }));
+    const dryRun = data<{ node: string; volid: string; mark: string }[]>(
+      await api.send('/storage/dumps/prune', 'POST', { 'dry-run': 1, 'prune-backups': 'keep-last=1', type: 'lxc' }),
+    );
     expect(dryRun.map((entry) => [entry.node, entry.volid, entry.mark])).toEqual([
       ['host1', `dumps:backup/${ct[0] ?? ''}`, 'remove'],
       ['host1', `dumps:backup/${ct[1] ?? ''}`, 'keep'],
@@ -123,7 +175,13 @@ describe('directory storages on a real agent', () => {
     const backups = ['vzdump-qemu-100-2025_01_30-02_00_00.vma.zst', 'vzdump-qemu-100-2025_01_31-02_00_00.vma.zst'];
     for (const name of backups) await writeFile(onHost(`var/lib/vz/dump/${name}`), name);
     const { stdout } = await run('/usr/bin/python3', [resolve('test/compat/proxmoxer_storage.py')], {
-      env: { CORRAL_HOST: '127.0.0.1', CORRAL_PORT: String(cp.port), CORRAL_PASSWORD: ROOT_PASSWORD, CORRAL_NODE: 'host1', CORRAL_FILE: template },
+      env: {
+        CORRAL_HOST: '127.0.0.1',
+        CORRAL_PORT: String(cp.port),
+        CORRAL_PASSWORD: ROOT_PASSWORD,
+        CORRAL_NODE: 'host1',
+        CORRAL_FILE: template,
+      },
     }).catch((error: { stderr?: string }) => {
       throw new Error(`the proxmoxer script failed:\n${error.stderr ?? String(error)}`);
     });

@@ -17,7 +17,9 @@ export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patience
     cp.api.send(path, {
       method,
       headers: { ...asRoot, ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(form ? { body: new URLSearchParams(Object.entries(form).map(([key, value]): [string, string] => [key, String(value)])).toString() } : {}),
+      ...(form
+        ? { body: new URLSearchParams(Object.entries(form).map(([key, value]): [string, string] => [key, String(value)])).toString() }
+        : {}),
     });
 
   /** Waits for the task `upid` of `node`: its exit status, with its log when it failed. */
@@ -37,7 +39,8 @@ export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patience
   };
 
   /** Runs an action on `node` and waits for its task: its exit status, with its log when it failed. */
-  const task = async (node: string, path: string, method = 'POST', form?: Form): Promise<string> => taskEnd(node, data<string>(await send(path, method, form)));
+  const task = async (node: string, path: string, method = 'POST', form?: Form): Promise<string> =>
+    taskEnd(node, data<string>(await send(path, method, form)));
 
   /**
    * Joins `node` with a join token and starts its agent on the native driver, its host root
@@ -49,7 +52,11 @@ export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patience
     const { credential } = data<{ credential: string }>(await send('/cluster/join', 'POST', { token, node }));
     const config = join(dir, `${node}.json`);
     await mkdir(join(dir, node), { recursive: true });
-    await writeFile(config, JSON.stringify({ url: `https://${address}:${cp.port}`, fingerprint, node, credential, hostRoot: join(dir, node) }), { mode: 0o600 });
+    await writeFile(
+      config,
+      JSON.stringify({ url: `https://${address}:${cp.port}`, fingerprint, node, credential, hostRoot: join(dir, node) }),
+      { mode: 0o600 },
+    );
     return AgentProcess.agent(config, { CORRAL_DRIVER: 'native' });
   };
 
@@ -71,7 +78,11 @@ export async function guestEvents(db: { query: (sql: string) => Promise<{ rows: 
 export function agentSettled(agent: AgentProcess, options: { sinceMs: number; quietMs: number; timeoutMs: number }): Promise<void> {
   return waitFor(
     () => {
-      const last = agent.logLines.filter((line) => ['connected', 'disconnected'].includes(String(line['msg'])) && Date.parse(String(line['time'])) >= options.sinceMs).at(-1);
+      const last = agent.logLines
+        .filter(
+          (line) => ['connected', 'disconnected'].includes(String(line['msg'])) && Date.parse(String(line['time'])) >= options.sinceMs,
+        )
+        .at(-1);
       return last?.['msg'] === 'connected' && Date.now() - Date.parse(String(last['time'])) >= options.quietMs;
     },
     { timeoutMs: options.timeoutMs, what: `the agent ${agent.pid} connected for ${options.quietMs} ms` },

@@ -33,7 +33,9 @@ try {
   controlPlane = await startControlPlane(dataDir, { CORRAL_NODE_NAME: NODE, CORRAL_DRIVER: 'sim', CORRAL_SIM_SPEED: '0' });
   const api = `https://127.0.0.1:${controlPlane.port}/api2/json`;
   await waitForNode(api);
-  bare = Fastify({ https: { cert: await readFile(join(dataDir, 'tls/corral.crt')), key: await readFile(join(dataDir, 'tls/corral.key')) } });
+  bare = Fastify({
+    https: { cert: await readFile(join(dataDir, 'tls/corral.crt')), key: await readFile(join(dataDir, 'tls/corral.key')) },
+  });
   bare.post('/hello', async () => ({ data: 'UPID:bare' }));
   await bare.listen({ host: '127.0.0.1', port: 0 });
   const bareUrl = `https://127.0.0.1:${bare.server.address().port}/hello`;
@@ -67,16 +69,28 @@ async function createRound(api, round) {
     const upids = await Promise.all(
       Array.from({ length: creates }, async (_, i) => {
         const vmid = i < half ? 100_000 * round + i : Number(JSON.parse((await send(`${api}/cluster/nextid`)).text).data);
-        const response = await send(`${api}/nodes/${NODE}/qemu`, 'POST', new URLSearchParams({ vmid: String(vmid), name: `bench${vmid}`, memory: '512', scsi0: 'local:8', net0: 'virtio,bridge=vmbr0' }).toString());
+        const response = await send(
+          `${api}/nodes/${NODE}/qemu`,
+          'POST',
+          new URLSearchParams({
+            vmid: String(vmid),
+            name: `bench${vmid}`,
+            memory: '512',
+            scsi0: 'local:8',
+            net0: 'virtio,bridge=vmbr0',
+          }).toString(),
+        );
         if (response.status !== 200) failures.push(`create ${vmid}: ${response.status} ${response.text}`);
         return response.status === 200 ? JSON.parse(response.text).data : null;
       }),
     );
     await Promise.all(
-      upids.filter((upid) => upid !== null).map(async (upid) => {
-        const exit = await taskEnd(api, upid);
-        if (exit !== 'OK') failures.push(`${upid}: ${exit}`);
-      }),
+      upids
+        .filter((upid) => upid !== null)
+        .map(async (upid) => {
+          const exit = await taskEnd(api, upid);
+          if (exit !== 'OK') failures.push(`${upid}: ${exit}`);
+        }),
     );
   });
   const guests = JSON.parse((await send(`${api}/cluster/resources?type=vm`)).text).data;
@@ -85,7 +99,9 @@ async function createRound(api, round) {
   if (locked > 0) failures.push(`${locked} guests are still locked`);
   for (const failure of failures.slice(0, 10)) progress(`  ${failure}`);
   // The simulator keeps its guests on the host, as a real driver would: the bench leaves none behind.
-  await Promise.all(guests.map(async (guest) => taskEnd(api, JSON.parse((await send(`${api}/nodes/${NODE}/qemu/${guest.vmid}`, 'DELETE')).text).data)));
+  await Promise.all(
+    guests.map(async (guest) => taskEnd(api, JSON.parse((await send(`${api}/nodes/${NODE}/qemu/${guest.vmid}`, 'DELETE')).text).data)),
+  );
   return { seconds, failures };
 }
 
@@ -122,8 +138,9 @@ async function timed(work) {
 }
 
 function report(results) {
-  const lines = results.map(({ round, bareRate, createRate, seconds, failures }) =>
-    `round ${round}: bare Fastify ${bareRate.toFixed(0)} POST/s; ${creates} creates in ${seconds.toFixed(2)} s = ${createRate.toFixed(0)} creates/s (ratio ${(createRate / bareRate).toFixed(3)}); failures ${failures.length}`,
+  const lines = results.map(
+    ({ round, bareRate, createRate, seconds, failures }) =>
+      `round ${round}: bare Fastify ${bareRate.toFixed(0)} POST/s; ${creates} creates in ${seconds.toFixed(2)} s = ${createRate.toFixed(0)} creates/s (ratio ${(createRate / bareRate).toFixed(3)}); failures ${failures.length}`,
   );
   const ratio = median(results.map((result) => result.createRate / result.bareRate)).toFixed(3);
   const cpus = os.cpus();

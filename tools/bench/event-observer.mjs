@@ -30,7 +30,12 @@ const receiver = createServer((request, response) => {
     const body = Buffer.concat(chunks).toString('utf8');
     const signature = `sha256=${createHmac('sha256', secret).update(`${request.headers['x-corral-timestamp']}.${body}`).digest('hex')}`;
     if (request.headers['x-corral-signature'] !== signature) problems.push(`webhook: a request with a wrong signature: ${body}`);
-    const note = { ...JSON.parse(body), seq: Number(request.headers['x-corral-event-seq']), id: request.headers['x-corral-event-id'], arrived };
+    const note = {
+      ...JSON.parse(body),
+      seq: Number(request.headers['x-corral-event-seq']),
+      id: request.headers['x-corral-event-id'],
+      arrived,
+    };
     (status < 300 ? webhook : refused).push(note);
     response.writeHead(status).end();
   });
@@ -40,7 +45,10 @@ receiver.listen(0, '127.0.0.1', () => parentPort.postMessage({ type: 'listening'
 parentPort.on('message', async (message) => {
   switch (message.type) {
     case 'follow':
-      streams = await Promise.all([followWebsocket(message.url, message.authorization, websocket), followServerSentEvents(message.url, message.authorization, sse)]);
+      streams = await Promise.all([
+        followWebsocket(message.url, message.authorization, websocket),
+        followServerSentEvents(message.url, message.authorization, sse),
+      ]);
       return parentPort.postMessage({ type: 'following' });
     case 'replay':
       return parentPort.postMessage({ type: 'replayed', ...(await replay(message)) });
@@ -50,7 +58,13 @@ parentPort.on('message', async (message) => {
     case 'count': {
       // Distinct events: at least once allows a webhook request to come twice.
       const after = (notes) => new Set(notes.filter((note) => note.seq > message.after).map((note) => note.id)).size;
-      return parentPort.postMessage({ type: 'count', webhook: after(webhook), websocket: after(websocket), sse: after(sse), refused: after(refused) });
+      return parentPort.postMessage({
+        type: 'count',
+        webhook: after(webhook),
+        websocket: after(websocket),
+        sse: after(sse),
+        refused: after(refused),
+      });
     }
     case 'arrivals':
       return parentPort.postMessage({ type: 'arrivals', webhook, refused, websocket, sse, problems });
@@ -68,9 +82,13 @@ parentPort.on('message', async (message) => {
 async function replay({ url, authorization, since, count }) {
   const notes = { websocket: [], sse: [] };
   const opened = Date.now();
-  const stops = await Promise.all([followWebsocket(`${url}?since=${since}`, authorization, notes.websocket), followServerSentEvents(`${url}?since=${since}`, authorization, notes.sse)]);
+  const stops = await Promise.all([
+    followWebsocket(`${url}?since=${since}`, authorization, notes.websocket),
+    followServerSentEvents(`${url}?since=${since}`, authorization, notes.sse),
+  ]);
   const deadline = Date.now() + 60_000;
-  while ((notes.websocket.length < count || notes.sse.length < count) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  while ((notes.websocket.length < count || notes.sse.length < count) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   for (const stop of stops) stop();
   return { opened, websocket: notes.websocket.slice(0, count), sse: notes.sse.slice(0, count) };
 }

@@ -40,7 +40,13 @@ const FIRST_VMID = 1000;
 const ARRIVAL_PATIENCE_MS = 120_000;
 
 const { values: flags } = parseArgs({
-  options: { guests: { type: 'string' }, 'latency-events': { type: 'string' }, 'load-events': { type: 'string' }, backlog: { type: 'string' }, 'max-backoff': { type: 'string' } },
+  options: {
+    guests: { type: 'string' },
+    'latency-events': { type: 'string' },
+    'load-events': { type: 'string' },
+    backlog: { type: 'string' },
+    'max-backoff': { type: 'string' },
+  },
 });
 const guests = positiveInt('guests', flags.guests ?? process.env.BENCH_GUESTS ?? '50');
 const latencyEvents = positiveInt('latency-events', flags['latency-events'] ?? process.env.BENCH_LATENCY_EVENTS ?? '600');
@@ -49,7 +55,8 @@ const backlog = positiveInt('backlog', flags.backlog ?? process.env.BENCH_BACKLO
 const maxBackoff = flags['max-backoff'] ?? process.env.BENCH_MAX_BACKOFF;
 if (maxBackoff !== undefined) positiveInt('max-backoff', maxBackoff);
 
-for (const built of [MAIN, AGENT_MAIN]) if (!existsSync(built)) fail(`${built} is missing: run NX_DAEMON=false npx nx run-many -t build -p control-plane agent first`);
+for (const built of [MAIN, AGENT_MAIN])
+  if (!existsSync(built)) fail(`${built} is missing: run NX_DAEMON=false npx nx run-many -t build -p control-plane agent first`);
 
 const vmids = Array.from({ length: guests }, (_, i) => FIRST_VMID + i);
 const running = new Set();
@@ -64,7 +71,10 @@ try {
   // mkdtemp makes the directory 0700; the embedded PostgreSQL runs as user postgres and must traverse it.
   await chmod(dataDir, 0o755);
   // No local agent: the sim agent joined below keeps its simulated host in this directory.
-  controlPlane = await startControlPlane(dataDir, { CORRAL_LOCAL_AGENT: '0', ...(maxBackoff !== undefined ? { CORRAL_WEBHOOK_MAX_BACKOFF_S: maxBackoff } : {}) });
+  controlPlane = await startControlPlane(dataDir, {
+    CORRAL_LOCAL_AGENT: '0',
+    ...(maxBackoff !== undefined ? { CORRAL_WEBHOOK_MAX_BACKOFF_S: maxBackoff } : {}),
+  });
   const api = `https://127.0.0.1:${controlPlane.port}/api2/json`;
   client = rootClient(api, guests + 4);
   agent = await startAgent(client, { port: controlPlane.port, dir: dataDir, node: NODE });
@@ -84,7 +94,9 @@ try {
   await observer.ask({ type: 'follow', url: `${api}/cluster/events`, authorization: AS_ROOT }, 'following');
 
   progress(`creating ${guests} guests`);
-  const created = await phase('create', guests, () => Promise.all(vmids.map((vmid) => task('POST', `/nodes/${NODE}/qemu`, { vmid: String(vmid), name: `bench${vmid}`, memory: '64' }))));
+  const created = await phase('create', guests, () =>
+    Promise.all(vmids.map((vmid) => task('POST', `/nodes/${NODE}/qemu`, { vmid: String(vmid), name: `bench${vmid}`, memory: '64' }))),
+  );
 
   progress(`latency: ${latencyEvents} starts and stops, one at a time`);
   const latency = await phase('latency', latencyEvents, async () => {
@@ -100,19 +112,32 @@ try {
   progress(`backlog: the receiver answers 503 while ${perGuest(backlog) * guests} events are made and dispatched`);
   await observer.ask({ type: 'answer', status: 503 }, 'answering');
   const down = { at: Date.now() };
-  const queued = await phase('backlog', perGuest(backlog) * guests, async () => {
-    await cycles(perGuest(backlog));
-    down.produced = Date.now();
-  }, async (expected) => {
-    await waitUntil('every backlog event dispatched', async () => (await client.data('/cluster/notifications/endpoints/webhook/bench/deliveries?limit=1'))[0]?.['event-seq'] === expected.at(-1).seq);
-    down.back = Date.now();
-    await observer.ask({ type: 'answer', status: 200 }, 'answering');
-  });
+  const queued = await phase(
+    'backlog',
+    perGuest(backlog) * guests,
+    async () => {
+      await cycles(perGuest(backlog));
+      down.produced = Date.now();
+    },
+    async (expected) => {
+      await waitUntil(
+        'every backlog event dispatched',
+        async () =>
+          (await client.data('/cluster/notifications/endpoints/webhook/bench/deliveries?limit=1'))[0]?.['event-seq'] ===
+          expected.at(-1).seq,
+      );
+      down.back = Date.now();
+      await observer.ask({ type: 'answer', status: 200 }, 'answering');
+    },
+  );
 
   progress('replay: a websocket and server-sent events resume from before the first guest event');
   const since = created.expected[0].seq - 1;
   const all = await recorded(since);
-  const replayed = await observer.ask({ type: 'replay', url: `${api}/cluster/events`, authorization: AS_ROOT, since, count: all.length }, 'replayed');
+  const replayed = await observer.ask(
+    { type: 'replay', url: `${api}/cluster/events`, authorization: AS_ROOT, since, count: all.length },
+    'replayed',
+  );
   checkStream('replay, websocket', all, replayed.websocket);
   checkStream('replay, server-sent events', all, replayed.sse);
 
@@ -151,7 +176,15 @@ async function phase(name, count, produce, afterProduced = async () => {}) {
   for (const problem of arrivals.problems) failures.push(problem);
   const ids = new Set(expected.map((event) => event.id));
   const mine = (notes) => notes.filter((note) => ids.has(note.id));
-  const result = { name, started, expected, webhook: mine(arrivals.webhook), refused: mine(arrivals.refused), websocket: mine(arrivals.websocket), sse: mine(arrivals.sse) };
+  const result = {
+    name,
+    started,
+    expected,
+    webhook: mine(arrivals.webhook),
+    refused: mine(arrivals.refused),
+    websocket: mine(arrivals.websocket),
+    sse: mine(arrivals.sse),
+  };
   checkKeyOrder(name, expected, result.webhook);
   checkStream(`${name}, websocket`, expected, result.websocket);
   checkStream(`${name}, server-sent events`, expected, result.sse);
@@ -190,7 +223,7 @@ async function newestSeq() {
 /** Every event after seq `after`, read from the table (the JSON form of the stream). */
 async function recorded(after) {
   const events = [];
-  for (let cursor = after; ; ) {
+  for (let cursor = after; ;) {
     const page = await client.data(`/cluster/events?since=${cursor}&limit=1000`);
     events.push(...page);
     if (page.length < 1000) return events;
@@ -222,21 +255,30 @@ function checkKeyOrder(name, expected, notes) {
     last.set(key, Math.max(last.get(key) ?? -1, note.seq));
   }
   const wrong = expected.filter((event) => delivered.has(event.id) && !sameEvent(event, delivered.get(event.id)));
-  if (wrong.length > 0) failures.push(`${name}, webhook: ${wrong.length} bodies differ from the recorded event, the first seq ${wrong[0].seq}`);
+  if (wrong.length > 0)
+    failures.push(`${name}, webhook: ${wrong.length} bodies differ from the recorded event, the first seq ${wrong[0].seq}`);
 }
 
 /** The stream's promise (docs/events.md): every event once, in seq order. */
 function checkStream(name, expected, notes) {
   const got = notes.map((note) => note.seq).join(',');
   if (got !== expected.map((event) => event.seq).join(',')) {
-    failures.push(`${name}: ${notes.length} events, ${expected.length} expected, or not in seq order (first differences: ${JSON.stringify(firstDifference(expected, notes))})`);
+    failures.push(
+      `${name}: ${notes.length} events, ${expected.length} expected, or not in seq order (first differences: ${JSON.stringify(firstDifference(expected, notes))})`,
+    );
   }
   const wrong = expected.filter((event, i) => notes[i] !== undefined && !sameEvent(event, notes[i]));
   if (wrong.length > 0) failures.push(`${name}: ${wrong.length} events differ from the recorded ones, the first seq ${wrong[0].seq}`);
 }
 
 function sameEvent(event, note) {
-  return note.id === event.id && note.event === event.event && note.vmid === event.vmid && note.node === event.node && note.timestamp === event.timestamp;
+  return (
+    note.id === event.id &&
+    note.event === event.event &&
+    note.vmid === event.vmid &&
+    note.node === event.node &&
+    note.timestamp === event.timestamp
+  );
 }
 
 function firstDifference(expected, notes) {
@@ -305,7 +347,8 @@ function report({ speed, created, latency, load, queued, down, replayed }) {
   const clients = ['webhook', 'websocket', 'sse'];
   const seconds = (ms) => (ms / 1000).toFixed(1);
   /** Events per second from the phase's start to the last event's timestamp: how fast they were made. */
-  const made = (result) => result.expected.length / ((Math.max(...result.expected.map((event) => Date.parse(event.timestamp))) - result.started) / 1000);
+  const made = (result) =>
+    result.expected.length / ((Math.max(...result.expected.map((event) => Date.parse(event.timestamp))) - result.started) / 1000);
   const replayRate = (notes) => notes.length / ((Math.max(...notes.map((note) => note.arrived)) - replayed.opened) / 1000);
   const delivered = queued.webhook.map((note) => note.arrived);
   const [first, last] = [Math.min(...delivered), Math.max(...delivered)];
@@ -320,7 +363,9 @@ function report({ speed, created, latency, load, queued, down, replayed }) {
     "latency in ms from the event's timestamp to its arrival, median / p99:",
   ];
   for (const result of [created, latency, load, queued]) {
-    lines.push(`  ${result.name.padEnd(8)} ${String(result.expected.length).padStart(5)} events made at ${made(result).toFixed(0).padStart(3)}/s: ${clients.map((c) => `${c} ${ms(latencies(result[c]))}`).join(', ')}`);
+    lines.push(
+      `  ${result.name.padEnd(8)} ${String(result.expected.length).padStart(5)} events made at ${made(result).toFixed(0).padStart(3)}/s: ${clients.map((c) => `${c} ${ms(latencies(result[c]))}`).join(', ')}`,
+    );
   }
   lines.push(
     '',
@@ -331,13 +376,35 @@ function report({ speed, created, latency, load, queued, down, replayed }) {
     `  all ${queued.webhook.length} in ${seconds(last - down.back)} s: ${drainRate.toFixed(0)} events/s (${(queued.webhook.length / ((last - first) / 1000)).toFixed(0)}/s from the first delivery to the last)`,
   );
   const cpus = os.cpus();
-  const row = (...cells) => `| ${new Date().toISOString().slice(0, 10)} | ${cpus[0].model.trim()}, ${cpus.length} cores, Node ${process.version} | ${cells.join(' | ')} |`;
+  const row = (...cells) =>
+    `| ${new Date().toISOString().slice(0, 10)} | ${cpus[0].model.trim()}, ${cpus.length} cores, Node ${process.version} | ${cells.join(' | ')} |`;
   lines.push(
     '',
     'markdown rows (latency; throughput; backlog):',
-    row(speed.bareRate.toFixed(0), speed.versionRate.toFixed(0), (speed.versionRate / speed.bareRate).toFixed(2), ...clients.map((c) => ms(latencies(latency[c]))), ...clients.map((c) => ms(latencies(load[c])))),
-    row(made(load).toFixed(0), ...clients.map((c) => rate(load, load[c]).toFixed(0)), replayRate(replayed.websocket).toFixed(0), replayRate(replayed.sse).toFixed(0)),
-    row(maxBackoff ?? 'default', queued.expected.length, seconds(down.back - down.at), queued.refused.length, seconds(first - down.back), seconds(Math.max(...heads.values())), seconds(last - down.back), drainRate.toFixed(0), failures.length),
+    row(
+      speed.bareRate.toFixed(0),
+      speed.versionRate.toFixed(0),
+      (speed.versionRate / speed.bareRate).toFixed(2),
+      ...clients.map((c) => ms(latencies(latency[c]))),
+      ...clients.map((c) => ms(latencies(load[c]))),
+    ),
+    row(
+      made(load).toFixed(0),
+      ...clients.map((c) => rate(load, load[c]).toFixed(0)),
+      replayRate(replayed.websocket).toFixed(0),
+      replayRate(replayed.sse).toFixed(0),
+    ),
+    row(
+      maxBackoff ?? 'default',
+      queued.expected.length,
+      seconds(down.back - down.at),
+      queued.refused.length,
+      seconds(first - down.back),
+      seconds(Math.max(...heads.values())),
+      seconds(last - down.back),
+      drainRate.toFixed(0),
+      failures.length,
+    ),
     '',
   );
   process.stdout.write(lines.join('\n'));

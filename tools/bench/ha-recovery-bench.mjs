@@ -14,7 +14,19 @@ import { chmod, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AGENT_MAIN, fail, machineSpeed, MAIN, median, positiveInt, progress, rootClient, startAgent, startBareFastify, startControlPlane } from './bench-support.mjs';
+import {
+  AGENT_MAIN,
+  fail,
+  machineSpeed,
+  MAIN,
+  median,
+  positiveInt,
+  progress,
+  rootClient,
+  startAgent,
+  startBareFastify,
+  startControlPlane,
+} from './bench-support.mjs';
 
 const NODES = ['host1', 'host2'];
 const TESTING_MAIN = new URL('../../libs/testing/dist/index.js', import.meta.url).pathname;
@@ -23,7 +35,8 @@ const RUN_PATIENCE_MS = 180_000;
 
 const { values: flags } = parseArgs({ options: { runs: { type: 'string' } } });
 const runs = positiveInt('runs', flags.runs ?? process.env.BENCH_RUNS ?? '5');
-for (const built of [MAIN, AGENT_MAIN, TESTING_MAIN]) if (!existsSync(built)) fail(`${built} is missing: run NX_DAEMON=false npx nx run-many -t build -p control-plane agent testing first`);
+for (const built of [MAIN, AGENT_MAIN, TESTING_MAIN])
+  if (!existsSync(built)) fail(`${built} is missing: run NX_DAEMON=false npx nx run-many -t build -p control-plane agent testing first`);
 
 const failures = [];
 const dataDir = await mkdtemp(join(os.tmpdir(), 'corral-bench-'));
@@ -42,7 +55,10 @@ try {
   await mkdir(join(dataDir, 'hosts', 'host2', 'mnt'), { recursive: true });
   await symlink(join(dataDir, 'hosts', 'host1', 'mnt', 'ha'), join(dataDir, 'hosts', 'host2', 'mnt', 'ha'));
   await client.data('/storage', 'POST', { storage: 'ha', type: 'dir', path: '/mnt/ha', content: 'images', shared: '1' });
-  const created = await client.taskEnd('host1', await client.data('/nodes/host1/qemu', 'POST', { vmid: String(VMID), name: 'ha-bench', memory: '64', scsi0: 'ha:0.0625' }));
+  const created = await client.taskEnd(
+    'host1',
+    await client.data('/nodes/host1/qemu', 'POST', { vmid: String(VMID), name: 'ha-bench', memory: '64', scsi0: 'ha:0.0625' }),
+  );
   if (created !== 'OK') fail(`the VM was not created: ${created}`);
   await client.data('/cluster/ha/resources', 'POST', { sid: `vm:${VMID}` });
   await until(async () => (await runsOn('host1')) && (await apiRunsOn('host1')), 'the VM started by HA on host1');
@@ -68,7 +84,9 @@ try {
     const apiAt = Date.now();
     if (both > 0) failures.push(`run ${run}: the VM ran on both nodes in ${both} samples`);
     results.push({ run, from, to, qemuS: (qemuAt - killedAt) / 1000, apiS: (apiAt - killedAt) / 1000 });
-    progress(`run ${run}: QEMU on ${to} after ${results.at(-1).qemuS.toFixed(1)} s, the API says running after ${results.at(-1).apiS.toFixed(1)} s`);
+    progress(
+      `run ${run}: QEMU on ${to} after ${results.at(-1).qemuS.toFixed(1)} s, the API says running after ${results.at(-1).apiS.toFixed(1)} s`,
+    );
     await agents.get(from).restart();
   }
   report(results, speed);
@@ -110,7 +128,9 @@ function report(results, speed) {
   const lines = [
     '| run | failed node | recovered on | QEMU running after (s) | API says running after (s) |',
     '|---|---|---|---|---|',
-    ...results.map((result) => `| ${result.run} | ${result.from} | ${result.to} | ${result.qemuS.toFixed(1)} | ${result.apiS.toFixed(1)} |`),
+    ...results.map(
+      (result) => `| ${result.run} | ${result.from} | ${result.to} | ${result.qemuS.toFixed(1)} | ${result.apiS.toFixed(1)} |`,
+    ),
     '',
     `recovery (QEMU running): median ${median(qemu).toFixed(1)} s, worst ${Math.max(...qemu).toFixed(1)} s; API: median ${median(apiTimes).toFixed(1)} s, worst ${Math.max(...apiTimes).toFixed(1)} s`,
     `GET /version ÷ bare Fastify: ${(speed.versionRate / speed.bareRate).toFixed(2)} (${Math.round(speed.versionRate)} / ${Math.round(speed.bareRate)} requests/s)`,

@@ -16,7 +16,9 @@ import { AS_ROOT, fail, fetchInsecure, MAIN, median, positiveInt, progress, star
 
 const WARMUP_S = 2;
 
-const { values: flags } = parseArgs({ options: { duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' } } });
+const { values: flags } = parseArgs({
+  options: { duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' } },
+});
 const duration = positiveInt('duration', flags.duration ?? process.env.BENCH_DURATION ?? '10');
 const connections = positiveInt('connections', flags.connections ?? process.env.BENCH_CONNECTIONS ?? '50');
 const rounds = positiveInt('rounds', flags.rounds ?? process.env.BENCH_ROUNDS ?? '3');
@@ -48,7 +50,9 @@ try {
   const runs = [];
   for (let round = 1; round <= rounds; round++) {
     for (const target of targets) {
-      progress(`round ${round}/${rounds}, ${target.name}: warming up ${WARMUP_S} s, then measuring ${duration} s with ${connections} connections`);
+      progress(
+        `round ${round}/${rounds}, ${target.name}: warming up ${WARMUP_S} s, then measuring ${duration} s with ${connections} connections`,
+      );
       await load(target, WARMUP_S);
       runs.push({ round, ...target, result: await load(target, duration) });
     }
@@ -95,7 +99,9 @@ function report(targets, runs) {
     ]),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  const lines = rows.map((row) => row.map((cell, column) => (column === 1 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '));
+  const lines = rows.map((row) =>
+    row.map((cell, column) => (column === 1 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '),
+  );
   const rates = (target) => runs.filter((run) => run.name === target.name).map((run) => run.result.requests.average);
   const [bareTarget, ...measured] = targets;
   const bareRates = rates(bareTarget);
@@ -112,4 +118,3 @@ function report(targets, runs) {
   });
   process.stdout.write(['', ...lines, '', ...summary, ''].join('\n'));
 }
-

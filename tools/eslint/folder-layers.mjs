@@ -45,7 +45,10 @@ export const folderLayers = {
     if (source === undefined || source === '') return {};
     const sourceTier = tierOf(source);
     if (sourceTier < 0) {
-      return { Program: (node) => context.report({ node, message: `folder '${source}' is in no tier of ${root}: give it one in the folder-layers rule's tiers` }) };
+      return {
+        Program: (node) =>
+          context.report({ node, message: `folder '${source}' is in no tier of ${root}: give it one in the folder-layers rule's tiers` }),
+      };
     }
 
     function check(node, specifier) {
@@ -58,7 +61,10 @@ export const folderLayers = {
       }
       const targetTier = tierOf(target);
       if (targetTier < 0 || targetTier >= sourceTier) {
-        context.report({ node, message: `'${specifier}': ${named(source)} must not import ${named(target)}; a folder imports only from itself and from lower tiers` });
+        context.report({
+          node,
+          message: `'${specifier}': ${named(source)} must not import ${named(target)}; a folder imports only from itself and from lower tiers`,
+        });
       }
     }
 

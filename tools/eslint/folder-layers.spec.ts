@@ -36,12 +36,14 @@ describe('the folder layers lint rule', () => {
   });
 
   it('accepts imports of its own folder, from any depth, and of lower tiers, and leaves packages alone', () => {
-    const code = "export { GuestDriver } from '../guest-driver.js';\nexport { runProgram } from '../../host/run-program.js';\nexport { jsonLogger } from '../../logging/logger.js';\nexport { z } from 'zod';\n";
+    const code =
+      "export { GuestDriver } from '../guest-driver.js';\nexport { runProgram } from '../../host/run-program.js';\nexport { jsonLogger } from '../../logging/logger.js';\nexport { z } from 'zod';\n";
     expect(lint('apps/agent/src/drivers/native/x.ts', code)).toEqual([]);
   });
 
   it('lets the entry points in the root and the tests import any folder', () => {
-    const code = "export { createCommandHandlers } from './commands/command-handlers.js';\nexport { RequestRunner } from './requests/request-runner.js';\n";
+    const code =
+      "export { createCommandHandlers } from './commands/command-handlers.js';\nexport { RequestRunner } from './requests/request-runner.js';\n";
     expect(lint('apps/agent/src/main.ts', code)).toEqual([]);
     expect(lint('apps/agent/src/host/x.spec.ts', code.replaceAll("'./", "'../"))).toEqual([]);
   });

@@ -5,7 +5,10 @@ import { resolve } from 'node:path';
 export function lintRule(ruleId: string): (file: string, code: string) => string[] {
   const eslint = resolve('node_modules/eslint/bin/eslint.js');
   return (file, code) => {
-    const run = spawnSync(process.execPath, [eslint, '--stdin', '--stdin-filename', file, '--format', 'json'], { input: code, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [eslint, '--stdin', '--stdin-filename', file, '--format', 'json'], {
+      input: code,
+      encoding: 'utf8',
+    });
     const [report] = JSON.parse(run.stdout) as [{ messages: { ruleId: string; message: string }[] }];
     return report.messages.filter((m) => m.ruleId === ruleId).map((m) => m.message);
   };

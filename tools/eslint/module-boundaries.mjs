@@ -25,7 +25,11 @@ function loadProjects() {
 const projects = loadProjects();
 const projectOfFile = (file) => projects.find((project) => file === project.root || file.startsWith(project.root + sep));
 const globToRegExp = (glob) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
-const packageOf = (source) => source.split('/').slice(0, source.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (source) =>
+  source
+    .split('/')
+    .slice(0, source.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /** @type {import('eslint').Rule.RuleModule} */
 export const moduleBoundaries = {
@@ -64,7 +68,8 @@ export const moduleBoundaries = {
       const report = (message) => context.report({ node, message });
       if (specifier.startsWith('.')) {
         const target = projectOfFile(resolve(dirname(context.filename), specifier));
-        if (target !== source) report(`'${specifier}' reaches into project '${target?.name ?? 'outside any project'}': import a library by its package name`);
+        if (target !== source)
+          report(`'${specifier}' reaches into project '${target?.name ?? 'outside any project'}': import a library by its package name`);
         return;
       }
       const target = projects.find((project) => project.packageName === specifier);
@@ -73,7 +78,9 @@ export const moduleBoundaries = {
         for (const c of constraints) {
           const allowed = c.onlyDependOnLibsWithTags;
           if (allowed && !target.tags.some((tag) => allowed.includes(tag))) {
-            report(`a project tagged '${c.sourceTag}' may only depend on libraries tagged ${allowed.map((t) => `'${t}'`).join(', ') || '(none)'}: '${specifier}' is tagged ${target.tags.join(', ')}`);
+            report(
+              `a project tagged '${c.sourceTag}' may only depend on libraries tagged ${allowed.map((t) => `'${t}'`).join(', ') || '(none)'}: '${specifier}' is tagged ${target.tags.join(', ')}`,
+            );
           }
         }
         return;

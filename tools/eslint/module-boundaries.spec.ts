@@ -10,7 +10,8 @@ describe('the module boundaries lint rule', () => {
   });
 
   it('keeps frameworks and the database out of pure domain logic', () => {
-    const code = "import { Injectable } from '@nestjs/common';\nimport { DataSource } from 'typeorm';\nexport const x = [Injectable, DataSource];\n";
+    const code =
+      "import { Injectable } from '@nestjs/common';\nimport { DataSource } from 'typeorm';\nexport const x = [Injectable, DataSource];\n";
     expect(lint('libs/acl/src/x.ts', code)).toEqual([
       "a project tagged 'type:domain' must not import '@nestjs/common' (banned: '@nestjs/*')",
       "a project tagged 'type:domain' must not import 'typeorm' (banned: 'typeorm')",
@@ -18,7 +19,8 @@ describe('the module boundaries lint rule', () => {
   });
 
   it('keeps Nest, TypeORM and pg out of the command-line client', () => {
-    const code = "import { Injectable } from '@nestjs/common';\nimport { DataSource } from 'typeorm';\nimport pg from 'pg';\nexport const x = [Injectable, DataSource, pg];\n";
+    const code =
+      "import { Injectable } from '@nestjs/common';\nimport { DataSource } from 'typeorm';\nimport pg from 'pg';\nexport const x = [Injectable, DataSource, pg];\n";
     expect(lint('apps/cli/src/x.ts', code)).toEqual([
       "a project tagged 'scope:cli' must not import '@nestjs/common' (banned: '@nestjs/*')",
       "a project tagged 'scope:cli' must not import 'typeorm' (banned: 'typeorm')",
@@ -41,6 +43,8 @@ describe('the module boundaries lint rule', () => {
   });
 
   it('accepts an allowed dependency', () => {
-    expect(lint('apps/control-plane/src/x.ts', "import { PgCluster } from '@corral/pg-cluster';\nexport const c = PgCluster;\n")).toEqual([]);
+    expect(lint('apps/control-plane/src/x.ts', "import { PgCluster } from '@corral/pg-cluster';\nexport const c = PgCluster;\n")).toEqual(
+      [],
+    );
   });
 });

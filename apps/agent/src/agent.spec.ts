@@ -21,7 +21,17 @@ import { RuntimeReports } from './reports/runtime-reports.js';
 jest.setTimeout(60_000);
 
 const WAIT = { timeoutMs: 15_000 };
-const INVENTORY = { cpu: 0.25, maxcpu: 2, mem: 1024, maxmem: 4096, uptime: 100, disk: 10, maxdisk: 100, os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-40-amd64' };
+const INVENTORY = {
+  cpu: 0.25,
+  maxcpu: 2,
+  mem: 1024,
+  maxmem: 4096,
+  uptime: 100,
+  disk: 10,
+  maxdisk: 100,
+  os: 'Debian GNU/Linux 12 (bookworm)',
+  kernel: '6.1.0-40-amd64',
+};
 const UPID = 'UPID:pve1:0000A1B2:0013C4D5:6836F1A0:aptupdate::root@pam:';
 
 /** A door a fake command waits behind until the test opens it. */
@@ -33,7 +43,9 @@ function gate() {
 
 /** Every command fails as "not faked" except the ones a test gives. */
 function fakeHandlers(given: Partial<CommandHandlers<CommandContext>>): CommandHandlers<CommandContext> {
-  const notFaked = Object.fromEntries(Object.keys(COMMANDS).map((name) => [name, () => Promise.reject(new Error(`${name} is not faked in this test`))]));
+  const notFaked = Object.fromEntries(
+    Object.keys(COMMANDS).map((name) => [name, () => Promise.reject(new Error(`${name} is not faked in this test`))]),
+  );
   return { ...notFaked, ...given } as CommandHandlers<CommandContext>;
 }
 
@@ -143,7 +155,14 @@ describe('the agent and the control plane (libs/protocol)', () => {
     const connection = await hub.connection(0);
     expect(connection.authorization).toBe(`CorralNode ${NODE}:${CREDENTIAL}`);
     await waitFor(() => connection.frames.length > 0, { ...WAIT, what: 'hello' });
-    expect(connection.frames[0]).toEqual({ type: 'hello', protocol: 1, agentVersion: '0.1.0', node: NODE, session: agent.session, capabilities: ['nft', 'lvm'] });
+    expect(connection.frames[0]).toEqual({
+      type: 'hello',
+      protocol: 1,
+      agentVersion: '0.1.0',
+      node: NODE,
+      session: agent.session,
+      capabilities: ['nft', 'lvm'],
+    });
   });
 
   it('after welcome sends a heartbeat every heartbeatMs and reports the inventory once while it does not change', async () => {
@@ -156,7 +175,10 @@ describe('the agent and the control plane (libs/protocol)', () => {
   it('numbers its heartbeats across reconnects and hands each lease frame to the HA lease', async () => {
     const hub = await startHub();
     const granted: number[] = [];
-    const lease = new HaLease({ fence: { fence: () => undefined, lift: () => undefined, cover: () => undefined }, logger: jsonLogger(() => undefined) });
+    const lease = new HaLease({
+      fence: { fence: () => undefined, lift: () => undefined, cover: () => undefined },
+      logger: jsonLogger(() => undefined),
+    });
     const grant = lease.grant.bind(lease);
     lease.grant = (frame) => {
       granted.push(frame.upTo);
@@ -195,7 +217,12 @@ describe('the agent and the control plane (libs/protocol)', () => {
   it('runs a request: its output lines as numbered log frames, then the result with the next seq', async () => {
     const { connection, calls } = await connected();
     connection.request('r1', 'node.dns.get');
-    expect(await connection.answer('r1')).toEqual({ type: 'result', seq: expect.any(Number), id: 'r1', result: { search: ['example.com'], servers: ['192.0.2.53', '2001:db8::53'] } });
+    expect(await connection.answer('r1')).toEqual({
+      type: 'result',
+      seq: expect.any(Number),
+      id: 'r1',
+      result: { search: ['example.com'], servers: ['192.0.2.53', '2001:db8::53'] },
+    });
     const logs = connection.ofType('log').filter((frame) => frame.id === 'r1');
     expect(logs.flatMap((frame) => frame.lines)).toEqual([
       { n: 1, text: 'reading /etc/resolv.conf' },
@@ -214,27 +241,52 @@ describe('the agent and the control plane (libs/protocol)', () => {
     connection.request('refused', 'node.dns.set', { servers: ['192.0.2.53'], search: [] });
     connection.request('broken', 'node.apt.changelog', { name: 'bash' });
     connection.request('not-json', 'node.status');
-    expect(await connection.answer('unknown')).toEqual(expect.objectContaining({ type: 'failure', code: 'unknown-command', message: "unknown command 'node.frobnicate'" }));
-    expect(await connection.answer('invalid')).toEqual(expect.objectContaining({ type: 'failure', code: 'invalid-params', message: expect.stringMatching(/^node\.dns\.set: params\.servers\[0\]: /) }));
-    expect(await connection.answer('refused')).toEqual(expect.objectContaining({ type: 'failure', code: 'unavailable', message: 'resolv.conf is managed by systemd-resolved' }));
-    expect(await connection.answer('broken')).toEqual(expect.objectContaining({ type: 'failure', code: 'failed', message: 'apt-get changelog exited with code 100' }));
-    expect(await connection.answer('not-json')).toEqual(expect.objectContaining({ type: 'failure', code: 'failed', message: expect.stringMatching(/^node\.status returned a result that cannot be sent: /) }));
+    expect(await connection.answer('unknown')).toEqual(
+      expect.objectContaining({ type: 'failure', code: 'unknown-command', message: "unknown command 'node.frobnicate'" }),
+    );
+    expect(await connection.answer('invalid')).toEqual(
+      expect.objectContaining({
+        type: 'failure',
+        code: 'invalid-params',
+        message: expect.stringMatching(/^node\.dns\.set: params\.servers\[0\]: /),
+      }),
+    );
+    expect(await connection.answer('refused')).toEqual(
+      expect.objectContaining({ type: 'failure', code: 'unavailable', message: 'resolv.conf is managed by systemd-resolved' }),
+    );
+    expect(await connection.answer('broken')).toEqual(
+      expect.objectContaining({ type: 'failure', code: 'failed', message: 'apt-get changelog exited with code 100' }),
+    );
+    expect(await connection.answer('not-json')).toEqual(
+      expect.objectContaining({
+        type: 'failure',
+        code: 'failed',
+        message: expect.stringMatching(/^node\.status returned a result that cannot be sent: /),
+      }),
+    );
     expect(connection.closed).toBeUndefined();
   });
 
   it('aborts a command at its timeoutMs and answers timeout', async () => {
     const { connection, aborted } = await connected();
     connection.request('slow', 'node.apt.update', {}, { timeoutMs: 50 });
-    expect(await connection.answer('slow')).toEqual(expect.objectContaining({ type: 'failure', code: 'timeout', message: 'node.apt.update did not finish within 50 ms' }));
+    expect(await connection.answer('slow')).toEqual(
+      expect.objectContaining({ type: 'failure', code: 'timeout', message: 'node.apt.update did not finish within 50 ms' }),
+    );
     expect(aborted).toHaveLength(1);
   });
 
   it('aborts a command when the control plane cancels its request and answers failed; a cancel of a request not running changes nothing', async () => {
     const { harness, connection, aborted } = await connected();
     connection.request('stopped', 'node.apt.update', {}, { upid: UPID });
-    await waitFor(() => harness.lines.some((line) => line.msg === 'command started' && line.id === 'stopped'), { ...WAIT, what: 'the command to start' });
+    await waitFor(() => harness.lines.some((line) => line.msg === 'command started' && line.id === 'stopped'), {
+      ...WAIT,
+      what: 'the command to start',
+    });
     connection.send({ type: 'cancel', id: 'stopped' });
-    expect(await connection.answer('stopped')).toEqual(expect.objectContaining({ type: 'failure', code: 'failed', message: 'stopped by the control plane' }));
+    expect(await connection.answer('stopped')).toEqual(
+      expect.objectContaining({ type: 'failure', code: 'failed', message: 'stopped by the control plane' }),
+    );
     expect(aborted).toHaveLength(1);
     connection.send({ type: 'cancel', id: 'stopped' });
     connection.send({ type: 'cancel', id: 'never-sent' });
@@ -294,7 +346,10 @@ describe('the agent and the control plane (libs/protocol)', () => {
   it('closes with invalidFrame on a frame that fails its schema or is not JSON, then reconnects', async () => {
     const { hub, connection, harness } = await connected();
     connection.send({ type: 'request', id: 'r1', command: 'node.dns.get', params: {}, timeoutMs: -1 });
-    expect(await connection.whenClosed()).toEqual({ code: CLOSE_CODES.invalidFrame, reason: 'timeoutMs: Too small: expected number to be >=1' });
+    expect(await connection.whenClosed()).toEqual({
+      code: CLOSE_CODES.invalidFrame,
+      reason: 'timeoutMs: Too small: expected number to be >=1',
+    });
     const again = await hub.connection(1);
     again.socket.send('{not json');
     expect(await again.whenClosed()).toEqual({ code: CLOSE_CODES.invalidFrame, reason: 'a message is not JSON' });
@@ -330,7 +385,12 @@ describe('when an operator must act', () => {
     const { exit, lines } = startAgent(hub, commonHandlers().handlers);
     expect(await exit).toBe(1);
     expect(hub.upgrades).toBe(1);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: expect.stringMatching(/refused this node's credential \(.*HTTP 401.*\): join the node again with 'corral agent join'/) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: expect.stringMatching(/refused this node's credential \(.*HTTP 401.*\): join the node again with 'corral agent join'/),
+      }),
+    );
   });
 
   it.each([
@@ -341,7 +401,9 @@ describe('when an operator must act', () => {
     const { exit, lines } = startAgent(hub, commonHandlers().handlers);
     (await hub.connection(0)).socket.close(code, reason);
     expect(await exit).toBe(1);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: expect.stringMatching(message), code, reason, by: 'control plane' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'error', msg: expect.stringMatching(message), code, reason, by: 'control plane' }),
+    );
     expect(hub.connections).toHaveLength(1);
   });
 
@@ -386,7 +448,10 @@ describe("the pinned control plane's certificate", () => {
     try {
       const other = await selfSignedIdentity();
       const { lines, agent, exit } = startAgent({ url: impostor.url, fingerprint: other.fingerprint }, commonHandlers().handlers);
-      await waitFor(() => lines.filter((line) => line.msg === "the control plane's certificate is not the pinned one: nothing was sent").length >= 2, { ...WAIT, what: 'two refused attempts' });
+      await waitFor(
+        () => lines.filter((line) => line.msg === "the control plane's certificate is not the pinned one: nothing was sent").length >= 2,
+        { ...WAIT, what: 'two refused attempts' },
+      );
       agent.stop();
       expect(await exit).toBe(0);
       await waitFor(() => impostor.sockets.every((socket) => socket.closed), { ...WAIT, what: 'the connections to close' });
@@ -409,10 +474,15 @@ describe('stopping (SIGTERM, SIGINT)', () => {
     const { harness, connection, aptGate } = await connected();
     connection.acking = true;
     connection.request('long', 'node.apt.update');
-    await waitFor(() => harness.lines.some((line) => line.msg === 'command started' && line.id === 'long'), { ...WAIT, what: 'the command to start' });
+    await waitFor(() => harness.lines.some((line) => line.msg === 'command started' && line.id === 'long'), {
+      ...WAIT,
+      what: 'the command to start',
+    });
     harness.agent.stop();
     connection.request('late', 'node.dns.get');
-    expect(await connection.answer('late')).toEqual(expect.objectContaining({ type: 'failure', code: 'unavailable', message: 'the agent is shutting down' }));
+    expect(await connection.answer('late')).toEqual(
+      expect.objectContaining({ type: 'failure', code: 'unavailable', message: 'the agent is shutting down' }),
+    );
     expect(connection.closed).toBeUndefined();
     aptGate.open();
     expect(await connection.answer('long')).toEqual(expect.objectContaining({ type: 'result', result: null }));
@@ -426,7 +496,9 @@ describe('stopping (SIGTERM, SIGINT)', () => {
     connection.request('long', 'node.apt.update');
     await waitFor(() => harness.lines.some((line) => line.msg === 'command started'), { ...WAIT, what: 'the command to start' });
     harness.agent.stop();
-    expect(await connection.answer('long')).toEqual(expect.objectContaining({ type: 'failure', code: 'failed', message: 'the agent stopped before the command finished' }));
+    expect(await connection.answer('long')).toEqual(
+      expect.objectContaining({ type: 'failure', code: 'failed', message: 'the agent stopped before the command finished' }),
+    );
     expect(aborted).toHaveLength(1);
     expect(await connection.whenClosed()).toEqual({ code: 1001, reason: 'agent stopping' });
     expect(await harness.exit).toBe(0);
@@ -438,7 +510,10 @@ describe("the guests' run state", () => {
     const dir = await mkdtemp(join(tmpdir(), 'corral-agent-guests-'));
     try {
       const sim = new SimDriver(await openHost(dir), { speed: 0 });
-      const runtime = new RuntimeReports(sim, jsonLogger(() => undefined));
+      const runtime = new RuntimeReports(
+        sim,
+        jsonLogger(() => undefined),
+      );
       const hub = await startHub();
       startAgent(hub, fakeHandlers(guestCommands(sim, runtime)), {}, INVENTORY, runtime);
       const connection = await hub.connection(0);
@@ -447,12 +522,32 @@ describe("the guests' run state", () => {
       await waitFor(() => runtimeReports().length === 1, { ...WAIT, what: 'the first runtime report' });
       expect(runtimeReports()[0]?.payload).toEqual({ kind: 'runtime', guests: [] });
 
-      const guest = { type: 'qemu', vmid: 100, name: 'web1', memoryMiB: 512, cores: 1, sockets: 1, template: false, nics: [], volumes: [], config: {} };
+      const guest = {
+        type: 'qemu',
+        vmid: 100,
+        name: 'web1',
+        memoryMiB: 512,
+        cores: 1,
+        sockets: 1,
+        template: false,
+        nics: [],
+        volumes: [],
+        config: {},
+      };
       connection.request('start', 'guest.start', { guest });
       const answer = await connection.answer('start');
-      const guestFrames = numbered(connection).filter((frame) => frame.type === 'event' || frame.type === 'result' || (frame.type === 'report' && frame.payload.kind === 'runtime'));
+      const guestFrames = numbered(connection).filter(
+        (frame) => frame.type === 'event' || frame.type === 'result' || (frame.type === 'report' && frame.payload.kind === 'runtime'),
+      );
       expect(guestFrames.slice(1)).toEqual([
-        { type: 'report', seq: expect.any(Number), payload: { kind: 'runtime', guests: [expect.objectContaining({ vmid: 100, type: 'qemu', status: 'running', pid: expect.any(Number) })] } },
+        {
+          type: 'report',
+          seq: expect.any(Number),
+          payload: {
+            kind: 'runtime',
+            guests: [expect.objectContaining({ vmid: 100, type: 'qemu', status: 'running', pid: expect.any(Number) })],
+          },
+        },
         { type: 'event', seq: expect.any(Number), event: 'vm-start', vmid: 100, timestamp: expect.any(String) },
         answer,
       ]);

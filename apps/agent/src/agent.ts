@@ -88,7 +88,13 @@ export class Agent {
 
   async run(): Promise<number> {
     const { logger, config } = this.options;
-    logger.info('agent starting', { url: config.url.origin, node: config.node, session: this.session, version: this.options.version, capabilities: this.options.capabilities });
+    logger.info('agent starting', {
+      url: config.url.origin,
+      node: config.node,
+      session: this.session,
+      version: this.options.version,
+      capabilities: this.options.capabilities,
+    });
     while (this.exitCode === undefined) {
       const attempt = await this.connectOnce();
       if (this.exitCode !== undefined) break;
@@ -146,7 +152,10 @@ export class Agent {
       return this.dialFailed(error);
     }
     if (socket === undefined) {
-      dialing.then((late) => late.terminate(), () => undefined);
+      dialing.then(
+        (late) => late.terminate(),
+        () => undefined,
+      );
       return { msg: 'stopped while connecting', fields: {} };
     }
     const connection = new Connection(socket, {
@@ -160,7 +169,13 @@ export class Agent {
           this.reports.start(welcome.heartbeatMs);
           this.options.runtime?.start(welcome.heartbeatMs, (frame) => this.emit(frame));
         }
-        this.options.logger.info('connected', { url: config.url.origin, node: welcome.node, heartbeatMs: welcome.heartbeatMs, resent, clockSkewMs: Date.parse(welcome.time) - Date.now() });
+        this.options.logger.info('connected', {
+          url: config.url.origin,
+          node: welcome.node,
+          heartbeatMs: welcome.heartbeatMs,
+          resent,
+          clockSkewMs: Date.parse(welcome.time) - Date.now(),
+        });
       },
       onRequest: (request) => this.runner.handle(request),
       onCancel: (id) => this.runner.cancel(id),
@@ -179,16 +194,30 @@ export class Agent {
   private hello(): HelloFrame {
     const { config, version, capabilities } = this.options;
     const lastAck = this.outbox.lastAck;
-    return { type: 'hello', protocol: PROTOCOL_VERSION, agentVersion: version, node: config.node, session: this.session, capabilities: [...capabilities], ...(lastAck === undefined ? {} : { lastAck }) };
+    return {
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      agentVersion: version,
+      node: config.node,
+      session: this.session,
+      capabilities: [...capabilities],
+      ...(lastAck === undefined ? {} : { lastAck }),
+    };
   }
 
   private dialFailed(error: unknown): Attempt {
     const url = this.options.config.url.origin;
     if (error instanceof UpgradeRefused && (error.status === 401 || error.status === 403)) {
-      return this.fail(`the control plane refused this node's credential (${error.message}): join the node again with 'corral agent join'`, { url });
+      return this.fail(
+        `the control plane refused this node's credential (${error.message}): join the node again with 'corral agent join'`,
+        { url },
+      );
     }
     if (error instanceof FingerprintMismatch) {
-      return { msg: "the control plane's certificate is not the pinned one: nothing was sent", fields: { url, presented: error.presented, expected: error.expected } };
+      return {
+        msg: "the control plane's certificate is not the pinned one: nothing was sent",
+        fields: { url, presented: error.presented, expected: error.expected },
+      };
     }
     return { msg: 'cannot connect to the control plane', fields: { url, error } };
   }
@@ -199,7 +228,10 @@ export class Agent {
       return this.fail(`the control plane does not speak protocol ${PROTOCOL_VERSION}: upgrade this agent`, fields);
     }
     if (closed.code === CLOSE_CODES.nodeMismatch) {
-      return this.fail(`the control plane does not accept this agent as node '${this.options.config.node}': join the node again with 'corral agent join'`, fields);
+      return this.fail(
+        `the control plane does not accept this agent as node '${this.options.config.node}': join the node again with 'corral agent join'`,
+        fields,
+      );
     }
     return { msg: 'disconnected', fields };
   }

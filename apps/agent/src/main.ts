@@ -45,7 +45,8 @@ async function main(): Promise<number> {
     return 1;
   }
   const { config } = loaded;
-  if (loaded.readableByOthers) logger.warn('the config file holds the credential but others may read it: chmod 600 it', { config: invocation.configPath });
+  if (loaded.readableByOthers)
+    logger.warn('the config file holds the credential but others may read it: chmod 600 it', { config: invocation.configPath });
   let host;
   try {
     host = await openHost(config.hostRoot);
@@ -72,7 +73,12 @@ async function main(): Promise<number> {
   const openStream = (stream: string) => dial(config, `${AGENT_STREAMS_PATH}/${stream}`);
   const fence = new SelfFence(driver, logger, runtime);
   // The fence watchdog fences at the lease's deadline even when this process is gone (docs/agents.md "The HA lease").
-  const watchdog = new WatchdogSupervisor({ host, driver, logger, script: fileURLToPath(new URL('./ha/fence-watchdog-main.js', import.meta.url)) });
+  const watchdog = new WatchdogSupervisor({
+    host,
+    driver,
+    logger,
+    script: fileURLToPath(new URL('./ha/fence-watchdog-main.js', import.meta.url)),
+  });
   const lease = new HaLease({ fence, logger, onRenewed: (deadline, guests) => watchdog.update(deadline, guests) });
   // After every guest command: the run state read, and the watchdog told the guests' processes now.
   const afterCommand = { refresh: () => runtime.refresh().finally(() => watchdog.refresh()) };

@@ -7,5 +7,13 @@ import { runChecked } from '../src/host/run-program.js';
 export async function fileTree(root: string, signal: AbortSignal): Promise<string[]> {
   const listing = await runChecked('find', [root, '-printf', '%P\t%y\t%m\t%U\t%G\t%l\n'], { signal });
   const rows = listing.stdout.trim().split('\n').sort();
-  return Promise.all(rows.map(async (row) => (row.split('\t')[1] === 'f' ? `${row}\t${createHash('sha256').update(await readFile(join(root, row.split('\t')[0] ?? ''))).digest('hex')}` : row)));
+  return Promise.all(
+    rows.map(async (row) =>
+      row.split('\t')[1] === 'f'
+        ? `${row}\t${createHash('sha256')
+            .update(await readFile(join(root, row.split('\t')[0] ?? '')))
+            .digest('hex')}`
+        : row,
+    ),
+  );
 }

@@ -19,7 +19,15 @@ export const WEB1: GuestSpec = {
   ostype: 'l26',
   template: false,
   nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:01', bridge: 'vmbr0', model: 'virtio' }],
-  volumes: [{ key: 'scsi0', volid: 'local:100/vm-100-disk-0.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-0.qcow2', format: 'qcow2', size: 32 * GIB }],
+  volumes: [
+    {
+      key: 'scsi0',
+      volid: 'local:100/vm-100-disk-0.qcow2',
+      path: '/var/lib/vz/images/100/vm-100-disk-0.qcow2',
+      format: 'qcow2',
+      size: 32 * GIB,
+    },
+  ],
   config: {
     name: 'web1',
     memory: '2048',
@@ -45,7 +53,15 @@ export const DB1: GuestSpec = {
   ostype: 'debian',
   template: false,
   nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:02', bridge: 'vmbr0', name: 'eth0', ip: '192.0.2.20/24', gw: '192.0.2.1' }],
-  volumes: [{ key: 'rootfs', volid: 'local:200/subvol-200-disk-0', path: '/var/lib/vz/images/200/subvol-200-disk-0', format: 'subvol', size: 8 * GIB }],
+  volumes: [
+    {
+      key: 'rootfs',
+      volid: 'local:200/subvol-200-disk-0',
+      path: '/var/lib/vz/images/200/subvol-200-disk-0',
+      format: 'subvol',
+      size: 8 * GIB,
+    },
+  ],
   config: {
     hostname: 'db1',
     memory: '512',
@@ -60,11 +76,29 @@ export const DB1: GuestSpec = {
 
 /** A container volume directory of 1 GiB on `local`, as the native driver keeps them. */
 export function subvolume(vmid: number, key = 'rootfs', disk = 0): GuestVolume {
-  return { key, volid: `local:${vmid}/subvol-${vmid}-disk-${disk}`, path: `/var/lib/vz/images/${vmid}/subvol-${vmid}-disk-${disk}`, format: 'subvol', size: GIB };
+  return {
+    key,
+    volid: `local:${vmid}/subvol-${vmid}-disk-${disk}`,
+    path: `/var/lib/vz/images/${vmid}/subvol-${vmid}-disk-${disk}`,
+    format: 'subvol',
+    size: GIB,
+  };
 }
 
 /** A small container `ct<vmid>` with its root directory on `local` and no cards, unless `changes` say otherwise. */
 export function smallContainer(vmid: number, changes: Partial<GuestSpec> = {}): GuestSpec {
-  return { type: 'lxc', vmid, name: `ct${vmid}`, memoryMiB: 128, cores: 1, sockets: 1, ostype: 'alpine', template: false, nics: [], volumes: [subvolume(vmid)], config: {}, ...changes };
+  return {
+    type: 'lxc',
+    vmid,
+    name: `ct${vmid}`,
+    memoryMiB: 128,
+    cores: 1,
+    sockets: 1,
+    ostype: 'alpine',
+    template: false,
+    nics: [],
+    volumes: [subvolume(vmid)],
+    config: {},
+    ...changes,
+  };
 }
-

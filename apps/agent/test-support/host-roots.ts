@@ -7,6 +7,9 @@ import { processesUnder, waitFor } from '@corral/testing';
  */
 export async function removeHostRoot(root: string): Promise<void> {
   for (const pid of await processesUnder(root)) process.kill(pid, 'SIGKILL');
-  await waitFor(async () => (await processesUnder(root)).length === 0, { timeoutMs: 20_000, what: `the processes left under ${root} to go` });
+  await waitFor(async () => (await processesUnder(root)).length === 0, {
+    timeoutMs: 20_000,
+    what: `the processes left under ${root} to go`,
+  });
   await rm(root, { recursive: true, force: true });
 }

@@ -41,7 +41,14 @@ export class HubConnection {
   }
 
   request(id: string, command: string, params: Record<string, unknown> = {}, extra: { timeoutMs?: number; upid?: string } = {}): void {
-    this.send({ type: 'request', id, command, params, timeoutMs: extra.timeoutMs ?? 60_000, ...(extra.upid === undefined ? {} : { upid: extra.upid }) });
+    this.send({
+      type: 'request',
+      id,
+      command,
+      params,
+      timeoutMs: extra.timeoutMs ?? 60_000,
+      ...(extra.upid === undefined ? {} : { upid: extra.upid }),
+    });
   }
 
   /** The frames of one type, in the order received. */
@@ -51,7 +58,11 @@ export class HubConnection {
 
   /** Waits for the answer (result or failure) to request `id`. */
   async answer(id: string): Promise<Extract<AgentFrame, { type: 'result' | 'failure' }>> {
-    const find = () => this.frames.find((frame): frame is Extract<AgentFrame, { type: 'result' | 'failure' }> => (frame.type === 'result' || frame.type === 'failure') && frame.id === id);
+    const find = () =>
+      this.frames.find(
+        (frame): frame is Extract<AgentFrame, { type: 'result' | 'failure' }> =>
+          (frame.type === 'result' || frame.type === 'failure') && frame.id === id,
+      );
     await waitFor(() => find() !== undefined, { ...WAIT, what: `the answer to ${id}` });
     return find() as Extract<AgentFrame, { type: 'result' | 'failure' }>;
   }
@@ -92,8 +103,11 @@ export class TestHub {
     const hub = new TestHub(server, sockets, new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), identity.fingerprint);
     server.on('upgrade', (request, socket, head) => {
       hub.upgrades += 1;
-      const status = options.refuseWith ?? (request.url === AGENT_WEBSOCKET_PATH && request.headers.authorization === `CorralNode ${NODE}:${CREDENTIAL}` ? undefined : 401);
-      if (status !== undefined) return void socket.end(`HTTP/1.1 ${status} Refused by the test hub\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      const status =
+        options.refuseWith ??
+        (request.url === AGENT_WEBSOCKET_PATH && request.headers.authorization === `CorralNode ${NODE}:${CREDENTIAL}` ? undefined : 401);
+      if (status !== undefined)
+        return void socket.end(`HTTP/1.1 ${status} Refused by the test hub\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
       sockets.handleUpgrade(request, socket, head, (ws) => hub.connections.push(new HubConnection(ws, request.headers.authorization)));
     });
     return hub;

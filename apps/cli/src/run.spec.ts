@@ -25,7 +25,10 @@ describe('corral, before it sends anything', () => {
   });
 
   it('exits 2 on a bad environment without printing the secrets in it', async () => {
-    const { code, err } = await runCli(['token', 'list', 'root@pam'], { CORRAL_TOKEN: 'root@pam!ci=hunter2 x', CORRAL_PASSWORD: 'hunter3' });
+    const { code, err } = await runCli(['token', 'list', 'root@pam'], {
+      CORRAL_TOKEN: 'root@pam!ci=hunter2 x',
+      CORRAL_PASSWORD: 'hunter3',
+    });
     expect(code).toBe(2);
     expect(err).toBe("corral: CORRAL_USER and CORRAL_PASSWORD go together\nRun 'corral --help' for the commands.\n");
   });

@@ -14,7 +14,12 @@ import { credentialHeaders, openSession, type Session } from './http/authenticat
  * reached (or a local command fails), 2 on a usage error. A local command that runs the agent
  * ends with the agent's exit code; one that follows the API runs until it is stopped or fails.
  */
-export async function run(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, output: Output, agentMain: () => string): Promise<number> {
+export async function run(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  output: Output,
+  agentMain: () => string,
+): Promise<number> {
   try {
     const invocation = parseCommandLine(argv, COMMANDS);
     if (invocation.kind === 'help') {
@@ -49,7 +54,10 @@ export async function run(argv: readonly string[], env: Readonly<Record<string, 
 /** A client of the control plane CORRAL_URL names, and the session of the environment's credentials (logged in, for a password). */
 async function connect(env: Readonly<Record<string, string | undefined>>): Promise<{ client: ApiClient; session: Session }> {
   const settings = readEnvironment(env);
-  const client = new ApiClient(settings.url, settings.fingerprint === undefined ? undefined : { fingerprint: settings.fingerprint, source: 'CORRAL_FINGERPRINT' });
+  const client = new ApiClient(
+    settings.url,
+    settings.fingerprint === undefined ? undefined : { fingerprint: settings.fingerprint, source: 'CORRAL_FINGERPRINT' },
+  );
   return { client, session: await openSession(client, settings.auth) };
 }
 

@@ -21,7 +21,27 @@ import { TasksModule } from './tasks/tasks.module.js';
 import { VersionModule } from './version/version.module.js';
 
 /** Every API area: the app serves these, and the permission matrix test walks their endpoints. */
-export const API_MODULES = [VersionModule, OpenApiModule, AccessModule, ClusterModule, NodesModule, TasksModule, HostModule, NodeFirewallModule, GuestsModule, VncModule, PoolsModule, StorageModule, BackupsModule, BackupJobsModule, NotificationsModule, WebhookDeliveryModule, ClusterEventsModule, HaModule, HaManagerModule];
+export const API_MODULES = [
+  VersionModule,
+  OpenApiModule,
+  AccessModule,
+  ClusterModule,
+  NodesModule,
+  TasksModule,
+  HostModule,
+  NodeFirewallModule,
+  GuestsModule,
+  VncModule,
+  PoolsModule,
+  StorageModule,
+  BackupsModule,
+  BackupJobsModule,
+  NotificationsModule,
+  WebhookDeliveryModule,
+  ClusterEventsModule,
+  HaModule,
+  HaManagerModule,
+];
 
 @Module({})
 export class AppModule {

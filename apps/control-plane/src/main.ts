@@ -25,7 +25,11 @@ async function main(): Promise<void> {
     const database = await openDatabase(config, logger, createDataSource);
     let app: NestFastifyApplication;
     try {
-      app = await createApp(AppModule.register({ config, logger, dataSource: database.dataSource, build, fingerprint: tls.fingerprint }), { tls, logger, accessLog });
+      app = await createApp(AppModule.register({ config, logger, dataSource: database.dataSource, build, fingerprint: tls.fingerprint }), {
+        tls,
+        logger,
+        accessLog,
+      });
       await listen(app, config);
     } catch (error) {
       await database.close();
@@ -36,7 +40,10 @@ async function main(): Promise<void> {
       { port, bind: config.bind, dataDir: config.dataDir, fingerprint: tls.fingerprint, certificate: tls.origin, version: build.version },
       `Corral listening on https://${config.bind ?? 'localhost'}:${port}/api2/json (certificate SHA-256 fingerprint ${tls.fingerprint})`,
     );
-    const localAgent = config.localNode === null ? null : await startLocalAgent(app, { node: config.localNode, dataDir: config.dataDir, port, fingerprint: tls.fingerprint, logger });
+    const localAgent =
+      config.localNode === null
+        ? null
+        : await startLocalAgent(app, { node: config.localNode, dataDir: config.dataDir, port, fingerprint: tls.fingerprint, logger });
     stopOnSignal(loggers, async () => {
       await localAgent?.stop();
       await closeGracefully(app, DRAIN_MS);

@@ -28,8 +28,15 @@ export function apiToken(fullTokenid: string, secret: string, scheme = 'PVEAPITo
 }
 
 /** A request as PVE's clients send it (a form; repeated keys for arrays), as root@pam unless `as` says otherwise. */
-export function call(t: TestApp, method: string, path: string, options: { form?: Form; as?: Headers; query?: string } = {}): Promise<ApiResponse> {
-  const pairs = Object.entries(options.form ?? {}).flatMap(([k, v]): [string, string][] => (Array.isArray(v) ? v.map((item: string) => [k, item]) : [[k, String(v)]]));
+export function call(
+  t: TestApp,
+  method: string,
+  path: string,
+  options: { form?: Form; as?: Headers; query?: string } = {},
+): Promise<ApiResponse> {
+  const pairs = Object.entries(options.form ?? {}).flatMap(([k, v]): [string, string][] =>
+    Array.isArray(v) ? v.map((item: string) => [k, item]) : [[k, String(v)]],
+  );
   const body = new URLSearchParams(pairs).toString();
   return t.api.send(path, {
     method,
@@ -49,7 +56,9 @@ export function dataOf<T>(res: ApiResponse): T {
 export function expectError(res: ApiResponse, status: number, message: string, param?: string): void {
   expect(res.status).toBe(status);
   const [first] = res.json<{ errors: { code: number; message: string; param?: string }[] }>().errors;
-  expect(first).toEqual(expect.objectContaining({ code: status, message: expect.stringContaining(message), ...(param !== undefined ? { param } : {}) }));
+  expect(first).toEqual(
+    expect.objectContaining({ code: status, message: expect.stringContaining(message), ...(param !== undefined ? { param } : {}) }),
+  );
 }
 
 /** Written through AccessState, as the API writes, so that the snapshot sees it at once. */
@@ -58,7 +67,11 @@ export function write(t: TestApp, change: Parameters<AccessState['write']>[0]): 
 }
 
 /** A user with a password (none: it cannot log in with one), an expiry and groups, creating the groups that are missing. */
-export async function addUser(t: TestApp, userid: string, options: { password?: string; expire?: number; groups?: readonly string[] } = {}): Promise<void> {
+export async function addUser(
+  t: TestApp,
+  userid: string,
+  options: { password?: string; expire?: number; groups?: readonly string[] } = {},
+): Promise<void> {
   const passwordHash = options.password === undefined ? null : await hashPassword(options.password);
   await write(t, async (db) => {
     await db.insert(UserRow, { userid, realm: realmOf(userid), expire: options.expire ?? 0, passwordHash });
@@ -74,8 +87,15 @@ export async function addGroup(t: TestApp, groupid: string, comment: string | nu
 }
 
 /** A token whose secret is stored as the API stores it, as a SHA-256. */
-export async function addToken(t: TestApp, userid: string, tokenid: string, options: { privsep: boolean; secret: string; expire?: number }): Promise<void> {
-  await write(t, (db) => db.insert(ApiTokenRow, { userid, tokenid, privsep: options.privsep, expire: options.expire ?? 0, secretHash: sha256(options.secret) }));
+export async function addToken(
+  t: TestApp,
+  userid: string,
+  tokenid: string,
+  options: { privsep: boolean; secret: string; expire?: number },
+): Promise<void> {
+  await write(t, (db) =>
+    db.insert(ApiTokenRow, { userid, tokenid, privsep: options.privsep, expire: options.expire ?? 0, secretHash: sha256(options.secret) }),
+  );
 }
 
 export async function addRole(t: TestApp, roleid: string, privs: string[]): Promise<void> {
@@ -83,6 +103,9 @@ export async function addRole(t: TestApp, roleid: string, privs: string[]): Prom
 }
 
 /** An ACL entry, propagating unless it says otherwise. */
-export async function grant(t: TestApp, entry: { path: string; type: 'user' | 'group' | 'token'; ugid: string; roleid: string; propagate?: boolean }): Promise<void> {
+export async function grant(
+  t: TestApp,
+  entry: { path: string; type: 'user' | 'group' | 'token'; ugid: string; roleid: string; propagate?: boolean },
+): Promise<void> {
   await write(t, (db) => db.insert(AclEntryRow, { ...entry, propagate: entry.propagate ?? true }));
 }

@@ -77,7 +77,8 @@ export class FakeGuestNode {
     else this.running.set(vmid, { vmid, type, status, pid: this.pid, uptime: 1, cpu: 0.01, mem: 64 * 1024 * 1024 });
     this.agent.send({ type: 'report', payload: { kind: 'runtime', guests: [...this.running.values()] } });
     const prefix = type === 'qemu' ? 'vm' : 'ct';
-    if (was !== this.running.has(vmid)) this.agent.send({ type: 'event', event: was ? `${prefix}-stop` : `${prefix}-start`, vmid, timestamp: new Date().toISOString() });
+    if (was !== this.running.has(vmid))
+      this.agent.send({ type: 'event', event: was ? `${prefix}-stop` : `${prefix}-start`, vmid, timestamp: new Date().toISOString() });
   }
 }
 
@@ -93,4 +94,3 @@ export async function closeWithFakeNodes(t: TestApp, nodes: Readonly<Record<stri
   for (const node of Object.values(nodes)) node.agent.close();
   await t.close();
 }
-

@@ -9,7 +9,12 @@ export async function joinNode(t: TestApp, node: string, tokenOptions: Record<st
 }
 
 /** A fake agent of the node, connected and welcomed. */
-export async function onlineAgent(t: TestApp, node: string, credential: string, options: Partial<FakeAgentOptions> = {}): Promise<FakeAgent> {
+export async function onlineAgent(
+  t: TestApp,
+  node: string,
+  credential: string,
+  options: Partial<FakeAgentOptions> = {},
+): Promise<FakeAgent> {
   const agent = await FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node, credential, ...options });
   await agent.hello();
   return agent;
@@ -17,6 +22,10 @@ export async function onlineAgent(t: TestApp, node: string, credential: string, 
 
 /** The events of the outbox, oldest first. */
 export async function events(t: TestApp): Promise<{ seq: number; event: string; node: string }[]> {
-  const rows = (await t.dataSource.query('SELECT "seq", "event", "node" FROM "events" ORDER BY "seq"')) as { seq: string; event: string; node: string }[];
+  const rows = (await t.dataSource.query('SELECT "seq", "event", "node" FROM "events" ORDER BY "seq"')) as {
+    seq: string;
+    event: string;
+    node: string;
+  }[];
   return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
 }

@@ -31,15 +31,39 @@ export interface TestApp {
  * The real HTTP stack (adapter, guard, envelope, filter) with the given controllers, on its own
  * database, listening on a free port of 127.0.0.1 over HTTPS with a generated certificate.
  */
-export async function startTestApp(options: { controllers?: Type[]; imports?: Type[]; logger?: Logger; env?: Record<string, string> }): Promise<TestApp> {
+export async function startTestApp(options: {
+  controllers?: Type[];
+  imports?: Type[];
+  logger?: Logger;
+  env?: Record<string, string>;
+}): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'corral-int-'));
-  const config = loadConfig({ CORRAL_DATA_DIR: dataDir, CORRAL_PORT: '0', CORRAL_BIND: '127.0.0.1', CORRAL_ROOT_PASSWORD: TEST_ROOT_PASSWORD, CORRAL_CHECK_RESPONSES: '1', ...options.env }, dataDir);
+  const config = loadConfig(
+    {
+      CORRAL_DATA_DIR: dataDir,
+      CORRAL_PORT: '0',
+      CORRAL_BIND: '127.0.0.1',
+      CORRAL_ROOT_PASSWORD: TEST_ROOT_PASSWORD,
+      CORRAL_CHECK_RESPONSES: '1',
+      ...options.env,
+    },
+    dataDir,
+  );
   const tls = await loadTlsMaterial(config);
   const database = await testDataSource();
   const logger = options.logger ?? pino({ level: 'silent' });
   const root = {
     module: class TestRootModule {},
-    imports: [CoreModule.register({ config, logger, dataSource: database.dataSource, build: { version: '0.0.0-test', commit: null }, fingerprint: tls.fingerprint }), ...(options.imports ?? [])],
+    imports: [
+      CoreModule.register({
+        config,
+        logger,
+        dataSource: database.dataSource,
+        build: { version: '0.0.0-test', commit: null },
+        fingerprint: tls.fingerprint,
+      }),
+      ...(options.imports ?? []),
+    ],
     controllers: options.controllers ?? [],
   };
   const app = await createApp(root, { tls, logger, accessLog: { write: () => true } });

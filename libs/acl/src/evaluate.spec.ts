@@ -1,10 +1,26 @@
 import { allows, effectivePrivileges, fillAclPath, type AccessConfig, type AclEntry, type Subject } from './evaluate.js';
 import { BUILT_IN_ROLES } from './roles.js';
 
-const entry = (path: string, type: AclEntry['type'], ugid: string, roleid: string, propagate = true): AclEntry => ({ path, type, ugid, roleid, propagate });
-const config = (acl: AclEntry[], pools: Record<string, string[]> = {}): AccessConfig => ({ acl, roles: BUILT_IN_ROLES, memberPools: new Map(Object.entries(pools)) });
+const entry = (path: string, type: AclEntry['type'], ugid: string, roleid: string, propagate = true): AclEntry => ({
+  path,
+  type,
+  ugid,
+  roleid,
+  propagate,
+});
+const config = (acl: AclEntry[], pools: Record<string, string[]> = {}): AccessConfig => ({
+  acl,
+  roles: BUILT_IN_ROLES,
+  memberPools: new Map(Object.entries(pools)),
+});
 const alice: Subject = { kind: 'user', userid: 'alice@pve', groups: ['ops', 'dev'] };
-const token = (privsep: boolean, userid = 'alice@pve'): Subject => ({ kind: 'token', userid, groups: userid === 'alice@pve' ? ['ops', 'dev'] : [], tokenid: `${userid}!ci`, privsep });
+const token = (privsep: boolean, userid = 'alice@pve'): Subject => ({
+  kind: 'token',
+  userid,
+  groups: userid === 'alice@pve' ? ['ops', 'dev'] : [],
+  tokenid: `${userid}!ci`,
+  privsep,
+});
 const privs = (c: AccessConfig, s: Subject, path: string) => [...effectivePrivileges(c, s, path).keys()].sort();
 const rolePrivs = (roleid: string) => [...(BUILT_IN_ROLES.get(roleid)?.privileges ?? [])].sort();
 
@@ -34,7 +50,11 @@ describe('effectivePrivileges', () => {
   });
 
   it('unites the roles of all the user’s groups', () => {
-    const c = config([entry('/', 'group', 'ops', 'PVEDatastoreUser'), entry('/', 'group', 'dev', 'PVETemplateUser'), entry('/', 'group', 'other', 'Administrator')]);
+    const c = config([
+      entry('/', 'group', 'ops', 'PVEDatastoreUser'),
+      entry('/', 'group', 'dev', 'PVETemplateUser'),
+      entry('/', 'group', 'other', 'Administrator'),
+    ]);
     expect(privs(c, alice, '/storage/local')).toEqual([...rolePrivs('PVEDatastoreUser'), ...rolePrivs('PVETemplateUser')].sort());
   });
 
@@ -64,7 +84,10 @@ describe('effectivePrivileges', () => {
     });
 
     it('propagates a token privilege only where both sides propagate', () => {
-      const c = config([entry('/vms/100', 'user', 'alice@pve', 'PVEVMUser', true), entry('/vms/100', 'token', 'alice@pve!ci', 'PVEVMUser', false)]);
+      const c = config([
+        entry('/vms/100', 'user', 'alice@pve', 'PVEVMUser', true),
+        entry('/vms/100', 'token', 'alice@pve!ci', 'PVEVMUser', false),
+      ]);
       expect(effectivePrivileges(c, token(true), '/vms/100').get('VM.PowerMgmt')).toBe(false);
     });
 
@@ -90,30 +113,48 @@ describe('effectivePrivileges', () => {
     });
 
     it('adds the pool’s roles to the member’s own', () => {
-      const c = config([entry('/pool/dev', 'group', 'dev', 'PVEVMUser'), entry('/storage', 'user', 'alice@pve', 'PVEDatastoreUser')], pools);
+      const c = config(
+        [entry('/pool/dev', 'group', 'dev', 'PVEVMUser'), entry('/storage', 'user', 'alice@pve', 'PVEDatastoreUser')],
+        pools,
+      );
       expect(privs(c, alice, '/storage/local')).toEqual([...new Set([...rolePrivs('PVEVMUser'), ...rolePrivs('PVEDatastoreUser')])].sort());
     });
 
     it('lets NoAccess on the member win over the pool, and NoAccess on the pool win over the member', () => {
-      const memberDenied = config([entry('/pool/dev', 'group', 'dev', 'PVEVMAdmin'), entry('/vms/100', 'user', 'alice@pve', 'NoAccess')], pools);
+      const memberDenied = config(
+        [entry('/pool/dev', 'group', 'dev', 'PVEVMAdmin'), entry('/vms/100', 'user', 'alice@pve', 'NoAccess')],
+        pools,
+      );
       expect(privs(memberDenied, alice, '/vms/100')).toEqual([]);
-      const poolDenied = config([entry('/pool/dev', 'user', 'alice@pve', 'NoAccess'), entry('/vms', 'user', 'alice@pve', 'PVEVMAdmin')], pools);
+      const poolDenied = config(
+        [entry('/pool/dev', 'user', 'alice@pve', 'NoAccess'), entry('/vms', 'user', 'alice@pve', 'PVEVMAdmin')],
+        pools,
+      );
       expect(privs(poolDenied, alice, '/vms/100')).toEqual([]);
       expect(privs(poolDenied, alice, '/vms/101')).toEqual(rolePrivs('PVEVMAdmin'));
     });
 
     it('unites the roles of every pool a storage is in; NoAccess on any of them wins', () => {
       const shared = { '/storage/nfs': ['dev', 'ops'] };
-      const c = config([entry('/pool/dev', 'user', 'alice@pve', 'PVEDatastoreUser'), entry('/pool/ops', 'user', 'alice@pve', 'PVEPoolUser')], shared);
+      const c = config(
+        [entry('/pool/dev', 'user', 'alice@pve', 'PVEDatastoreUser'), entry('/pool/ops', 'user', 'alice@pve', 'PVEPoolUser')],
+        shared,
+      );
       expect(privs(c, alice, '/storage/nfs')).toEqual([...rolePrivs('PVEDatastoreUser'), ...rolePrivs('PVEPoolUser')].sort());
-      const denied = config([entry('/pool/dev', 'user', 'alice@pve', 'PVEDatastoreAdmin'), entry('/pool/ops', 'user', 'alice@pve', 'NoAccess')], shared);
+      const denied = config(
+        [entry('/pool/dev', 'user', 'alice@pve', 'PVEDatastoreAdmin'), entry('/pool/ops', 'user', 'alice@pve', 'NoAccess')],
+        shared,
+      );
       expect(privs(denied, alice, '/storage/nfs')).toEqual([]);
     });
 
     it('applies a pool entry that does not propagate, and never lets the pool’s roles propagate below the member', () => {
       const c = config([entry('/pool/dev', 'user', 'alice@pve', 'PVEVMUser', false)], pools);
       expect(effectivePrivileges(c, alice, '/vms/100').get('VM.PowerMgmt')).toBe(false);
-      const own = config([entry('/pool/dev', 'user', 'alice@pve', 'PVEVMUser'), entry('/vms/100', 'user', 'alice@pve', 'PVEVMUser')], pools);
+      const own = config(
+        [entry('/pool/dev', 'user', 'alice@pve', 'PVEVMUser'), entry('/vms/100', 'user', 'alice@pve', 'PVEVMUser')],
+        pools,
+      );
       expect(effectivePrivileges(own, alice, '/vms/100').get('VM.PowerMgmt')).toBe(true);
     });
 
@@ -124,7 +165,10 @@ describe('effectivePrivileges', () => {
     });
 
     it('applies the pool’s roles to a privilege-separated token only where its user also holds them', () => {
-      const c = config([entry('/pool/dev', 'token', 'alice@pve!ci', 'PVEVMAdmin'), entry('/pool/dev', 'user', 'alice@pve', 'PVEVMUser')], pools);
+      const c = config(
+        [entry('/pool/dev', 'token', 'alice@pve!ci', 'PVEVMAdmin'), entry('/pool/dev', 'user', 'alice@pve', 'PVEVMUser')],
+        pools,
+      );
       expect(privs(c, token(true), '/vms/100')).toEqual(rolePrivs('PVEVMUser'));
     });
   });

@@ -16,7 +16,13 @@ export interface AclEntry {
 /** Who is asking. A token acts with its own ACL entries intersected with its user's, unless `privsep` is off. */
 export type Subject =
   | { readonly kind: 'user'; readonly userid: string; readonly groups: readonly string[] }
-  | { readonly kind: 'token'; readonly userid: string; readonly groups: readonly string[]; readonly tokenid: string; readonly privsep: boolean };
+  | {
+      readonly kind: 'token';
+      readonly userid: string;
+      readonly groups: readonly string[];
+      readonly tokenid: string;
+      readonly privsep: boolean;
+    };
 
 /** What the evaluation needs of the access configuration. */
 export interface AccessConfig {
@@ -120,7 +126,8 @@ function toPrivileges(config: AccessConfig, roles: ReadonlyMap<string, boolean>)
   if (roles.has(NO_ACCESS)) return new Map();
   const privileges = new Map<Privilege, boolean>();
   for (const [roleid, propagate] of roles) {
-    for (const privilege of config.roles.get(roleid)?.privileges ?? []) privileges.set(privilege, (privileges.get(privilege) ?? false) || propagate);
+    for (const privilege of config.roles.get(roleid)?.privileges ?? [])
+      privileges.set(privilege, (privileges.get(privilege) ?? false) || propagate);
   }
   return privileges;
 }

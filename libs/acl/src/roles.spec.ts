@@ -11,8 +11,23 @@ describe('built-in roles', () => {
   it('has exactly PVE 9’s built-in roles', () => {
     expect([...BUILT_IN_ROLES.keys()].sort()).toEqual(
       [
-        'Administrator', 'NoAccess', 'PVEAdmin', 'PVEAuditor', 'PVEDatastoreAdmin', 'PVEDatastoreUser', 'PVEMappingAdmin', 'PVEMappingUser',
-        'PVEPoolAdmin', 'PVEPoolUser', 'PVESDNAdmin', 'PVESDNUser', 'PVESysAdmin', 'PVETemplateUser', 'PVEUserAdmin', 'PVEVMAdmin', 'PVEVMUser',
+        'Administrator',
+        'NoAccess',
+        'PVEAdmin',
+        'PVEAuditor',
+        'PVEDatastoreAdmin',
+        'PVEDatastoreUser',
+        'PVEMappingAdmin',
+        'PVEMappingUser',
+        'PVEPoolAdmin',
+        'PVEPoolUser',
+        'PVESDNAdmin',
+        'PVESDNUser',
+        'PVESysAdmin',
+        'PVETemplateUser',
+        'PVEUserAdmin',
+        'PVEVMAdmin',
+        'PVEVMUser',
       ].sort(),
     );
   });
@@ -34,7 +49,21 @@ describe('built-in roles', () => {
 
   it.each([
     ['PVEAuditor', ['Datastore.Audit', 'Mapping.Audit', 'Pool.Audit', 'SDN.Audit', 'Sys.Audit', 'VM.Audit', 'VM.GuestAgent.Audit']],
-    ['PVEVMUser', ['VM.Audit', 'VM.Backup', 'VM.Config.CDROM', 'VM.Config.Cloudinit', 'VM.Console', 'VM.GuestAgent.Audit', 'VM.GuestAgent.FileRead', 'VM.GuestAgent.FileSystemMgmt', 'VM.GuestAgent.FileWrite', 'VM.PowerMgmt']],
+    [
+      'PVEVMUser',
+      [
+        'VM.Audit',
+        'VM.Backup',
+        'VM.Config.CDROM',
+        'VM.Config.Cloudinit',
+        'VM.Console',
+        'VM.GuestAgent.Audit',
+        'VM.GuestAgent.FileRead',
+        'VM.GuestAgent.FileSystemMgmt',
+        'VM.GuestAgent.FileWrite',
+        'VM.PowerMgmt',
+      ],
+    ],
     ['PVETemplateUser', ['VM.Audit', 'VM.Clone']],
     ['PVEDatastoreUser', ['Datastore.AllocateSpace', 'Datastore.Audit']],
     ['PVESysAdmin', ['Sys.Audit', 'Sys.Console', 'Sys.Syslog']],

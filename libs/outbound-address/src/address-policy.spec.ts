@@ -4,12 +4,25 @@ const LOCAL_ONLY = { refusePrivate: false };
 const STRICT = { refusePrivate: true };
 
 describe('the address policy', () => {
-  it.each(['127.0.0.1', '0.0.0.0', '::1', '::', '169.254.169.254', 'fe80::1', 'fd00:ec2::254', '100.100.100.200', '::ffff:127.0.0.1'])('refuses the local address %s always', (address) => {
-    expect(refusedKind(address, LOCAL_ONLY)).toBe('a loopback, link-local or cloud metadata address');
-    expect(refusedKind(address, STRICT)).toBe('a loopback, link-local or cloud metadata address');
-  });
+  it.each(['127.0.0.1', '0.0.0.0', '::1', '::', '169.254.169.254', 'fe80::1', 'fd00:ec2::254', '100.100.100.200', '::ffff:127.0.0.1'])(
+    'refuses the local address %s always',
+    (address) => {
+      expect(refusedKind(address, LOCAL_ONLY)).toBe('a loopback, link-local or cloud metadata address');
+      expect(refusedKind(address, STRICT)).toBe('a loopback, link-local or cloud metadata address');
+    },
+  );
 
-  it.each(['10.0.0.1', '172.16.0.1', '192.168.1.10', '100.64.0.1', 'fd00::1', '224.0.0.1', '255.255.255.255', 'ff02::1', '::ffff:192.168.1.1'])('refuses %s only when private networks are refused', (address) => {
+  it.each([
+    '10.0.0.1',
+    '172.16.0.1',
+    '192.168.1.10',
+    '100.64.0.1',
+    'fd00::1',
+    '224.0.0.1',
+    '255.255.255.255',
+    'ff02::1',
+    '::ffff:192.168.1.1',
+  ])('refuses %s only when private networks are refused', (address) => {
     expect(refusedKind(address, LOCAL_ONLY)).toBeNull();
     expect(refusedKind(address, STRICT)).toBe('a private network, shared or multicast address');
   });
@@ -41,7 +54,9 @@ describe('the address policy', () => {
 describe("downloads' refusals", () => {
   it('name the address and the escape', () => {
     const refusal = downloadRefusal(['10.1.0.0/16']);
-    expect(refusal('10.2.0.1')).toBe('a private network, shared or multicast address, which a download reaches only when the operator allows its network (CORRAL_DOWNLOAD_ALLOW_NETWORKS)');
+    expect(refusal('10.2.0.1')).toBe(
+      'a private network, shared or multicast address, which a download reaches only when the operator allows its network (CORRAL_DOWNLOAD_ALLOW_NETWORKS)',
+    );
     expect(refusal('10.1.0.1')).toBeNull();
     expect(refusal('198.51.100.7')).toBeNull();
   });

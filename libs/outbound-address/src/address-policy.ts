@@ -60,7 +60,8 @@ export function networkList(networks: readonly string[]): BlockList {
     const match = /^([^/]+)\/(\d{1,3})$/.exec(network);
     const family = isIP(match?.[1] ?? '');
     const prefix = Number(match?.[2]);
-    if (!match?.[1] || family === 0 || prefix > (family === 4 ? 32 : 128)) throw new Error(`'${network}' is not a network in CIDR notation (such as 192.168.10.0/24)`);
+    if (!match?.[1] || family === 0 || prefix > (family === 4 ? 32 : 128))
+      throw new Error(`'${network}' is not a network in CIDR notation (such as 192.168.10.0/24)`);
     list.addSubnet(match[1], prefix, family === 4 ? 'ipv4' : 'ipv6');
   }
   return list;
@@ -77,6 +78,8 @@ export function downloadRefusal(allowNetworks: readonly string[]): (address: str
   const policy = { refusePrivate: true, allowed: networkList(allowNetworks) };
   return (address) => {
     const kind = refusedKind(address, policy);
-    return kind === null ? null : `${kind}, which a download reaches only when the operator allows its network (CORRAL_DOWNLOAD_ALLOW_NETWORKS)`;
+    return kind === null
+      ? null
+      : `${kind}, which a download reaches only when the operator allows its network (CORRAL_DOWNLOAD_ALLOW_NETWORKS)`;
   };
 }

@@ -18,8 +18,12 @@ describe('checked addresses', () => {
 
   it('refuses a literal address and a name that resolves to a refused address, naming both', async () => {
     const signal = new AbortController().signal;
-    await expect(checkedAddress(new URL('http://127.0.0.1/'), REFUSE_LOOPBACK, signal)).rejects.toThrow(new AddressRefused('127.0.0.1 is a loopback address'));
-    await expect(checkedAddress(new URL('http://localhost/'), REFUSE_LOOPBACK, signal)).rejects.toThrow(/^localhost resolves to (127\.0\.0\.1|::1), a loopback address$/);
+    await expect(checkedAddress(new URL('http://127.0.0.1/'), REFUSE_LOOPBACK, signal)).rejects.toThrow(
+      new AddressRefused('127.0.0.1 is a loopback address'),
+    );
+    await expect(checkedAddress(new URL('http://localhost/'), REFUSE_LOOPBACK, signal)).rejects.toThrow(
+      /^localhost resolves to (127\.0\.0\.1|::1), a loopback address$/,
+    );
   });
 
   it('connects to the address checked, whatever the name says', async () => {

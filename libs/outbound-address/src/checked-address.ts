@@ -23,10 +23,14 @@ export type Refusal = (address: string) => string | null;
  */
 export async function checkedAddress(url: URL, refusal: Refusal, signal: AbortSignal): Promise<Address> {
   const literal = literalHost(url);
-  const addresses = literal !== null ? [{ address: literal, family: literal.includes(':') ? 6 : 4 }] : await abortable(lookup(url.hostname, { all: true }), signal);
+  const addresses =
+    literal !== null
+      ? [{ address: literal, family: literal.includes(':') ? 6 : 4 }]
+      : await abortable(lookup(url.hostname, { all: true }), signal);
   for (const { address } of addresses) {
     const reason = refusal(address);
-    if (reason !== null) throw new AddressRefused(literal === null ? `${url.hostname} resolves to ${address}, ${reason}` : `${address} is ${reason}`);
+    if (reason !== null)
+      throw new AddressRefused(literal === null ? `${url.hostname} resolves to ${address}, ${reason}` : `${address} is ${reason}`);
   }
   const [first] = addresses;
   if (first === undefined) throw new Error(`${url.hostname} resolves to no address`);

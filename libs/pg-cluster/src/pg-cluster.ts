@@ -62,7 +62,18 @@ export class PgCluster {
     const logHandle = await open(options.logFile, 'a', 0o600);
     const server = spawn(
       binaries.postgres,
-      ['-D', dir, '-c', 'listen_addresses=', '-c', `unix_socket_directories=${dir}`, '-c', 'unix_socket_permissions=0700', '-p', String(PORT)],
+      [
+        '-D',
+        dir,
+        '-c',
+        'listen_addresses=',
+        '-c',
+        `unix_socket_directories=${dir}`,
+        '-c',
+        'unix_socket_permissions=0700',
+        '-p',
+        String(PORT),
+      ],
       // Its own process group: a terminal's Ctrl-C reaches the control plane, which stops the server after draining.
       { detached: true, stdio: ['ignore', logHandle.fd, logHandle.fd], ...(user ? { uid: user.uid, gid: user.gid } : {}) },
     );

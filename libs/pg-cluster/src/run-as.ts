@@ -41,7 +41,8 @@ async function lookupUser(name: string): Promise<ServerUser | null> {
 export async function assertReachable(path: string, user: ServerUser): Promise<void> {
   for (let dir = dirname(path); ; dir = dirname(dir)) {
     const info = await stat(dir);
-    const traversable = info.uid === user.uid ? (info.mode & 0o100) !== 0 : info.gid === user.gid ? (info.mode & 0o010) !== 0 : (info.mode & 0o001) !== 0;
+    const traversable =
+      info.uid === user.uid ? (info.mode & 0o100) !== 0 : info.gid === user.gid ? (info.mode & 0o010) !== 0 : (info.mode & 0o001) !== 0;
     if (!traversable) {
       throw new Error(
         `the embedded PostgreSQL runs as user '${user.name}', which cannot reach ${path}: ${dir} is mode ${(info.mode & 0o777).toString(8)}; ` +

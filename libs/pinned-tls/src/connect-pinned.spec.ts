@@ -11,11 +11,21 @@ async function tlsServer() {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   const received: Buffer[] = [];
   const connections: Socket[] = [];
-  const server = createServer({ key: pems.private, cert: pems.cert }, (socket: TLSSocket) => socket.on('data', (chunk: Buffer) => received.push(chunk)));
+  const server = createServer({ key: pems.private, cert: pems.cert }, (socket: TLSSocket) =>
+    socket.on('data', (chunk: Buffer) => received.push(chunk)),
+  );
   server.on('connection', (socket: Socket) => connections.push(socket));
   server.on('tlsClientError', () => undefined);
   server.listen(0, '127.0.0.1');
@@ -60,7 +70,9 @@ describe('a TLS connection pinned by certificate fingerprint', () => {
     const wrong = server.fingerprint.replace(/^../, (byte) => (byte === '00' ? '01' : '00'));
     const refused = connectAndSend(server.url, wrong);
     await expect(refused).rejects.toBeInstanceOf(FingerprintMismatch);
-    await expect(refused).rejects.toEqual(expect.objectContaining({ host: server.url.host, presented: server.fingerprint, expected: wrong }));
+    await expect(refused).rejects.toEqual(
+      expect.objectContaining({ host: server.url.host, presented: server.fingerprint, expected: wrong }),
+    );
     await server.settled();
     expect(server.connections()).toBeGreaterThan(0);
     expect(server.received()).toBe(before);
@@ -84,7 +96,9 @@ describe('a TLS connection pinned by certificate fingerprint', () => {
     const silent = createTcpServer((socket) => socket.on('error', () => undefined));
     const url = await listening(silent);
     try {
-      await expect(connectPinned(url, server.fingerprint, { timeoutMs: 200 })).rejects.toEqual(expect.objectContaining({ code: 'ETIMEDOUT', message: `connecting to ${url.host} timed out after 200 ms` }));
+      await expect(connectPinned(url, server.fingerprint, { timeoutMs: 200 })).rejects.toEqual(
+        expect.objectContaining({ code: 'ETIMEDOUT', message: `connecting to ${url.host} timed out after 200 ms` }),
+      );
     } finally {
       silent.close();
     }

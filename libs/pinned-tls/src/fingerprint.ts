@@ -6,6 +6,10 @@ const FINGERPRINT = /^[0-9A-F]{2}(?::[0-9A-F]{2}){31}$/;
  * in lower case as other tools print it; undefined when the text is no such fingerprint.
  */
 export function parseFingerprint(text: string): string | undefined {
-  const normalized = text.trim().toUpperCase().replace(/:/g, '').replace(/(..)(?!$)/g, '$1:');
+  const normalized = text
+    .trim()
+    .toUpperCase()
+    .replace(/:/g, '')
+    .replace(/(..)(?!$)/g, '$1:');
   return FINGERPRINT.test(normalized) ? normalized : undefined;
 }

@@ -1,6 +1,20 @@
 import type { z } from 'zod';
 import type { CommandDefinition } from './command-definition.js';
-import { guestClone, guestCreate, guestDestroy, guestMonitor, guestReboot, guestReset, guestResume, guestShutdown, guestStart, guestStop, guestSuspend, guestTemplate, guestVncOpen } from './commands/guest.js';
+import {
+  guestClone,
+  guestCreate,
+  guestDestroy,
+  guestMonitor,
+  guestReboot,
+  guestReset,
+  guestResume,
+  guestShutdown,
+  guestStart,
+  guestStop,
+  guestSuspend,
+  guestTemplate,
+  guestVncOpen,
+} from './commands/guest.js';
 import { guestCloudinitWrite } from './commands/guest-cloudinit.js';
 import { guestAgentCommand } from './commands/guest-agent.js';
 import { guestInterfaces } from './commands/guest-interfaces.js';

@@ -3,7 +3,11 @@ import { parseCommandRequest, parseCommandResult, runCommand } from './command-r
 
 describe('parseCommandRequest', () => {
   it('answers an unknown command with unknown-command, naming it', () => {
-    expect(parseCommandRequest({ command: 'node.reboot', params: {} })).toStrictEqual({ ok: false, code: 'unknown-command', message: "unknown command 'node.reboot'" });
+    expect(parseCommandRequest({ command: 'node.reboot', params: {} })).toStrictEqual({
+      ok: false,
+      code: 'unknown-command',
+      message: "unknown command 'node.reboot'",
+    });
   });
 
   it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])('does not take the object property %s for a command', (command) => {
@@ -19,7 +23,9 @@ describe('parseCommandRequest', () => {
   });
 
   it('names a missing parameter', () => {
-    expect(parseCommandRequest({ command: 'node.apt.changelog', params: {} })).toMatchObject({ message: 'node.apt.changelog: params.name: Invalid input: expected string, received undefined' });
+    expect(parseCommandRequest({ command: 'node.apt.changelog', params: {} })).toMatchObject({
+      message: 'node.apt.changelog: params.name: Invalid input: expected string, received undefined',
+    });
   });
 
   it('returns the command with its checked parameters', () => {
@@ -32,7 +38,10 @@ describe('parseCommandRequest', () => {
 
 describe('parseCommandResult', () => {
   it('accepts a result of the command asked for', () => {
-    expect(parseCommandResult('node.firewall.apply', { checked: false, applied: true })).toStrictEqual({ ok: true, result: { checked: false, applied: true } });
+    expect(parseCommandResult('node.firewall.apply', { checked: false, applied: true })).toStrictEqual({
+      ok: true,
+      result: { checked: false, applied: true },
+    });
   });
 
   it('refuses a result of another shape, naming the field', () => {
@@ -43,7 +52,10 @@ describe('parseCommandResult', () => {
   });
 
   it('refuses something where a command returns nothing', () => {
-    expect(parseCommandResult('node.dns.set', {})).toMatchObject({ ok: false, message: 'node.dns.set: result: Invalid input: expected null, received object' });
+    expect(parseCommandResult('node.dns.set', {})).toMatchObject({
+      ok: false,
+      message: 'node.dns.set: result: Invalid input: expected null, received object',
+    });
   });
 });
 
@@ -67,7 +79,10 @@ describe('runCommand', () => {
     // @ts-expect-error: node.dns.set returns null, not a string
     const wrongResult: CommandHandlers = { ...handlers, 'node.dns.set': async () => 'done' };
     // @ts-expect-error: node.dns.get takes no `servers`
-    const wrongParams: CommandHandlers = { ...handlers, 'node.dns.get': async ({ servers }: { servers: string[] }) => ({ search: [], servers }) };
+    const wrongParams: CommandHandlers = {
+      ...handlers,
+      'node.dns.get': async ({ servers }: { servers: string[] }) => ({ search: [], servers }),
+    };
     expect([missing, wrongResult, wrongParams]).toHaveLength(3);
   });
 });

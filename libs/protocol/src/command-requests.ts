@@ -1,10 +1,19 @@
 import type { z } from 'zod';
-import { COMMANDS, isCommandName, type CommandHandlers, type CommandName, type CommandRequest, type ParamsOf, type ResultOf } from './catalog.js';
+import {
+  COMMANDS,
+  isCommandName,
+  type CommandHandlers,
+  type CommandName,
+  type CommandRequest,
+  type ParamsOf,
+  type ResultOf,
+} from './catalog.js';
 import type { RequestFrame } from './frames/request.js';
 import { describeIssues } from './issues.js';
 
 // The catalog seen per command name, which lets TypeScript pair a name with its own schemas below.
-const schemas: { readonly [K in CommandName]: { readonly params: z.ZodType<ParamsOf<K>>; readonly result: z.ZodType<ResultOf<K>> } } = COMMANDS;
+const schemas: { readonly [K in CommandName]: { readonly params: z.ZodType<ParamsOf<K>>; readonly result: z.ZodType<ResultOf<K>> } } =
+  COMMANDS;
 
 /**
  * The agent's check of a request frame's command and parameters against the catalog. A refusal
@@ -31,15 +40,22 @@ function checkParams<K extends CommandName>(command: K, params: unknown): Comman
  * The control plane's check of a `result` frame against the command it asked for (the frame
  * carries only the request id). A refusal ends the request with the message.
  */
-export type CommandResultParse<K extends CommandName> = { readonly ok: true; readonly result: ResultOf<K> } | { readonly ok: false; readonly message: string };
+export type CommandResultParse<K extends CommandName> =
+  { readonly ok: true; readonly result: ResultOf<K> } | { readonly ok: false; readonly message: string };
 
 export function parseCommandResult<K extends CommandName>(command: K, result: unknown): CommandResultParse<K> {
   const parsed = schemas[command].result.safeParse(result);
-  return parsed.success ? { ok: true, result: parsed.data } : { ok: false, message: `${command}: ${describeIssues(parsed.error, 'result')}` };
+  return parsed.success
+    ? { ok: true, result: parsed.data }
+    : { ok: false, message: `${command}: ${describeIssues(parsed.error, 'result')}` };
 }
 
 /** Calls the agent's handler of a checked request, with no cast between the command and its parameters. */
-export function runCommand<K extends CommandName, Context>(handlers: CommandHandlers<Context>, request: CommandRequest<K>, context: Context): Promise<ResultOf<K>> {
+export function runCommand<K extends CommandName, Context>(
+  handlers: CommandHandlers<Context>,
+  request: CommandRequest<K>,
+  context: Context,
+): Promise<ResultOf<K>> {
   const handler: (params: ParamsOf<K>, context: Context) => Promise<ResultOf<K>> = handlers[request.command];
   return handler(request.params, context);
 }

@@ -20,7 +20,9 @@ export const DomainName = z
   .regex(new RegExp(`^${LABEL}(?:\\.${LABEL})*$`), 'must be a domain name (dot-separated labels of letters, digits and inner hyphens)');
 
 /** An identifier chosen by one side and only compared by the other (request ids, agent sessions). */
-export const OpaqueId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'must be 1 to 64 letters, digits, dots, colons, underscores or hyphens');
+export const OpaqueId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'must be 1 to 64 letters, digits, dots, colons, underscores or hyphens');
 
 /** A frame's sequence number (see `AckFrame` for how they count). */
 export const Sequence = z.int().min(1);
@@ -61,7 +63,10 @@ export const InterfaceName = z
   .string()
   .min(2, 'must be at least 2 characters')
   .max(15, 'must be at most 15 characters (the kernel limit)')
-  .regex(/^[A-Za-z][A-Za-z0-9_-]*(?:\.[0-9]{1,4})?$/, 'must be an interface name (a letter, then letters, digits, _ or -, optionally .<vlan>)');
+  .regex(
+    /^[A-Za-z][A-Za-z0-9_-]*(?:\.[0-9]{1,4})?$/,
+    'must be an interface name (a letter, then letters, digits, _ or -, optionally .<vlan>)',
+  );
 
 /** A block device path under /dev, such as /dev/sdb or /dev/disk/by-id/wwn-0x5000c500a1b2c3d4; no `.` or `..` segments. */
 export const DevicePath = z
@@ -73,7 +78,10 @@ export const DevicePath = z
  * A Debian package name (Debian Policy 5.6.1): lower-case letters, digits, `+ - .`, starting with a
  * letter or digit, so it can never be read as an option by apt.
  */
-export const PackageName = z.string().max(128).regex(/^[a-z0-9][a-z0-9+.-]+$/, 'must be a Debian package name');
+export const PackageName = z
+  .string()
+  .max(128)
+  .regex(/^[a-z0-9][a-z0-9+.-]+$/, 'must be a Debian package name');
 
 /** A Debian package version, `[epoch:]upstream[-revision]`. */
 export const PackageVersion = z
@@ -86,5 +94,7 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 /** Any value JSON can carry (no `undefined`, `NaN` or infinities); zod's own `z.json()` cannot name itself in an error. */
 export const JsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValue), z.record(z.string(), JsonValue)], { error: 'must be a JSON value' }),
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValue), z.record(z.string(), JsonValue)], {
+    error: 'must be a JSON value',
+  }),
 );

@@ -42,18 +42,50 @@ describe('parseFrame', () => {
     ['a result without its result', { type: 'result', seq: 7, id: 'req-1' }, 'result: must be a JSON value'],
     ['a request id with a space', { ...result, id: 'req 1' }, 'id: must be 1 to 64'],
     ['a node name with a dot', { ...hello, node: 'pve1.example.com' }, 'node: must be a host name label'],
-    ['a log line holding a line break', { type: 'log', seq: 1, id: 'r', lines: [{ n: 1, text: 'a\nb' }] }, 'lines[0].text: must be one line'],
+    [
+      'a log line holding a line break',
+      { type: 'log', seq: 1, id: 'r', lines: [{ n: 1, text: 'a\nb' }] },
+      'lines[0].text: must be one line',
+    ],
     ['an empty log frame', { type: 'log', seq: 1, id: 'r', lines: [] }, 'lines: '],
     ['an unknown failure code', { type: 'failure', seq: 1, id: 'r', code: 'oops', message: 'x' }, 'code: '],
     ['a failure without a message', { type: 'failure', seq: 1, id: 'r', code: 'failed', message: '' }, 'message: must say what went wrong'],
     ['an unknown report kind', { type: 'report', seq: 1, payload: { kind: 'weather' } }, 'payload.kind: '],
-    ['a cpu load above 1', { type: 'report', seq: 1, payload: { kind: 'inventory', cpu: 1.5, maxcpu: 1, mem: 0, maxmem: 0, uptime: 0, disk: 0, maxdisk: 0, os: '', kernel: '' } }, 'payload.cpu: '],
-    ['an event the control plane records itself', { type: 'event', seq: 1, event: 'node-down', vmid: 100, timestamp: '2026-05-04T09:31:02Z' }, 'event: '],
-    ['an event without a time zone', { type: 'event', seq: 1, event: 'vm-start', vmid: 100, timestamp: '2026-05-04T09:31:02' }, 'timestamp: must be an ISO 8601 date-time'],
+    [
+      'a cpu load above 1',
+      {
+        type: 'report',
+        seq: 1,
+        payload: { kind: 'inventory', cpu: 1.5, maxcpu: 1, mem: 0, maxmem: 0, uptime: 0, disk: 0, maxdisk: 0, os: '', kernel: '' },
+      },
+      'payload.cpu: ',
+    ],
+    [
+      'an event the control plane records itself',
+      { type: 'event', seq: 1, event: 'node-down', vmid: 100, timestamp: '2026-05-04T09:31:02Z' },
+      'event: ',
+    ],
+    [
+      'an event without a time zone',
+      { type: 'event', seq: 1, event: 'vm-start', vmid: 100, timestamp: '2026-05-04T09:31:02' },
+      'timestamp: must be an ISO 8601 date-time',
+    ],
     ['a vmid below 100', { type: 'event', seq: 1, event: 'vm-start', vmid: 99, timestamp: '2026-05-04T09:31:02Z' }, 'vmid: '],
-    ['a request for a command name that is not dotted', { type: 'request', id: 'r', command: 'reboot', params: {}, timeoutMs: 1000 }, 'command: must be a dotted command name'],
-    ['a request with a malformed UPID', { type: 'request', id: 'r', command: 'node.status', params: {}, timeoutMs: 1000, upid: 'UPID:pve1:1:2:3:x:y:z:' }, 'upid: must be a UPID'],
-    ['a request with params that are not an object', { type: 'request', id: 'r', command: 'node.status', params: [], timeoutMs: 1000 }, 'params: '],
+    [
+      'a request for a command name that is not dotted',
+      { type: 'request', id: 'r', command: 'reboot', params: {}, timeoutMs: 1000 },
+      'command: must be a dotted command name',
+    ],
+    [
+      'a request with a malformed UPID',
+      { type: 'request', id: 'r', command: 'node.status', params: {}, timeoutMs: 1000, upid: 'UPID:pve1:1:2:3:x:y:z:' },
+      'upid: must be a UPID',
+    ],
+    [
+      'a request with params that are not an object',
+      { type: 'request', id: 'r', command: 'node.status', params: [], timeoutMs: 1000 },
+      'params: ',
+    ],
     ['a request without a timeout', { type: 'request', id: 'r', command: 'node.status', params: {} }, 'timeoutMs: '],
     ['an ack of 0', { type: 'ack', upTo: 0 }, 'upTo: '],
     ['a cancel without the request it stops', { type: 'cancel' }, 'id: '],
@@ -75,7 +107,9 @@ describe('parseAgentFrame and parseControlPlaneFrame', () => {
     expect(errorOf(parseAgentFrame(welcome))).toBe(
       "type: 'welcome' is not a frame the agent sends (expected hello, heartbeat, result, failure, log, report, event)",
     );
-    expect(errorOf(parseControlPlaneFrame(hello))).toBe("type: 'hello' is not a frame the control plane sends (expected welcome, request, ack, cancel, lease)");
+    expect(errorOf(parseControlPlaneFrame(hello))).toBe(
+      "type: 'hello' is not a frame the control plane sends (expected welcome, request, ack, cancel, lease)",
+    );
   });
 
   it('accept the frames of their sender', () => {
@@ -86,7 +120,11 @@ describe('parseAgentFrame and parseControlPlaneFrame', () => {
 
 describe('encodeFrame', () => {
   it('writes the frame as JSON that parses back to it', () => {
-    expect(parseFrame(JSON.parse(encodeFrame({ type: 'hello', protocol: 1, agentVersion: '0.1.0', node: 'pve1', session: 's-1', capabilities: [] })))).toStrictEqual({
+    expect(
+      parseFrame(
+        JSON.parse(encodeFrame({ type: 'hello', protocol: 1, agentVersion: '0.1.0', node: 'pve1', session: 's-1', capabilities: [] })),
+      ),
+    ).toStrictEqual({
       ok: true,
       frame: { type: 'hello', protocol: 1, agentVersion: '0.1.0', node: 'pve1', session: 's-1', capabilities: [] },
     });

@@ -30,7 +30,9 @@ export const AgentFrame = z.discriminatedUnion('type', agentFrames, { error: unk
 export type AgentFrame = z.infer<typeof AgentFrame>;
 
 /** A frame the control plane sends. The agent validates every inbound frame with this. */
-export const ControlPlaneFrame = z.discriminatedUnion('type', controlPlaneFrames, { error: unknownType(typesOf(controlPlaneFrames), 'the control plane') });
+export const ControlPlaneFrame = z.discriminatedUnion('type', controlPlaneFrames, {
+  error: unknownType(typesOf(controlPlaneFrames), 'the control plane'),
+});
 export type ControlPlaneFrame = z.infer<typeof ControlPlaneFrame>;
 
 /**

@@ -7,9 +7,13 @@ import { encodeFrame, Frame, parseAgentFrame, parseControlPlaneFrame, parseFrame
 // Golden frames: the wire as it is. A change to a schema that alters how any of them parses fails
 // here, so a wire change is always a deliberate edit of a fixture too.
 const FIXTURES = join(__dirname, '..', 'fixtures');
-const filesIn = (folder: string) => readdirSync(join(FIXTURES, folder)).filter((file) => file.endsWith('.json')).sort();
+const filesIn = (folder: string) =>
+  readdirSync(join(FIXTURES, folder))
+    .filter((file) => file.endsWith('.json'))
+    .sort();
 const read = (folder: string, file: string): unknown => JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8'));
-const fieldOf = (value: unknown, field: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined);
+const fieldOf = (value: unknown, field: string): unknown =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
 
 const FRAME_TYPES = Frame.options.map((option) => option.shape.type.value).sort();
 const COMMAND_NAMES = Object.keys(COMMANDS).filter(isCommandName).sort();

@@ -1,6 +1,12 @@
 export { COMMANDS, type CommandHandlers, type CommandName, type CommandRequest, type ParamsOf, type ResultOf } from './catalog.js';
 export { CLOSE_CODES } from './close-codes.js';
-export { parseCommandRequest, parseCommandResult, runCommand, type CommandRequestParse, type CommandResultParse } from './command-requests.js';
+export {
+  parseCommandRequest,
+  parseCommandResult,
+  runCommand,
+  type CommandRequestParse,
+  type CommandResultParse,
+} from './command-requests.js';
 export { ConfigKey, GuestNic, GuestSpec, GuestType, GuestVolume, HostFilePath, MacAddress } from './commands/guest.js';
 export { QGA_COMMANDS, QgaCommand, QgaExecArguments, QgaExecStatusArguments } from './commands/guest-agent.js';
 export { BackupCompression, BackupFile, BackupMode } from './commands/guest-backup.js';
@@ -15,8 +21,27 @@ export { NetworkInterface, NewNetworkInterface } from './commands/node-network.j
 export { NodeStatus } from './commands/node-status.js';
 export { StorageScan } from './commands/node-storage-scan.js';
 export { DownloadFile, HttpUrl } from './commands/storage-download.js';
-export { ChecksumAlgorithm, ContentKind, StorageId, StorageStatus, StorageVolume, UploadFile, UploadStreamEnd, UploadStreamReady, VolumeFile } from './commands/storage.js';
-export { AgentFrame, ControlPlaneFrame, encodeFrame, Frame, parseAgentFrame, parseControlPlaneFrame, parseFrame, type FrameParse } from './frame.js';
+export {
+  ChecksumAlgorithm,
+  ContentKind,
+  StorageId,
+  StorageStatus,
+  StorageVolume,
+  UploadFile,
+  UploadStreamEnd,
+  UploadStreamReady,
+  VolumeFile,
+} from './commands/storage.js';
+export {
+  AgentFrame,
+  ControlPlaneFrame,
+  encodeFrame,
+  Frame,
+  parseAgentFrame,
+  parseControlPlaneFrame,
+  parseFrame,
+  type FrameParse,
+} from './frame.js';
 export { AckFrame } from './frames/ack.js';
 export { FailureCode, FailureFrame, ResultFrame } from './frames/answers.js';
 export { CancelFrame } from './frames/cancel.js';

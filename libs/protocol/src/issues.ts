@@ -7,7 +7,9 @@ import type { z } from 'zod';
 export function describeIssues(error: z.ZodError, prefix?: string): string {
   return error.issues
     .map((issue) => {
-      const path = [prefix, ...issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))].join('').replace(/^\./, '');
+      const path = [prefix, ...issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`))]
+        .join('')
+        .replace(/^\./, '');
       return path ? `${path}: ${issue.message}` : issue.message;
     })
     .join('; ');

@@ -1,7 +1,15 @@
 import { CalendarEventError, parseCalendarEvent, type CalendarEvent } from './calendar-event.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-const ALL = { utc: false, weekdays: range(0, 6), years: undefined, months: range(1, 12), days: range(1, 31), hours: range(0, 23), minutes: range(0, 59) };
+const ALL = {
+  utc: false,
+  weekdays: range(0, 6),
+  years: undefined,
+  months: range(1, 12),
+  days: range(1, 31),
+  hours: range(0, 23),
+  minutes: range(0, 59),
+};
 const event = (fields: Partial<CalendarEvent>) => ({ ...ALL, ...fields });
 
 const failure = (text: string): CalendarEventError => {

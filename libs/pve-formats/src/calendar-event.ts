@@ -159,7 +159,11 @@ function parseDate(cursor: Cursor, first: readonly Item[]): Pick<CalendarEvent, 
   const second = parseList(cursor);
   if (!cursor.take('-')) return { months: resolve(first, MONTH), days: resolve(second, DAY) };
   const years = resolve(first, YEAR);
-  return { years: years.length === every(YEAR).length ? undefined : years, months: resolve(second, MONTH), days: resolve(parseList(cursor), DAY) };
+  return {
+    years: years.length === every(YEAR).length ? undefined : years,
+    months: resolve(second, MONTH),
+    days: resolve(parseList(cursor), DAY),
+  };
 }
 
 function parseTime(cursor: Cursor, first: readonly Item[]): Pick<CalendarEvent, 'hours' | 'minutes'> {
@@ -202,7 +206,8 @@ function parseNumber(cursor: Cursor): Num {
 function resolve(items: readonly Item[], field: Field): number[] {
   const values = new Set<number>();
   const check = ({ value, at }: Num) => {
-    if (value < field.min || value > field.max) throw new CalendarEventError(at, `${field.name} ${value} is out of range ${field.min}-${field.max}`);
+    if (value < field.min || value > field.max)
+      throw new CalendarEventError(at, `${field.name} ${value} is out of range ${field.min}-${field.max}`);
     return value;
   };
   for (const { at, start, end, step } of items) {

@@ -9,7 +9,8 @@ export const CLOUDINIT_PASSWORD: ValueRule = {
   description: 'Cloud-init password of the user: stored as a SHA-512 crypt hash (a crypt hash given is kept as it is), read back masked.',
   type: 'string',
   parse(value) {
-    if (value.length > 512 || /[\x00-\x1f\x7f]/.test(value)) throw new ValueError('must be at most 512 characters, without control characters');
+    if (value.length > 512 || /[\x00-\x1f\x7f]/.test(value))
+      throw new ValueError('must be at most 512 characters, without control characters');
     return CRYPT_HASH.test(value) ? value : sha512Crypt(value);
   },
 };

@@ -49,7 +49,11 @@ describe('disks and volumes', () => {
   it('reads a new volume of <storage>:<GiB>, an existing one, none and cdrom', () => {
     expect(parseDisk('local:32,ssd=1').source).toEqual({ kind: 'new', storage: 'local', size: 32 * 1024 ** 3 });
     expect(parseDisk('local:0.5').source).toEqual({ kind: 'new', storage: 'local', size: 512 * 1024 ** 2 });
-    expect(parseDisk('local:100/vm-100-disk-0.qcow2,size=32G').source).toEqual({ kind: 'volume', storage: 'local', volname: '100/vm-100-disk-0.qcow2' });
+    expect(parseDisk('local:100/vm-100-disk-0.qcow2,size=32G').source).toEqual({
+      kind: 'volume',
+      storage: 'local',
+      volname: '100/vm-100-disk-0.qcow2',
+    });
     expect(parseDisk('none').source).toEqual({ kind: 'none' });
     expect(parseDisk('cdrom').options.get('media')).toBe('cdrom');
   });
@@ -70,11 +74,15 @@ describe('disks and volumes', () => {
 
 describe('container network interfaces', () => {
   it('upper-cases the MAC and keeps the items', () => {
-    expect(LXC_NIC.parse('name=eth0,bridge=vmbr0,ip=192.0.2.10/24,gw=192.0.2.1,hwaddr=bc:24:11:00:00:01')).toBe('name=eth0,bridge=vmbr0,ip=192.0.2.10/24,gw=192.0.2.1,hwaddr=BC:24:11:00:00:01');
+    expect(LXC_NIC.parse('name=eth0,bridge=vmbr0,ip=192.0.2.10/24,gw=192.0.2.1,hwaddr=bc:24:11:00:00:01')).toBe(
+      'name=eth0,bridge=vmbr0,ip=192.0.2.10/24,gw=192.0.2.1,hwaddr=BC:24:11:00:00:01',
+    );
   });
 
   it("takes PVE 9.1's host-managed=0, as bpg's provider sends it", () => {
-    expect(LXC_NIC.parse('bridge=vmbr0,firewall=0,host-managed=0,ip=dhcp,name=eth0')).toBe('bridge=vmbr0,firewall=0,host-managed=0,ip=dhcp,name=eth0');
+    expect(LXC_NIC.parse('bridge=vmbr0,firewall=0,host-managed=0,ip=dhcp,name=eth0')).toBe(
+      'bridge=vmbr0,firewall=0,host-managed=0,ip=dhcp,name=eth0',
+    );
   });
 
   it.each([
@@ -99,7 +107,12 @@ describe('sizes and tags', () => {
   });
 
   it('formats with the largest whole unit', () => {
-    expect([formatSize(32 * 1024 ** 3), formatSize(64 * 1024 ** 2), formatSize(1536 * 1024 ** 2), formatSize(1000)]).toEqual(['32G', '64M', '1536M', '1000']);
+    expect([formatSize(32 * 1024 ** 3), formatSize(64 * 1024 ** 2), formatSize(1536 * 1024 ** 2), formatSize(1000)]).toEqual([
+      '32G',
+      '64M',
+      '1536M',
+      '1000',
+    ]);
   });
 
   it("stores tags as PVE does: sorted, de-duplicated, lower-cased, ';'-joined", () => {

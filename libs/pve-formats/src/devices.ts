@@ -1,5 +1,22 @@
 import { parseSize } from './size.js';
-import { BRIDGE, flag, integer, IPV4, IPV4_CIDR, IPV6, IPV6_SETTING, itemValue, MAC, oneOf, parseItems, PLAIN, text, ValueError, VLAN, type ValueRule } from './value-rules.js';
+import {
+  BRIDGE,
+  flag,
+  integer,
+  IPV4,
+  IPV4_CIDR,
+  IPV6,
+  IPV6_SETTING,
+  itemValue,
+  MAC,
+  oneOf,
+  parseItems,
+  PLAIN,
+  text,
+  ValueError,
+  VLAN,
+  type ValueRule,
+} from './value-rules.js';
 
 /*
  * The device values of a guest's config: disks and container volumes (`scsi0`, `rootfs`, `mp0`) and
@@ -57,7 +74,13 @@ function sizeText(value: string): string {
 /** The smallest new disk (`<storage>:0.001`); an EFI vars or TPM state volume takes its own size whatever is given. */
 const MIN_NEW_DISK = 1024 * 1024;
 
-function volumeRule(description: string, options: Record<string, ValueRule>, allowNone: boolean, minSize: number, check: (volume: VolumeValue) => void = () => undefined): ValueRule {
+function volumeRule(
+  description: string,
+  options: Record<string, ValueRule>,
+  allowNone: boolean,
+  minSize: number,
+  check: (volume: VolumeValue) => void = () => undefined,
+): ValueRule {
   return {
     description,
     type: 'string',
@@ -70,16 +93,28 @@ function volumeRule(description: string, options: Record<string, ValueRule>, all
 }
 
 /** A QEMU disk (`scsi0`, `virtio1`, `ide2`, `sata0`): `<storage>:<GiB>`, a volume id, `none` or `cdrom`, then options. */
-export const DISK = volumeRule('A disk: `<storage>:<size in GiB>` for a new volume, a volume id, or `none`; options `size`, `format`, `media`, `cache`, ...', DISK_OPTIONS, true, MIN_NEW_DISK);
+export const DISK = volumeRule(
+  'A disk: `<storage>:<size in GiB>` for a new volume, a volume id, or `none`; options `size`, `format`, `media`, `cache`, ...',
+  DISK_OPTIONS,
+  true,
+  MIN_NEW_DISK,
+);
 /** A container root file system or mount point (`rootfs`, `mp0`). */
-export const MOUNT = volumeRule('A volume: `<storage>:<size in GiB>` for a new volume, or a volume id; options `size`, `mp` (mount points), `acl`, `ro`, ...', MOUNT_OPTIONS, false, MIN_NEW_DISK);
+export const MOUNT = volumeRule(
+  'A volume: `<storage>:<size in GiB>` for a new volume, or a volume id; options `size`, `mp` (mount points), `acl`, `ro`, ...',
+  MOUNT_OPTIONS,
+  false,
+  MIN_NEW_DISK,
+);
 
 /** PVE's EFI vars disk (`efidisk0`): `<storage>:<GiB>` (the size is the OVMF vars template's, whatever is given) or a volume id. */
 const EFIDISK_OPTIONS: Record<string, ValueRule> = {
   size: DISK_OPTIONS['size'] as ValueRule,
   format: DISK_OPTIONS['format'] as ValueRule,
   efitype: oneOf('Size and type of the OVMF vars (2m unless given; 4m for Secure Boot).', ['2m', '4m']),
-  'pre-enrolled-keys': flag('Start from the vars template with the distribution\'s and Microsoft\'s keys enrolled (efitype=4m): Secure Boot on.'),
+  'pre-enrolled-keys': flag(
+    "Start from the vars template with the distribution's and Microsoft's keys enrolled (efitype=4m): Secure Boot on.",
+  ),
   'ms-cert': oneOf('Which Microsoft UEFI certificates are enrolled (a marker).', ['2011', '2023', '2023w', '2023k']),
 };
 
@@ -90,13 +125,30 @@ const TPMSTATE_OPTIONS: Record<string, ValueRule> = {
   version: oneOf('TPM interface version (v1.2 unless given).', ['v1.2', 'v2.0']),
 };
 
-export const EFIDISK = volumeRule('The EFI vars disk: `<storage>:<GiB>` for a new volume (its size is the OVMF vars template\'s), or a volume id; options `efitype` (2m, 4m), `pre-enrolled-keys`, `format`, `ms-cert`.', EFIDISK_OPTIONS, false, 1, (volume) => {
-  if (volume.options.get('pre-enrolled-keys') === '1' && volume.options.get('efitype') !== '4m') throw new ValueError('pre-enrolled-keys: needs efitype=4m (the 2m vars template has no keys)');
-});
-export const TPMSTATE = volumeRule('The TPM state disk: `<storage>:<GiB>` for a new volume (always a 4 MiB raw image), or a volume id; option `version` (v1.2, v2.0).', TPMSTATE_OPTIONS, false, 1);
+export const EFIDISK = volumeRule(
+  "The EFI vars disk: `<storage>:<GiB>` for a new volume (its size is the OVMF vars template's), or a volume id; options `efitype` (2m, 4m), `pre-enrolled-keys`, `format`, `ms-cert`.",
+  EFIDISK_OPTIONS,
+  false,
+  1,
+  (volume) => {
+    if (volume.options.get('pre-enrolled-keys') === '1' && volume.options.get('efitype') !== '4m')
+      throw new ValueError('pre-enrolled-keys: needs efitype=4m (the 2m vars template has no keys)');
+  },
+);
+export const TPMSTATE = volumeRule(
+  'The TPM state disk: `<storage>:<GiB>` for a new volume (always a 4 MiB raw image), or a volume id; option `version` (v1.2, v2.0).',
+  TPMSTATE_OPTIONS,
+  false,
+  1,
+);
 
 /** Every item a VM volume's stored value may have: disks', EFI vars' and TPM state's (each key's own rule checked it when it was written). */
-const STORED_QEMU_VOLUME_OPTIONS = { ...DISK_OPTIONS, ...EFIDISK_OPTIONS, ...TPMSTATE_OPTIONS, format: oneOf('Image format.', ['qcow2', 'raw']) };
+const STORED_QEMU_VOLUME_OPTIONS = {
+  ...DISK_OPTIONS,
+  ...EFIDISK_OPTIONS,
+  ...TPMSTATE_OPTIONS,
+  format: oneOf('Image format.', ['qcow2', 'raw']),
+};
 
 /** A VM volume's value as stored (a disk, `efidisk0`, `tpmstate0`, `unusedN`). */
 export function parseDisk(value: string): VolumeValue {
@@ -113,11 +165,13 @@ function parseVolume(value: string, rules: Record<string, ValueRule>, allowNone:
   if (file === undefined) throw new ValueError('must start with <storage>:<size> or a volume id');
   items.delete('file');
   items.delete('volume');
-  const options = new Map([...items].map(([key, item]) => {
-    const rule = rules[key];
-    if (!rule) throw new ValueError(`has an unknown item '${key}' (known: ${Object.keys(rules).join(', ')})`);
-    return [key, itemValue(key, item, rule)] as const;
-  }));
+  const options = new Map(
+    [...items].map(([key, item]) => {
+      const rule = rules[key];
+      if (!rule) throw new ValueError(`has an unknown item '${key}' (known: ${Object.keys(rules).join(', ')})`);
+      return [key, itemValue(key, item, rule)] as const;
+    }),
+  );
   if (file === 'none' || file === 'cdrom') {
     if (!allowNone) throw new ValueError('must be <storage>:<size> or a volume id');
     if (file === 'cdrom') options.set('media', 'cdrom');
@@ -129,16 +183,23 @@ function parseVolume(value: string, rules: Record<string, ValueRule>, allowNone:
   if (colon < 1 || !STORAGE_ID.test(storage)) throw new ValueError(`'${file}' must be <storage>:<size in GiB> or <storage>:<volume>`);
   if (/^\d+(?:\.\d+)?$/.test(rest)) {
     const size = parseSize(rest, 'G');
-    if (size === null || size < minSize) throw new ValueError(minSize === 1 ? `size '${rest}' must be more than 0` : `size '${rest}' must be at least 0.001 GiB`);
+    if (size === null || size < minSize)
+      throw new ValueError(minSize === 1 ? `size '${rest}' must be more than 0` : `size '${rest}' must be at least 0.001 GiB`);
     return { source: { kind: 'new', storage, size }, options };
   }
-  if (!VOLUME_NAME.test(rest) || rest.split('/').some((part) => part === '..' || part === '.')) throw new ValueError(`volume '${file}' is not a volume id`);
+  if (!VOLUME_NAME.test(rest) || rest.split('/').some((part) => part === '..' || part === '.'))
+    throw new ValueError(`volume '${file}' is not a volume id`);
   return { source: { kind: 'volume', storage, volname: rest }, options };
 }
 
 export function formatVolume(volume: VolumeValue): string {
   const { source } = volume;
-  const file = source.kind === 'none' ? 'none' : source.kind === 'new' ? `${source.storage}:${source.size / 1024 ** 3}` : `${source.storage}:${source.volname}`;
+  const file =
+    source.kind === 'none'
+      ? 'none'
+      : source.kind === 'new'
+        ? `${source.storage}:${source.size / 1024 ** 3}`
+        : `${source.storage}:${source.volname}`;
   return [file, ...[...volume.options].map(([key, value]) => `${key}=${value}`)].join(',');
 }
 
@@ -180,22 +241,28 @@ export function parseQemuNic(value: string): QemuNic {
     if (given !== undefined && given !== '') mac = given;
     items.delete(candidate);
   }
-  if (model === undefined || !(NIC_MODELS as readonly string[]).includes(model)) throw new ValueError(`must start with a model (${NIC_MODELS.join(', ')}), e.g. virtio,bridge=vmbr0`);
-  const options = new Map([...items].map(([key, item]) => {
-    const rule = QEMU_NIC_OPTIONS[key];
-    if (!rule) throw new ValueError(`has an unknown item '${key}' (known: model, macaddr, ${Object.keys(QEMU_NIC_OPTIONS).join(', ')})`);
-    return [key, itemValue(key, item, rule)] as const;
-  }));
+  if (model === undefined || !(NIC_MODELS as readonly string[]).includes(model))
+    throw new ValueError(`must start with a model (${NIC_MODELS.join(', ')}), e.g. virtio,bridge=vmbr0`);
+  const options = new Map(
+    [...items].map(([key, item]) => {
+      const rule = QEMU_NIC_OPTIONS[key];
+      if (!rule) throw new ValueError(`has an unknown item '${key}' (known: model, macaddr, ${Object.keys(QEMU_NIC_OPTIONS).join(', ')})`);
+      return [key, itemValue(key, item, rule)] as const;
+    }),
+  );
   return { model: model as NicModel, mac: mac === undefined ? undefined : itemValue('macaddr', mac, MAC).toUpperCase(), options };
 }
 
 /** PVE's normal form, which Ansible's MAC regex needs: `virtio=BC:24:11:0A:1B:2C,bridge=vmbr0`. */
 export function formatQemuNic(nic: QemuNic): string {
-  return [nic.mac === undefined ? nic.model : `${nic.model}=${nic.mac}`, ...[...nic.options].map(([key, value]) => `${key}=${value}`)].join(',');
+  return [nic.mac === undefined ? nic.model : `${nic.model}=${nic.mac}`, ...[...nic.options].map(([key, value]) => `${key}=${value}`)].join(
+    ',',
+  );
 }
 
 export const QEMU_NIC: ValueRule = {
-  description: 'A network card: `<model>[=<MAC>]` (virtio, e1000, e1000e, rtl8139, vmxnet3), then `bridge`, `tag`, `firewall`, `rate`, `link_down`, `mtu`, `queues`.',
+  description:
+    'A network card: `<model>[=<MAC>]` (virtio, e1000, e1000e, rtl8139, vmxnet3), then `bridge`, `tag`, `firewall`, `rate`, `link_down`, `mtu`, `queues`.',
   type: 'string',
   parse: (value) => formatQemuNic(parseQemuNic(value)),
 };
@@ -208,7 +275,8 @@ const HOST_MANAGED: ValueRule = {
   description: 'Addresses configured by the host instead of the container: only 0, Corral leaves them to the container.',
   type: 'boolean',
   parse(value) {
-    if (flag('').parse(value) === '1') throw new ValueError('=1 (addresses configured by the host) is not built in Corral: the container configures its own');
+    if (flag('').parse(value) === '1')
+      throw new ValueError('=1 (addresses configured by the host) is not built in Corral: the container configures its own');
     return '0';
   },
 };
@@ -241,12 +309,14 @@ export interface LxcNic {
 /** PVE's `net[n]` of a container: `name=eth0,bridge=vmbr0,ip=dhcp|<cidr>,gw=..,hwaddr=..`. */
 export function parseLxcNic(value: string): LxcNic {
   const items = parseItems(value, {});
-  const options = new Map([...items].map(([key, item]) => {
-    const rule = LXC_NIC_OPTIONS[key];
-    if (!rule) throw new ValueError(`has an unknown item '${key}' (known: ${Object.keys(LXC_NIC_OPTIONS).join(', ')})`);
-    const checked = itemValue(key, item, rule);
-    return [key, key === 'hwaddr' ? checked.toUpperCase() : checked] as const;
-  }));
+  const options = new Map(
+    [...items].map(([key, item]) => {
+      const rule = LXC_NIC_OPTIONS[key];
+      if (!rule) throw new ValueError(`has an unknown item '${key}' (known: ${Object.keys(LXC_NIC_OPTIONS).join(', ')})`);
+      const checked = itemValue(key, item, rule);
+      return [key, key === 'hwaddr' ? checked.toUpperCase() : checked] as const;
+    }),
+  );
   if (!options.has('name')) throw new ValueError("must give the interface's name, e.g. name=eth0,bridge=vmbr0,ip=dhcp");
   return { options };
 }
@@ -256,7 +326,8 @@ export function formatLxcNic(nic: LxcNic): string {
 }
 
 export const LXC_NIC: ValueRule = {
-  description: 'A network interface: `name=<ifname>` with `bridge`, `ip` (dhcp, manual or a CIDR), `gw`, `hwaddr`, `ip6`, `gw6`, `tag`, `firewall`, `mtu`, `rate`.',
+  description:
+    'A network interface: `name=<ifname>` with `bridge`, `ip` (dhcp, manual or a CIDR), `gw`, `hwaddr`, `ip6`, `gw6`, `tag`, `firewall`, `mtu`, `rate`.',
   type: 'string',
   parse: (value) => formatLxcNic(parseLxcNic(value)),
 };

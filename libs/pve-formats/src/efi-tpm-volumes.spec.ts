@@ -39,24 +39,71 @@ describe('efidisk0 and tpmstate0 values', () => {
 
 describe('new EFI vars and TPM state volumes', () => {
   it('sizes an EFI disk as its vars template, whatever size is given, keeps its format and writes its items sorted as PVE', () => {
-    const layout = newVolumeLayout('efidisk0', 1024 ** 3, new Map([['pre-enrolled-keys', '1'], ['format', 'raw'], ['efitype', '4m']]));
+    const layout = newVolumeLayout(
+      'efidisk0',
+      1024 ** 3,
+      new Map([
+        ['pre-enrolled-keys', '1'],
+        ['format', 'raw'],
+        ['efitype', '4m'],
+      ]),
+    );
     expect(layout.format).toBe('raw');
-    expect([...layout.options]).toEqual([['efitype', '4m'], ['pre-enrolled-keys', '1'], ['size', '528K']]);
+    expect([...layout.options]).toEqual([
+      ['efitype', '4m'],
+      ['pre-enrolled-keys', '1'],
+      ['size', '528K'],
+    ]);
     expect(newVolumeLayout('efidisk0', 1024 ** 3, new Map()).options.get('size')).toBe('128K');
     expect(EFI_VARS_SIZE).toEqual({ '2m': 131072, '4m': 540672 });
   });
 
   it('makes TPM state a 4 MiB raw image whatever format is given', () => {
-    const layout = newVolumeLayout('tpmstate0', 1024 ** 3, new Map([['version', 'v2.0'], ['format', 'qcow2']]));
-    expect(layout).toEqual({ format: 'raw', options: new Map([['size', '4M'], ['version', 'v2.0']]) });
+    const layout = newVolumeLayout(
+      'tpmstate0',
+      1024 ** 3,
+      new Map([
+        ['version', 'v2.0'],
+        ['format', 'qcow2'],
+      ]),
+    );
+    expect(layout).toEqual({
+      format: 'raw',
+      options: new Map([
+        ['size', '4M'],
+        ['version', 'v2.0'],
+      ]),
+    });
     expect(TPM_STATE_SIZE).toBe(4 * 1024 * 1024);
   });
 
   it('leaves a disk its given size and format', () => {
-    expect(newVolumeLayout('scsi0', 2 * 1024 ** 3, new Map([['format', 'raw'], ['ssd', '1']]))).toEqual({ format: 'raw', options: new Map([['ssd', '1'], ['size', '2G']]) });
+    expect(
+      newVolumeLayout(
+        'scsi0',
+        2 * 1024 ** 3,
+        new Map([
+          ['format', 'raw'],
+          ['ssd', '1'],
+        ]),
+      ),
+    ).toEqual({
+      format: 'raw',
+      options: new Map([
+        ['ssd', '1'],
+        ['size', '2G'],
+      ]),
+    });
   });
 
   it('allocates the EFI vars and TPM state after the disks', () => {
-    expect(inAllocationOrder([['tpmstate0', 1], ['efidisk0', 2], ['scsi0', 3], ['name', 4]]).map(([key]) => key)).toEqual(['scsi0', 'name', 'tpmstate0', 'efidisk0']);
+    expect(
+      inAllocationOrder([
+        ['tpmstate0', 1],
+        ['efidisk0', 2],
+        ['scsi0', 3],
+        ['name', 4],
+      ]).map(([key]) => key),
+    ).toEqual(['scsi0', 'name', 'tpmstate0', 'efidisk0']);
   });
 });

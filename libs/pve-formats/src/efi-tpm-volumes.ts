@@ -12,7 +12,11 @@ export const TPM_STATE_SIZE = 4 * 1024 * 1024;
 const ALLOCATED_LAST = ['efidisk0', 'tpmstate0'];
 
 /** What a new volume of `key` becomes: its image format and the options written beside its name (`size=`, the rest as given, `format` gone: the name ends in it). */
-export function newVolumeLayout(key: string, size: number, options: ReadonlyMap<string, string>): { format: 'qcow2' | 'raw'; options: Map<string, string> } {
+export function newVolumeLayout(
+  key: string,
+  size: number,
+  options: ReadonlyMap<string, string>,
+): { format: 'qcow2' | 'raw'; options: Map<string, string> } {
   const rest = new Map(options);
   rest.delete('format');
   if (key === 'efidisk0') {

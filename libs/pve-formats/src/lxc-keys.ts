@@ -1,9 +1,35 @@
 import { LXC_NIC, MOUNT } from './devices.js';
-import { DNS_NAME, decimal, HOOKSCRIPT, numbered, flag, STARTUP, integer, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
+import {
+  DNS_NAME,
+  decimal,
+  HOOKSCRIPT,
+  numbered,
+  flag,
+  STARTUP,
+  integer,
+  oneOf,
+  PLAIN,
+  properties,
+  TAGS,
+  text,
+  type ValueRule,
+} from './value-rules.js';
 
 /** The container config keys Corral accepts, as `QEMU_KEYS` is for VMs. */
 
-export const LXC_OSTYPES = ['debian', 'devuan', 'ubuntu', 'centos', 'fedora', 'opensuse', 'archlinux', 'alpine', 'gentoo', 'nixos', 'unmanaged'] as const;
+export const LXC_OSTYPES = [
+  'debian',
+  'devuan',
+  'ubuntu',
+  'centos',
+  'fedora',
+  'opensuse',
+  'archlinux',
+  'alpine',
+  'gentoo',
+  'nixos',
+  'unmanaged',
+] as const;
 export const MAX_MOUNT_POINTS = 32;
 export const MAX_LXC_NICS = 32;
 
@@ -24,7 +50,13 @@ export const LXC_KEYS: Readonly<Record<string, ValueRule>> = {
   debug: flag('Debug log level for the container start.'),
   hookscript: HOOKSCRIPT,
   unprivileged: flag('Unprivileged (user namespaces).'),
-  features: properties('Features: `nesting`, `keyctl`, `fuse`, `mknod`.', { nesting: flag('Nesting.'), keyctl: flag('keyctl.'), fuse: flag('FUSE.'), mknod: flag('mknod.'), force_rw_sys: flag('rw /sys.') }),
+  features: properties('Features: `nesting`, `keyctl`, `fuse`, `mknod`.', {
+    nesting: flag('Nesting.'),
+    keyctl: flag('keyctl.'),
+    fuse: flag('FUSE.'),
+    mknod: flag('mknod.'),
+    force_rw_sys: flag('rw /sys.'),
+  }),
   nameserver: text('DNS servers.', /^[0-9A-Fa-f.: ]+$/, 'must be IP addresses separated by spaces'),
   searchdomain: PLAIN('Search domains.'),
   timezone: text('Time zone.', /^[A-Za-z0-9_+/-]{1,64}$/, 'must be a time zone name such as Europe/Vienna'),

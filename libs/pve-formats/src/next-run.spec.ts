@@ -1,7 +1,8 @@
 import { parseCalendarEvent } from './calendar-event.js';
 import { nextRun } from './next-run.js';
 
-const next = (schedule: string, after: string, timeZone?: string) => nextRun(parseCalendarEvent(schedule), new Date(after), timeZone)?.toISOString() ?? null;
+const next = (schedule: string, after: string, timeZone?: string) =>
+  nextRun(parseCalendarEvent(schedule), new Date(after), timeZone)?.toISOString() ?? null;
 
 describe('nextRun', () => {
   it.each([

@@ -14,15 +14,18 @@ export class PropertyStringError extends Error {
  */
 export function parseProperties(text: string, options: { readonly defaultKey?: string } = {}): Map<string, string> {
   const properties = new Map<string, string>();
-  text.split(',').filter((item) => item.trim() !== '').forEach((item, index) => {
-    const equals = item.indexOf('=');
-    let key: string;
-    let value: string;
-    if (equals !== -1) [key, value] = [item.slice(0, equals), item.slice(equals + 1)];
-    else if (index === 0 && options.defaultKey !== undefined) [key, value] = [options.defaultKey, item];
-    else throw new PropertyStringError(`item '${item}' has no key (key=value)`);
-    if (properties.has(key)) throw new PropertyStringError(`gives '${key}' more than once`);
-    properties.set(key, value);
-  });
+  text
+    .split(',')
+    .filter((item) => item.trim() !== '')
+    .forEach((item, index) => {
+      const equals = item.indexOf('=');
+      let key: string;
+      let value: string;
+      if (equals !== -1) [key, value] = [item.slice(0, equals), item.slice(equals + 1)];
+      else if (index === 0 && options.defaultKey !== undefined) [key, value] = [options.defaultKey, item];
+      else throw new PropertyStringError(`item '${item}' has no key (key=value)`);
+      if (properties.has(key)) throw new PropertyStringError(`gives '${key}' more than once`);
+      properties.set(key, value);
+    });
   return properties;
 }

@@ -16,7 +16,11 @@ describe('prune-backups property string', () => {
   });
 
   it('parses every option, keep-all in PVE’s boolean spellings, and skips empty items', () => {
-    expect(parsePruneOptions('keep-hourly=1, keep-weekly=0,,keep-monthly=12')).toEqual({ 'keep-hourly': 1, 'keep-weekly': 0, 'keep-monthly': 12 });
+    expect(parsePruneOptions('keep-hourly=1, keep-weekly=0,,keep-monthly=12')).toEqual({
+      'keep-hourly': 1,
+      'keep-weekly': 0,
+      'keep-monthly': 12,
+    });
     expect(parsePruneOptions('keep-all=1')).toEqual({ 'keep-all': true });
     expect(parsePruneOptions('keep-all=No')).toEqual({ 'keep-all': false });
     expect(parsePruneOptions('')).toEqual({});
@@ -41,7 +45,9 @@ describe('prune-backups property string', () => {
   });
 
   it('validates options given as an object (a backup job’s JSON)', () => {
-    expect(failure(() => validatePruneOptions({ 'keep-weekly': 2.5 })).message).toBe("keep-weekly must be a whole number of 0 or more, not '2.5'");
+    expect(failure(() => validatePruneOptions({ 'keep-weekly': 2.5 })).message).toBe(
+      "keep-weekly must be a whole number of 0 or more, not '2.5'",
+    );
     expect(failure(() => validatePruneOptions({ 'keep-all': true, 'keep-yearly': 1 })).option).toBe('keep-all');
   });
 

@@ -20,12 +20,16 @@ export class PruneOptionsError extends Error {
   }
 }
 
-const notACount = (rule: KeepRule, value: string) => new PruneOptionsError(rule, `${rule} must be a whole number of 0 or more, not '${value}'`);
+const notACount = (rule: KeepRule, value: string) =>
+  new PruneOptionsError(rule, `${rule} must be a whole number of 0 or more, not '${value}'`);
 
 const isKeepRule = (key: string): key is KeepRule => (KEEP_RULES as readonly string[]).includes(key);
 
 // PVE's boolean spellings (JSONSchema `parse_boolean`).
-const BOOLEANS = new Map([...['1', 'on', 'yes', 'true'].map((v) => [v, true] as const), ...['0', 'off', 'no', 'false'].map((v) => [v, false] as const)]);
+const BOOLEANS = new Map([
+  ...['1', 'on', 'yes', 'true'].map((v) => [v, true] as const),
+  ...['0', 'off', 'no', 'false'].map((v) => [v, false] as const),
+]);
 
 /** Parses the property string (`keep-last=3,keep-daily=7`), rejecting what PVE rejects. */
 export function parsePruneOptions(text: string): PruneOptions {

@@ -58,7 +58,8 @@ export function markBackupsForPrune(backups: readonly PrunableBackup[], options:
       id,
       ctime,
       wall: wallClockAt(ctime * 1000, timeZone),
-      result: isProtected === true ? { id, ctime, mark: 'protected' } : keepAll ? { id, ctime, mark: 'keep', reason: 'keep-all' } : undefined,
+      result:
+        isProtected === true ? { id, ctime, mark: 'protected' } : keepAll ? { id, ctime, mark: 'keep', reason: 'keep-all' } : undefined,
     }));
   for (const rule of KEEP_RULES) keepPeriods(entries, rule, options[rule] ?? 0);
   return entries.map(({ id, ctime, result }) => result ?? { id, ctime, mark: 'remove' });

@@ -14,7 +14,11 @@ const HEX_ID = /^(?:0x)?[0-9a-fA-F]{4}$/;
 const HOSTPCI = properties(
   'A host PCI device passed through: `[host=]<id>[;<id>...]`, `mapping`, `pcie`, `rombar`, `x-vga`, ...',
   {
-    host: text('PCI ids (`0000:01:00.0`, or `01:00` for all functions).', /^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?(?:;(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)*$/, 'must be PCI ids such as 0000:01:00.0'),
+    host: text(
+      'PCI ids (`0000:01:00.0`, or `01:00` for all functions).',
+      /^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?(?:;(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)*$/,
+      'must be PCI ids such as 0000:01:00.0',
+    ),
     mapping: text('A resource mapping.', CONFIG_ID, 'must be a mapping id'),
     'device-id': text('Device id shown to the guest.', HEX_ID, 'must be a hex id'),
     'vendor-id': text('Vendor id shown to the guest.', HEX_ID, 'must be a hex id'),
@@ -34,7 +38,11 @@ const HOSTPCI = properties(
 const USB = properties(
   'A USB device: `[host=]<vendor:product>|<bus-port>|spice`, `mapping`, `usb3`.',
   {
-    host: text('Host device.', /^(?:(?:0x)?[0-9A-Fa-f]{4}:(?:0x)?[0-9A-Fa-f]{4}|\d+-\d+(?:\.\d+)*|[Ss][Pp][Ii][Cc][Ee])$/, 'must be vendor:product, bus-port or spice'),
+    host: text(
+      'Host device.',
+      /^(?:(?:0x)?[0-9A-Fa-f]{4}:(?:0x)?[0-9A-Fa-f]{4}|\d+-\d+(?:\.\d+)*|[Ss][Pp][Ii][Cc][Ee])$/,
+      'must be vendor:product, bus-port or spice',
+    ),
     mapping: text('A resource mapping.', CONFIG_ID, 'must be a mapping id'),
     usb3: flag('USB 3.'),
   },
@@ -56,12 +64,23 @@ const VIRTIOFS = properties(
 /** PVE's memory-encryption settings for AMD SEV and Intel TDX hosts. */
 const SEV = properties(
   'AMD Secure Encrypted Virtualization: `[type=]std|es|snp`, `no-debug`, `no-key-sharing`, `allow-smt`, `kernel-hashes`.',
-  { type: oneOf('SEV type.', ['std', 'es', 'snp']), 'no-debug': flag('No debug.'), 'no-key-sharing': flag('No key sharing.'), 'allow-smt': flag('Allow SMT.'), 'kernel-hashes': flag('Kernel hashes.') },
+  {
+    type: oneOf('SEV type.', ['std', 'es', 'snp']),
+    'no-debug': flag('No debug.'),
+    'no-key-sharing': flag('No key sharing.'),
+    'allow-smt': flag('Allow SMT.'),
+    'kernel-hashes': flag('Kernel hashes.'),
+  },
   'type',
 );
 const TDX = properties(
   'Intel Trust Domain Extensions: `[type=]tdx`, `attestation`, `vsock-cid`, `vsock-port`.',
-  { type: oneOf('TDX type.', ['tdx']), attestation: flag('Attestation.'), 'vsock-cid': integer('vsock CID.', 2, 4_294_967_295), 'vsock-port': integer('vsock port.', 1, 4_294_967_295) },
+  {
+    type: oneOf('TDX type.', ['tdx']),
+    attestation: flag('Attestation.'),
+    'vsock-cid': integer('vsock CID.', 2, 4_294_967_295),
+    'vsock-port': integer('vsock port.', 1, 4_294_967_295),
+  },
   'type',
 );
 
@@ -69,13 +88,50 @@ export const QEMU_HARDWARE_KEYS: Readonly<Record<string, ValueRule>> = {
   ...numbered('hostpci', 16, HOSTPCI),
   ...numbered('usb', 5, USB),
   ...numbered('virtiofs', 10, VIRTIOFS),
-  ...numbered('numa', 8, properties('NUMA node: `cpus=<id[-id];...>`, `hostnodes`, `memory` (MiB), `policy`.', { cpus: text('Guest CPUs.', CPU_LIST, 'must be CPU ids such as 0-3;6'), hostnodes: text('Host NUMA nodes.', CPU_LIST, 'must be node ids such as 0;1'), memory: decimal('MiB.', 0, 4_194_304), policy: oneOf('Policy.', ['preferred', 'bind', 'interleave']) })),
-  ...numbered('parallel', 3, text('A host parallel port.', /^(?:\/dev\/parport\d+|\/dev\/usb\/lp\d+)$/, 'must be /dev/parport<N> or /dev/usb/lp<N>')),
-  ivshmem: properties('Inter-VM shared memory: `size=<MiB>`, `name`.', { size: integer('MiB.', 1, 1_048_576), name: text('Name.', /^[a-zA-Z0-9-]{1,64}$/, 'must be letters, digits and -') }),
+  ...numbered(
+    'numa',
+    8,
+    properties('NUMA node: `cpus=<id[-id];...>`, `hostnodes`, `memory` (MiB), `policy`.', {
+      cpus: text('Guest CPUs.', CPU_LIST, 'must be CPU ids such as 0-3;6'),
+      hostnodes: text('Host NUMA nodes.', CPU_LIST, 'must be node ids such as 0;1'),
+      memory: decimal('MiB.', 0, 4_194_304),
+      policy: oneOf('Policy.', ['preferred', 'bind', 'interleave']),
+    }),
+  ),
+  ...numbered(
+    'parallel',
+    3,
+    text('A host parallel port.', /^(?:\/dev\/parport\d+|\/dev\/usb\/lp\d+)$/, 'must be /dev/parport<N> or /dev/usb/lp<N>'),
+  ),
+  ivshmem: properties('Inter-VM shared memory: `size=<MiB>`, `name`.', {
+    size: integer('MiB.', 1, 1_048_576),
+    name: text('Name.', /^[a-zA-Z0-9-]{1,64}$/, 'must be letters, digits and -'),
+  }),
   'amd-sev': SEV,
   'intel-tdx': TDX,
-  audio0: properties('An audio device: `device=ich9-intel-hda|intel-hda|AC97`, `driver=spice|none`.', { device: oneOf('Device.', ['ich9-intel-hda', 'intel-hda', 'AC97']), driver: oneOf('Backend.', ['spice', 'none']) }),
-  rng0: properties('A VirtIO random number generator: `[source=]/dev/urandom|/dev/random|/dev/hwrng`, `max_bytes`, `period` (ms).', { source: oneOf('Host entropy source.', ['/dev/urandom', '/dev/random', '/dev/hwrng']), max_bytes: integer('Bytes per period.', 0, 2_147_483_647), period: integer('Period in ms.', 1, 2_147_483_647) }, 'source'),
-  watchdog: properties('A hardware watchdog: `[model=]i6300esb|ib700`, `action`.', { model: oneOf('Model.', ['i6300esb', 'ib700']), action: oneOf('What happens when it fires.', ['reset', 'shutdown', 'poweroff', 'pause', 'debug', 'none']) }, 'model'),
-  spice_enhancements: properties('SPICE enhancements: `foldersharing`, `videostreaming`.', { foldersharing: flag('Folder sharing.'), videostreaming: oneOf('Video streaming.', ['off', 'all', 'filter']) }),
+  audio0: properties('An audio device: `device=ich9-intel-hda|intel-hda|AC97`, `driver=spice|none`.', {
+    device: oneOf('Device.', ['ich9-intel-hda', 'intel-hda', 'AC97']),
+    driver: oneOf('Backend.', ['spice', 'none']),
+  }),
+  rng0: properties(
+    'A VirtIO random number generator: `[source=]/dev/urandom|/dev/random|/dev/hwrng`, `max_bytes`, `period` (ms).',
+    {
+      source: oneOf('Host entropy source.', ['/dev/urandom', '/dev/random', '/dev/hwrng']),
+      max_bytes: integer('Bytes per period.', 0, 2_147_483_647),
+      period: integer('Period in ms.', 1, 2_147_483_647),
+    },
+    'source',
+  ),
+  watchdog: properties(
+    'A hardware watchdog: `[model=]i6300esb|ib700`, `action`.',
+    {
+      model: oneOf('Model.', ['i6300esb', 'ib700']),
+      action: oneOf('What happens when it fires.', ['reset', 'shutdown', 'poweroff', 'pause', 'debug', 'none']),
+    },
+    'model',
+  ),
+  spice_enhancements: properties('SPICE enhancements: `foldersharing`, `videostreaming`.', {
+    foldersharing: flag('Folder sharing.'),
+    videostreaming: oneOf('Video streaming.', ['off', 'all', 'filter']),
+  }),
 };

@@ -1,7 +1,27 @@
 import { DISK, EFIDISK, QEMU_NIC, TPMSTATE } from './devices.js';
 import { QEMU_HARDWARE_KEYS } from './qemu-hardware-keys.js';
 import { CLOUDINIT_PASSWORD } from './cloudinit-password.js';
-import { decimal, numbered, DNS_NAME, HOOKSCRIPT, SNIPPET_VOLUME, STARTUP, flag, integer, IPV4, IPV4_CIDR, IPV6, IPV6_SETTING, LINE, oneOf, PLAIN, properties, TAGS, text, type ValueRule } from './value-rules.js';
+import {
+  decimal,
+  numbered,
+  DNS_NAME,
+  HOOKSCRIPT,
+  SNIPPET_VOLUME,
+  STARTUP,
+  flag,
+  integer,
+  IPV4,
+  IPV4_CIDR,
+  IPV6,
+  IPV6_SETTING,
+  LINE,
+  oneOf,
+  PLAIN,
+  properties,
+  TAGS,
+  text,
+  type ValueRule,
+} from './value-rules.js';
 
 /**
  * The VM config keys Corral accepts, each with its rule. Numbered keys are listed
@@ -9,7 +29,21 @@ import { decimal, numbered, DNS_NAME, HOOKSCRIPT, SNIPPET_VOLUME, STARTUP, flag,
  * names them. Keys PVE has and Corral does not support are refused by name (`UNSUPPORTED_QEMU_KEYS`).
  */
 
-export const QEMU_OSTYPES = ['other', 'wxp', 'w2k', 'w2k3', 'w2k8', 'wvista', 'win7', 'win8', 'win10', 'win11', 'l24', 'l26', 'solaris'] as const;
+export const QEMU_OSTYPES = [
+  'other',
+  'wxp',
+  'w2k',
+  'w2k3',
+  'w2k8',
+  'wvista',
+  'win7',
+  'win8',
+  'win10',
+  'win11',
+  'l24',
+  'l26',
+  'solaris',
+] as const;
 
 export const DISK_BUSES = { ide: 4, sata: 6, scsi: 31, virtio: 16 } as const;
 export const MAX_NICS = 32;
@@ -17,7 +51,33 @@ export const MAX_NICS = 32;
 const CPU_MODEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** PVE's VNC keyboard layouts. */
-const KEYBOARDS = ['de', 'de-ch', 'da', 'en-gb', 'en-us', 'es', 'fi', 'fr', 'fr-be', 'fr-ca', 'fr-ch', 'hu', 'is', 'it', 'ja', 'lt', 'mk', 'nl', 'no', 'pl', 'pt', 'pt-br', 'sv', 'sl', 'tr'];
+const KEYBOARDS = [
+  'de',
+  'de-ch',
+  'da',
+  'en-gb',
+  'en-us',
+  'es',
+  'fi',
+  'fr',
+  'fr-be',
+  'fr-ca',
+  'fr-ch',
+  'hu',
+  'is',
+  'it',
+  'ja',
+  'lt',
+  'mk',
+  'nl',
+  'no',
+  'pl',
+  'pt',
+  'pt-br',
+  'sv',
+  'sl',
+  'tr',
+];
 
 const SNIPPET = text('A snippet volume `<storage>:snippets/<file>`.', SNIPPET_VOLUME, 'must be a snippet volume <storage>:snippets/<file>');
 /** Keys only root@pam may set, as in PVE: they run what they name on the host. */
@@ -34,11 +94,19 @@ const MEMORY = {
 
 const CPU = properties(
   'The CPU model: `[cputype=]<model>`, e.g. x86-64-v2-AES, host, kvm64.',
-  { cputype: text('CPU model.', CPU_MODEL, 'must be a CPU model name'), flags: text('CPU flags.', /^[+-][A-Za-z0-9_-]+(?:;[+-][A-Za-z0-9_-]+)*$/, 'must be flags such as +aes;-pcid'), hidden: flag('Hide KVM.') },
+  {
+    cputype: text('CPU model.', CPU_MODEL, 'must be a CPU model name'),
+    flags: text('CPU flags.', /^[+-][A-Za-z0-9_-]+(?:;[+-][A-Za-z0-9_-]+)*$/, 'must be flags such as +aes;-pcid'),
+    hidden: flag('Hide KVM.'),
+  },
   'cputype',
 );
 
-const BOOT = text('Boot order: `order=<device>[;<device>...]`.', /^(?:order=[a-z]+\d+(?:;[a-z]+\d+)*|[acdn]{1,4})$/, 'must be order=<device>;<device>... (e.g. order=scsi0;net0)');
+const BOOT = text(
+  'Boot order: `order=<device>[;<device>...]`.',
+  /^(?:order=[a-z]+\d+(?:;[a-z]+\d+)*|[acdn]{1,4})$/,
+  'must be order=<device>;<device>... (e.g. order=scsi0;net0)',
+);
 
 const IPCONFIG = properties('Cloud-init addresses: `ip=dhcp|<cidr>,gw=<ip>,ip6=...,gw6=...`.', {
   ip: { description: 'IPv4.', type: 'string', parse: (value) => (value === 'dhcp' ? value : IPV4_CIDR.parse(value)) },
@@ -62,23 +130,50 @@ export const QEMU_KEYS: Readonly<Record<string, ValueRule>> = {
   cpuunits: integer('CPU weight.', 1, 262_144),
   numa: flag('NUMA.'),
   ostype: oneOf('Guest OS type.', QEMU_OSTYPES),
-  machine: text('Machine type.', /^(?:pc|q35|virt)(?:-[a-z0-9.+-]+)?(?:,viommu=(?:intel|virtio))?$/, 'must be a machine type such as q35 or pc-i440fx-8.1'),
+  machine: text(
+    'Machine type.',
+    /^(?:pc|q35|virt)(?:-[a-z0-9.+-]+)?(?:,viommu=(?:intel|virtio))?$/,
+    'must be a machine type such as q35 or pc-i440fx-8.1',
+  ),
   bios: oneOf('Firmware.', ['seabios', 'ovmf']),
   acpi: flag('ACPI.'),
   kvm: flag('Hardware virtualization.'),
   tablet: flag('USB tablet.'),
   localtime: flag('Real-time clock in local time.'),
-  agent: properties('QEMU guest agent: `[enabled=]0|1`.', { enabled: flag('Enabled.'), fstrim_cloned_disks: flag('fstrim after clone.'), type: oneOf('Transport.', ['virtio', 'isa']) }, 'enabled'),
-  vga: properties('Display: `[type=]<type>`.', { type: oneOf('Type.', ['std', 'virtio', 'qxl', 'cirrus', 'vmware', 'none', 'serial0', 'serial1']), memory: integer('VRAM MiB.', 4, 512) }, 'type'),
+  agent: properties(
+    'QEMU guest agent: `[enabled=]0|1`.',
+    { enabled: flag('Enabled.'), fstrim_cloned_disks: flag('fstrim after clone.'), type: oneOf('Transport.', ['virtio', 'isa']) },
+    'enabled',
+  ),
+  vga: properties(
+    'Display: `[type=]<type>`.',
+    {
+      type: oneOf('Type.', ['std', 'virtio', 'qxl', 'cirrus', 'vmware', 'none', 'serial0', 'serial1']),
+      memory: integer('VRAM MiB.', 4, 512),
+    },
+    'type',
+  ),
   scsihw: oneOf('SCSI controller.', ['lsi', 'lsi53c810', 'virtio-scsi-pci', 'virtio-scsi-single', 'megasas', 'pvscsi']),
   boot: BOOT,
   bootdisk: text('Boot disk (deprecated by `boot`).', /^(?:ide|sata|scsi|virtio)\d+$/, 'must be a disk key such as scsi0'),
   onboot: flag('Start at boot.'),
   protection: flag('Protect from removal.'),
   startup: STARTUP,
-  hotplug: text('Hot-plug: a list of network, disk, cpu, memory, usb, or 0/1.', /^(?:0|1|(?:network|disk|cpu|memory|usb|cloudinit)(?:,(?:network|disk|cpu|memory|usb|cloudinit))*)$/, 'must be 0, 1 or a list of network, disk, cpu, memory, usb'),
-  smbios1: text('SMBIOS type 1 fields.', /^(?:(?:uuid|serial|manufacturer|product|version|sku|family|base64)=[^,\x00-\x1f]*(?:,|$))+$/, 'must be key=value items of uuid, serial, manufacturer, product, version, sku, family'),
-  vmgenid: text('VM generation id: a UUID, or 1 to generate one.', /^(?:[01]|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, 'must be a UUID, 0 or 1'),
+  hotplug: text(
+    'Hot-plug: a list of network, disk, cpu, memory, usb, or 0/1.',
+    /^(?:0|1|(?:network|disk|cpu|memory|usb|cloudinit)(?:,(?:network|disk|cpu|memory|usb|cloudinit))*)$/,
+    'must be 0, 1 or a list of network, disk, cpu, memory, usb',
+  ),
+  smbios1: text(
+    'SMBIOS type 1 fields.',
+    /^(?:(?:uuid|serial|manufacturer|product|version|sku|family|base64)=[^,\x00-\x1f]*(?:,|$))+$/,
+    'must be key=value items of uuid, serial, manufacturer, product, version, sku, family',
+  ),
+  vmgenid: text(
+    'VM generation id: a UUID, or 1 to generate one.',
+    /^(?:[01]|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
+    'must be a UUID, 0 or 1',
+  ),
   ciuser: text('Cloud-init user.', /^[a-z_][a-z0-9_-]{0,31}$/, 'must be a user name'),
   cipassword: CLOUDINIT_PASSWORD,
   citype: oneOf('Cloud-init format.', ['configdrive2', 'nocloud', 'opennebula']),
@@ -98,7 +193,11 @@ export const QEMU_KEYS: Readonly<Record<string, ValueRule>> = {
   freeze: flag('Start with the CPU stopped (resume with the monitor command `c`).'),
   reboot: flag('0: the VM stops instead of rebooting.'),
   tdf: flag('Time drift fix.'),
-  startdate: text('Initial date of the real-time clock: `now`, `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS`.', /^(?:now|\d{4}-\d{1,2}-\d{1,2}(?:T\d{1,2}:\d{1,2}:\d{1,2})?)$/, 'must be now, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS'),
+  startdate: text(
+    'Initial date of the real-time clock: `now`, `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS`.',
+    /^(?:now|\d{4}-\d{1,2}-\d{1,2}(?:T\d{1,2}:\d{1,2}:\d{1,2})?)$/,
+    'must be now, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS',
+  ),
   smp: integer('CPUs (PVE keeps it for old configs: use sockets and cores).', 1, 16_384),
   hugepages: oneOf('Huge pages for the memory.', ['any', '2', '1024']),
   keephugepages: flag('Keep the huge pages after the VM stops.'),
@@ -106,11 +205,20 @@ export const QEMU_KEYS: Readonly<Record<string, ValueRule>> = {
   migrate_speed: integer('Migration speed limit in MB/s (0 = none).', 0, 1_000_000),
   vmstatestorage: text('The storage of saved VM states.', /^[A-Za-z][A-Za-z0-9_.-]*$/, 'must be a storage id'),
   ciupgrade: flag('Cloud-init: upgrade packages on first boot.'),
-  cicustom: properties('Cloud-init: own files for `user`, `network`, `meta`, `vendor` (snippet volumes).', { user: SNIPPET, network: SNIPPET, meta: SNIPPET, vendor: SNIPPET }),
+  cicustom: properties('Cloud-init: own files for `user`, `network`, `meta`, `vendor` (snippet volumes).', {
+    user: SNIPPET,
+    network: SNIPPET,
+    meta: SNIPPET,
+    vendor: SNIPPET,
+  }),
   args: text('Extra arguments for QEMU (root@pam only, as in PVE).', LINE, 'must be one line', 4096),
   hookscript: HOOKSCRIPT,
   ...QEMU_HARDWARE_KEYS,
-  ...numbered('serial', 4, text('Serial port: `socket` or a host device.', /^(?:socket|\/dev\/[A-Za-z0-9_/-]+)$/, 'must be socket or /dev/<device>')),
+  ...numbered(
+    'serial',
+    4,
+    text('Serial port: `socket` or a host device.', /^(?:socket|\/dev\/[A-Za-z0-9_/-]+)$/, 'must be socket or /dev/<device>'),
+  ),
 };
 
 /** PVE keys Corral refuses with a reason rather than as unknown. */

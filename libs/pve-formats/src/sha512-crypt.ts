@@ -50,7 +50,12 @@ function encode(digest: Buffer): string {
   for (let k = 0; k < 21; k++) {
     const group = [k, k + 21, k + 42];
     const rotated = [...group.slice(k % 3), ...group.slice(0, k % 3)];
-    out += chars(((digest[rotated[0] as number] as number) << 16) | ((digest[rotated[1] as number] as number) << 8) | (digest[rotated[2] as number] as number), 4);
+    out += chars(
+      ((digest[rotated[0] as number] as number) << 16) |
+        ((digest[rotated[1] as number] as number) << 8) |
+        (digest[rotated[2] as number] as number),
+      4,
+    );
   }
   return out + chars(digest[63] as number, 2);
 }

@@ -25,7 +25,8 @@ export function integer(description: string, min: number, max: number): ValueRul
     description,
     type: 'integer',
     parse(value) {
-      if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new ValueError(`must be an integer from ${min} to ${max}`);
+      if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+        throw new ValueError(`must be an integer from ${min} to ${max}`);
       return String(Number(value));
     },
   };
@@ -36,7 +37,8 @@ export function decimal(description: string, min: number, max: number): ValueRul
     description,
     type: 'number',
     parse(value) {
-      if (!/^\d+(?:\.\d+)?$/.test(value) || Number(value) < min || Number(value) > max) throw new ValueError(`must be a number from ${min} to ${max}`);
+      if (!/^\d+(?:\.\d+)?$/.test(value) || Number(value) < min || Number(value) > max)
+        throw new ValueError(`must be a number from ${min} to ${max}`);
       return String(Number(value));
     },
   };
@@ -123,25 +125,50 @@ export function numbered(prefix: string, count: number, rule: ValueRule): Record
 
 /** Any one line without control characters (names of things Corral does not interpret). */
 export const LINE = /^[^\x00-\x1f\x7f]*$/;
-export const PLAIN = (description: string, maxLength = 255) => text(description, LINE, 'must be one line without control characters', maxLength);
+export const PLAIN = (description: string, maxLength = 255) =>
+  text(description, LINE, 'must be one line without control characters', maxLength);
 
 /** PVE's tags: split on `,`, `;` or spaces, lower-cased, de-duplicated, sorted, joined with `;`. */
 export const TAGS: ValueRule = {
   description: 'Tags, separated by `;`, `,` or spaces; stored sorted and lower-cased.',
   type: 'string',
   parse(value) {
-    const tags = [...new Set(value.split(/[,; ]+/).filter((tag) => tag !== '').map((tag) => tag.toLowerCase()))].sort();
-    for (const tag of tags) if (!/^[a-z0-9_][a-z0-9_+.-]*$/.test(tag)) throw new ValueError(`tag '${tag}' must be letters, digits and _ + . -`);
+    const tags = [
+      ...new Set(
+        value
+          .split(/[,; ]+/)
+          .filter((tag) => tag !== '')
+          .map((tag) => tag.toLowerCase()),
+      ),
+    ].sort();
+    for (const tag of tags)
+      if (!/^[a-z0-9_][a-z0-9_+.-]*$/.test(tag)) throw new ValueError(`tag '${tag}' must be letters, digits and _ + . -`);
     return tags.join(';');
   },
 };
 
-export const DNS_NAME = text('A DNS name.', /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/, 'must be a DNS name (letters, digits, inner hyphens, dot-separated)');
+export const DNS_NAME = text(
+  'A DNS name.',
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
+  'must be a DNS name (letters, digits, inner hyphens, dot-separated)',
+);
 export const MAC = text('A MAC address.', /^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$/, 'must be a MAC address such as BC:24:11:0A:1B:2C');
 export const BRIDGE = text('A host bridge.', /^[A-Za-z][A-Za-z0-9_.-]{0,14}$/, 'must be an interface name');
-export const IPV4_CIDR = text('An IPv4 address with its prefix length.', /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\/(?:3[0-2]|[12]?\d)$/, 'must be an IPv4 address with a prefix length, e.g. 192.0.2.10/24');
-export const IPV4 = text('An IPv4 address.', /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/, 'must be an IPv4 address');
-export const IPV6_SETTING = text('An IPv6 address with its prefix length, `auto` or `dhcp`.', /^(?:auto|dhcp|manual|[0-9A-Fa-f:]+\/\d{1,3})$/, 'must be auto, dhcp, manual or an IPv6 address with a prefix length');
+export const IPV4_CIDR = text(
+  'An IPv4 address with its prefix length.',
+  /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\/(?:3[0-2]|[12]?\d)$/,
+  'must be an IPv4 address with a prefix length, e.g. 192.0.2.10/24',
+);
+export const IPV4 = text(
+  'An IPv4 address.',
+  /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/,
+  'must be an IPv4 address',
+);
+export const IPV6_SETTING = text(
+  'An IPv6 address with its prefix length, `auto` or `dhcp`.',
+  /^(?:auto|dhcp|manual|[0-9A-Fa-f:]+\/\d{1,3})$/,
+  'must be auto, dhcp, manual or an IPv6 address with a prefix length',
+);
 export const IPV6 = text('An IPv6 address.', /^[0-9A-Fa-f:]+$/, 'must be an IPv6 address');
 export const VLAN = integer('A VLAN tag.', 1, 4094);
 
@@ -152,7 +179,15 @@ export const SNIPPET_VOLUME = /^[A-Za-z][A-Za-z0-9_.-]*:snippets\/[A-Za-z0-9_.+-
  * PVE's start order: `[order=]<n>,up=<s>,down=<s>`; empty means none, as PVE takes it from
  * clients that always send the key.
  */
-export const STARTUP = text('Start order: `[order=]<n>,up=<s>,down=<s>` (empty: none).', /^(?:(?:(?:order=)?\d+|up=\d+|down=\d+)(?:,(?:order=\d+|up=\d+|down=\d+))*)?$/, 'must be order=<n>,up=<seconds>,down=<seconds>');
+export const STARTUP = text(
+  'Start order: `[order=]<n>,up=<s>,down=<s>` (empty: none).',
+  /^(?:(?:(?:order=)?\d+|up=\d+|down=\d+)(?:,(?:order=\d+|up=\d+|down=\d+))*)?$/,
+  'must be order=<n>,up=<seconds>,down=<seconds>',
+);
 
 /** A script run at each phase of the guest's life, which only root@pam may set, as in PVE. */
-export const HOOKSCRIPT = text('A script run at each phase of the guest (root@pam only, as in PVE): `<storage>:snippets/<file>`.', SNIPPET_VOLUME, 'must be a snippet volume <storage>:snippets/<file>');
+export const HOOKSCRIPT = text(
+  'A script run at each phase of the guest (root@pam only, as in PVE): `<storage>:snippets/<file>`.',
+  SNIPPET_VOLUME,
+  'must be a snippet volume <storage>:snippets/<file>',
+);

@@ -38,7 +38,11 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 export function wallClockAt(epochMs: number, timeZone: string): number {
   const seconds = Math.floor(epochMs / 1000) * 1000;
   if (timeZone === 'UTC') return seconds;
-  const field = new Map(formatter(timeZone).formatToParts(seconds).map((part) => [part.type, Number(part.value)]));
+  const field = new Map(
+    formatter(timeZone)
+      .formatToParts(seconds)
+      .map((part) => [part.type, Number(part.value)]),
+  );
   const get = (type: Intl.DateTimeFormatPartTypes) => field.get(type) ?? 0;
   return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
 }

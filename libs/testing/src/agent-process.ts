@@ -49,7 +49,11 @@ export class AgentProcess {
   private static run(main: string, args: readonly string[], env: Readonly<Record<string, string>>): AgentProcess {
     const entry = resolve(main);
     if (!existsSync(entry)) throw new Error(`${entry} is missing: build first (npx nx run-many -t build -p agent cli)`);
-    const child = spawn(process.execPath, [entry, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, [entry, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     return new AgentProcess(child);
   }
 

@@ -54,6 +54,7 @@ async function refuseDynamic(busybox: string): Promise<void> {
   const table = Number(elf.readBigUInt64LE(0x20));
   const entrySize = elf.readUInt16LE(0x36);
   for (let entry = 0; entry < elf.readUInt16LE(0x38); entry++) {
-    if (elf.readUInt32LE(table + entry * entrySize) === PT_INTERP) throw new Error(`${busybox} is dynamically linked: install Debian's busybox-static`);
+    if (elf.readUInt32LE(table + entry * entrySize) === PT_INTERP)
+      throw new Error(`${busybox} is dynamically linked: install Debian's busybox-static`);
   }
 }

@@ -47,8 +47,7 @@ export class ControlPlaneProcess {
       () => {
         if (child.exitCode !== null) throw new Error(`the control plane exited with ${child.exitCode}:\n${logs.join('\n')}`);
         listening = logs.map(parseLine).find((line) => typeof line?.['port'] === 'number' && typeof line['fingerprint'] === 'string') as
-          | { port: number; fingerprint: string }
-          | undefined;
+          { port: number; fingerprint: string } | undefined;
         return listening !== undefined;
       },
       { timeoutMs: options.startTimeoutMs ?? 60_000, what: `the control plane to listen (${dataDir})` },

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 
 /** What the fake answers a request with: a result, or a failure code and message. */
-export type FakeAnswer = { readonly result: unknown } | { readonly failure: 'invalid-params' | 'unknown-command' | 'timeout' | 'failed' | 'unavailable'; readonly message: string };
+export type FakeAnswer =
+  | { readonly result: unknown }
+  | { readonly failure: 'invalid-params' | 'unknown-command' | 'timeout' | 'failed' | 'unavailable'; readonly message: string };
 
 export interface FakeAgentOptions {
   /** `wss://127.0.0.1:<port>/agent/v1` */
@@ -67,7 +69,10 @@ export class FakeAgent {
     });
     const welcome = await this.next('welcome');
     let beats = 0;
-    this.heartbeat = setInterval(() => this.send(this.options.numberedHeartbeats === true ? { type: 'heartbeat', n: (beats += 1) } : { type: 'heartbeat' }), welcome.heartbeatMs);
+    this.heartbeat = setInterval(
+      () => this.send(this.options.numberedHeartbeats === true ? { type: 'heartbeat', n: (beats += 1) } : { type: 'heartbeat' }),
+      welcome.heartbeatMs,
+    );
     // A test that fails before it closes its agent must not keep Jest running.
     this.heartbeat.unref();
     return welcome;
@@ -120,7 +125,11 @@ export class FakeAgent {
     this.received.push(frame);
     if (frame.type !== 'request' || !this.options.answer) return;
     const answer = await this.options.answer(frame);
-    this.send('result' in answer ? { type: 'result', id: frame.id, result: answer.result } : { type: 'failure', id: frame.id, code: answer.failure, message: answer.message });
+    this.send(
+      'result' in answer
+        ? { type: 'result', id: frame.id, result: answer.result }
+        : { type: 'failure', id: frame.id, code: answer.failure, message: answer.message },
+    );
   }
 }
 

@@ -7,6 +7,8 @@ import { readdir, readFile } from 'node:fs/promises';
  */
 export async function processesUnder(dir: string): Promise<number[]> {
   const pids = (await readdir('/proc')).filter((name) => /^[0-9]+$/.test(name));
-  const found = await Promise.all(pids.map(async (pid) => ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(dir) ? [Number(pid)] : [])));
+  const found = await Promise.all(
+    pids.map(async (pid) => ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(dir) ? [Number(pid)] : [])),
+  );
   return found.flat();
 }

@@ -54,7 +54,9 @@ export function testPostgres(): AdminConnection {
 export async function createDatabase(admin: AdminConnection, options: { template?: string; name?: string } = {}): Promise<string> {
   const name = options.name ?? `t_${randomBytes(6).toString('hex')}`;
   await withAdmin(admin, (client) =>
-    client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}${options.template ? ` TEMPLATE ${pg.escapeIdentifier(options.template)}` : ''}`),
+    client.query(
+      `CREATE DATABASE ${pg.escapeIdentifier(name)}${options.template ? ` TEMPLATE ${pg.escapeIdentifier(options.template)}` : ''}`,
+    ),
   );
   return name;
 }

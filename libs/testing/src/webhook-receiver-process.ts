@@ -28,10 +28,13 @@ export class WebhookReceiverProcess {
   static async start(port = 0, timeoutMs = 30_000): Promise<WebhookReceiverProcess> {
     const entry = resolve('libs/testing/dist/webhook-receiver-main.js');
     if (!existsSync(entry)) throw new Error(`${entry} is missing: build first (npx nx run testing:build)`);
-    const receiver = new WebhookReceiverProcess(spawn(process.execPath, [entry, String(port)], { env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const receiver = new WebhookReceiverProcess(
+      spawn(process.execPath, [entry, String(port)], { env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
     await waitFor(
       () => {
-        if (receiver.child.exitCode !== null) throw new Error(`the webhook receiver exited with ${receiver.child.exitCode}: ${receiver.stderr}`);
+        if (receiver.child.exitCode !== null)
+          throw new Error(`the webhook receiver exited with ${receiver.child.exitCode}: ${receiver.stderr}`);
         return receiver.listening !== null;
       },
       { timeoutMs, what: `the webhook receiver to listen on port ${port}` },

@@ -21,9 +21,14 @@ function errorBody(res: ApiResponse): Record<string, unknown> | undefined {
 export const BPG: ProviderDialect = {
   name: 'bpg',
   errorText(res) {
-    const body = decodeGo<{ errors?: Record<string, unknown>; message?: string }>({ fields: { errors: 'object', message: 'string' } }, errorBody(res) ?? {}, `bpg error body of ${res.status}`);
+    const body = decodeGo<{ errors?: Record<string, unknown>; message?: string }>(
+      { fields: { errors: 'object', message: 'string' } },
+      errorBody(res) ?? {},
+      `bpg error body of ${res.status}`,
+    );
     const errors = Object.entries(body.errors ?? {}).map(([key, text]) => {
-      if (typeof text !== 'string') throw new Error(`bpg error body of ${res.status}: errors.${key} is ${JSON.stringify(text)}, not a string (map[string]string)`);
+      if (typeof text !== 'string')
+        throw new Error(`bpg error body of ${res.status}: errors.${key} is ${JSON.stringify(text)}, not a string (map[string]string)`);
       return `${key}: ${text.trimEnd()}`;
     });
     const message = (body.message ?? '').split('\n').filter((line) => line !== '' && !line.startsWith(res.reason));
@@ -31,7 +36,11 @@ export const BPG: ProviderDialect = {
     return details.length > 0 ? `${res.reason} (${details.join(' - ')})` : res.reason;
   },
   taskEnded(data, upid) {
-    const status = decodeGo<{ status?: string; exitstatus?: string }>({ fields: { pid: 'int', status: 'string', exitstatus: 'string' } }, data, `bpg task ${upid}`);
+    const status = decodeGo<{ status?: string; exitstatus?: string }>(
+      { fields: { pid: 'int', status: 'string', exitstatus: 'string' } },
+      data,
+      `bpg task ${upid}`,
+    );
     if (status.status === 'running') return false;
     if (status.exitstatus !== 'OK') throw new Error(`bpg: task ${upid} failed: ${status.exitstatus ?? ''}`);
     return true;
@@ -49,7 +58,11 @@ export const TELMATE: ProviderDialect = {
   errorText(res) {
     const body = errorBody(res);
     if (body === undefined) return res.reason;
-    const decoded = decodeGo<{ message?: string }>({ fields: { errors: 'object', message: 'string' } }, body, `Telmate error body of ${res.status} (an unchecked assertion panics)`);
+    const decoded = decodeGo<{ message?: string }>(
+      { fields: { errors: 'object', message: 'string' } },
+      body,
+      `Telmate error body of ${res.status} (an unchecked assertion panics)`,
+    );
     return decoded.message?.trimEnd() ?? '';
   },
   taskEnded(data, upid) {
@@ -63,7 +76,11 @@ export const TELMATE: ProviderDialect = {
 /** bpg with an API token (`api_token = "root@pam!terraform=..."`), created here as root@pam. */
 export async function bpgClient(cp: ControlPlaneProcess, rootPassword: string, patienceMs: number): Promise<ProviderClient> {
   const basic = { authorization: `Basic ${Buffer.from(`root@pam:${rootPassword}`).toString('base64')}` };
-  const created = await cp.api.send('/access/users/root@pam/token/terraform', { method: 'POST', headers: { ...basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'privsep=0' });
+  const created = await cp.api.send('/access/users/root@pam/token/terraform', {
+    method: 'POST',
+    headers: { ...basic, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'privsep=0',
+  });
   if (created.status !== 200) throw new Error(`token: ${created.status} ${created.text}`);
   const { value } = created.json<{ data: { value: string } }>().data;
   return new ProviderClient(cp, { authorization: `PVEAPIToken=root@pam!terraform=${value}` }, BPG, patienceMs);
@@ -71,8 +88,21 @@ export async function bpgClient(cp: ControlPlaneProcess, rootPassword: string, p
 
 /** Telmate with `pm_user`/`pm_password`: a ticket from `POST /access/ticket`, read as `Session.Login` reads it. */
 export async function telmateClient(cp: ControlPlaneProcess, rootPassword: string, patienceMs: number): Promise<ProviderClient> {
-  const res = await cp.api.send('/access/ticket', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ password: rootPassword, username: 'root@pam' }).toString() });
+  const res = await cp.api.send('/access/ticket', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ password: rootPassword, username: 'root@pam' }).toString(),
+  });
   if (res.status !== 200) throw new Error(`login: ${res.status} ${res.text}`);
-  const login = decodeGo<{ ticket: string; CSRFPreventionToken: string }>({ fields: { ticket: 'string', CSRFPreventionToken: 'string', username: 'string' } }, res.json<{ data: unknown }>().data, 'Telmate login');
-  return new ProviderClient(cp, { cookie: `PVEAuthCookie=${login.ticket}`, csrfpreventiontoken: login.CSRFPreventionToken }, TELMATE, patienceMs);
+  const login = decodeGo<{ ticket: string; CSRFPreventionToken: string }>(
+    { fields: { ticket: 'string', CSRFPreventionToken: 'string', username: 'string' } },
+    res.json<{ data: unknown }>().data,
+    'Telmate login',
+  );
+  return new ProviderClient(
+    cp,
+    { cookie: `PVEAuthCookie=${login.ticket}`, csrfpreventiontoken: login.CSRFPreventionToken },
+    TELMATE,
+    patienceMs,
+  );
 }

@@ -59,7 +59,8 @@ function typeOf(struct: GoStruct, key: string): GoType | undefined {
  * (absent fields are fine: pointers and `omitempty`). Throws naming every field that does not.
  */
 export function decodeGo<T = Record<string, unknown>>(struct: GoStruct, value: unknown, where: string): T {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${where}: expected a JSON object, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${where}: expected a JSON object, got ${JSON.stringify(value)}`);
   const wrong = Object.entries(value as Record<string, unknown>).flatMap(([key, field]) => {
     const type = typeOf(struct, key);
     return type === undefined || fits(type, field) ? [] : [`${key} is ${JSON.stringify(field)}, not a ${type}`];

@@ -38,7 +38,8 @@ export async function startNativeNode(name: string): Promise<NativeNode> {
     // Guests outlive their agent (as in PVE): whatever a failed test left running is killed here.
     await run('pkill', ['-9', '-f', root]).catch(() => undefined);
     const lxcPath = join(root, NODE, 'var/lib/corral/lxc');
-    for (const container of await readdir(lxcPath).catch(() => [])) await run('lxc-stop', ['-P', lxcPath, '-n', container, '-k']).catch(() => undefined);
+    for (const container of await readdir(lxcPath).catch(() => []))
+      await run('lxc-stop', ['-P', lxcPath, '-n', container, '-k']).catch(() => undefined);
     await agent?.kill();
     await cp?.stop();
     await rm(root, { recursive: true, force: true });
@@ -49,7 +50,10 @@ export async function startNativeNode(name: string): Promise<NativeNode> {
     await mkdir(join(root, NODE, 'var/lib/vz/template/cache'), { recursive: true });
     await buildBusyboxTemplate(join(root, NODE, 'var/lib/vz/template/cache/busybox.tar.gz'));
     agent = await api.nativeAgent(root, NODE);
-    await waitFor(async () => data<{ node: string; status: string }[]>(await api.send('/nodes')).some((node) => node.status === 'online'), { timeoutMs: PATIENCE_MS, what: `${NODE} online` });
+    await waitFor(async () => data<{ node: string; status: string }[]>(await api.send('/nodes')).some((node) => node.status === 'online'), {
+      timeoutMs: PATIENCE_MS,
+      what: `${NODE} online`,
+    });
     return { cp, api, root, rootPassword, stop };
   } catch (error) {
     await stop();
@@ -59,13 +63,31 @@ export async function startNativeNode(name: string): Promise<NativeNode> {
 
 /** A stopped VM made a template: a 64 MiB disk and a NIC, as a clone source. */
 export async function vmTemplate(node: NativeNode, vmid: number): Promise<void> {
-  await expectOk(node.api.task(NODE, `/nodes/${NODE}/qemu`, 'POST', { vmid, name: `template-${vmid}`, memory: 64, scsihw: 'virtio-scsi-pci', scsi0: 'local:0.0625', net0: 'virtio,bridge=vmbr0' }));
+  await expectOk(
+    node.api.task(NODE, `/nodes/${NODE}/qemu`, 'POST', {
+      vmid,
+      name: `template-${vmid}`,
+      memory: 64,
+      scsihw: 'virtio-scsi-pci',
+      scsi0: 'local:0.0625',
+      net0: 'virtio,bridge=vmbr0',
+    }),
+  );
   await expectOk(node.api.task(NODE, `/nodes/${NODE}/qemu/${vmid}/template`));
 }
 
 /** A busybox container made a template, as a clone source. */
 export async function containerTemplate(node: NativeNode, vmid: number): Promise<void> {
-  await expectOk(node.api.task(NODE, `/nodes/${NODE}/lxc`, 'POST', { vmid, hostname: `template-${vmid}`, ostemplate: OSTEMPLATE, rootfs: 'local:0.25', memory: 64, net0: 'name=eth0,bridge=vmbr0,ip=dhcp' }));
+  await expectOk(
+    node.api.task(NODE, `/nodes/${NODE}/lxc`, 'POST', {
+      vmid,
+      hostname: `template-${vmid}`,
+      ostemplate: OSTEMPLATE,
+      rootfs: 'local:0.25',
+      memory: 64,
+      net0: 'name=eth0,bridge=vmbr0,ip=dhcp',
+    }),
+  );
   // A container becomes a template at once (no task), as in PVE.
   data(await node.api.send(`/nodes/${NODE}/lxc/${vmid}/template`, 'POST'));
 }

@@ -52,7 +52,11 @@ export class ProviderClient {
     const inQuery = method === 'GET' || method === 'DELETE';
     const res = await this.cp.api.send(path, {
       method,
-      headers: { accept: 'application/json', ...this.headers, ...(encoded !== '' && !inQuery ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: {
+        accept: 'application/json',
+        ...this.headers,
+        ...(encoded !== '' && !inQuery ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
       ...(encoded !== '' && inQuery ? { query: encoded } : {}),
       ...(encoded !== '' && !inQuery ? { body: encoded } : {}),
     });
@@ -68,7 +72,8 @@ export class ProviderClient {
   /** Sends a request that starts a task and waits for the task as the client does: its UPID. */
   async task(method: string, path: string, params?: GoParams): Promise<string> {
     const upid = await this.call(method, path, params);
-    if (typeof upid !== 'string') throw new Error(`${this.dialect.name} ${method} ${path}: expected a UPID string, got ${JSON.stringify(upid)}`);
+    if (typeof upid !== 'string')
+      throw new Error(`${this.dialect.name} ${method} ${path}: expected a UPID string, got ${JSON.stringify(upid)}`);
     await this.waitTask(upid);
     return upid;
   }

@@ -10,7 +10,13 @@ import { createCommandHandlers, withoutUndefined } from './command-handlers.js';
 /** The handlers with a simulated driver whose run state nobody reads, and no control plane to open streams to. */
 function handlersFor(host: Host) {
   const noStreams = () => Promise.reject(new Error('no control plane in this test'));
-  return createCommandHandlers(host, new SimDriver(host, { speed: 0 }), { refresh: async () => undefined }, noStreams, jsonLogger(() => undefined));
+  return createCommandHandlers(
+    host,
+    new SimDriver(host, { speed: 0 }),
+    { refresh: async () => undefined },
+    noStreams,
+    jsonLogger(() => undefined),
+  );
 }
 
 describe('the command handlers', () => {
@@ -31,7 +37,10 @@ describe('the command handlers', () => {
     await writeFile(join(dir, 'etc/resolv.conf'), 'search example.com\nnameserver 192.0.2.53\n');
     const checked = parseCommandRequest({ command: 'node.dns.get', params: {} });
     if (!checked.ok) throw new Error(checked.message);
-    const result = await runCommand(handlersFor(await openHost(dir)), checked.request, { signal: new AbortController().signal, log: () => undefined });
+    const result = await runCommand(handlersFor(await openHost(dir)), checked.request, {
+      signal: new AbortController().signal,
+      log: () => undefined,
+    });
     expect(result).toEqual({ search: ['example.com'], servers: ['192.0.2.53'] });
   });
 
@@ -41,11 +50,24 @@ describe('the command handlers', () => {
     const handlers = handlersFor(await openHost(dir));
     const listed = await handlers['node.network.list']({}, { signal: new AbortController().signal, log: () => undefined });
     expect(Object.keys(listed)).toEqual(['interfaces']);
-    expect(listed.interfaces.find((iface) => iface.iface === 'vmbr0')).toStrictEqual({ iface: 'vmbr0', type: 'bridge', active: false, exists: false, autostart: true, method: 'manual', method6: 'manual', bridgePorts: [] });
+    expect(listed.interfaces.find((iface) => iface.iface === 'vmbr0')).toStrictEqual({
+      iface: 'vmbr0',
+      type: 'bridge',
+      active: false,
+      exists: false,
+      autostart: true,
+      method: 'manual',
+      method6: 'manual',
+      bridgePorts: [],
+    });
     expect(() => encodeFrame({ type: 'result', seq: 1, id: 'req-1', result: listed })).not.toThrow();
   });
 
   it('leaves out undefined fields at every depth, and nothing else', () => {
-    expect(withoutUndefined({ a: undefined, b: null, c: [{ d: undefined, e: 0 }, 'x'], f: { g: undefined, h: false } })).toStrictEqual({ b: null, c: [{ e: 0 }, 'x'], f: { h: false } });
+    expect(withoutUndefined({ a: undefined, b: null, c: [{ d: undefined, e: 0 }, 'x'], f: { g: undefined, h: false } })).toStrictEqual({
+      b: null,
+      c: [{ e: 0 }, 'x'],
+      f: { h: false },
+    });
   });
 });

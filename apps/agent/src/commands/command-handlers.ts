@@ -23,7 +23,14 @@ import { storageCommands } from './storage/storage-commands.js';
  * stream that `openStream` opens to the control plane, and so does an upload's file. `fence` guards
  * the commands that can make a guest run (the HA self-fence).
  */
-export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: Pick<RuntimeReports, 'refresh'>, openStream: StreamOpener, logger: Logger, fence?: RunGuard): CommandHandlers<CommandContext> {
+export function createCommandHandlers(
+  host: Host,
+  driver: GuestDriver,
+  runtime: Pick<RuntimeReports, 'refresh'>,
+  openStream: StreamOpener,
+  logger: Logger,
+  fence?: RunGuard,
+): CommandHandlers<CommandContext> {
   const handlers: CommandHandlers<CommandContext> = {
     ...statusCommands(host),
     ...dnsCommands(host),
@@ -37,7 +44,10 @@ export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: 
     ...vncCommands(driver, openStream, logger),
   };
   // Optional result fields are often written `field: undefined`; the result frame carries JSON, which has no undefined.
-  const asJson = Object.entries(handlers).map(([name, handler]) => [name, async (params: never, context: CommandContext) => withoutUndefined(await handler(params, context))]);
+  const asJson = Object.entries(handlers).map(([name, handler]) => [
+    name,
+    async (params: never, context: CommandContext) => withoutUndefined(await handler(params, context)),
+  ]);
   return Object.fromEntries(asJson) as CommandHandlers<CommandContext>;
 }
 
@@ -45,5 +55,7 @@ export function createCommandHandlers(host: Host, driver: GuestDriver, runtime: 
 export function withoutUndefined<T>(value: T): T {
   if (Array.isArray(value)) return value.map(withoutUndefined) as T;
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).flatMap(([key, field]) => (field === undefined ? [] : [[key, withoutUndefined(field)]]))) as T;
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([key, field]) => (field === undefined ? [] : [[key, withoutUndefined(field)]])),
+  ) as T;
 }

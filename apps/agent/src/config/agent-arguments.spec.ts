@@ -2,7 +2,10 @@ import { DEFAULT_CONFIG_PATH, parseAgentArguments, UsageError } from './agent-ar
 
 describe('corral-agent [--config PATH]', () => {
   it('reads the config from --config, else CORRAL_AGENT_CONFIG, else /etc/corral/agent.json', () => {
-    expect(parseAgentArguments(['--config', '/srv/agent.json'], { CORRAL_AGENT_CONFIG: '/env.json' })).toEqual({ kind: 'run', configPath: '/srv/agent.json' });
+    expect(parseAgentArguments(['--config', '/srv/agent.json'], { CORRAL_AGENT_CONFIG: '/env.json' })).toEqual({
+      kind: 'run',
+      configPath: '/srv/agent.json',
+    });
     expect(parseAgentArguments(['--config=/srv/a.json'], {})).toEqual({ kind: 'run', configPath: '/srv/a.json' });
     expect(parseAgentArguments([], { CORRAL_AGENT_CONFIG: '/env.json' })).toEqual({ kind: 'run', configPath: '/env.json' });
     expect(parseAgentArguments([], { CORRAL_AGENT_CONFIG: '' })).toEqual({ kind: 'run', configPath: DEFAULT_CONFIG_PATH });

@@ -33,7 +33,12 @@ export type AgentInvocation = { readonly kind: 'help' } | { readonly kind: 'run'
 export function parseAgentArguments(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): AgentInvocation {
   let values: { config?: string | undefined; help?: boolean | undefined };
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

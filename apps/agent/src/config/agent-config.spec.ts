@@ -22,20 +22,31 @@ describe('the agent config file', () => {
   /** The message of the ConfigError the file raises. */
   async function refusal(content: unknown): Promise<string> {
     const path = await file(content);
-    const error = await readAgentConfig(path).then(() => undefined, (caught: unknown) => caught);
+    const error = await readAgentConfig(path).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     if (!(error instanceof ConfigError)) throw new Error(`no ConfigError for ${JSON.stringify(content)}`);
     return error.message.replace(`config ${path}: `, '');
   }
 
   it('reads what corral agent join writes, with host root / by default', async () => {
     const { config, readableByOthers } = await readAgentConfig(await file(VALID));
-    expect(config).toEqual({ url: new URL('https://cp.example:8006'), fingerprint: FINGERPRINT, node: 'pve1', credential: CREDENTIAL, hostRoot: '/' });
+    expect(config).toEqual({
+      url: new URL('https://cp.example:8006'),
+      fingerprint: FINGERPRINT,
+      node: 'pve1',
+      credential: CREDENTIAL,
+      hostRoot: '/',
+    });
     expect(readableByOthers).toBe(false);
     expect(Object.isFrozen(config)).toBe(true);
   });
 
   it('takes a host root and a fingerprint written without colons or in lower case', async () => {
-    const { config } = await readAgentConfig(await file({ ...VALID, fingerprint: FINGERPRINT.replace(/:/g, '').toLowerCase(), hostRoot: '/srv/host' }));
+    const { config } = await readAgentConfig(
+      await file({ ...VALID, fingerprint: FINGERPRINT.replace(/:/g, '').toLowerCase(), hostRoot: '/srv/host' }),
+    );
     expect(config).toEqual(expect.objectContaining({ fingerprint: FINGERPRINT, hostRoot: '/srv/host' }));
   });
 
@@ -65,7 +76,9 @@ describe('the agent config file', () => {
   it('points at corral agent join when the file is missing', async () => {
     const path = join(dir, 'missing.json');
     await expect(readAgentConfig(path)).rejects.toThrow(
-      new ConfigError(`config ${path}: ENOENT: no such file or directory, open '${path}': join this host first with 'corral agent join <url> --token T --fingerprint F'`),
+      new ConfigError(
+        `config ${path}: ENOENT: no such file or directory, open '${path}': join this host first with 'corral agent join <url> --token T --fingerprint F'`,
+      ),
     );
   });
 });

@@ -43,7 +43,12 @@ const ConfigFile = z.strictObject(
     credential: text().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without blanks'),
     hostRoot: text().refine(isAbsolute, 'must be an absolute path').optional(),
   },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `'${key}'`).join(', ')}` : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `'${key}'`).join(', ')}`
+        : undefined,
+  },
 );
 
 export interface LoadedConfig {
@@ -67,7 +72,9 @@ export async function readAgentConfig(path: string): Promise<LoadedConfig> {
   }
   const parsed = ConfigFile.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join('.')}: ${issue.message}`));
+    const problems = parsed.error.issues.map((issue) =>
+      issue.path.length === 0 ? issue.message : `${issue.path.join('.')}: ${issue.message}`,
+    );
     throw new ConfigError(`config ${path}: ${problems.join('; ')}`);
   }
   const { hostRoot, ...rest } = parsed.data;

@@ -1,4 +1,14 @@
-import { CLOSE_CODES, encodeFrame, parseControlPlaneFrame, PROTOCOL_VERSION, type HeartbeatFrame, type HelloFrame, type LeaseFrame, type RequestFrame, type WelcomeFrame } from '@corral/protocol';
+import {
+  CLOSE_CODES,
+  encodeFrame,
+  parseControlPlaneFrame,
+  PROTOCOL_VERSION,
+  type HeartbeatFrame,
+  type HelloFrame,
+  type LeaseFrame,
+  type RequestFrame,
+  type WelcomeFrame,
+} from '@corral/protocol';
 import WebSocket, { type RawData } from 'ws';
 import type { Logger } from '../logging/logger.js';
 import type { Outbox, OutboxEntry } from './outbox.js';
@@ -102,13 +112,16 @@ export class Connection {
     if (frame.type === 'cancel') return this.options.onCancel(frame.id);
     if (frame.type === 'lease') return this.options.onLease(frame);
     const { outbox } = this.options;
-    if (!outbox.ack(frame.upTo)) this.refuse(CLOSE_CODES.unexpectedFrame, `ack ${frame.upTo} is beyond the last frame sent (${outbox.lastSent})`);
+    if (!outbox.ack(frame.upTo))
+      this.refuse(CLOSE_CODES.unexpectedFrame, `ack ${frame.upTo} is beyond the last frame sent (${outbox.lastSent})`);
   }
 
   private welcome(welcome: WelcomeFrame): void {
     if (this.welcomed) return this.refuse(CLOSE_CODES.unexpectedFrame, 'a second welcome');
-    if (welcome.protocol !== PROTOCOL_VERSION) return this.refuse(CLOSE_CODES.unsupportedProtocol, `this agent speaks protocol ${PROTOCOL_VERSION}, not ${welcome.protocol}`);
-    if (welcome.node !== this.options.hello.node) return this.refuse(CLOSE_CODES.nodeMismatch, `welcomed as node '${welcome.node}', not '${this.options.hello.node}'`);
+    if (welcome.protocol !== PROTOCOL_VERSION)
+      return this.refuse(CLOSE_CODES.unsupportedProtocol, `this agent speaks protocol ${PROTOCOL_VERSION}, not ${welcome.protocol}`);
+    if (welcome.node !== this.options.hello.node)
+      return this.refuse(CLOSE_CODES.nodeMismatch, `welcomed as node '${welcome.node}', not '${this.options.hello.node}'`);
     clearTimeout(this.welcomeTimer);
     this.welcomed = true;
     const backlog = this.options.outbox.unacknowledged();

@@ -1,7 +1,17 @@
 import type { OutgoingFrame } from './outbox.js';
 import { Outbox } from './outbox.js';
 
-const INVENTORY = { cpu: 0.1, maxcpu: 2, mem: 1, maxmem: 2, uptime: 3, disk: 4, maxdisk: 5, os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-40-amd64' };
+const INVENTORY = {
+  cpu: 0.1,
+  maxcpu: 2,
+  mem: 1,
+  maxmem: 2,
+  uptime: 3,
+  disk: 4,
+  maxdisk: 5,
+  os: 'Debian GNU/Linux 12 (bookworm)',
+  kernel: '6.1.0-40-amd64',
+};
 const result = (id: string): OutgoingFrame => ({ type: 'result', id, result: null });
 const inventory = (uptime: number): OutgoingFrame => ({ type: 'report', payload: { kind: 'inventory', ...INVENTORY, uptime } });
 const runtime: OutgoingFrame = { type: 'report', payload: { kind: 'runtime', guests: [] } };
@@ -48,7 +58,9 @@ describe('the outbox of numbered frames (AckFrame)', () => {
     const outbox = new Outbox();
     sent(outbox, inventory(1), runtime, result('a'), inventory(2));
     expect(seqs(outbox)).toEqual([2, 3, 4]);
-    expect(JSON.parse(outbox.unacknowledged()[2]?.text ?? '')).toEqual(expect.objectContaining({ seq: 4, payload: expect.objectContaining({ uptime: 2 }) }));
+    expect(JSON.parse(outbox.unacknowledged()[2]?.text ?? '')).toEqual(
+      expect.objectContaining({ seq: 4, payload: expect.objectContaining({ uptime: 2 }) }),
+    );
   });
 
   it('refuses an invalid frame without using a number', () => {

@@ -28,7 +28,10 @@ export function archivedVolumes(guest: GuestSpec): string[] {
 export function excludedMountPoints(guest: GuestSpec): string[] {
   return guest.volumes
     .filter((volume) => MOUNT_POINT.test(volume.key))
-    .map((volume) => `INFO: excluding volume mount point ${volume.key} ('${MOUNT_PATH.exec(guest.config[volume.key] ?? '')?.[1] ?? '?'}') from backup`);
+    .map(
+      (volume) =>
+        `INFO: excluding volume mount point ${volume.key} ('${MOUNT_PATH.exec(guest.config[volume.key] ?? '')?.[1] ?? '?'}') from backup`,
+    );
 }
 
 /**
@@ -37,7 +40,12 @@ export function excludedMountPoints(guest: GuestSpec): string[] {
  */
 export function refuseUnrestorable(guest: GuestSpec, file: string, restore: readonly string[]): void {
   const label = guestLabel(guest.type, guest.vmid);
-  if (backupOwner(file).type !== guest.type) throw new CommandFailure('invalid-params', `${file} is not a backup of a ${guest.type === 'qemu' ? 'VM' : 'container'}: it cannot restore ${label}`);
+  if (backupOwner(file).type !== guest.type)
+    throw new CommandFailure(
+      'invalid-params',
+      `${file} is not a backup of a ${guest.type === 'qemu' ? 'VM' : 'container'}: it cannot restore ${label}`,
+    );
   const other = guest.type === 'lxc' ? restore.find((key) => key !== 'rootfs') : undefined;
-  if (other !== undefined) throw new CommandFailure('invalid-params', `${label}: a container's backup holds only its root file system (rootfs), not ${other}`);
+  if (other !== undefined)
+    throw new CommandFailure('invalid-params', `${label}: a container's backup holds only its root file system (rootfs), not ${other}`);
 }

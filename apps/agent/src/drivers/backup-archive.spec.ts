@@ -7,7 +7,17 @@ import { join } from 'node:path';
 import { deleteVolume } from '../commands/storage/volume-delete.js';
 import { CommandFailure } from '../host/command-failure.js';
 import { openHost } from '../host/host.js';
-import { backupFileName, backupOwner, captureLog, extractArchive, makeBackupStaging, readArchiveMember, readBackupConfig, writeArchive, writeBackupSidecars } from './backup-archive.js';
+import {
+  backupFileName,
+  backupOwner,
+  captureLog,
+  extractArchive,
+  makeBackupStaging,
+  readArchiveMember,
+  readBackupConfig,
+  writeArchive,
+  writeBackupSidecars,
+} from './backup-archive.js';
 
 describe('backup archives', () => {
   let dir: string;
@@ -44,7 +54,13 @@ describe('backup archives', () => {
 
   it.each(['zstd', 'gzip', 'none'] as const)('writes a %s archive under its name only once whole, and reads it back', async (compress) => {
     const file = backupFileName('qemu', 100, compress, at);
-    const size = await writeArchive({ storagePath: storage, file, compress, sources: [{ dir: source, members: ['qemu-server.conf', 'scsi0.qcow2'] }], signal });
+    const size = await writeArchive({
+      storagePath: storage,
+      file,
+      compress,
+      sources: [{ dir: source, members: ['qemu-server.conf', 'scsi0.qcow2'] }],
+      signal,
+    });
     expect(await dump()).toEqual([file.slice('dump/'.length)]);
     expect((await stat(join(storage, file))).size).toBe(size);
     expect(await readArchiveMember(join(storage, file), 'qemu-server.conf', signal)).toContain('memory: 512');
@@ -62,7 +78,18 @@ describe('backup archives', () => {
     await writeFile(join(root, 'hostname'), 'ct200\n');
     await writeFile(join(source, 'etc/vzdump/pct.conf'), 'hostname: ct200\n');
     const file = backupFileName('lxc', 200, 'zstd', at);
-    const write = () => writeArchive({ storagePath: storage, file, compress: 'zstd', sources: [{ dir: source, members: ['./etc/vzdump/pct.conf'] }, { dir: root, members: ['.'] }], exclude: ['./tmp/?*'], signal });
+    const write = () =>
+      writeArchive({
+        storagePath: storage,
+        file,
+        compress: 'zstd',
+        sources: [
+          { dir: source, members: ['./etc/vzdump/pct.conf'] },
+          { dir: root, members: ['.'] },
+        ],
+        exclude: ['./tmp/?*'],
+        signal,
+      });
     await write();
     await expect(readBackupConfig(storage, file, signal)).resolves.toEqual({ type: 'lxc', vmid: 200, config: 'hostname: ct200\n' });
     const into = join(dir, 'out');
@@ -75,13 +102,25 @@ describe('backup archives', () => {
 
   it('leaves nothing that looks like a backup when tar fails or the backup is stopped', async () => {
     const file = backupFileName('qemu', 100, 'zstd', at);
-    const missing = writeArchive({ storagePath: storage, file, compress: 'zstd', sources: [{ dir: source, members: ['nope.qcow2'] }], signal });
+    const missing = writeArchive({
+      storagePath: storage,
+      file,
+      compress: 'zstd',
+      sources: [{ dir: source, members: ['nope.qcow2'] }],
+      signal,
+    });
     await expect(missing).rejects.toThrow(/tar failed \(exit code 2\): .*nope\.qcow2/);
     expect(await dump()).toEqual([]);
     // Random bytes take gzip a few seconds: the backup is stopped once its temporary file shows.
     await writeFile(join(source, 'big.qcow2'), randomBytes(96 * 1024 * 1024));
     const controller = new AbortController();
-    const stopped = writeArchive({ storagePath: storage, file, compress: 'gzip', sources: [{ dir: source, members: ['big.qcow2'] }], signal: controller.signal });
+    const stopped = writeArchive({
+      storagePath: storage,
+      file,
+      compress: 'gzip',
+      sources: [{ dir: source, members: ['big.qcow2'] }],
+      signal: controller.signal,
+    });
     await waitFor(async () => (await dump()).length > 0, { timeoutMs: 10_000, what: 'the temporary archive' });
     controller.abort(new CommandFailure('timeout', 'stopped by the test'));
     await expect(stopped).rejects.toThrow('stopped by the test');
@@ -91,10 +130,22 @@ describe('backup archives', () => {
   it('refuses an archive without its config, or a member longer than 1 MiB', async () => {
     const file = backupFileName('qemu', 100, 'zstd', at);
     await writeFile(join(source, 'large'), Buffer.alloc(1_100_000, 65));
-    await writeArchive({ storagePath: storage, file, compress: 'zstd', sources: [{ dir: source, members: ['scsi0.qcow2', 'large'] }], signal });
-    await expect(readBackupConfig(storage, file, signal)).rejects.toThrow('backup archive vzdump-qemu-100-2025_01_31-02_00_00.tar.zst holds no qemu-server.conf');
-    await expect(readArchiveMember(join(storage, file), 'large', signal)).rejects.toThrow('large in vzdump-qemu-100-2025_01_31-02_00_00.tar.zst is longer than 1048576 bytes');
-    await expect(readBackupConfig(storage, 'dump/vzdump-qemu-101-2025_01_31-02_00_00.tar', signal)).rejects.toThrow('backup archive dump/vzdump-qemu-101-2025_01_31-02_00_00.tar does not exist');
+    await writeArchive({
+      storagePath: storage,
+      file,
+      compress: 'zstd',
+      sources: [{ dir: source, members: ['scsi0.qcow2', 'large'] }],
+      signal,
+    });
+    await expect(readBackupConfig(storage, file, signal)).rejects.toThrow(
+      'backup archive vzdump-qemu-100-2025_01_31-02_00_00.tar.zst holds no qemu-server.conf',
+    );
+    await expect(readArchiveMember(join(storage, file), 'large', signal)).rejects.toThrow(
+      'large in vzdump-qemu-100-2025_01_31-02_00_00.tar.zst is longer than 1048576 bytes',
+    );
+    await expect(readBackupConfig(storage, 'dump/vzdump-qemu-101-2025_01_31-02_00_00.tar', signal)).rejects.toThrow(
+      'backup archive dump/vzdump-qemu-101-2025_01_31-02_00_00.tar does not exist',
+    );
   });
 
   it('writes the log and notes where PVE has them, so that deleting the backup removes them', async () => {
@@ -106,8 +157,14 @@ describe('backup archives', () => {
     expect(logged).toEqual(['INFO: starting new backup job']);
     expect(captured.lines).toEqual([expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} INFO: starting new backup job$/)]);
     await writeBackupSidecars(storage, file, { log: captured.lines, notes: 'before the upgrade' });
-    expect((await dump()).sort()).toEqual(['vzdump-qemu-100-2025_01_31-02_00_00.log', 'vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', 'vzdump-qemu-100-2025_01_31-02_00_00.tar.zst.notes']);
-    expect(await readFile(join(storage, 'dump/vzdump-qemu-100-2025_01_31-02_00_00.log'), 'utf8')).toMatch(/INFO: starting new backup job\n$/);
+    expect((await dump()).sort()).toEqual([
+      'vzdump-qemu-100-2025_01_31-02_00_00.log',
+      'vzdump-qemu-100-2025_01_31-02_00_00.tar.zst',
+      'vzdump-qemu-100-2025_01_31-02_00_00.tar.zst.notes',
+    ]);
+    expect(await readFile(join(storage, 'dump/vzdump-qemu-100-2025_01_31-02_00_00.log'), 'utf8')).toMatch(
+      /INFO: starting new backup job\n$/,
+    );
     await deleteVolume(await openHost(dir), { path: '/var/lib/vz', mountpoint: false, file });
     expect(await dump()).toEqual([]);
   });

@@ -82,18 +82,38 @@ export interface WriteArchiveOptions {
  * renames it into place: a failed or stopped backup leaves nothing that looks like one. Resolves
  * with the archive's size in bytes. An archive of that name is never overwritten.
  */
-export async function writeArchive({ storagePath, file, compress, sources, exclude = [], signal, log }: WriteArchiveOptions): Promise<number> {
+export async function writeArchive({
+  storagePath,
+  file,
+  compress,
+  sources,
+  exclude = [],
+  signal,
+  log,
+}: WriteArchiveOptions): Promise<number> {
   const target = join(storagePath, file);
   // Hidden, so that storage content lists leave it out.
   const temporary = join(dirname(target), `.${basename(target)}.tmp`);
   await mkdir(dirname(target), { recursive: true });
   if (await exists(target)) throw new Error(`backup archive ${file} exists already`);
   const members = sources.flatMap(({ dir, members: names }) => ['-C', resolve(dir), ...names.map(notAnOption)]);
-  const args = ['--create', '--file', temporary, '--numeric-owner', ...XATTRS, '--sparse', ...COMPRESSIONS[compress].tarFlags, '--anchored', ...exclude.map((pattern) => `--exclude=${pattern}`), ...members];
+  const args = [
+    '--create',
+    '--file',
+    temporary,
+    '--numeric-owner',
+    ...XATTRS,
+    '--sparse',
+    ...COMPRESSIONS[compress].tarFlags,
+    '--anchored',
+    ...exclude.map((pattern) => `--exclude=${pattern}`),
+    ...members,
+  ];
   try {
     const output = await runProgram('tar', args, { signal, onLine: log, timeoutMs: ARCHIVE_TIMEOUT_MS });
     // Exit 1 on create: a file changed while it was read (a running container's); the archive is whole, as PVE takes it.
-    if (output.code !== 0 && output.code !== 1) throw new CommandFailure('failed', `tar failed (exit code ${output.code}): ${lastWords(output)}`);
+    if (output.code !== 0 && output.code !== 1)
+      throw new CommandFailure('failed', `tar failed (exit code ${output.code}): ${lastWords(output)}`);
     await flush(temporary);
     await rename(temporary, target);
     await flush(dirname(target));
@@ -105,7 +125,11 @@ export async function writeArchive({ storagePath, file, compress, sources, exclu
 }
 
 /** The backup's log and notes beside its archive, named as PVE names them (volume-delete.ts removes them with it). */
-export async function writeBackupSidecars(storagePath: string, file: BackupFile, { log, notes }: { readonly log: readonly string[]; readonly notes?: string }): Promise<void> {
+export async function writeBackupSidecars(
+  storagePath: string,
+  file: BackupFile,
+  { log, notes }: { readonly log: readonly string[]; readonly notes?: string },
+): Promise<void> {
   const archive = join(storagePath, file);
   const logFile = archive.replace(/\.tar(?:\.gz|\.zst)?$/, '.log');
   await writeFile(logFile, log.map((line) => `${line}\n`).join(''));
@@ -126,12 +150,16 @@ export function captureLog(context: CommandContext): { readonly context: Command
 export async function readArchiveMember(archivePath: string, member: string, signal: AbortSignal): Promise<string> {
   // `--occurrence`: tar stops at the first match instead of reading the archive to its end.
   const args = ['--extract', '--to-stdout', '--file', archivePath, ...tarFlagsOf(archivePath), '--occurrence=1', '--', member];
-  const output = await runProgram('tar', args, { signal, timeoutMs: ARCHIVE_TIMEOUT_MS, maxOutput: CONFIG_LIMIT }).catch((error: unknown) => {
-    if (error instanceof CommandFailure && error.message.includes('wrote more than')) throw new Error(`${member} in ${basename(archivePath)} is longer than ${CONFIG_LIMIT} bytes`);
-    throw error;
-  });
+  const output = await runProgram('tar', args, { signal, timeoutMs: ARCHIVE_TIMEOUT_MS, maxOutput: CONFIG_LIMIT }).catch(
+    (error: unknown) => {
+      if (error instanceof CommandFailure && error.message.includes('wrote more than'))
+        throw new Error(`${member} in ${basename(archivePath)} is longer than ${CONFIG_LIMIT} bytes`);
+      throw error;
+    },
+  );
   if (/Not found in archive/.test(output.stderr)) throw new Error(`backup archive ${basename(archivePath)} holds no ${member}`);
-  if (output.code !== 0) throw new CommandFailure('failed', `tar could not read ${basename(archivePath)} (exit code ${output.code}): ${lastWords(output)}`);
+  if (output.code !== 0)
+    throw new CommandFailure('failed', `tar could not read ${basename(archivePath)} (exit code ${output.code}): ${lastWords(output)}`);
   return output.stdout;
 }
 
@@ -145,14 +173,37 @@ export interface ExtractOptions {
 }
 
 /** Unpacks an archive into an existing folder, owners numeric and modes as archived; the caller removes what it unpacked when this fails. */
-export async function extractArchive(archivePath: string, into: string, { members = [], exclude = [], signal, log }: ExtractOptions): Promise<void> {
-  const args = ['--extract', '--file', archivePath, ...tarFlagsOf(archivePath), '--numeric-owner', ...XATTRS, '--same-permissions', '-C', resolve(into), '--anchored', ...exclude.map((pattern) => `--exclude=${pattern}`), '--', ...members];
+export async function extractArchive(
+  archivePath: string,
+  into: string,
+  { members = [], exclude = [], signal, log }: ExtractOptions,
+): Promise<void> {
+  const args = [
+    '--extract',
+    '--file',
+    archivePath,
+    ...tarFlagsOf(archivePath),
+    '--numeric-owner',
+    ...XATTRS,
+    '--same-permissions',
+    '-C',
+    resolve(into),
+    '--anchored',
+    ...exclude.map((pattern) => `--exclude=${pattern}`),
+    '--',
+    ...members,
+  ];
   const output = await runProgram('tar', args, { signal, onLine: log, timeoutMs: ARCHIVE_TIMEOUT_MS });
-  if (output.code !== 0) throw new CommandFailure('failed', `tar could not unpack ${basename(archivePath)} (exit code ${output.code}): ${lastWords(output)}`);
+  if (output.code !== 0)
+    throw new CommandFailure('failed', `tar could not unpack ${basename(archivePath)} (exit code ${output.code}): ${lastWords(output)}`);
 }
 
 /** `guest.backup.config`: the guest type and vmid an archive's name says, and the config it holds. */
-export async function readBackupConfig(storagePath: string, file: BackupFile, signal: AbortSignal): Promise<{ type: GuestType; vmid: number; config: string }> {
+export async function readBackupConfig(
+  storagePath: string,
+  file: BackupFile,
+  signal: AbortSignal,
+): Promise<{ type: GuestType; vmid: number; config: string }> {
   const { type, vmid } = backupOwner(file);
   const archive = join(storagePath, file);
   if (!(await exists(archive))) throw new Error(`backup archive ${file} does not exist`);
@@ -175,7 +226,10 @@ function notAnOption(member: string): string {
 
 /** The tar flags that decompress an archive, by its name. */
 function tarFlagsOf(archivePath: string): readonly string[] {
-  const compress = (Object.keys(COMPRESSIONS) as BackupCompression[]).find((each) => each !== 'none' && archivePath.endsWith(COMPRESSIONS[each].extension)) ?? 'none';
+  const compress =
+    (Object.keys(COMPRESSIONS) as BackupCompression[]).find(
+      (each) => each !== 'none' && archivePath.endsWith(COMPRESSIONS[each].extension),
+    ) ?? 'none';
   return COMPRESSIONS[compress].tarFlags;
 }
 

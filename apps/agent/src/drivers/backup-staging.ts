@@ -7,7 +7,12 @@ import { makeBackupStaging, type BackupFile } from './backup-archive.js';
  * config an archive carries, which is nowhere on disk under its member name), removed afterwards
  * whatever the outcome.
  */
-export async function withStagedFiles<T>(storagePath: string, file: BackupFile, files: Readonly<Record<string, string>>, work: (folder: string) => Promise<T>): Promise<T> {
+export async function withStagedFiles<T>(
+  storagePath: string,
+  file: BackupFile,
+  files: Readonly<Record<string, string>>,
+  work: (folder: string) => Promise<T>,
+): Promise<T> {
   const folder = await makeBackupStaging(storagePath, file);
   try {
     for (const [name, text] of Object.entries(files)) {

@@ -45,8 +45,20 @@ export function notRunning(type: GuestType, vmid: number): string {
 
 /** What each part advises (a container is only ever cloned in full). */
 const STOP_FIRST: Readonly<Record<GuestType, Readonly<Record<StoppedOnlyOperation, string>>>> = {
-  qemu: { destroy: 'stop it before destroying it', clone: 'clone it once it is stopped', template: 'make a template of it once it is stopped', move: 'move its disks once it is stopped', rollback: 'stop it before rolling it back' },
-  lxc: { destroy: 'stop it before destroying it', clone: 'a full clone needs it stopped', template: 'stop it before turning it into a template', move: 'cannot move volumes of a running container', rollback: 'stop it before rolling it back' },
+  qemu: {
+    destroy: 'stop it before destroying it',
+    clone: 'clone it once it is stopped',
+    template: 'make a template of it once it is stopped',
+    move: 'move its disks once it is stopped',
+    rollback: 'stop it before rolling it back',
+  },
+  lxc: {
+    destroy: 'stop it before destroying it',
+    clone: 'a full clone needs it stopped',
+    template: 'stop it before turning it into a template',
+    move: 'cannot move volumes of a running container',
+    rollback: 'stop it before rolling it back',
+  },
 };
 
 /** A destroy, clone or template of a guest that runs. */
@@ -86,7 +98,9 @@ export function stoppingAfterTimeout(type: GuestType, vmid: number, timeoutS: nu
 
 /** A create or clone onto a volume that exists: an image file of a VM, a directory with content of a container. */
 export function volumeExists(type: GuestType, vmid: number, volume: GuestVolume): string {
-  return type === 'qemu' ? `VM ${vmid}: volume ${volume.key} already exists (${volume.path})` : `volume ${volume.volid} already exists at ${volume.path} and is not empty`;
+  return type === 'qemu'
+    ? `VM ${vmid}: volume ${volume.key} already exists (${volume.path})`
+    : `volume ${volume.volid} already exists at ${volume.path} and is not empty`;
 }
 
 /** The task log line of a destroy for each volume: the VM part's once the image is gone, the container part's before the tree goes. */

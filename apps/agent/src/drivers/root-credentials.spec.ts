@@ -28,7 +28,11 @@ describe('writeRootCredentials', () => {
   it('adds a root line to a shadow file that has none', async () => {
     await writeFile(join(rootfs, 'etc/shadow'), 'daemon:*:19000:0:99999:7:::\n');
     await writeRootCredentials(rootfs, { passwordHash: HASH });
-    expect((await readFile(join(rootfs, 'etc/shadow'), 'utf8')).split('\n')).toEqual(['daemon:*:19000:0:99999:7:::', expect.stringMatching(/^root:\$6\$abcdefgh\$[^:]+:\d+:0:99999:7:::$/), '']);
+    expect((await readFile(join(rootfs, 'etc/shadow'), 'utf8')).split('\n')).toEqual([
+      'daemon:*:19000:0:99999:7:::',
+      expect.stringMatching(/^root:\$6\$abcdefgh\$[^:]+:\d+:0:99999:7:::$/),
+      '',
+    ]);
   });
 
   it('sets the hash in /etc/passwd where the template has no shadow file (busybox)', async () => {

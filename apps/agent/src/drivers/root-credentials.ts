@@ -14,7 +14,10 @@ export interface RootCredentials {
 /** What a container create asks to set up for root; undefined when nothing. */
 export function rootCredentialsOf({ rootPasswordHash, sshPublicKeys }: ParamsOf<'guest.create'>): RootCredentials | undefined {
   if (rootPasswordHash === undefined && sshPublicKeys === undefined) return undefined;
-  return { ...(rootPasswordHash !== undefined ? { passwordHash: rootPasswordHash } : {}), ...(sshPublicKeys !== undefined ? { sshPublicKeys } : {}) };
+  return {
+    ...(rootPasswordHash !== undefined ? { passwordHash: rootPasswordHash } : {}),
+    ...(sshPublicKeys !== undefined ? { sshPublicKeys } : {}),
+  };
 }
 
 /**
@@ -32,7 +35,18 @@ export async function writeRootCredentials(rootfs: string, credentials: RootCred
 async function setPasswordHash(rootfs: string, hash: string): Promise<void> {
   await realDirectory(join(rootfs, 'etc'));
   const shadow = join(rootfs, 'etc/shadow');
-  if (await exists(shadow)) return rewrite(shadow, (fields) => fields.splice(1, 1, hash), ['root', hash, String(Math.floor(Date.now() / 86_400_000)), '0', '99999', '7', '', '', '']);
+  if (await exists(shadow))
+    return rewrite(shadow, (fields) => fields.splice(1, 1, hash), [
+      'root',
+      hash,
+      String(Math.floor(Date.now() / 86_400_000)),
+      '0',
+      '99999',
+      '7',
+      '',
+      '',
+      '',
+    ]);
   const passwd = join(rootfs, 'etc/passwd');
   if (!(await exists(passwd))) throw new Error('the container has neither /etc/shadow nor /etc/passwd: its root password cannot be set');
   await rewrite(passwd, (fields) => fields.splice(1, 1, hash), undefined);
@@ -65,7 +79,11 @@ async function writeAuthorizedKeys(rootfs: string, keys: string): Promise<void> 
     await chown(ssh, owner.uid, owner.gid);
   }
   await realDirectory(ssh);
-  await writeNoFollow(join(ssh, 'authorized_keys'), keys.endsWith('\n') ? keys : `${keys}\n`, { mode: 0o600, uid: owner.uid, gid: owner.gid });
+  await writeNoFollow(join(ssh, 'authorized_keys'), keys.endsWith('\n') ? keys : `${keys}\n`, {
+    mode: 0o600,
+    uid: owner.uid,
+    gid: owner.gid,
+  });
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -74,7 +92,8 @@ async function exists(path: string): Promise<boolean> {
 
 async function realDirectory(path: string): Promise<void> {
   const found = await lstat(path).catch(() => undefined);
-  if (found === undefined || !found.isDirectory()) throw new Error(`the container's ${path} is not a directory (a symbolic link is not followed)`);
+  if (found === undefined || !found.isDirectory())
+    throw new Error(`the container's ${path} is not a directory (a symbolic link is not followed)`);
 }
 
 async function regularFile(path: string): Promise<void> {

@@ -16,7 +16,10 @@ const installed =
 
 describe('choosing the guest driver', () => {
   it('takes the one CORRAL_DRIVER names, whatever is installed', async () => {
-    await expect(chooseDriver({ CORRAL_DRIVER: 'sim' }, installed('qm', 'qemu-system-x86_64'))).resolves.toEqual({ name: 'sim', reason: 'CORRAL_DRIVER=sim' });
+    await expect(chooseDriver({ CORRAL_DRIVER: 'sim' }, installed('qm', 'qemu-system-x86_64'))).resolves.toEqual({
+      name: 'sim',
+      reason: 'CORRAL_DRIVER=sim',
+    });
     await expect(chooseDriver({ CORRAL_DRIVER: 'pve' }, installed())).resolves.toEqual({ name: 'pve', reason: 'CORRAL_DRIVER=pve' });
   });
 
@@ -27,9 +30,18 @@ describe('choosing the guest driver', () => {
   });
 
   it('picks pve where qm is, else native where QEMU is, else sim, saying why', async () => {
-    await expect(chooseDriver({}, installed('qm', 'qemu-system-x86_64'))).resolves.toEqual({ name: 'pve', reason: '/usr/bin/qm exists: a Proxmox VE host' });
-    await expect(chooseDriver({ CORRAL_DRIVER: '' }, installed('qemu-system-x86_64'))).resolves.toEqual({ name: 'native', reason: '/usr/bin/qemu-system-x86_64 exists' });
-    await expect(chooseDriver({}, installed('lxc-start'))).resolves.toEqual({ name: 'sim', reason: 'neither qm nor qemu-system-x86_64 is installed: guests are simulated' });
+    await expect(chooseDriver({}, installed('qm', 'qemu-system-x86_64'))).resolves.toEqual({
+      name: 'pve',
+      reason: '/usr/bin/qm exists: a Proxmox VE host',
+    });
+    await expect(chooseDriver({ CORRAL_DRIVER: '' }, installed('qemu-system-x86_64'))).resolves.toEqual({
+      name: 'native',
+      reason: '/usr/bin/qemu-system-x86_64 exists',
+    });
+    await expect(chooseDriver({}, installed('lxc-start'))).resolves.toEqual({
+      name: 'sim',
+      reason: 'neither qm nor qemu-system-x86_64 is installed: guests are simulated',
+    });
   });
 
   it('reads the simulation speed from CORRAL_SIM_SPEED, 1 by default, and refuses what is not a number of 0 or more', () => {
@@ -37,7 +49,9 @@ describe('choosing the guest driver', () => {
     expect(simSpeed({ CORRAL_SIM_SPEED: '0' })).toBe(0);
     expect(simSpeed({ CORRAL_SIM_SPEED: '2.5' })).toBe(2.5);
     for (const wrong of ['-1', 'fast', 'Infinity']) {
-      expect(() => simSpeed({ CORRAL_SIM_SPEED: wrong })).toThrow(new DriverSettingError(`CORRAL_SIM_SPEED must be a number of 0 or more (1 realistic, 0 instant), not '${wrong}'`));
+      expect(() => simSpeed({ CORRAL_SIM_SPEED: wrong })).toThrow(
+        new DriverSettingError(`CORRAL_SIM_SPEED must be a number of 0 or more (1 realistic, 0 instant), not '${wrong}'`),
+      );
     }
   });
 

@@ -25,10 +25,16 @@ type Environment = Readonly<Record<string, string | undefined>>;
  * The driver named by `CORRAL_DRIVER`, else the one this host calls for:
  * `pve` where PVE's `qm` is on the PATH, else `native` where QEMU is, else `sim`.
  */
-export async function chooseDriver(env: Environment, find: (program: string) => Promise<string | undefined> = findProgram): Promise<DriverChoice> {
+export async function chooseDriver(
+  env: Environment,
+  find: (program: string) => Promise<string | undefined> = findProgram,
+): Promise<DriverChoice> {
   const named = env['CORRAL_DRIVER'];
   if (named !== undefined && named !== '') {
-    if (!isDriverName(named)) throw new DriverSettingError(`CORRAL_DRIVER must be ${DRIVER_NAMES.slice(0, -1).join(', ')} or ${DRIVER_NAMES.at(-1)}, not '${named}'`);
+    if (!isDriverName(named))
+      throw new DriverSettingError(
+        `CORRAL_DRIVER must be ${DRIVER_NAMES.slice(0, -1).join(', ')} or ${DRIVER_NAMES.at(-1)}, not '${named}'`,
+      );
     return { name: named, reason: `CORRAL_DRIVER=${named}` };
   }
   const qm = await find('qm');
@@ -43,7 +49,8 @@ export function simSpeed(env: Environment): number {
   const text = env['CORRAL_SIM_SPEED'];
   if (text === undefined || text === '') return 1;
   const speed = Number(text);
-  if (!Number.isFinite(speed) || speed < 0) throw new DriverSettingError(`CORRAL_SIM_SPEED must be a number of 0 or more (1 realistic, 0 instant), not '${text}'`);
+  if (!Number.isFinite(speed) || speed < 0)
+    throw new DriverSettingError(`CORRAL_SIM_SPEED must be a number of 0 or more (1 realistic, 0 instant), not '${text}'`);
   return speed;
 }
 

@@ -26,7 +26,9 @@ export async function carryOut(order: FenceOrder, procRoot = PROC_ROOT): Promise
   const [program = '', ...args] = order.argv;
   try {
     const output = await runProgram(program, args, { signal: new AbortController().signal, timeoutMs: RUN_LIMIT_MS });
-    return output.code === 0 ? `${order.argv.join(' ')}: done` : `${order.argv.join(' ')} failed (exit code ${output.code}): ${lastWords(output)}`;
+    return output.code === 0
+      ? `${order.argv.join(' ')}: done`
+      : `${order.argv.join(' ')} failed (exit code ${output.code}): ${lastWords(output)}`;
   } catch (error) {
     return `${order.argv.join(' ')} failed: ${(error as Error).message}`;
   }
@@ -37,6 +39,8 @@ function killed(pid: number): string {
     process.kill(pid, 'SIGKILL');
     return `SIGKILL sent to pid ${pid}`;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? `pid ${pid} is gone already` : `could not kill pid ${pid}: ${(error as Error).message}`;
+    return (error as NodeJS.ErrnoException).code === 'ESRCH'
+      ? `pid ${pid} is gone already`
+      : `could not kill pid ${pid}: ${(error as Error).message}`;
   }
 }

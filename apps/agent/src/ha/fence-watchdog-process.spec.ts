@@ -44,7 +44,10 @@ describe('the fence watchdog process', () => {
     const told = process.hrtime.bigint();
     const deadline = told + BigInt(DEADLINE_MS) * MS;
     watchdog.tell({ deadlineNs: String(deadline), guests: [{ label: 'VM 100', order: await (order ?? processOrder)(guest.pid) }] });
-    await waitFor(async () => (await runningWatchdog(host)) === watchdog.child.pid, { timeoutMs: 5000, what: 'the watchdog to arm (its pid file)' });
+    await waitFor(async () => (await runningWatchdog(host)) === watchdog.child.pid, {
+      timeoutMs: 5000,
+      what: 'the watchdog to arm (its pid file)',
+    });
     return { guest, watchdog, deadline };
   }
 

@@ -26,7 +26,15 @@ const vm = (vmid: number): GuestSpec => ({
   cores: 1,
   sockets: 1,
   nics: [],
-  volumes: [{ key: 'scsi0', volid: `local:${vmid}/vm-${vmid}-disk-0.qcow2`, path: `/var/lib/vz/images/${vmid}/vm-${vmid}-disk-0.qcow2`, format: 'qcow2', size: 16 * 1024 * 1024 }],
+  volumes: [
+    {
+      key: 'scsi0',
+      volid: `local:${vmid}/vm-${vmid}-disk-0.qcow2`,
+      path: `/var/lib/vz/images/${vmid}/vm-${vmid}-disk-0.qcow2`,
+      format: 'qcow2',
+      size: 16 * 1024 * 1024,
+    },
+  ],
   config: {},
 });
 
@@ -55,7 +63,10 @@ describe('the fence watchdog on real QEMU (TCG)', () => {
   it("kills the VM's QEMU (the driver's order: its pid file) at the deadline once the agent is gone, also a QEMU started after the watchdog was told", async () => {
     const order = await qemu.fenceOrder(160);
     expect(order).toEqual({ kind: 'pidfile', path: join(host.root, 'run/corral/qemu/160.pid') });
-    const watchdog = spawn(process.execPath, [watchdogScript(), '--host-root', host.root], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    const watchdog = spawn(process.execPath, [watchdogScript(), '--host-root', host.root], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
     const deadline = process.hrtime.bigint() + 4_000_000_000n;
     watchdog.stdin.end(`${JSON.stringify({ deadlineNs: String(deadline), guests: [{ label: 'VM 160', order }] })}\n`);
     const pid = await running(160);
@@ -71,7 +82,10 @@ describe('the fence watchdog on real QEMU (TCG)', () => {
     const pid = await running(161);
     const lines: { level: string; msg: string }[] = [];
     const logger = jsonLogger((line) => lines.push(JSON.parse(line) as { level: string; msg: string }));
-    const driver = { kill: (_type: unknown, vmid: number, killContext: CommandContext) => qemu.kill(vmid, killContext), fenceOrder: (_type: unknown, vmid: number) => qemu.fenceOrder(vmid) };
+    const driver = {
+      kill: (_type: unknown, vmid: number, killContext: CommandContext) => qemu.kill(vmid, killContext),
+      fenceOrder: (_type: unknown, vmid: number) => qemu.fenceOrder(vmid),
+    };
     const fence = new SelfFence(driver, logger);
     const supervisor = new WatchdogSupervisor({ host, driver, logger, script: watchdogScript() });
     const lease = new HaLease({ fence, logger, onRenewed: (deadline, guests) => supervisor.update(deadline, guests) });
@@ -87,7 +101,9 @@ describe('the fence watchdog on real QEMU (TCG)', () => {
     expect(fenced.at(-1)).toBe('self-fence: VM 161 stopped');
     // The watchdog may kill first: the agent's own kill then finds the VM gone, which is no failure.
     expect(fenced.slice(1, -1).every((line) => line === 'self-fence: VM 161 is not running')).toBe(true);
-    expect(await readFile(watchdogLogFile(host), 'utf8')).toMatch(new RegExp(`fence watchdog: VM 161: (SIGKILL sent to pid ${pid}|pid ${pid}.* is gone already|no process: .*161.pid names none)`));
+    expect(await readFile(watchdogLogFile(host), 'utf8')).toMatch(
+      new RegExp(`fence watchdog: VM 161: (SIGKILL sent to pid ${pid}|pid ${pid}.* is gone already|no process: .*161.pid names none)`),
+    );
     await qemu.destroy(vm(161), context());
   });
 });

@@ -34,8 +34,16 @@ describe('the fence watchdog', () => {
     expect(await exit).toBe(0);
     expect(process.hrtime.bigint() - told).toBeGreaterThanOrEqual(150n * MS);
     expect(carried).toEqual([VM100.order]);
-    expect(lines.slice(0, 2).map((line) => line.msg)).toEqual(['armed', 'fence watchdog: HA lease not renewed by the deadline; stopping HA guests VM 100, CT 200']);
-    expect(lines.slice(2).map((line) => line.msg).sort()).toEqual([
+    expect(lines.slice(0, 2).map((line) => line.msg)).toEqual([
+      'armed',
+      'fence watchdog: HA lease not renewed by the deadline; stopping HA guests VM 100, CT 200',
+    ]);
+    expect(
+      lines
+        .slice(2)
+        .map((line) => line.msg)
+        .sort(),
+    ).toEqual([
       'fence watchdog: CT 200: nothing to stop (not running when last told, or its driver has no fence order)',
       'fence watchdog: VM 100: SIGKILL sent',
     ]);

@@ -66,7 +66,8 @@ export class FenceWatchdog {
   private schedule(): void {
     clearTimeout(this.timer);
     // A timer may fire early by a fraction of a ms on another clock: checked again, never fenced before the deadline.
-    const due = () => (this.orders !== undefined && this.now() >= BigInt(this.orders.deadlineNs) ? void this.fence(this.orders.guests) : this.schedule());
+    const due = () =>
+      this.orders !== undefined && this.now() >= BigInt(this.orders.deadlineNs) ? void this.fence(this.orders.guests) : this.schedule();
     this.timer = setTimeout(due, this.remainingMs() + 1);
   }
 
@@ -74,10 +75,15 @@ export class FenceWatchdog {
     this.done = true;
     this.timer = undefined;
     const { logger, carryOut } = this.options;
-    logger.error(`fence watchdog: HA lease not renewed by the deadline; stopping HA guests ${guests.map((guest) => guest.label).join(', ')}`);
+    logger.error(
+      `fence watchdog: HA lease not renewed by the deadline; stopping HA guests ${guests.map((guest) => guest.label).join(', ')}`,
+    );
     await Promise.all(
       guests.map(async ({ label, order }) => {
-        if (order === undefined) return logger.warn(`fence watchdog: ${label}: nothing to stop (not running when last told, or its driver has no fence order)`, { guest: label });
+        if (order === undefined)
+          return logger.warn(`fence watchdog: ${label}: nothing to stop (not running when last told, or its driver has no fence order)`, {
+            guest: label,
+          });
         logger.warn(`fence watchdog: ${label}: ${await carryOut(order)}`, { guest: label });
       }),
     );

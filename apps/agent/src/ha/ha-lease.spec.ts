@@ -15,7 +15,8 @@ function setup() {
   };
   const lines: string[] = [];
   const lease = new HaLease({ fence, logger: jsonLogger((line) => lines.push(line)) });
-  const grant = (upTo: number, guests: LeaseGuest[] = [WEB, DB], ttlMs = TTL_MS) => lease.grant({ type: 'lease', upTo, ttlMs, guests } satisfies LeaseFrame);
+  const grant = (upTo: number, guests: LeaseGuest[] = [WEB, DB], ttlMs = TTL_MS) =>
+    lease.grant({ type: 'lease', upTo, ttlMs, guests } satisfies LeaseFrame);
   return { lease, calls, lines, grant };
 }
 

@@ -50,11 +50,25 @@ describe('the self-fence on the sim driver', () => {
 
   it('kills every listed guest, logging why at error level and each result, then reads the run state', async () => {
     const { fence, lines, refreshed, statuses } = await running(0, WEB1, DB1);
-    fence.fence([{ type: 'qemu', vmid: 100 }, { type: 'lxc', vmid: 200 }], RENEWED);
+    fence.fence(
+      [
+        { type: 'qemu', vmid: 100 },
+        { type: 'lxc', vmid: 200 },
+      ],
+      RENEWED,
+    );
     await fence.settled();
     expect(await statuses()).toEqual({ 100: 'stopped', 200: 'stopped' });
-    expect(lines[0]).toMatchObject({ level: 'error', msg: 'self-fence: HA lease not renewed since 2026-05-04T09:30:00.000Z; stopping HA guests VM 100, CT 200' });
-    expect(lines.slice(1).map((line) => line.msg).sort()).toEqual(['self-fence: CT 200 stopped', 'self-fence: VM 100 stopped']);
+    expect(lines[0]).toMatchObject({
+      level: 'error',
+      msg: 'self-fence: HA lease not renewed since 2026-05-04T09:30:00.000Z; stopping HA guests VM 100, CT 200',
+    });
+    expect(
+      lines
+        .slice(1)
+        .map((line) => line.msg)
+        .sort(),
+    ).toEqual(['self-fence: CT 200 stopped', 'self-fence: VM 100 stopped']);
     expect(refreshed).toEqual(['refresh']);
   });
 
@@ -63,7 +77,10 @@ describe('the self-fence on the sim driver', () => {
     await commands['guest.create']({ guest: WEB1, allocate: [] }, context());
     fence.fence([{ type: 'qemu', vmid: 100 }], RENEWED);
     await fence.settled();
-    await expect(commands['guest.start']({ guest: WEB1 }, context())).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining("VM 100: this node's HA lease ran out (self-fence)") });
+    await expect(commands['guest.start']({ guest: WEB1 }, context())).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringContaining("VM 100: this node's HA lease ran out (self-fence)"),
+    });
     expect(await statuses()).toEqual({ 100: 'stopped', 200: 'running' });
     fence.lift();
     await commands['guest.start']({ guest: WEB1 }, context());
@@ -73,7 +90,10 @@ describe('the self-fence on the sim driver', () => {
   it('starts an HA guest (ha: true) only while the lease covers it: an agent that could not fence it does not run it', async () => {
     const { fence, commands, statuses } = await running(0);
     await commands['guest.create']({ guest: WEB1, allocate: [] }, context());
-    await expect(commands['guest.start']({ guest: WEB1, ha: true }, context())).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining("VM 100: this node's HA lease does not cover it yet") });
+    await expect(commands['guest.start']({ guest: WEB1, ha: true }, context())).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringContaining("VM 100: this node's HA lease does not cover it yet"),
+    });
     fence.cover([{ type: 'lxc', vmid: 100 }]);
     await expect(commands['guest.start']({ guest: WEB1, ha: true }, context())).rejects.toMatchObject({ code: 'unavailable' });
     expect(await statuses()).toEqual({ 100: 'stopped' });
@@ -83,7 +103,10 @@ describe('the self-fence on the sim driver', () => {
     fence.fence([{ type: 'qemu', vmid: 100 }], RENEWED);
     await fence.settled();
     fence.lift();
-    await expect(commands['guest.start']({ guest: WEB1, ha: true }, context())).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('does not cover it yet') });
+    await expect(commands['guest.start']({ guest: WEB1, ha: true }, context())).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringContaining('does not cover it yet'),
+    });
   });
 
   it('aborts a start under way when the fence comes: the start fails and the guest does not run', async () => {
@@ -125,10 +148,18 @@ describe('the self-fence on the sim driver', () => {
       },
       logger,
     );
-    fence.fence([{ type: 'qemu', vmid: 100 }, { type: 'lxc', vmid: 200 }], RENEWED);
+    fence.fence(
+      [
+        { type: 'qemu', vmid: 100 },
+        { type: 'lxc', vmid: 200 },
+      ],
+      RENEWED,
+    );
     await fence.settled();
     expect(killed).toEqual([200]);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'error', msg: 'self-fence: could not stop VM 100', error: 'qm: VM 100 is locked' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 'error', msg: 'self-fence: could not stop VM 100', error: 'qm: VM 100 is locked' }),
+    );
   });
 });
 
@@ -143,7 +174,15 @@ function qemuVm(vmid: number): GuestSpec {
     cpu: 'x86-64-v2-AES',
     template: false,
     nics: [],
-    volumes: [{ key: 'scsi0', volid: `local:${vmid}/vm-${vmid}-disk-0.qcow2`, path: `/var/lib/vz/images/${vmid}/vm-${vmid}-disk-0.qcow2`, format: 'qcow2', size: 16 * 1024 * 1024 }],
+    volumes: [
+      {
+        key: 'scsi0',
+        volid: `local:${vmid}/vm-${vmid}-disk-0.qcow2`,
+        path: `/var/lib/vz/images/${vmid}/vm-${vmid}-disk-0.qcow2`,
+        format: 'qcow2',
+        size: 16 * 1024 * 1024,
+      },
+    ],
     config: {},
   };
 }
@@ -188,7 +227,10 @@ describe('the self-fence on real QEMU (TCG)', () => {
     // Gone, or a zombie where PID 1 reaps no orphans: either way no longer running the VM.
     expect(await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')).toMatch(/^$|^\d+ \(.*\) Z/);
     expect(await qemu.list(new AbortController().signal)).toEqual([]);
-    expect(lines.map((line) => line.msg)).toEqual([expect.stringMatching(/^self-fence: HA lease not renewed since .*; stopping HA guests VM 150$/), 'self-fence: VM 150 stopped']);
+    expect(lines.map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^self-fence: HA lease not renewed since .*; stopping HA guests VM 150$/),
+      'self-fence: VM 150 stopped',
+    ]);
     await qemu.destroy(guest, context());
   });
 });

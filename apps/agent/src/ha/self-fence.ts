@@ -42,7 +42,10 @@ export class SelfFence implements Fence {
 
   fence(guests: readonly LeaseGuest[], renewedAt: Date): void {
     const list = guests.map((guest) => guestLabel(guest.type, guest.vmid));
-    this.logger.error(`self-fence: HA lease not renewed since ${renewedAt.toISOString()}; stopping HA guests ${list.join(', ')}`, { renewedAt: renewedAt.toISOString(), guests: list });
+    this.logger.error(`self-fence: HA lease not renewed since ${renewedAt.toISOString()}; stopping HA guests ${list.join(', ')}`, {
+      renewedAt: renewedAt.toISOString(),
+      guests: list,
+    });
     this.fenced = new Set(guests.map((guest) => key(guest.type, guest.vmid)));
     this.covered = new Set();
     for (const running of this.running) if (this.fenced.has(running.key)) running.abort.abort(new Error('stopped by the HA self-fence'));
@@ -67,10 +70,20 @@ export class SelfFence implements Fence {
    * guest is fenced; see the class. An HA start (`ha`) is refused too unless the current lease
    * covers the guest: an agent that could not fence a guest must not run it under HA.
    */
-  async guard<T>(type: GuestType, vmid: number, context: CommandContext, operation: (context: CommandContext) => Promise<T>, ha = false): Promise<T> {
+  async guard<T>(
+    type: GuestType,
+    vmid: number,
+    context: CommandContext,
+    operation: (context: CommandContext) => Promise<T>,
+    ha = false,
+  ): Promise<T> {
     const id = key(type, vmid);
     if (this.fenced.has(id)) throw refused(type, vmid);
-    if (ha && !this.covered.has(id)) throw new CommandFailure('unavailable', `${guestLabel(type, vmid)}: this node's HA lease does not cover it yet: it starts under HA once the control plane's next lease lists it`);
+    if (ha && !this.covered.has(id))
+      throw new CommandFailure(
+        'unavailable',
+        `${guestLabel(type, vmid)}: this node's HA lease does not cover it yet: it starts under HA once the control plane's next lease lists it`,
+      );
     const running = { key: id, abort: new AbortController() };
     this.running.add(running);
     let result: T;
@@ -88,7 +101,10 @@ export class SelfFence implements Fence {
   private async kill(type: GuestType, vmid: number): Promise<void> {
     const guest = guestLabel(type, vmid);
     // Not cancellable: the fence must finish whatever else happens.
-    const context: CommandContext = { signal: new AbortController().signal, log: (line) => this.logger.warn(`self-fence: ${line}`, { guest }) };
+    const context: CommandContext = {
+      signal: new AbortController().signal,
+      log: (line) => this.logger.warn(`self-fence: ${line}`, { guest }),
+    };
     try {
       await this.driver.kill(type, vmid, context);
       this.logger.warn(`self-fence: ${guest} stopped`, { guest });
@@ -99,5 +115,8 @@ export class SelfFence implements Fence {
 }
 
 function refused(type: GuestType, vmid: number): CommandFailure {
-  return new CommandFailure('unavailable', `${guestLabel(type, vmid)}: this node's HA lease ran out (self-fence): it runs again only once the control plane renews the lease`);
+  return new CommandFailure(
+    'unavailable',
+    `${guestLabel(type, vmid)}: this node's HA lease ran out (self-fence): it runs again only once the control plane renews the lease`,
+  );
 }

@@ -34,10 +34,15 @@ describe('the agent handing the fence watchdog over', () => {
 
   /** The watchdog an earlier agent process left: armed with its lease's deadline, its pipe closed by that agent's death. */
   async function earlierWatchdog(): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
-    const child = spawn(process.execPath, [watchdogScript(), '--host-root', host.root], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+    const child = spawn(process.execPath, [watchdogScript(), '--host-root', host.root], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
     children.push(child);
     const deadlineNs = process.hrtime.bigint() + BigInt(OLD_DEADLINE_MS) * 1_000_000n;
-    child.stdin?.end(`${JSON.stringify({ deadlineNs: String(deadlineNs), guests: [{ label: 'VM 100', order: await processOrder(guest.pid) }] })}\n`);
+    child.stdin?.end(
+      `${JSON.stringify({ deadlineNs: String(deadlineNs), guests: [{ label: 'VM 100', order: await processOrder(guest.pid) }] })}\n`,
+    );
     await waitFor(async () => (await runningWatchdog(host)) === child.pid, { timeoutMs: 5000, what: 'the earlier watchdog to arm' });
     return { child, exited: once(child, 'exit') };
   }
@@ -53,7 +58,7 @@ describe('the agent handing the fence watchdog over', () => {
     return { supervisor, lines };
   }
 
-  it("starts its own watchdog on its first lease with guests, then stops the earlier one: the guest outlives the earlier deadline", async () => {
+  it('starts its own watchdog on its first lease with guests, then stops the earlier one: the guest outlives the earlier deadline', async () => {
     const earlier = await earlierWatchdog();
     const { supervisor, lines } = newAgent();
     // Created, it leaves the earlier watchdog alone: only a lease of its own may replace that one's.

@@ -16,7 +16,12 @@ describe('detectCapabilities', () => {
   });
 
   it('names the capabilities whose program is an executable on PATH, and no others', async () => {
-    for (const [program, mode] of [['nft', 0o755], ['vgs', 0o755], ['apt-get', 0o755], ['zpool', 0o644]] as const) {
+    for (const [program, mode] of [
+      ['nft', 0o755],
+      ['vgs', 0o755],
+      ['apt-get', 0o755],
+      ['zpool', 0o644],
+    ] as const) {
       await writeFile(join(bin, program), '#!/bin/sh\n');
       await chmod(join(bin, program), mode);
     }

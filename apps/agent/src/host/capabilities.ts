@@ -13,6 +13,10 @@ const CAPABILITY_PROGRAMS = {
 
 /** Optional host tools found on PATH, as hello.capabilities names: 'nft', 'lvm', 'zfs', 'sgdisk', 'ifreload', 'apt', 'smartctl'. */
 export async function detectCapabilities(): Promise<string[]> {
-  const found = await Promise.all(Object.entries(CAPABILITY_PROGRAMS).map(async ([capability, program]) => ((await findProgram(program)) === undefined ? [] : [capability])));
+  const found = await Promise.all(
+    Object.entries(CAPABILITY_PROGRAMS).map(async ([capability, program]) =>
+      (await findProgram(program)) === undefined ? [] : [capability],
+    ),
+  );
   return found.flat();
 }

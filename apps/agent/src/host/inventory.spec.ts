@@ -38,7 +38,7 @@ describe('the inventory', () => {
     expect((await inventory.read()).os).toBe('Linux');
     inventory.close();
     await mkdir(join(dir, 'usr/lib'), { recursive: true });
-    await writeFile(join(dir, 'usr/lib/os-release'), "PRETTY_NAME='Some \\\"Linux\\\"'\n");
+    await writeFile(join(dir, 'usr/lib/os-release'), 'PRETTY_NAME=\'Some \\"Linux\\"\'\n');
     inventory = createInventory(await openHost(dir));
     expect((await inventory.read()).os).toBe('Some "Linux"');
   });

@@ -36,9 +36,11 @@ export function createInventory(host: Host, intervalMs = POLL_INTERVAL_MS): Inve
       () => undefined,
     );
     // unref: a forgotten inventory must not keep the agent's process alive.
-    next.catch(() => undefined).finally(() => {
-      if (!closed) timer = setTimeout(pollNow, intervalMs).unref();
-    });
+    next
+      .catch(() => undefined)
+      .finally(() => {
+        if (!closed) timer = setTimeout(pollNow, intervalMs).unref();
+      });
   };
   pollNow();
 

@@ -16,7 +16,11 @@ describe('kernel figures', () => {
   });
 
   it('reads swap from /proc/meminfo in bytes, and none where it has no swap lines', () => {
-    expect(parseSwap('MemTotal:  1000 kB\nSwapTotal:  2048 kB\nSwapFree:  1024 kB\n')).toEqual({ total: 2097152, used: 1048576, free: 1048576 });
+    expect(parseSwap('MemTotal:  1000 kB\nSwapTotal:  2048 kB\nSwapFree:  1024 kB\n')).toEqual({
+      total: 2097152,
+      used: 1048576,
+      free: 1048576,
+    });
     expect(parseSwap('MemTotal:  1000 kB\n')).toEqual({ total: 0, used: 0, free: 0 });
   });
 

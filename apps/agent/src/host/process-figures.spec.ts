@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { CpuMeter, parseProcStat, parseVmRss, ProcessFigures, processUptime, readProcess } from './process-figures.js';
 
 /** /proc/<pid>/stat of a QEMU: utime 1500, stime 500, started 123456 ticks after boot. */
-const STAT = '4242 (qemu-system-x86) S 1 4240 4240 0 -1 4194560 4466 0 0 0 1500 500 0 0 20 0 3 0 123456 1234567168 11264 18446744073709551615 1 1 0 0 0 0 0 4096 16963 0 0 0 17 1 0 0 0 0 0';
+const STAT =
+  '4242 (qemu-system-x86) S 1 4240 4240 0 -1 4194560 4466 0 0 0 1500 500 0 0 20 0 3 0 123456 1234567168 11264 18446744073709551615 1 1 0 0 0 0 0 4096 16963 0 0 0 17 1 0 0 0 0 0';
 /** A pid above the kernel's limit (2^22): no process has it. */
 const NO_PID = 2 ** 22 + 1;
 

@@ -28,7 +28,10 @@ export function parseProcStat(text: string): ProcStat | undefined {
   const nameEnd = text.lastIndexOf(')');
   if (nameEnd < 0) return undefined;
   // From field 3 (state) on: utime is field 14, stime 15, starttime 22.
-  const fields = text.slice(nameEnd + 2).trim().split(' ');
+  const fields = text
+    .slice(nameEnd + 2)
+    .trim()
+    .split(' ');
   const [state, utime, stime, start] = [fields[0], Number(fields[11]), Number(fields[12]), Number(fields[19])];
   if (state === undefined || ![utime, stime, start].every(Number.isInteger)) return undefined;
   return { state, cpuTicks: utime + stime, startTicks: start };
@@ -64,7 +67,9 @@ export async function readProcess(pid: number, procRoot = PROC_ROOT): Promise<Pr
     throw error;
   }
   const parsed = parseProcStat(stat);
-  return parsed === undefined ? undefined : { stat: parsed, uptime: processUptime(parsed, Number.parseFloat(uptime)), mem: parseVmRss(status) };
+  return parsed === undefined
+    ? undefined
+    : { stat: parsed, uptime: processUptime(parsed, Number.parseFloat(uptime)), mem: parseVmRss(status) };
 }
 
 /** Whether reading a process's file under /proc failed because the process is gone (ESRCH: it went while the file was read). */
@@ -133,7 +138,11 @@ export class ProcessFigures {
   async read(vmid: number, pid: number): Promise<Figures | undefined> {
     const reading = await readProcess(pid, this.procRoot);
     if (reading === undefined) return undefined;
-    return { uptime: reading.uptime, mem: reading.mem, cpu: this.cpu.measure(vmid, reading.stat.startTicks, reading.stat.cpuTicks / TICKS_PER_SECOND) };
+    return {
+      uptime: reading.uptime,
+      mem: reading.mem,
+      cpu: this.cpu.measure(vmid, reading.stat.startTicks, reading.stat.cpuTicks / TICKS_PER_SECOND),
+    };
   }
 
   /** Forgets the guests that no longer run. */

@@ -37,24 +37,38 @@ describe('runProgram', () => {
   it('resolves with a non-zero exit code, and runChecked fails with what the program said', async () => {
     const script = 'echo partial; echo "it broke" >&2; exit 3';
     await expect(runProgram('sh', ['-c', script], { signal })).resolves.toEqual({ code: 3, stdout: 'partial\n', stderr: 'it broke\n' });
-    await expect(runChecked('sh', ['-c', script], { signal })).rejects.toMatchObject({ code: 'failed', message: 'sh failed (exit code 3): it broke' });
+    await expect(runChecked('sh', ['-c', script], { signal })).rejects.toMatchObject({
+      code: 'failed',
+      message: 'sh failed (exit code 3): it broke',
+    });
   });
 
   it('feeds the input to stdin and sets the environment on top of the agent one', async () => {
-    const output = await runProgram('sh', ['-c', 'cat; printf "%s|%s" "$CORRAL_TEST" "$LC_ALL"'], { signal, input: 'from stdin\n', env: { CORRAL_TEST: 'set' } });
+    const output = await runProgram('sh', ['-c', 'cat; printf "%s|%s" "$CORRAL_TEST" "$LC_ALL"'], {
+      signal,
+      input: 'from stdin\n',
+      env: { CORRAL_TEST: 'set' },
+    });
     expect(output.stdout).toBe('from stdin\nset|C.UTF-8');
   });
 
   it('hands every line of both streams to onLine, empty lines, a last line without newline and progress redraws included', async () => {
     const lines: string[] = [];
-    await runProgram('sh', ['-c', 'echo one; echo; echo two >&2; printf "10%%\\r50%%\\r\\n"; printf three'], { signal, onLine: (line) => lines.push(line) });
+    await runProgram('sh', ['-c', 'echo one; echo; echo two >&2; printf "10%%\\r50%%\\r\\n"; printf three'], {
+      signal,
+      onLine: (line) => lines.push(line),
+    });
     expect([...lines].sort()).toEqual(['', '10%', '50%', 'one', 'three', 'two']);
     expect(lines.indexOf('10%')).toBeLessThan(lines.indexOf('50%'));
   });
 
   it('kills the program and what it started when the time runs out, even when it ignores SIGTERM', async () => {
     const pids: number[] = [];
-    const run = runProgram('sh', ['-c', 'trap "" TERM; sleep 300 & echo $!; wait'], { signal, timeoutMs: 300, onLine: (line) => pids.push(Number(line)) });
+    const run = runProgram('sh', ['-c', 'trap "" TERM; sleep 300 & echo $!; wait'], {
+      signal,
+      timeoutMs: 300,
+      onLine: (line) => pids.push(Number(line)),
+    });
     await expect(run).rejects.toMatchObject({ code: 'timeout', message: 'sh did not finish within 0.3 s and was killed' });
     const [sleeper] = pids;
     expect(sleeper).toBeGreaterThan(1);
@@ -63,7 +77,11 @@ describe('runProgram', () => {
 
   it('kills what a stopped program left behind, when the program itself went on SIGTERM', async () => {
     const pids: number[] = [];
-    const run = runProgram('sh', ['-c', '(trap "" TERM; exec sleep 300) & echo $!; sleep 300'], { signal, timeoutMs: 300, onLine: (line) => pids.push(Number(line)) });
+    const run = runProgram('sh', ['-c', '(trap "" TERM; exec sleep 300) & echo $!; sleep 300'], {
+      signal,
+      timeoutMs: 300,
+      onLine: (line) => pids.push(Number(line)),
+    });
     await expect(run).rejects.toMatchObject({ code: 'timeout' });
     const [leftover] = pids;
     expect(leftover).toBeGreaterThan(1);
@@ -79,6 +97,9 @@ describe('runProgram', () => {
   });
 
   it('fails and kills a program that writes more than maxOutput', async () => {
-    await expect(runProgram('yes', [], { signal, maxOutput: 100_000 })).rejects.toMatchObject({ code: 'failed', message: 'yes wrote more than 100000 characters' });
+    await expect(runProgram('yes', [], { signal, maxOutput: 100_000 })).rejects.toMatchObject({
+      code: 'failed',
+      message: 'yes wrote more than 100000 characters',
+    });
   });
 });

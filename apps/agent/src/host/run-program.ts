@@ -75,9 +75,16 @@ export function runProgram(file: string, args: readonly string[], options: RunOp
       }
     };
 
-    const stdout = collect(pipe(child.stdout), maxOutput, onLine, () => stop(new CommandFailure('failed', `${file} wrote more than ${maxOutput} characters`)));
-    const stderr = collect(pipe(child.stderr), maxOutput, onLine, () => stop(new CommandFailure('failed', `${file} wrote more than ${maxOutput} characters of errors`)));
-    const timer = setTimeout(() => stop(new CommandFailure('timeout', `${file} did not finish within ${timeoutMs / 1000} s and was killed`)), timeoutMs);
+    const stdout = collect(pipe(child.stdout), maxOutput, onLine, () =>
+      stop(new CommandFailure('failed', `${file} wrote more than ${maxOutput} characters`)),
+    );
+    const stderr = collect(pipe(child.stderr), maxOutput, onLine, () =>
+      stop(new CommandFailure('failed', `${file} wrote more than ${maxOutput} characters of errors`)),
+    );
+    const timer = setTimeout(
+      () => stop(new CommandFailure('timeout', `${file} did not finish within ${timeoutMs / 1000} s and was killed`)),
+      timeoutMs,
+    );
     const onAbort = () => stop(stoppedFailure(file, signal));
     signal.addEventListener('abort', onAbort, { once: true });
 
@@ -93,7 +100,9 @@ export function runProgram(file: string, args: readonly string[], options: RunOp
     });
     child.once('error', (error: NodeJS.ErrnoException) => {
       finish();
-      reject(error.code === 'ENOENT' ? programMissing(file) : new CommandFailure('failed', `${file} could not be started: ${error.message}`));
+      reject(
+        error.code === 'ENOENT' ? programMissing(file) : new CommandFailure('failed', `${file} could not be started: ${error.message}`),
+      );
     });
     child.once('close', (code, signalName) => {
       finish();
@@ -103,7 +112,11 @@ export function runProgram(file: string, args: readonly string[], options: RunOp
         killGroup('SIGKILL'); // what the program started and left behind when it went
         return reject(stopped);
       }
-      resolve({ code: code ?? 128 + (signalName === null ? 0 : constants.signals[signalName]), stdout: stdout.text(), stderr: stderr.text() });
+      resolve({
+        code: code ?? 128 + (signalName === null ? 0 : constants.signals[signalName]),
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+      });
     });
 
     function finish() {
@@ -149,7 +162,11 @@ function collect(stream: Readable, max: number, onLine: ((line: string) => void)
   let size = 0;
   let partial = '';
   // A lone carriage return redraws a progress line: each drawing is a line of its own (log lines hold no \r).
-  const emit = (line: string) => line.replace(/\r$/, '').split('\r').forEach((part) => onLine?.(part));
+  const emit = (line: string) =>
+    line
+      .replace(/\r$/, '')
+      .split('\r')
+      .forEach((part) => onLine?.(part));
   stream.setEncoding('utf8');
   stream.on('data', (chunk: string) => {
     if (size > max) return;

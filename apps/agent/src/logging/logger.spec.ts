@@ -3,7 +3,10 @@ import { jsonLogger } from './logger.js';
 describe('the JSON log', () => {
   it('writes one object per line: time, level, msg, then the fields, errors as their message', () => {
     const lines: string[] = [];
-    const logger = jsonLogger((line) => lines.push(line), () => new Date('2026-05-04T09:31:02.000Z'));
+    const logger = jsonLogger(
+      (line) => lines.push(line),
+      () => new Date('2026-05-04T09:31:02.000Z'),
+    );
     logger.info('connected', { node: 'pve1', heartbeatMs: 2000 });
     logger.warn('cannot connect', { error: new Error('connect ECONNREFUSED 127.0.0.1:8006') });
     logger.error('stopped');

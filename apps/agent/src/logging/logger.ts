@@ -14,9 +14,11 @@ export interface Logger {
  * journald and log shippers read it. An Error in the fields is written as its message.
  */
 export function jsonLogger(write: (line: string) => void, now: () => Date = () => new Date()): Logger {
-  const at = (level: LogLevel) => (msg: string, fields: LogFields = {}) => {
-    const entry = { time: now().toISOString(), level, msg, ...fields };
-    write(`${JSON.stringify(entry, (_key, value: unknown) => (value instanceof Error ? value.message : value))}\n`);
-  };
+  const at =
+    (level: LogLevel) =>
+    (msg: string, fields: LogFields = {}) => {
+      const entry = { time: now().toISOString(), level, msg, ...fields };
+      write(`${JSON.stringify(entry, (_key, value: unknown) => (value instanceof Error ? value.message : value))}\n`);
+    };
   return { info: at('info'), warn: at('warn'), error: at('error') };
 }

@@ -5,7 +5,15 @@ import { FIGURES_EVERY_MS, RuntimeReports } from './runtime-reports.js';
 
 const HOUR = 3_600_000;
 
-const vm = (vmid: number, status: GuestRuntime['status'], pid?: number): GuestRuntime => ({ vmid, type: 'qemu', status, ...(pid === undefined ? {} : { pid }), uptime: 10, cpu: 0.01, mem: 1024 });
+const vm = (vmid: number, status: GuestRuntime['status'], pid?: number): GuestRuntime => ({
+  vmid,
+  type: 'qemu',
+  status,
+  ...(pid === undefined ? {} : { pid }),
+  uptime: 10,
+  cpu: 0.01,
+  mem: 1024,
+});
 const ct = (vmid: number, status: GuestRuntime['status'], pid?: number): GuestRuntime => ({ ...vm(vmid, status, pid), type: 'lxc' });
 
 /** A driver whose guests the test sets, and the frames the reports emit, each checked against the protocol. */
@@ -35,7 +43,8 @@ function harness(initial: GuestRuntime[] = []) {
     }
   };
   const events = () => frames.flatMap((frame) => (frame.type === 'event' ? [[frame.event, frame.vmid]] : []));
-  const reported = () => frames.flatMap((frame) => (frame.type === 'report' && frame.payload.kind === 'runtime' ? [frame.payload.guests] : []));
+  const reported = () =>
+    frames.flatMap((frame) => (frame.type === 'report' && frame.payload.kind === 'runtime' ? [frame.payload.guests] : []));
   return { driver, frames, warnings, reports, emit, read, events, reported };
 }
 
@@ -148,7 +157,9 @@ describe('runtime reports', () => {
     await reports.refresh();
     driver.failing = true;
     await expect(reports.refresh()).resolves.toBeUndefined();
-    expect(warnings.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([expect.objectContaining({ level: 'warn', msg: "cannot report the guests' run state", error: 'lxc-ls: not found' })]);
+    expect(warnings.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ level: 'warn', msg: "cannot report the guests' run state", error: 'lxc-ls: not found' }),
+    ]);
     driver.failing = false;
     await read([vm(100, 'running', 4242)]);
     reports.stop();

@@ -1,4 +1,12 @@
-import { parseCommandRequest, runCommand, type CommandHandlers, type CommandRequest, type FailureCode, type RequestFrame, type ResultFrame } from '@corral/protocol';
+import {
+  parseCommandRequest,
+  runCommand,
+  type CommandHandlers,
+  type CommandRequest,
+  type FailureCode,
+  type RequestFrame,
+  type ResultFrame,
+} from '@corral/protocol';
 import type { OutgoingFrame } from '../connection/outbox.js';
 import type { CommandContext } from '../drivers/command-context.js';
 import { CommandFailure } from '../host/command-failure.js';
@@ -6,7 +14,8 @@ import type { Logger } from '../logging/logger.js';
 import { RequestLog } from './request-log.js';
 
 /** How a request ended: its result, or the code and message of its `failure` frame. */
-type Outcome = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly code: FailureCode; readonly message: string };
+type Outcome =
+  { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly code: FailureCode; readonly message: string };
 
 /** Request ids and task UPIDs remembered for deduplication; the oldest are forgotten beyond this. */
 const REMEMBERED = 10_000;
@@ -39,15 +48,21 @@ export class RequestRunner {
 
   handle(frame: RequestFrame): void {
     const { logger } = this.options;
-    if (this.seenIds.has(frame.id)) return logger.info('request seen before in this session: not run again', { id: frame.id, command: frame.command });
+    if (this.seenIds.has(frame.id))
+      return logger.info('request seen before in this session: not run again', { id: frame.id, command: frame.command });
     this.seenIds.add(frame.id);
     bound(this.seenIds);
     // A task may run several commands (a destroy with force: stop, then destroy), or one command
     // for several guests (a vzdump: one `step` each): each once.
-    const step = frame.upid === undefined ? undefined : [frame.upid, frame.command, ...(frame.step === undefined ? [] : [frame.step])].join(' ');
+    const step =
+      frame.upid === undefined ? undefined : [frame.upid, frame.command, ...(frame.step === undefined ? [] : [frame.step])].join(' ');
     const earlier = step === undefined ? undefined : this.tasks.get(step);
     if (earlier !== undefined) {
-      logger.info('task seen before in this session: answering with its outcome', { id: frame.id, command: frame.command, upid: frame.upid });
+      logger.info('task seen before in this session: answering with its outcome', {
+        id: frame.id,
+        command: frame.command,
+        upid: frame.upid,
+      });
       void earlier.then((outcome) => this.answer(frame, outcome));
       return;
     }
@@ -71,7 +86,8 @@ export class RequestRunner {
 
   /** Aborts every running command (their signal fires) and answers them `failed`. */
   abortAll(): void {
-    for (const finish of [...this.running.values()]) finish({ ok: false, code: 'failed', message: 'the agent stopped before the command finished' });
+    for (const finish of [...this.running.values()])
+      finish({ ok: false, code: 'failed', message: 'the agent stopped before the command finished' });
   }
 
   /** The control plane stopped request `id`'s task: its command is aborted (its signal fires) and answered `failed`. */
@@ -105,7 +121,10 @@ export class RequestRunner {
         resolve(outcome);
       };
       // The answer goes out at the timeout, whether or not the handler has wound down by then.
-      const timer = setTimeout(() => finish({ ok: false, code: 'timeout', message: `${frame.command} did not finish within ${frame.timeoutMs} ms` }), frame.timeoutMs);
+      const timer = setTimeout(
+        () => finish({ ok: false, code: 'timeout', message: `${frame.command} did not finish within ${frame.timeoutMs} ms` }),
+        frame.timeoutMs,
+      );
       this.running.set(frame.id, finish);
       Promise.resolve()
         .then(() => runCommand(handlers, request, { signal: controller.signal, log: (line) => log.add(line) }))

@@ -45,12 +45,20 @@ function unitArgument(word: string): string {
 
 /** `corral agent install`: writes the unit for an agent that has joined; systemctl is left to the operator. */
 export async function installAgentUnit(configPath: string, unitDir: string, context: LocalContext): Promise<number> {
-  const isFile = await stat(configPath).then((stats) => stats.isFile(), () => false);
-  if (!isFile) throw new LocalFailure(`no agent config at ${configPath}: join this host first with 'corral agent join <url> --token T --fingerprint F'`);
+  const isFile = await stat(configPath).then(
+    (stats) => stats.isFile(),
+    () => false,
+  );
+  if (!isFile)
+    throw new LocalFailure(
+      `no agent config at ${configPath}: join this host first with 'corral agent join <url> --token T --fingerprint F'`,
+    );
   const unitPath = join(unitDir, UNIT_NAME);
   const file = await AtomicFile.create(unitPath, 0o644);
   await file.commit(agentUnit(process.execPath, context.agentMain(), configPath));
   context.output.out(`${JSON.stringify({ unit: unitPath, config: configPath }, null, 2)}\n`);
-  context.output.err(`corral: wrote ${unitPath}; start the agent now and at every boot with: systemctl daemon-reload && systemctl enable --now corral-agent\n`);
+  context.output.err(
+    `corral: wrote ${unitPath}; start the agent now and at every boot with: systemctl daemon-reload && systemctl enable --now corral-agent\n`,
+  );
   return 0;
 }

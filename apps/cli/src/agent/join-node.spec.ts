@@ -59,7 +59,20 @@ describe('corral agent join against a control plane', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  const join_ = (token: string, node: string, ...more: string[]) => ['agent', 'join', server.url, '--token', token, '--fingerprint', server.fingerprint, '--node', node, '--config', join(dir, 'etc/corral/agent.json'), ...more];
+  const join_ = (token: string, node: string, ...more: string[]) => [
+    'agent',
+    'join',
+    server.url,
+    '--token',
+    token,
+    '--fingerprint',
+    server.fingerprint,
+    '--node',
+    node,
+    '--config',
+    join(dir, 'etc/corral/agent.json'),
+    ...more,
+  ];
 
   it('trades the token for the credential with a JSON POST and writes the config 0600 in a new 0700 directory', async () => {
     const result = await runCli(join_('good', 'pve7', '--host-root', join(dir, 'host'), '--no-start'));
@@ -67,10 +80,20 @@ describe('corral agent join against a control plane', () => {
     expect(result).toEqual({
       code: 0,
       out: `${JSON.stringify({ node: 'pve7', url: server.url, config }, null, 2)}\n`,
-      err: expect.stringContaining(`corral: joined ${server.url} as node 'pve7'; the agent's config and credential are in ${config} (mode 0600)\n`),
+      err: expect.stringContaining(
+        `corral: joined ${server.url} as node 'pve7'; the agent's config and credential are in ${config} (mode 0600)\n`,
+      ),
     });
-    expect(server.received).toEqual([{ method: 'POST', url: '/api2/json/cluster/join', contentType: 'application/json', body: '{"token":"good","node":"pve7"}' }]);
-    expect(JSON.parse(await readFile(config, 'utf8'))).toEqual({ url: server.url, fingerprint: server.fingerprint, node: 'pve7', credential: 'credential-of-pve7', hostRoot: join(dir, 'host') });
+    expect(server.received).toEqual([
+      { method: 'POST', url: '/api2/json/cluster/join', contentType: 'application/json', body: '{"token":"good","node":"pve7"}' },
+    ]);
+    expect(JSON.parse(await readFile(config, 'utf8'))).toEqual({
+      url: server.url,
+      fingerprint: server.fingerprint,
+      node: 'pve7',
+      credential: 'credential-of-pve7',
+      hostRoot: join(dir, 'host'),
+    });
     expect((await stat(config)).mode & 0o777).toBe(0o600);
     expect((await stat(join(dir, 'etc/corral'))).mode & 0o777).toBe(0o700);
     expect(await readdir(join(dir, 'etc/corral'))).toEqual(['agent.json']);
@@ -99,7 +122,10 @@ describe('corral agent join against a control plane', () => {
 
   it('then runs the agent with the config it wrote, ending with its exit code', async () => {
     const fakeAgent = join(dir, 'fake-agent.mjs');
-    await writeFile(fakeAgent, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(dir, 'argv.json'))}, JSON.stringify(process.argv.slice(2)));\nprocess.exit(3);\n`);
+    await writeFile(
+      fakeAgent,
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(dir, 'argv.json'))}, JSON.stringify(process.argv.slice(2)));\nprocess.exit(3);\n`,
+    );
     const result = await runCli(join_('good', 'pve7'), fakeAgent);
     expect(result.code).toBe(3);
     expect(result.err).toContain('corral: running the agent in the foreground');
@@ -124,7 +150,15 @@ describe('corral agent install', () => {
     });
     const text = await readFile(unit, 'utf8');
     expect(text).toContain(`\nExecStart=${process.execPath} "/opt/corral 1/agent/main.js" --config ${config}\n`);
-    for (const line of ['Type=simple', 'Restart=always', 'RestartSec=2', 'KillMode=process', 'After=network-online.target', 'WantedBy=multi-user.target']) expect(text).toContain(`\n${line}\n`);
+    for (const line of [
+      'Type=simple',
+      'Restart=always',
+      'RestartSec=2',
+      'KillMode=process',
+      'After=network-online.target',
+      'WantedBy=multi-user.target',
+    ])
+      expect(text).toContain(`\n${line}\n`);
     expect((await stat(unit)).mode & 0o777).toBe(0o644);
   });
 

@@ -30,14 +30,22 @@ export async function joinNode(request: JoinRequest, context: LocalContext): Pro
   const file = await AtomicFile.create(request.configPath, 0o600, 0o700);
   try {
     const credential = await trade(request);
-    const config = { url: request.url.origin, fingerprint: request.fingerprint, node: request.node, credential, ...(request.hostRoot === undefined ? {} : { hostRoot: request.hostRoot }) };
+    const config = {
+      url: request.url.origin,
+      fingerprint: request.fingerprint,
+      node: request.node,
+      credential,
+      ...(request.hostRoot === undefined ? {} : { hostRoot: request.hostRoot }),
+    };
     await file.commit(`${JSON.stringify(config, null, 2)}\n`);
   } catch (error) {
     await file.discard();
     throw error;
   }
   output.out(`${JSON.stringify({ node: request.node, url: request.url.origin, config: request.configPath }, null, 2)}\n`);
-  output.err(`corral: joined ${request.url.origin} as node '${request.node}'; the agent's config and credential are in ${request.configPath} (mode 0600)\n`);
+  output.err(
+    `corral: joined ${request.url.origin} as node '${request.node}'; the agent's config and credential are in ${request.configPath} (mode 0600)\n`,
+  );
   if (!request.start) {
     output.err(`corral: run the agent with 'corral agent install' (a systemd service) or 'corral-agent --config ${request.configPath}'\n`);
     return 0;
@@ -48,7 +56,10 @@ export async function joinNode(request: JoinRequest, context: LocalContext): Pro
 
 async function trade(request: JoinRequest): Promise<string> {
   const client = new ApiClient(request.url, { fingerprint: request.fingerprint, source: '--fingerprint' });
-  const data = await client.send({ method: 'POST', path: '/cluster/join', params: { token: request.token, node: request.node }, body: 'json' }, {});
+  const data = await client.send(
+    { method: 'POST', path: '/cluster/join', params: { token: request.token, node: request.node }, body: 'json' },
+    {},
+  );
   const { node, credential } = (data ?? {}) as { node?: unknown; credential?: unknown };
   if (typeof credential !== 'string' || credential === '') throw new ApiFailure(200, ['joining: the answer has no credential']);
   if (node !== request.node) throw new ApiFailure(200, [`joining: the control plane joined node '${String(node)}', not '${request.node}'`]);

@@ -82,17 +82,23 @@ interface Definition<P extends string, O extends string> {
 }
 
 /** A command with fixed positional arguments, `--name value` options and flags, each given at most once. */
-export function defineCommand<P extends string, O extends string = never>(definition: Definition<P, O> & { readonly call: (args: Arguments<P, O>) => ApiCall }): ApiCommand {
+export function defineCommand<P extends string, O extends string = never>(
+  definition: Definition<P, O> & { readonly call: (args: Arguments<P, O>) => ApiCall },
+): ApiCommand {
   return { ...help(definition), toCall: (args) => definition.call(named(definition, args)) };
 }
 
 /** The same for a command that works on this machine. */
-export function defineLocalCommand<P extends string, O extends string = never>(definition: Definition<P, O> & { readonly task: (args: Arguments<P, O>) => LocalTask }): LocalCommand {
+export function defineLocalCommand<P extends string, O extends string = never>(
+  definition: Definition<P, O> & { readonly task: (args: Arguments<P, O>) => LocalTask },
+): LocalCommand {
   return { ...help(definition), toTask: (args) => definition.task(named(definition, args)) };
 }
 
 /** The same for a command that follows the API. */
-export function defineFollowCommand<P extends string, O extends string = never>(definition: Definition<P, O> & { readonly follow: (args: Arguments<P, O>) => FollowTask }): FollowCommand {
+export function defineFollowCommand<P extends string, O extends string = never>(
+  definition: Definition<P, O> & { readonly follow: (args: Arguments<P, O>) => FollowTask },
+): FollowCommand {
   return { ...help(definition), toFollow: (args) => definition.follow(named(definition, args)) };
 }
 

@@ -46,7 +46,16 @@ describe('the command line', () => {
       ]) {
         expect(help.text).toContain(name);
       }
-      for (const variable of ['CORRAL_URL', 'CORRAL_TOKEN', 'CORRAL_TICKET', 'CORRAL_CSRF_TOKEN', 'CORRAL_USER', 'CORRAL_PASSWORD', 'CORRAL_FINGERPRINT', 'NODE_EXTRA_CA_CERTS']) {
+      for (const variable of [
+        'CORRAL_URL',
+        'CORRAL_TOKEN',
+        'CORRAL_TICKET',
+        'CORRAL_CSRF_TOKEN',
+        'CORRAL_USER',
+        'CORRAL_PASSWORD',
+        'CORRAL_FINGERPRINT',
+        'NODE_EXTRA_CA_CERTS',
+      ]) {
         expect(help.text).toContain(variable);
       }
     }
@@ -55,8 +64,12 @@ describe('the command line', () => {
   it("answers a command's --help with its options, wherever the flag stands", () => {
     const help = parse('token', 'create', 'root@pam', '--help');
     expect(help).toEqual({ kind: 'help', text: expect.stringContaining('Usage: corral token create <userid> <tokenid> [options]') });
-    for (const option of ['--expire YYYY-MM-DD', '--privsep 0|1', '--comment TEXT', '--help']) expect(help.kind === 'help' && help.text).toContain(option);
-    expect(parse('acl', 'set', '-h')).toEqual({ kind: 'help', text: expect.stringMatching(/--role ROLE[\s\S]*--user USERID[\s\S]*--group GROUP[\s\S]*--token TOKENID[\s\S]*--propagate 0\|1/) });
+    for (const option of ['--expire YYYY-MM-DD', '--privsep 0|1', '--comment TEXT', '--help'])
+      expect(help.kind === 'help' && help.text).toContain(option);
+    expect(parse('acl', 'set', '-h')).toEqual({
+      kind: 'help',
+      text: expect.stringMatching(/--role ROLE[\s\S]*--user USERID[\s\S]*--group GROUP[\s\S]*--token TOKENID[\s\S]*--propagate 0\|1/),
+    });
   });
 
   it("lists a group's commands for 'corral token --help'", () => {
@@ -72,7 +85,10 @@ describe('the command line', () => {
       message: 'token: missing subcommand; one of create, list, remove, regenerate',
       hint: "Run 'corral token --help' for its commands.",
     });
-    expect(usageError('acl', 'grant', '/')).toEqual({ message: "acl: unknown subcommand 'grant'; one of set, remove, list", hint: "Run 'corral acl --help' for its commands." });
+    expect(usageError('acl', 'grant', '/')).toEqual({
+      message: "acl: unknown subcommand 'grant'; one of set, remove, list",
+      hint: "Run 'corral acl --help' for its commands.",
+    });
   });
 
   it('finds the group of a three-word command by its leading words', () => {
@@ -80,8 +96,13 @@ describe('the command line', () => {
       message: 'cluster join-token: missing subcommand; one of create, list, remove',
       hint: "Run 'corral cluster join-token --help' for its commands.",
     });
-    expect(usageError('cluster')).toEqual({ message: 'cluster: missing subcommand; one of join-token create, join-token list, join-token remove', hint: "Run 'corral cluster --help' for its commands." });
-    expect(usageError('cluster', 'join-token', 'frob').message).toBe("cluster join-token: unknown subcommand 'frob'; one of create, list, remove");
+    expect(usageError('cluster')).toEqual({
+      message: 'cluster: missing subcommand; one of join-token create, join-token list, join-token remove',
+      hint: "Run 'corral cluster --help' for its commands.",
+    });
+    expect(usageError('cluster', 'join-token', 'frob').message).toBe(
+      "cluster join-token: unknown subcommand 'frob'; one of create, list, remove",
+    );
     const help = parse('cluster', 'join-token', '--help');
     expect(help.kind === 'help' && help.text).toContain('cluster join-token remove <id>');
     expect(help.kind === 'help' && help.text).not.toContain('agent join');
@@ -94,7 +115,10 @@ describe('the command line', () => {
   });
 
   it('names the command and points at its help on a usage error', () => {
-    expect(usageError('token', 'list')).toEqual({ message: 'token list: missing <userid>', hint: "Run 'corral token list --help' for its usage." });
+    expect(usageError('token', 'list')).toEqual({
+      message: 'token list: missing <userid>',
+      hint: "Run 'corral token list --help' for its usage.",
+    });
   });
 
   it.each([
@@ -103,8 +127,14 @@ describe('the command line', () => {
     [['token', 'create', 'root@pam', 'ci', '--expires', '2030-01-01'], "token create: unknown option '--expires'"],
     [['token', 'create', 'root@pam', 'ci', '-x'], "token create: unknown option '-x'"],
     [['token', 'list', 'root@pam', '--privsep', '1'], "token list: unknown option '--privsep'"],
-    [['token', 'create', 'root@pam', 'ci', '--comment'], "token create: --comment needs a value (one starting with '-' as --comment=-value)"],
-    [['token', 'create', 'root@pam', 'ci', '--comment', '--privsep', '0'], "token create: --comment needs a value (one starting with '-' as --comment=-value)"],
+    [
+      ['token', 'create', 'root@pam', 'ci', '--comment'],
+      "token create: --comment needs a value (one starting with '-' as --comment=-value)",
+    ],
+    [
+      ['token', 'create', 'root@pam', 'ci', '--comment', '--privsep', '0'],
+      "token create: --comment needs a value (one starting with '-' as --comment=-value)",
+    ],
     [['token', 'create', 'root@pam', 'ci', '--privsep', '0', '--privsep=1'], 'token create: --privsep is given more than once'],
   ])('reads options strictly: %j', (argv, message) => {
     expect(usageError(...argv).message).toBe(message);

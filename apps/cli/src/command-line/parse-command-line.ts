@@ -23,9 +23,13 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
   if (args.some(isHelp)) return { kind: 'help', text: commandHelp(command) };
   try {
     if ('toCall' in command) return { kind: 'call', command, call: command.toCall(args) };
-    return 'toTask' in command ? { kind: 'task', command, task: command.toTask(args) } : { kind: 'follow', command, follow: command.toFollow(args) };
+    return 'toTask' in command
+      ? { kind: 'task', command, task: command.toTask(args) }
+      : { kind: 'follow', command, follow: command.toFollow(args) };
   } catch (error) {
-    throw error instanceof UsageError ? new UsageError(`${command.name}: ${error.message}`, `Run 'corral ${command.name} --help' for its usage.`) : error;
+    throw error instanceof UsageError
+      ? new UsageError(`${command.name}: ${error.message}`, `Run 'corral ${command.name} --help' for its usage.`)
+      : error;
   }
 }
 
@@ -36,7 +40,16 @@ export function parseCommandLine(argv: readonly string[], commands: readonly Com
 function groupHelp(argv: readonly string[], commands: readonly Command[]): Invocation {
   // The group: the most leading words that some commands share with the command line.
   let depth = 0;
-  while (commands.some((command) => wordsOf(command).length > depth + 1 && wordsOf(command).slice(0, depth + 1).every((word, index) => argv[index] === word))) depth += 1;
+  while (
+    commands.some(
+      (command) =>
+        wordsOf(command).length > depth + 1 &&
+        wordsOf(command)
+          .slice(0, depth + 1)
+          .every((word, index) => argv[index] === word),
+    )
+  )
+    depth += 1;
   const group = argv.slice(0, depth).join(' ');
   if (depth === 0) throw new UsageError(`unknown command '${argv[0]}'`);
   const members = commands.filter((command) => command.name.startsWith(`${group} `));

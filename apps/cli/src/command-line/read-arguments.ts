@@ -13,7 +13,9 @@ export function readArguments<O extends string>(
 ): { positionals: string[]; options: Partial<Record<O, string>> } {
   const { tokens } = parseArgs({
     args: [...args],
-    options: Object.fromEntries(optionNames.map((name) => [name, { type: flagNames.includes(name) ? ('boolean' as const) : ('string' as const) }])),
+    options: Object.fromEntries(
+      optionNames.map((name) => [name, { type: flagNames.includes(name) ? ('boolean' as const) : ('string' as const) }]),
+    ),
     strict: false,
     allowPositionals: true,
     tokens: true,

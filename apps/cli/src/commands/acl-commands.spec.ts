@@ -9,7 +9,7 @@ const callOf = (...argv: string[]) => {
 };
 
 describe('corral acl', () => {
-  it('sets an entry with PUT /access/acl, the subject in PVE\'s users, groups or tokens parameter', () => {
+  it("sets an entry with PUT /access/acl, the subject in PVE's users, groups or tokens parameter", () => {
     expect(callOf('acl', 'set', '/', '--role', 'PVEAuditor', '--token', 'alice@pve!ci')).toEqual({
       method: 'PUT',
       path: '/access/acl',
@@ -21,7 +21,11 @@ describe('corral acl', () => {
       users: 'alice@pve',
       propagate: '0',
     });
-    expect(callOf('acl', 'set', '/storage/local', '--group', 'ops', '--role', 'PVEDatastoreUser').params).toEqual({ path: '/storage/local', roles: 'PVEDatastoreUser', groups: 'ops' });
+    expect(callOf('acl', 'set', '/storage/local', '--group', 'ops', '--role', 'PVEDatastoreUser').params).toEqual({
+      path: '/storage/local',
+      roles: 'PVEDatastoreUser',
+      groups: 'ops',
+    });
   });
 
   it('removes an entry with the same call and delete=1', () => {
@@ -40,8 +44,14 @@ describe('corral acl', () => {
     [['acl', 'set', '--role', 'PVEAuditor', '--user', 'alice@pve'], 'acl set: missing <path>'],
     [['acl', 'set', '/', '--user', 'alice@pve'], 'acl set: missing --role'],
     [['acl', 'set', '/', '--role', 'PVEAuditor'], 'acl set: give exactly one of --user, --group or --token'],
-    [['acl', 'remove', '/', '--role', 'PVEAuditor', '--user', 'alice@pve', '--group', 'ops'], 'acl remove: give exactly one of --user, --group or --token'],
-    [['acl', 'set', '/', '--role', 'PVEAuditor', '--user', 'alice@pve', '--propagate', '2'], "acl set: --propagate must be 0 or 1, not '2'"],
+    [
+      ['acl', 'remove', '/', '--role', 'PVEAuditor', '--user', 'alice@pve', '--group', 'ops'],
+      'acl remove: give exactly one of --user, --group or --token',
+    ],
+    [
+      ['acl', 'set', '/', '--role', 'PVEAuditor', '--user', 'alice@pve', '--propagate', '2'],
+      "acl set: --propagate must be 0 or 1, not '2'",
+    ],
     [['acl', 'set', '/', '--role', 'A', '--role', 'B', '--user', 'alice@pve'], 'acl set: --role is given more than once'],
     [['acl', 'list', '/'], "acl list: unexpected argument '/'"],
   ])('refuses %j', (argv, message) => {

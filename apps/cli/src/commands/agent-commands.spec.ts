@@ -18,7 +18,9 @@ function usageError(...argv: string[]): string {
 
 describe('corral agent join and install, before they do anything', () => {
   it('takes the join arguments as a local task, not an API call', () => {
-    expect(parseCommandLine([...JOIN, '--node', 'pve7', '--config', 'agent.json', '--host-root', '/srv/host', '--no-start'], AGENT_COMMANDS)).toEqual({
+    expect(
+      parseCommandLine([...JOIN, '--node', 'pve7', '--config', 'agent.json', '--host-root', '/srv/host', '--no-start'], AGENT_COMMANDS),
+    ).toEqual({
       kind: 'task',
       command: expect.objectContaining({ name: 'agent join' }),
       task: expect.any(Function),
@@ -34,7 +36,10 @@ describe('corral agent join and install, before they do anything', () => {
 
   it.each([
     [['agent', 'join', '--token', 't', '--fingerprint', FINGERPRINT], 'agent join: missing <url>'],
-    [['agent', 'join', 'http://cp.example:8006', '--token', 't', '--fingerprint', FINGERPRINT], "agent join: <url> must be an https:// URL such as https://127.0.0.1:8006, not 'http://cp.example:8006'"],
+    [
+      ['agent', 'join', 'http://cp.example:8006', '--token', 't', '--fingerprint', FINGERPRINT],
+      "agent join: <url> must be an https:// URL such as https://127.0.0.1:8006, not 'http://cp.example:8006'",
+    ],
     [['agent', 'join', 'https://cp.example:8006', '--fingerprint', FINGERPRINT], 'agent join: missing --token'],
     [['agent', 'join', 'https://cp.example:8006', '--token', 't'], 'agent join: missing --fingerprint'],
     [[...JOIN.slice(0, 5), '--fingerprint', 'AB:CD'], 'agent join: --fingerprint must be a SHA-256 fingerprint: 32 hex bytes, AA:BB:...'],

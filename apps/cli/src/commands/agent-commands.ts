@@ -18,16 +18,22 @@ const CONFIG_OPTION = { value: 'PATH', description: `the agent's config file (de
 function nodeName(given: string | undefined): string {
   const name = given ?? hostname().split('.')[0] ?? '';
   if (NODE_NAME_PATTERN.test(name)) return name;
-  throw new UsageError(given === undefined ? `this host's name '${name}' is no node name: give one with --node` : `--node ${NODE_NAME_HINT}`);
+  throw new UsageError(
+    given === undefined ? `this host's name '${name}' is no node name: give one with --node` : `--node ${NODE_NAME_HINT}`,
+  );
 }
 
 const joinAgent = defineLocalCommand({
   name: 'agent join',
-  summary: "Join this host to the cluster at <url> as a node: trade a join token for the node's credential, write the agent's config and run the agent",
+  summary:
+    "Join this host to the cluster at <url> as a node: trade a join token for the node's credential, write the agent's config and run the agent",
   positionals: ['url'],
   options: {
     token: { value: 'TOKEN', description: "required: a join token from 'corral cluster join-token create'" },
-    fingerprint: { value: 'AA:BB:...', description: "required: the SHA-256 fingerprint of the control plane's certificate, as join-token create shows it" },
+    fingerprint: {
+      value: 'AA:BB:...',
+      description: "required: the SHA-256 fingerprint of the control plane's certificate, as join-token create shows it",
+    },
     node: { value: 'NAME', description: "the node's name (default: this host's name up to the first dot)" },
     config: CONFIG_OPTION,
     'host-root': { value: 'DIR', description: 'the directory under which the agent reads and writes host files (default /)' },

@@ -8,4 +8,12 @@ import { JOIN_TOKEN_COMMANDS } from './join-token-commands.js';
 import { TOKEN_COMMANDS } from './token-commands.js';
 
 /** Every `corral` command, in the order the help lists them. */
-export const COMMANDS: readonly Command[] = [...TOKEN_COMMANDS, ...ACL_COMMANDS, ...JOIN_TOKEN_COMMANDS, ...AGENT_COMMANDS, EVENTS_LISTEN_COMMAND, EVENTS_WEBHOOK_ADD_COMMAND, GET_COMMAND];
+export const COMMANDS: readonly Command[] = [
+  ...TOKEN_COMMANDS,
+  ...ACL_COMMANDS,
+  ...JOIN_TOKEN_COMMANDS,
+  ...AGENT_COMMANDS,
+  EVENTS_LISTEN_COMMAND,
+  EVENTS_WEBHOOK_ADD_COMMAND,
+  GET_COMMAND,
+];

@@ -7,7 +7,8 @@ import { serverSentEvents } from '../events/server-sent-events.js';
 /** The event listener: `corral events listen --event-type vm-start` prints each VM start as it happens. */
 export const EVENTS_LISTEN_COMMAND = defineFollowCommand({
   name: 'events listen',
-  summary: 'Print the events of the cluster as they happen, one line each (time, kind, node, vmid, seq); it reconnects and resumes after the last one by itself',
+  summary:
+    'Print the events of the cluster as they happen, one line each (time, kind, node, vmid, seq); it reconnects and resumes after the last one by itself',
   positionals: [],
   options: {
     'event-type': { value: 'KIND[,KIND]', description: 'only these kinds, e.g. vm-start,vm-stop (docs/events.md lists them)' },
@@ -24,7 +25,9 @@ export const EVENTS_LISTEN_COMMAND = defineFollowCommand({
         since,
         open: async (after) => {
           const params = { ...filters, since: after === undefined ? undefined : String(after) };
-          return serverSentEvents(await client.stream({ method: 'GET', path: '/cluster/events', params }, { ...headers, accept: 'text/event-stream' }));
+          return serverSentEvents(
+            await client.stream({ method: 'GET', path: '/cluster/events', params }, { ...headers, accept: 'text/event-stream' }),
+          );
         },
         print: (event) => output.out(`${args.json === undefined ? eventLine(event) : JSON.stringify(event)}\n`),
         say: (text) => output.err(`corral: ${text}\n`),

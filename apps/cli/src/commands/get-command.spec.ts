@@ -8,7 +8,10 @@ describe('corral get (as pvesh get)', () => {
       path: '/access/permissions',
       params: { userid: 'alice@pve!ci', path: '/' },
     });
-    expect(GET_COMMAND.toCall(['--type', 'vm', '/cluster/resources', '--ids', '1', '--ids', '2']).params).toEqual({ type: 'vm', ids: ['1', '2'] });
+    expect(GET_COMMAND.toCall(['--type', 'vm', '/cluster/resources', '--ids', '1', '--ids', '2']).params).toEqual({
+      type: 'vm',
+      ids: ['1', '2'],
+    });
     expect(GET_COMMAND.toCall(['/version'])).toEqual({ method: 'GET', path: '/version', params: {} });
   });
 

@@ -25,7 +25,8 @@ export const GET_COMMAND: ApiCommand = {
       (params[key] ??= []).push(value);
     }
     if (path === undefined) throw new UsageError('missing <api path>');
-    if (!path.startsWith('/') || /[?#]/.test(path)) throw new UsageError(`the API path is like /access/users, with parameters as --key value: not '${path}'`);
+    if (!path.startsWith('/') || /[?#]/.test(path))
+      throw new UsageError(`the API path is like /access/users, with parameters as --key value: not '${path}'`);
     const single = Object.entries(params).map(([key, values]) => [key, values.length === 1 ? values[0] : values]);
     return { method: 'GET', path, params: Object.fromEntries(single) };
   },

@@ -23,12 +23,18 @@ describe('corral cluster join-token', () => {
   });
 
   it('says once the token is printed that it is shown only this once, and how a host uses it', () => {
-    expect(JOIN_TOKEN_COMMANDS[0]?.notice).toMatch(/shown only this once.*corral agent join <url> --token <token> --fingerprint <fingerprint>/);
+    expect(JOIN_TOKEN_COMMANDS[0]?.notice).toMatch(
+      /shown only this once.*corral agent join <url> --token <token> --fingerprint <fingerprint>/,
+    );
   });
 
   it('lists and removes', () => {
     expect(callOf('cluster', 'join-token', 'list')).toEqual({ method: 'GET', path: '/cluster/join-tokens', params: {} });
-    expect(callOf('cluster', 'join-token', 'remove', 'jt/1')).toEqual({ method: 'DELETE', path: '/cluster/join-tokens/jt%2F1', params: {} });
+    expect(callOf('cluster', 'join-token', 'remove', 'jt/1')).toEqual({
+      method: 'DELETE',
+      path: '/cluster/join-tokens/jt%2F1',
+      params: {},
+    });
   });
 
   it.each([
@@ -36,7 +42,7 @@ describe('corral cluster join-token', () => {
     [['create', '--node', 'pve2', '--replace=1'], 'cluster join-token create: --replace takes no value'],
     [['create', '--node', 'pve2', '--replace', '1'], "cluster join-token create: unexpected argument '1'"],
     [['create', '--ttl', '15m'], "cluster join-token create: --ttl must be a whole number of seconds, not '15m'"],
-    [['create', '--ttl', '-5'], 'cluster join-token create: --ttl needs a value (one starting with \'-\' as --ttl=-value)'],
+    [['create', '--ttl', '-5'], "cluster join-token create: --ttl needs a value (one starting with '-' as --ttl=-value)"],
     [['remove'], 'cluster join-token remove: missing <id>'],
     [['list', '--all'], "cluster join-token list: unknown option '--all'"],
   ])('refuses %j', (args, message) => {

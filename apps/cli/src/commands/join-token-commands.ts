@@ -14,7 +14,8 @@ const createJoinToken = defineCommand({
     replace: { value: '', description: 'with --node: the host may take over the existing node of that name (re-joining it)' },
     comment: { value: 'TEXT', description: 'a note on what the token is for' },
   },
-  notice: "The token is shown only this once and works once. On the host to join, run 'corral agent join <url> --token <token> --fingerprint <fingerprint>'.",
+  notice:
+    "The token is shown only this once and works once. On the host to join, run 'corral agent join <url> --token <token> --fingerprint <fingerprint>'.",
   call: ({ ttl, node, replace, comment }) => {
     if (replace !== undefined && node === undefined) throw new UsageError('--replace needs --node: the node the host takes over');
     return { method: 'POST', path: TOKENS, params: { ttl: secondsValue('ttl', ttl), node, replace, comment } };

@@ -35,8 +35,16 @@ describe('corral token', () => {
 
   it('lists, removes and regenerates', () => {
     expect(callOf('token', 'list', 'alice@pve')).toEqual({ method: 'GET', path: '/access/users/alice%40pve/token', params: {} });
-    expect(callOf('token', 'remove', 'alice@pve', 'ci')).toEqual({ method: 'DELETE', path: '/access/users/alice%40pve/token/ci', params: {} });
-    expect(callOf('token', 'regenerate', 'alice@pve', 'ci')).toEqual({ method: 'PUT', path: '/access/users/alice%40pve/token/ci', params: { regenerate: '1' } });
+    expect(callOf('token', 'remove', 'alice@pve', 'ci')).toEqual({
+      method: 'DELETE',
+      path: '/access/users/alice%40pve/token/ci',
+      params: {},
+    });
+    expect(callOf('token', 'regenerate', 'alice@pve', 'ci')).toEqual({
+      method: 'PUT',
+      path: '/access/users/alice%40pve/token/ci',
+      params: { regenerate: '1' },
+    });
   });
 
   it.each([

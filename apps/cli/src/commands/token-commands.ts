@@ -14,7 +14,11 @@ const createToken = defineCommand({
   positionals: ['userid', 'tokenid'],
   options: {
     expire: { value: 'YYYY-MM-DD', description: "valid through this day (UTC); by default as long as the user's account" },
-    privsep: { value: '0|1', description: "1 (default): only what the token's own ACL entries grant, within the user's privileges; 0: all of the user's privileges" },
+    privsep: {
+      value: '0|1',
+      description:
+        "1 (default): only what the token's own ACL entries grant, within the user's privileges; 0: all of the user's privileges",
+    },
     comment: { value: 'TEXT', description: 'a note on what the token is for' },
   },
   notice: SHOWN_ONCE,

@@ -15,15 +15,27 @@ describe('the environment', () => {
 
   it('takes CORRAL_URL and treats an empty variable as unset', () => {
     expect(readEnvironment({ CORRAL_URL: 'https://[::1]:9006' }).url.host).toBe('[::1]:9006');
-    expect(readEnvironment({ CORRAL_URL: '', CORRAL_TOKEN: '' })).toEqual({ url: new URL('https://127.0.0.1:8006'), auth: { kind: 'none' }, fingerprint: undefined });
+    expect(readEnvironment({ CORRAL_URL: '', CORRAL_TOKEN: '' })).toEqual({
+      url: new URL('https://127.0.0.1:8006'),
+      auth: { kind: 'none' },
+      fingerprint: undefined,
+    });
   });
 
   it('authenticates with CORRAL_TOKEN, CORRAL_TICKET (+ CORRAL_CSRF_TOKEN) or CORRAL_USER + CORRAL_PASSWORD', () => {
     expect(readEnvironment({ CORRAL_TOKEN: TOKEN }).auth).toEqual({ kind: 'token', token: TOKEN });
     expect(readEnvironment({ CORRAL_TOKEN: 'alice@pve=secret' }).auth).toEqual({ kind: 'token', token: 'alice@pve=secret' });
-    expect(readEnvironment({ CORRAL_TICKET: 'PVE:alice@pve:66A1B2C3::sig' }).auth).toEqual({ kind: 'ticket', ticket: 'PVE:alice@pve:66A1B2C3::sig', csrfToken: undefined });
+    expect(readEnvironment({ CORRAL_TICKET: 'PVE:alice@pve:66A1B2C3::sig' }).auth).toEqual({
+      kind: 'ticket',
+      ticket: 'PVE:alice@pve:66A1B2C3::sig',
+      csrfToken: undefined,
+    });
     expect(readEnvironment({ CORRAL_TICKET: 't', CORRAL_CSRF_TOKEN: 'c' }).auth).toEqual({ kind: 'ticket', ticket: 't', csrfToken: 'c' });
-    expect(readEnvironment({ CORRAL_USER: 'root@pam', CORRAL_PASSWORD: 'pw' }).auth).toEqual({ kind: 'password', username: 'root@pam', password: 'pw' });
+    expect(readEnvironment({ CORRAL_USER: 'root@pam', CORRAL_PASSWORD: 'pw' }).auth).toEqual({
+      kind: 'password',
+      username: 'root@pam',
+      password: 'pw',
+    });
   });
 
   it('pins CORRAL_FINGERPRINT in the form the control plane prints, also given without colons or in lower case', () => {
@@ -32,10 +44,16 @@ describe('the environment', () => {
   });
 
   it.each([
-    [{ CORRAL_URL: 'http://127.0.0.1:8006' }, "CORRAL_URL must be an https:// URL such as https://127.0.0.1:8006, not 'http://127.0.0.1:8006'"],
+    [
+      { CORRAL_URL: 'http://127.0.0.1:8006' },
+      "CORRAL_URL must be an https:// URL such as https://127.0.0.1:8006, not 'http://127.0.0.1:8006'",
+    ],
     [{ CORRAL_URL: '127.0.0.1:8006' }, "CORRAL_URL must be an https:// URL such as https://127.0.0.1:8006, not '127.0.0.1:8006'"],
     [{ CORRAL_TOKEN: TOKEN, CORRAL_TICKET: 't' }, 'set one way to authenticate, not CORRAL_TOKEN and CORRAL_TICKET'],
-    [{ CORRAL_TICKET: 't', CORRAL_USER: 'root@pam', CORRAL_PASSWORD: 'pw' }, 'set one way to authenticate, not CORRAL_TICKET and CORRAL_USER'],
+    [
+      { CORRAL_TICKET: 't', CORRAL_USER: 'root@pam', CORRAL_PASSWORD: 'pw' },
+      'set one way to authenticate, not CORRAL_TICKET and CORRAL_USER',
+    ],
     [{ CORRAL_CSRF_TOKEN: 'c' }, 'CORRAL_CSRF_TOKEN goes with CORRAL_TICKET'],
     [{ CORRAL_USER: 'root@pam' }, 'CORRAL_USER and CORRAL_PASSWORD go together'],
     [{ CORRAL_PASSWORD: 'pw' }, 'CORRAL_USER and CORRAL_PASSWORD go together'],
@@ -45,13 +63,16 @@ describe('the environment', () => {
     expect(() => readEnvironment(env)).toThrow(new UsageError(message));
   });
 
-  it.each(['alice@pve!ci', 'alice!ci=secret', 'alice@pve!ci=', 'alice@pve!ci=two words'])('refuses the malformed token %p without echoing it', (token) => {
-    let message = '';
-    try {
-      readEnvironment({ CORRAL_TOKEN: token });
-    } catch (error) {
-      message = (error as Error).message;
-    }
-    expect(message).toBe('CORRAL_TOKEN must look like user@realm!tokenid=secret');
-  });
+  it.each(['alice@pve!ci', 'alice!ci=secret', 'alice@pve!ci=', 'alice@pve!ci=two words'])(
+    'refuses the malformed token %p without echoing it',
+    (token) => {
+      let message = '';
+      try {
+        readEnvironment({ CORRAL_TOKEN: token });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toBe('CORRAL_TOKEN must look like user@realm!tokenid=secret');
+    },
+  );
 });

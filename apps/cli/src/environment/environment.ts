@@ -25,7 +25,10 @@ export const ENVIRONMENT: readonly (readonly [name: string, meaning: string])[] 
   ['CORRAL_CSRF_TOKEN', "the ticket's CSRFPreventionToken, needed with CORRAL_TICKET to change anything"],
   ['CORRAL_USER', 'a user, user@realm, to log in as with CORRAL_PASSWORD (never printed)'],
   ['CORRAL_PASSWORD', "CORRAL_USER's password"],
-  ['CORRAL_FINGERPRINT', "the control plane's SHA-256 certificate fingerprint (AA:BB:...) as it prints at start: trusts exactly that certificate"],
+  [
+    'CORRAL_FINGERPRINT',
+    "the control plane's SHA-256 certificate fingerprint (AA:BB:...) as it prints at start: trusts exactly that certificate",
+  ],
   ['NODE_EXTRA_CA_CERTS', 'without CORRAL_FINGERPRINT: a PEM file of further CAs to trust (Node.js)'],
 ];
 
@@ -35,13 +38,23 @@ const AUTH_VARIABLES = ['CORRAL_TOKEN', 'CORRAL_TICKET', 'CORRAL_USER'] as const
 /** The settings from the environment, read once; a bad or contradictory value is a UsageError naming the variable, never echoing a secret. */
 export function readEnvironment(env: Readonly<Record<string, string | undefined>>): Settings {
   const value = (name: string) => env[name] || undefined;
-  return Object.freeze({ url: httpsUrl('CORRAL_URL', value('CORRAL_URL') ?? DEFAULT_URL), auth: auth(value), fingerprint: fingerprint(value('CORRAL_FINGERPRINT')) });
+  return Object.freeze({
+    url: httpsUrl('CORRAL_URL', value('CORRAL_URL') ?? DEFAULT_URL),
+    auth: auth(value),
+    fingerprint: fingerprint(value('CORRAL_FINGERPRINT')),
+  });
 }
 
 function auth(value: (name: string) => string | undefined): Auth {
   const set = AUTH_VARIABLES.filter((name) => value(name) !== undefined);
   if (set.length > 1) throw new UsageError(`set one way to authenticate, not ${set.join(' and ')}`);
-  const [token, ticket, csrfToken, username, password] = ['CORRAL_TOKEN', 'CORRAL_TICKET', 'CORRAL_CSRF_TOKEN', 'CORRAL_USER', 'CORRAL_PASSWORD'].map(value);
+  const [token, ticket, csrfToken, username, password] = [
+    'CORRAL_TOKEN',
+    'CORRAL_TICKET',
+    'CORRAL_CSRF_TOKEN',
+    'CORRAL_USER',
+    'CORRAL_PASSWORD',
+  ].map(value);
   if (csrfToken !== undefined && ticket === undefined) throw new UsageError('CORRAL_CSRF_TOKEN goes with CORRAL_TICKET');
   if ((username === undefined) !== (password === undefined)) throw new UsageError('CORRAL_USER and CORRAL_PASSWORD go together');
   if (token !== undefined) {

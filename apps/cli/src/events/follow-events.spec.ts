@@ -67,10 +67,15 @@ describe('following the event stream across reconnects', () => {
 
   it("reconnects when the control plane ends the stream for its shutdown, and stops with the 410 when the stream's next events were deleted", async () => {
     const shutdown = { event: 'end', data: JSON.stringify({ status: 503, message: 'the control plane is shutting down' }) };
-    const expired = { event: 'end', data: JSON.stringify({ status: 410, message: 'events after 5 were deleted (retention): the oldest available is 9' }) };
+    const expired = {
+      event: 'end',
+      data: JSON.stringify({ status: 410, message: 'events after 5 were deleted (retention): the oldest available is 9' }),
+    };
     const result = await follow(5, [{ messages: [event(6), shutdown] }, { messages: [expired] }]);
     expect(result.opened).toEqual([5, 6]);
-    expect(result.said).toEqual(['the control plane ended the stream: the control plane is shutting down; reconnecting in 1 s, after seq 6']);
+    expect(result.said).toEqual([
+      'the control plane ended the stream: the control plane is shutting down; reconnecting in 1 s, after seq 6',
+    ]);
     expect(result.error).toEqual(new ApiFailure(410, ['events after 5 were deleted (retention): the oldest available is 9']));
   });
 

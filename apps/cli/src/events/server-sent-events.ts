@@ -13,7 +13,9 @@ const IDLE_MS = 45_000;
 /** The messages of a response in the text/event-stream format (WHATWG HTML 9.2.6), comments left out; an error once it is silent for IDLE_MS. */
 export function serverSentEvents(response: IncomingMessage): AsyncGenerator<ServerSentEvent> {
   response.setEncoding('utf8');
-  response.setTimeout(IDLE_MS, () => response.destroy(Object.assign(new Error(`nothing heard for ${IDLE_MS / 1000} s`), { code: 'ETIMEDOUT' })));
+  response.setTimeout(IDLE_MS, () =>
+    response.destroy(Object.assign(new Error(`nothing heard for ${IDLE_MS / 1000} s`), { code: 'ETIMEDOUT' })),
+  );
   return parseServerSentEvents(response as AsyncIterable<string>);
 }
 

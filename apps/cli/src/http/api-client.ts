@@ -42,7 +42,12 @@ export class ApiClient {
         target,
         {
           method: call.method,
-          headers: { ...headers, ...(body === undefined ? {} : { 'content-type': json ? 'application/json' : FORM, 'content-length': String(Buffer.byteLength(body)) }) },
+          headers: {
+            ...headers,
+            ...(body === undefined
+              ? {}
+              : { 'content-type': json ? 'application/json' : FORM, 'content-length': String(Buffer.byteLength(body)) }),
+          },
           createConnection: () => socket,
         },
         resolve,
@@ -64,7 +69,8 @@ function bodyOf(response: IncomingMessage): Promise<string> {
 
 function encode(params: ApiCall['params']): string {
   const form = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) for (const item of typeof value === 'string' ? [value] : (value ?? [])) form.append(key, item);
+  for (const [key, value] of Object.entries(params))
+    for (const item of typeof value === 'string' ? [value] : (value ?? [])) form.append(key, item);
   return form.toString();
 }
 

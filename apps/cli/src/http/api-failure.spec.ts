@@ -17,9 +17,9 @@ describe('an API error as the command reports it', () => {
 
   it('shows the reason phrase where it says why after the message (Corral keeps 401 and 403 messages to two words)', () => {
     const body = JSON.stringify({ data: null, errors: [{ code: 401, message: 'authentication failed' }] });
-    expect(ApiFailure.fromResponse(401, 'authentication failed - the join token is invalid, expired or already used', body).messages).toEqual([
-      'authentication failed - the join token is invalid, expired or already used',
-    ]);
+    expect(
+      ApiFailure.fromResponse(401, 'authentication failed - the join token is invalid, expired or already used', body).messages,
+    ).toEqual(['authentication failed - the join token is invalid, expired or already used']);
     expect(ApiFailure.fromResponse(401, 'authentication failure', body).messages).toEqual(['authentication failed']);
   });
 

@@ -12,7 +12,9 @@ export class ApiFailure extends Error {
   static fromResponse(status: number, reason: string, body: string): ApiFailure {
     const items = envelopeErrors(body);
     // A 400's item names its parameter in `param`; add it unless the message quotes it already (`parameter 'expire': ...`).
-    const messages = items.map(({ message, param }) => (param !== undefined && !message.includes(`'${param}'`) ? `${param}: ${message}` : message));
+    const messages = items.map(({ message, param }) =>
+      param !== undefined && !message.includes(`'${param}'`) ? `${param}: ${message}` : message,
+    );
     // Corral keeps 401 and 403 messages to two words; the reason phrase says why (`authentication failed - the join token is ...`).
     const [first, ...rest] = messages;
     if (first !== undefined && reason.startsWith(`${first} - `)) return new ApiFailure(status, [reason, ...rest]);
@@ -33,7 +35,9 @@ function envelopeErrors(body: string): readonly ErrorItem[] {
     return [];
   }
   if (!Array.isArray(errors)) return [];
-  return errors.filter((item): item is ErrorItem => typeof item?.message === 'string' && (item.param === undefined || typeof item.param === 'string'));
+  return errors.filter(
+    (item): item is ErrorItem => typeof item?.message === 'string' && (item.param === undefined || typeof item.param === 'string'),
+  );
 }
 
 /** The control plane could not be reached, or could not be trusted: exit code 1. */

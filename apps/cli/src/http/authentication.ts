@@ -10,11 +10,19 @@ export type Session = Exclude<Auth, { kind: 'password' }>;
 /** The session for `auth`; with a password that means logging in first (POST /access/ticket). */
 export async function openSession(client: ApiClient, auth: Auth): Promise<Session> {
   if (auth.kind !== 'password') return auth;
-  const data = await client.send({ method: 'POST', path: '/access/ticket', params: { username: auth.username, password: auth.password } }, {}).catch((error: unknown) => {
-    throw error instanceof ApiFailure ? new ApiFailure(error.status, error.messages.map((message) => `logging in as ${auth.username}: ${message}`)) : error;
-  });
+  const data = await client
+    .send({ method: 'POST', path: '/access/ticket', params: { username: auth.username, password: auth.password } }, {})
+    .catch((error: unknown) => {
+      throw error instanceof ApiFailure
+        ? new ApiFailure(
+            error.status,
+            error.messages.map((message) => `logging in as ${auth.username}: ${message}`),
+          )
+        : error;
+    });
   const { ticket, CSRFPreventionToken } = (data ?? {}) as { ticket?: unknown; CSRFPreventionToken?: unknown };
-  if (typeof ticket !== 'string' || typeof CSRFPreventionToken !== 'string') throw new ApiFailure(200, [`logging in as ${auth.username}: the answer has no ticket`]);
+  if (typeof ticket !== 'string' || typeof CSRFPreventionToken !== 'string')
+    throw new ApiFailure(200, [`logging in as ${auth.username}: the answer has no ticket`]);
   return { kind: 'ticket', ticket, csrfToken: CSRFPreventionToken };
 }
 

@@ -21,7 +21,9 @@ export async function connectTls(url: URL, pin: Pin | undefined): Promise<TLSSoc
     return await connectPinned(url, pin?.fingerprint);
   } catch (error) {
     if (error instanceof FingerprintMismatch && pin !== undefined) {
-      throw new ConnectionFailure(`TLS: the certificate of ${error.host} has the SHA-256 fingerprint ${error.presented}, not ${pin.source}'s ${error.expected}: nothing was sent`);
+      throw new ConnectionFailure(
+        `TLS: the certificate of ${error.host} has the SHA-256 fingerprint ${error.presented}, not ${pin.source}'s ${error.expected}: nothing was sent`,
+      );
     }
     throw connectionFailure(url, error as NodeJS.ErrnoException);
   }
@@ -30,5 +32,7 @@ export async function connectTls(url: URL, pin: Pin | undefined): Promise<TLSSoc
 function connectionFailure(url: URL, error: NodeJS.ErrnoException): ConnectionFailure {
   // OpenSSL's verification failures have codes such as DEPTH_ZERO_SELF_SIGNED_CERT, without the E of socket errors.
   const untrusted = error.code === 'ERR_TLS_CERT_ALTNAME_INVALID' || (error.code !== undefined && !error.code.startsWith('E'));
-  return new ConnectionFailure(untrusted ? `TLS: ${url.host}: ${error.message}: ${UNTRUSTED}` : `cannot reach ${url.origin}: ${error.message}`);
+  return new ConnectionFailure(
+    untrusted ? `TLS: ${url.host}: ${error.message}: ${UNTRUSTED}` : `cannot reach ${url.origin}: ${error.message}`,
+  );
 }

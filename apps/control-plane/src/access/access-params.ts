@@ -18,7 +18,12 @@ export const useridParam = (description = 'The user, `<name>@<realm>`.') =>
   stringParam({ description, maxLength: 64, pattern: USERID_PATTERN, patternHint: "must be '<name>@<realm>'" });
 
 export const tokenidParam = (description = 'The token name: a letter, then letters, digits, `.`, `_` or `-`.') =>
-  stringParam({ description, maxLength: 64, pattern: TOKENID_PATTERN, patternHint: 'must be a letter followed by letters, digits, ., _ or -' });
+  stringParam({
+    description,
+    maxLength: 64,
+    pattern: TOKENID_PATTERN,
+    patternHint: 'must be a letter followed by letters, digits, ., _ or -',
+  });
 
 export const groupidParam = (description = 'The group.') =>
   stringParam({ description, pattern: GROUPID_PATTERN, patternHint: 'must be 1 to 64 letters, digits, ., _ or -' });
@@ -30,4 +35,3 @@ export const commentParam = () => stringParam({ description: 'A free-form commen
 
 /** Epoch seconds; 0 = never (PVE's `expire`). */
 export const expireParam = (description = 'Expiry as epoch seconds; 0 means never.') => integerParam({ description, min: 0 });
-

@@ -10,5 +10,17 @@ import { TokensModule } from './tokens/tokens.module.js';
 import { UsersModule } from './users/users.module.js';
 
 /** The access-control API: tickets, users, groups, roles, ACLs, tokens, permissions, realms. */
-@Module({ imports: [AccessIndexModule, TicketModule, UsersModule, GroupsModule, RolesModule, AclModule, PermissionsModule, TokensModule, RealmsModule] })
+@Module({
+  imports: [
+    AccessIndexModule,
+    TicketModule,
+    UsersModule,
+    GroupsModule,
+    RolesModule,
+    AclModule,
+    PermissionsModule,
+    TokensModule,
+    RealmsModule,
+  ],
+})
 export class AccessModule {}

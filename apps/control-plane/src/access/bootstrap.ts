@@ -38,7 +38,13 @@ export class AccessBootstrap implements OnModuleInit {
     const password = this.config.rootPassword ?? randomBytes(18).toString('base64url');
     const passwordHash = await hashPassword(password);
     const created = await this.state.write(async (db) => {
-      const result = await db.createQueryBuilder().insert().into(UserRow).values({ userid: SUPERUSER, realm: 'pam', passwordHash, comment: 'Corral administrator' }).orIgnore().execute();
+      const result = await db
+        .createQueryBuilder()
+        .insert()
+        .into(UserRow)
+        .values({ userid: SUPERUSER, realm: 'pam', passwordHash, comment: 'Corral administrator' })
+        .orIgnore()
+        .execute();
       return (result.raw as unknown[]).length > 0;
     });
     // Another replica starting at the same time created it first.
@@ -54,8 +60,13 @@ export class AccessBootstrap implements OnModuleInit {
     const oidc = this.config.oidc;
     if (!oidc) return;
     const existing = (await this.state.current()).realms.get(oidc.realm);
-    if (existing && existing.type !== 'oidc') throw new Error(`CORRAL_OIDC_REALM '${oidc.realm}' is a ${existing.type} realm, not an oidc one`);
+    if (existing && existing.type !== 'oidc')
+      throw new Error(`CORRAL_OIDC_REALM '${oidc.realm}' is a ${existing.type} realm, not an oidc one`);
     if (existing?.autocreate === oidc.autocreate) return;
-    await this.state.write((db) => db.upsert(RealmRow, { realm: oidc.realm, type: 'oidc', comment: `OAuth 2.0 issuer ${oidc.issuer}`, autocreate: oidc.autocreate }, ['realm']));
+    await this.state.write((db) =>
+      db.upsert(RealmRow, { realm: oidc.realm, type: 'oidc', comment: `OAuth 2.0 issuer ${oidc.issuer}`, autocreate: oidc.autocreate }, [
+        'realm',
+      ]),
+    );
   }
 }

@@ -1,4 +1,12 @@
-import { CLOSE_CODES, encodeFrame, parseAgentFrame, PROTOCOL_VERSION, type AgentFrame, type ControlPlaneFrame, type HelloFrame } from '@corral/protocol';
+import {
+  CLOSE_CODES,
+  encodeFrame,
+  parseAgentFrame,
+  PROTOCOL_VERSION,
+  type AgentFrame,
+  type ControlPlaneFrame,
+  type HelloFrame,
+} from '@corral/protocol';
 import type { WebSocket } from 'ws';
 
 /** Heartbeat interval the agents are told to keep (protocol: 2 s). */
@@ -72,8 +80,10 @@ export class AgentConnection {
     const frame = parsed.frame;
     if (frame.type === 'hello') {
       if (this.greeted) return this.close(CLOSE_CODES.unexpectedFrame, 'a second hello');
-      if (frame.protocol !== PROTOCOL_VERSION) return this.close(CLOSE_CODES.unsupportedProtocol, `this control plane speaks protocol ${PROTOCOL_VERSION}, not ${frame.protocol}`);
-      if (frame.node !== this.node) return this.close(CLOSE_CODES.nodeMismatch, `the credential is node '${this.node}'s, not '${frame.node}'s`);
+      if (frame.protocol !== PROTOCOL_VERSION)
+        return this.close(CLOSE_CODES.unsupportedProtocol, `this control plane speaks protocol ${PROTOCOL_VERSION}, not ${frame.protocol}`);
+      if (frame.node !== this.node)
+        return this.close(CLOSE_CODES.nodeMismatch, `the credential is node '${this.node}'s, not '${frame.node}'s`);
       this.greeted = true;
       clearTimeout(this.helloTimer);
       return this.events.hello(this, frame);
@@ -86,5 +96,10 @@ export class AgentConnection {
 
 function truncate(reason: string): string {
   const bytes = Buffer.from(reason);
-  return bytes.length <= CLOSE_REASON_BYTES ? reason : `${bytes.subarray(0, CLOSE_REASON_BYTES - 3).toString().replace(/\uFFFD+$/, '')}...`;
+  return bytes.length <= CLOSE_REASON_BYTES
+    ? reason
+    : `${bytes
+        .subarray(0, CLOSE_REASON_BYTES - 3)
+        .toString()
+        .replace(/\uFFFD+$/, '')}...`;
 }

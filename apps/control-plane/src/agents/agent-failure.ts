@@ -13,5 +13,8 @@ const STATUS_OF: Record<FailureCode, ErrorCode> = {
 
 /** The API error for an agent's `failure` frame: the host's own message, and a status that says whose fault it is. */
 export function agentFailure(node: string, code: FailureCode, message: string): ApiError {
-  return new ApiError(STATUS_OF[code], code === 'unknown-command' ? `the agent of node '${node}' is older than this control plane: ${message}` : message);
+  return new ApiError(
+    STATUS_OF[code],
+    code === 'unknown-command' ? `the agent of node '${node}' is older than this control plane: ${message}` : message,
+  );
 }

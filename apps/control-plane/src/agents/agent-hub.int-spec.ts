@@ -7,9 +7,21 @@ import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
 
-const INVENTORY = { kind: 'inventory', cpu: 0.25, maxcpu: 8, mem: 2e9, maxmem: 8e9, uptime: 3600, disk: 4e10, maxdisk: 1e11, os: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-test' };
+const INVENTORY = {
+  kind: 'inventory',
+  cpu: 0.25,
+  maxcpu: 8,
+  mem: 2e9,
+  maxmem: 8e9,
+  uptime: 3600,
+  disk: 4e10,
+  maxdisk: 1e11,
+  os: 'Debian GNU/Linux 12 (bookworm)',
+  kernel: '6.1.0-test',
+};
 
-const nodeEntry = async (t: TestApp, node: string) => dataOf<{ node: string; status: string }[]>(await call(t, 'GET', '/nodes')).find((entry) => entry.node === node);
+const nodeEntry = async (t: TestApp, node: string) =>
+  dataOf<{ node: string; status: string }[]>(await call(t, 'GET', '/nodes')).find((entry) => entry.node === node);
 
 describe('the agent hub', () => {
   let t: TestApp;
@@ -24,19 +36,61 @@ describe('the agent hub', () => {
     expect(await nodeEntry(t, 'alpha')).toEqual(expect.objectContaining({ status: 'offline' }));
     expectError(await call(t, 'GET', '/nodes/alpha/status'), 503, "node 'alpha' is offline");
 
-    const agent = await onlineAgent(t, 'alpha', credential, { answer: (request) => (request.command === 'node.status' ? { result: STATUS } : { failure: 'unknown-command', message: `unknown command '${request.command}'` }) });
+    const agent = await onlineAgent(t, 'alpha', credential, {
+      answer: (request) =>
+        request.command === 'node.status'
+          ? { result: STATUS }
+          : { failure: 'unknown-command', message: `unknown command '${request.command}'` },
+    });
     await waitFor(async () => (await nodeEntry(t, 'alpha'))?.status === 'online', { timeoutMs: 5000, what: 'alpha online' });
     const seq = agent.send({ type: 'report', payload: INVENTORY });
     expect(await agent.next('ack')).toEqual({ type: 'ack', upTo: seq });
     expect(await nodeEntry(t, 'alpha')).toEqual(
-      expect.objectContaining({ node: 'alpha', id: 'node/alpha', type: 'node', status: 'online', cpu: 0.25, maxcpu: 8, mem: 2e9, maxmem: 8e9, memtotal: 8e9, disk: 4e10, maxdisk: 1e11, uptime: 3600, level: '' }),
+      expect.objectContaining({
+        node: 'alpha',
+        id: 'node/alpha',
+        type: 'node',
+        status: 'online',
+        cpu: 0.25,
+        maxcpu: 8,
+        mem: 2e9,
+        maxmem: 8e9,
+        memtotal: 8e9,
+        disk: 4e10,
+        maxdisk: 1e11,
+        uptime: 3600,
+        level: '',
+      }),
     );
     const cluster = dataOf<Record<string, unknown>[]>(await call(t, 'GET', '/cluster/status'));
     expect(cluster[0]).toEqual({ type: 'cluster', id: 'cluster', name: 'corral', nodes: expect.any(Number), quorate: true, version: 1 });
-    expect(cluster).toContainEqual(expect.objectContaining({ type: 'node', node: 'alpha', name: 'alpha', status: 'online', online: 1, local: 1, cpu: 0.25, mem: 2e9, maxmem: 8e9, disk: 4e10, maxdisk: 1e11, uptime: 3600 }));
+    expect(cluster).toContainEqual(
+      expect.objectContaining({
+        type: 'node',
+        node: 'alpha',
+        name: 'alpha',
+        status: 'online',
+        online: 1,
+        local: 1,
+        cpu: 0.25,
+        mem: 2e9,
+        maxmem: 8e9,
+        disk: 4e10,
+        maxdisk: 1e11,
+        uptime: 3600,
+      }),
+    );
 
     const status = dataOf<Record<string, unknown>>(await call(t, 'GET', '/nodes/alpha/status'));
-    expect(status).toEqual(expect.objectContaining({ cpu: 0.25, loadavg: ['0.50', '0.25', '0.13'], kversion: 'Linux 6.1.0-test #1 SMP', pveversion: 'pve-manager/9.1.0/0000000000000000', 'current-kernel': STATUS.kernel }));
+    expect(status).toEqual(
+      expect.objectContaining({
+        cpu: 0.25,
+        loadavg: ['0.50', '0.25', '0.13'],
+        kversion: 'Linux 6.1.0-test #1 SMP',
+        pveversion: 'pve-manager/9.1.0/0000000000000000',
+        'current-kernel': STATUS.kernel,
+      }),
+    );
     agent.close();
   });
 
@@ -50,9 +104,13 @@ describe('the agent hub', () => {
 
   it('refuses a wrong credential or path at the upgrade', async () => {
     const credential = await joinNode(t, 'gamma');
-    await expect(FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node: 'gamma', credential: 'x'.repeat(43) })).rejects.toThrow('upgrade refused: 401');
+    await expect(FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node: 'gamma', credential: 'x'.repeat(43) })).rejects.toThrow(
+      'upgrade refused: 401',
+    );
     await expect(FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node: 'alpha', credential })).rejects.toThrow('upgrade refused: 401');
-    await expect(FakeAgent.connect({ url: t.agentUrl.replace('/agent/v1', '/agent/v0'), ca: t.cert, node: 'gamma', credential })).rejects.toThrow('upgrade refused: 404');
+    await expect(
+      FakeAgent.connect({ url: t.agentUrl.replace('/agent/v1', '/agent/v0'), ca: t.cert, node: 'gamma', credential }),
+    ).rejects.toThrow('upgrade refused: 404');
   });
 
   it('closes with the code that says why: invalid frame, frame before hello, another node, another protocol', async () => {
@@ -74,7 +132,9 @@ describe('the agent hub', () => {
   it('acknowledges a re-sent frame without handling it twice, and re-sends an unanswered request after a reconnect of the same session', async () => {
     const credential = await joinNode(t, 'epsilon');
     // An agent's events are about the guests of its node.
-    await t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "status") VALUES (100, 'qemu', 'epsilon', '{}', 'stopped')`);
+    await t.dataSource.query(
+      `INSERT INTO "guests" ("vmid", "type", "node", "config", "status") VALUES (100, 'qemu', 'epsilon', '{}', 'stopped')`,
+    );
     const first = await onlineAgent(t, 'epsilon', credential);
     const pending = call(t, 'GET', '/nodes/epsilon/status');
     const request = await first.next('request');
@@ -87,7 +147,10 @@ describe('the agent hub', () => {
     // The same frame again (its ack was lost): acknowledged, not handled again.
     second.send({ type: 'event', event: 'vm-start', vmid: 100, timestamp: new Date().toISOString(), seq: 2 });
     expect(await second.next('ack')).toEqual({ type: 'ack', upTo: 1 });
-    await waitFor(async () => (await events(t)).some((e) => e.node === 'epsilon' && e.event === 'vm-start'), { timeoutMs: 5000, what: 'the vm-start event' });
+    await waitFor(async () => (await events(t)).some((e) => e.node === 'epsilon' && e.event === 'vm-start'), {
+      timeoutMs: 5000,
+      what: 'the vm-start event',
+    });
     second.send({ type: 'event', event: 'vm-start', vmid: 100, timestamp: new Date().toISOString(), seq: 2 });
     await second.next('ack');
     expect((await events(t)).filter((e) => e.node === 'epsilon' && e.event === 'vm-start')).toHaveLength(1);

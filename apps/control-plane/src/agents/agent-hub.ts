@@ -1,5 +1,12 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { AGENT_STREAMS_PATH, AGENT_WEBSOCKET_PATH, type CommandName, type HelloFrame, type ParamsOf, type ResultOf } from '@corral/protocol';
+import {
+  AGENT_STREAMS_PATH,
+  AGENT_WEBSOCKET_PATH,
+  type CommandName,
+  type HelloFrame,
+  type ParamsOf,
+  type ResultOf,
+} from '@corral/protocol';
 import type { Logger } from 'pino';
 import type { WebSocket } from 'ws';
 import { ApiError } from '../errors/api-error.js';
@@ -112,7 +119,10 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     const link = this.linkOf(node);
     if (link) return link;
     if (this.view.get(node)?.online) {
-      throw new ApiError('NODE_UNAVAILABLE', `node '${node}' is connected to another control-plane replica; routing requests between replicas is not built yet`);
+      throw new ApiError(
+        'NODE_UNAVAILABLE',
+        `node '${node}' is connected to another control-plane replica; routing requests between replicas is not built yet`,
+      );
     }
     throw new ApiError('NODE_UNAVAILABLE', `node '${node}' is offline`);
   }
@@ -139,7 +149,10 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     if (!link.welcome(connection)) return;
     this.liveness.heard(node);
     for (const listener of this.onlineListeners) listener(node);
-    this.logger.info({ node, session: hello.session, agentVersion: hello.agentVersion, capabilities: hello.capabilities, lastAck: hello.lastAck }, 'node online');
+    this.logger.info(
+      { node, session: hello.session, agentVersion: hello.agentVersion, capabilities: hello.capabilities, lastAck: hello.lastAck },
+      'node online',
+    );
   }
 
   /** The node's link for the agent session that said hello: the one it has, or a new one that replaces it (a new agent process). */

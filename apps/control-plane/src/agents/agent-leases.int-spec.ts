@@ -15,8 +15,18 @@ describe('the HA leases of the agents', () => {
   afterAll(() => t.close());
 
   const guest = async (vmid: number, type: 'qemu' | 'lxc', node: string, ha?: string) => {
-    await t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "status") VALUES ($1, $2, $3, $4, 'running')`, [vmid, type, node, { name: `g${vmid}` }]);
-    if (ha !== undefined) await t.dataSource.query(`INSERT INTO "ha_resources" ("vmid", "type", "state") VALUES ($1, $2, $3)`, [vmid, type === 'qemu' ? 'vm' : 'ct', ha]);
+    await t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "status") VALUES ($1, $2, $3, $4, 'running')`, [
+      vmid,
+      type,
+      node,
+      { name: `g${vmid}` },
+    ]);
+    if (ha !== undefined)
+      await t.dataSource.query(`INSERT INTO "ha_resources" ("vmid", "type", "state") VALUES ($1, $2, $3)`, [
+        vmid,
+        type === 'qemu' ? 'vm' : 'ct',
+        ha,
+      ]);
   };
   /** The node's lease end and last heartbeat write, each as seconds from the database's now. */
   const leaseOf = async (node: string) =>
@@ -65,7 +75,10 @@ describe('the HA leases of the agents', () => {
     const granted = await leaseOf('lease3');
     // The same number again, then two liveness ticks (each writes last_seen) with only the fake agent's unnumbered heartbeats.
     agent.send({ type: 'heartbeat', n: 7 });
-    await waitFor(async () => ((await leaseOf('lease3'))?.seen ?? 0) > (granted?.seen ?? 0) + 3, { timeoutMs: 10_000, what: 'two more liveness ticks' });
+    await waitFor(async () => ((await leaseOf('lease3'))?.seen ?? 0) > (granted?.seen ?? 0) + 3, {
+      timeoutMs: 10_000,
+      what: 'two more liveness ticks',
+    });
     expect((await leaseOf('lease3'))?.until).toBe(granted?.until);
     await noLease(agent);
 

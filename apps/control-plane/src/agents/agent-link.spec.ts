@@ -47,7 +47,12 @@ const handled = async () => {
 /** Node alpha's session `s1`, with what its reports and events became, and its agent's connections as the hub routes them. */
 function session(handle: (frame: ReportFrame | EventFrame) => Promise<void> = async () => undefined) {
   const frames: (ReportFrame | EventFrame)[] = [];
-  const link = new AgentLink(NODE, 's1', { handle: async (_node, _session, frame) => handle(frame).then(() => void frames.push(frame)) }, pino({ level: 'silent' }));
+  const link = new AgentLink(
+    NODE,
+    's1',
+    { handle: async (_node, _session, frame) => handle(frame).then(() => void frames.push(frame)) },
+    pino({ level: 'silent' }),
+  );
   const events: ConnectionEvents = {
     hello: (connection) => void link.attach(connection),
     heartbeat: (connection, n) => void link.heartbeat(connection, n),
@@ -74,10 +79,22 @@ describe('an agent link', () => {
     const first = link.request('node.dns.get', {}, { timeoutMs: 1000 });
     expect(socket.sent).toEqual([]);
     expect(link.welcome(connection)).toBe(true);
-    const second = link.request('node.dns.set', DNS, { timeoutMs: 1000, upid: 'UPID:alpha:00000001:00000002:00000003:srvreload::root@pam:', step: '100' });
+    const second = link.request('node.dns.set', DNS, {
+      timeoutMs: 1000,
+      upid: 'UPID:alpha:00000001:00000002:00000003:srvreload::root@pam:',
+      step: '100',
+    });
     const [one, two] = socket.of('request');
     expect(socket.sent.map((frame) => frame.type)).toEqual(['welcome', 'request', 'request']);
-    expect(two).toEqual({ type: 'request', id: expect.any(String), command: 'node.dns.set', params: DNS, timeoutMs: 1000, upid: 'UPID:alpha:00000001:00000002:00000003:srvreload::root@pam:', step: '100' });
+    expect(two).toEqual({
+      type: 'request',
+      id: expect.any(String),
+      command: 'node.dns.set',
+      params: DNS,
+      timeoutMs: 1000,
+      upid: 'UPID:alpha:00000001:00000002:00000003:srvreload::root@pam:',
+      step: '100',
+    });
     socket.say({ type: 'result', seq: 1, id: two?.id, result: null });
     socket.say({ type: 'result', seq: 2, id: one?.id, result: DNS });
     await expect(second).resolves.toBeNull();
@@ -155,7 +172,10 @@ describe('an agent link', () => {
     expect(link.connection).toBeNull();
     const last = connect();
     link.replaced();
-    await expect(restarted).rejects.toMatchObject({ code: 'NODE_UNAVAILABLE', message: "node 'alpha' went away before it answered node.dns.get (its agent restarted)" });
+    await expect(restarted).rejects.toMatchObject({
+      code: 'NODE_UNAVAILABLE',
+      message: "node 'alpha' went away before it answered node.dns.get (its agent restarted)",
+    });
     expect(last.socket.closed).toEqual({ code: CLOSE_CODES.replaced, reason: 'a newer connection of this node took over' });
   });
 

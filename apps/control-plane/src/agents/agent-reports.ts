@@ -45,7 +45,13 @@ export class AgentReports implements NodeFrames {
     }
     await this.dataSource.transaction(async (db) => {
       for (const listener of this.guestListeners) if (!(await listener.event(db, node, frame))) return;
-      await recordEvent(db, { event: frame.event, node, vmid: frame.vmid, timestamp: new Date(frame.timestamp), details: { session, seq: frame.seq } });
+      await recordEvent(db, {
+        event: frame.event,
+        node,
+        vmid: frame.vmid,
+        timestamp: new Date(frame.timestamp),
+        details: { session, seq: frame.seq },
+      });
     });
   }
 }

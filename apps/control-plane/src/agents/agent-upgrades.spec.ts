@@ -11,9 +11,18 @@ const CREDENTIAL = 'c'.repeat(43);
 /** An agent's upgrade request with this Authorization header, and what was answered on its socket. */
 function upgradeWith(authorization: string | undefined, remote = '192.0.2.10') {
   const answered: string[] = [];
-  const request = { headers: authorization === undefined ? {} : { authorization }, socket: { remoteAddress: remote } } as unknown as IncomingMessage;
+  const request = {
+    headers: authorization === undefined ? {} : { authorization },
+    socket: { remoteAddress: remote },
+  } as unknown as IncomingMessage;
   const socket = { end: (text: string) => void answered.push(text) } as unknown as Duplex;
-  const upgrade: Upgrade = { request, socket, head: Buffer.alloc(0), match: /^(.*)$/.exec('/agent/v1') as RegExpExecArray, query: new URLSearchParams() };
+  const upgrade: Upgrade = {
+    request,
+    socket,
+    head: Buffer.alloc(0),
+    match: /^(.*)$/.exec('/agent/v1') as RegExpExecArray,
+    query: new URLSearchParams(),
+  };
   return { upgrade, answered };
 }
 
@@ -36,7 +45,13 @@ describe("the agents' upgrades", () => {
   });
 
   it('refuses with 401 a missing or malformed header, a wrong credential, and the credential of another node', async () => {
-    for (const authorization of [undefined, `Bearer ${CREDENTIAL}`, `CorralNode alpha:${'x'.repeat(43)}`, `CorralNode beta:${CREDENTIAL}`, `CorralNode :${CREDENTIAL}`]) {
+    for (const authorization of [
+      undefined,
+      `Bearer ${CREDENTIAL}`,
+      `CorralNode alpha:${'x'.repeat(43)}`,
+      `CorralNode beta:${CREDENTIAL}`,
+      `CorralNode :${CREDENTIAL}`,
+    ]) {
       const { upgrade, answered } = upgradeWith(authorization);
       expect({ authorization, node: await upgrades().authenticate(upgrade) }).toEqual({ authorization, node: null });
       expect(answered).toEqual(['HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n']);

@@ -9,5 +9,9 @@ import { GuestReports } from './guest-reports.js';
 import { NodeLiveness } from './node-liveness.js';
 
 /** The agent hub, which keeps the inventory's node and guest views current: every area that talks to nodes uses it. */
-@Module({ imports: [InventoryModule], providers: [AgentHub, AgentLeases, AgentReports, AgentStreams, AgentUpgrades, GuestReports, NodeLiveness], exports: [AgentHub, AgentLeases] })
+@Module({
+  imports: [InventoryModule],
+  providers: [AgentHub, AgentLeases, AgentReports, AgentStreams, AgentUpgrades, GuestReports, NodeLiveness],
+  exports: [AgentHub, AgentLeases],
+})
 export class AgentsModule {}

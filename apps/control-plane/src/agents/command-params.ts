@@ -7,7 +7,11 @@ import { ApiError, type ParamProblem } from '../errors/api-error.js';
  * `paramOf` maps a command field (the first segment of an issue's path, and its index for lists)
  * to the parameter the caller sent.
  */
-export function commandParams<K extends CommandName>(command: K, params: Readonly<Record<string, unknown>>, paramOf: (path: readonly PropertyKey[]) => string): ParamsOf<K> {
+export function commandParams<K extends CommandName>(
+  command: K,
+  params: Readonly<Record<string, unknown>>,
+  paramOf: (path: readonly PropertyKey[]) => string,
+): ParamsOf<K> {
   // Absent optional parameters arrive as undefined, which JSON (and so a frame) cannot hold.
   const defined = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined));
   const parsed = COMMANDS[command].params.safeParse(defined);

@@ -90,15 +90,20 @@ export class NodeLiveness {
 
   private async check(): Promise<void> {
     try {
-      const held = [...this.links.values()].flatMap((link) => (link.connection !== null && link.welcomed ? [{ link, connection: link.connection, id: link.connectionId }] : []));
+      const held = [...this.links.values()].flatMap((link) =>
+        link.connection !== null && link.welcomed ? [{ link, connection: link.connection, id: link.connectionId }] : [],
+      );
       const holding = new Set(await this.nodes.seen(held.map((each) => each.id)));
       // A node re-joined (a new credential) or taken over by another replica's connection: this one is stale.
       // Only a connection still the link's after the query: a newer one may have come meanwhile.
       for (const { link, connection, id } of held) {
-        if (!holding.has(id) && link.connection === connection) connection.close(CLOSE_CODES.replaced, 'the node was re-joined or is held by another connection');
+        if (!holding.has(id) && link.connection === connection)
+          connection.close(CLOSE_CODES.replaced, 'the node was re-joined or is held by another connection');
       }
       const leased = held.filter(({ link, connection, id }) => holding.has(id) && link.connection === connection);
-      await this.leases.renew(leased.map(({ link, connection, id }) => ({ connectionId: id, count: link.lease, send: (frame) => connection.send(frame) })));
+      await this.leases.renew(
+        leased.map(({ link, connection, id }) => ({ connectionId: id, count: link.lease, send: (frame) => connection.send(frame) })),
+      );
       // Nodes whose replica vanished: no one writes their heartbeats. Judged only after this replica has been up for a heartbeat window.
       if (Date.now() - this.startedAt >= NODE_DOWN_MS) await this.markDown({ silentS: (NODE_DOWN_MS + LIVENESS_MS) / 1000 });
     } catch (error) {

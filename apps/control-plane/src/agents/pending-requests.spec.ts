@@ -15,11 +15,17 @@ describe('the pending requests of an agent session', () => {
     const { pending, lastId } = pendingOf();
     const malformed = pending.request('node.dns.get', {}, { timeoutMs: 1000 });
     pending.answer({ type: 'result', seq: 1, id: lastId(), result: { search: 'example.com' } });
-    await expect(malformed).rejects.toMatchObject({ code: 'INTERNAL', message: expect.stringMatching(/^node 'alpha' answered with a result that fails its schema: node\.dns\.get: /) });
+    await expect(malformed).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: expect.stringMatching(/^node 'alpha' answered with a result that fails its schema: node\.dns\.get: /),
+    });
 
     const refused = pending.request('node.dns.get', {}, { timeoutMs: 1000 });
     pending.answer({ type: 'failure', seq: 2, id: lastId(), code: 'unknown-command', message: "unknown command 'node.dns.get'" });
-    await expect(refused).rejects.toMatchObject({ code: 'AGENT_TOO_OLD', message: "the agent of node 'alpha' is older than this control plane: unknown command 'node.dns.get'" });
+    await expect(refused).rejects.toMatchObject({
+      code: 'AGENT_TOO_OLD',
+      message: "the agent of node 'alpha' is older than this control plane: unknown command 'node.dns.get'",
+    });
   });
 
   it('gives a request the output lines of its log frames, until it is answered', async () => {
@@ -44,7 +50,9 @@ describe('the pending requests of an agent session', () => {
     expect(sent).toEqual([expect.objectContaining({ type: 'request' }), { type: 'cancel', id: lastId() }]);
 
     // Already aborted: nothing is sent.
-    await expect(pending.request('node.dns.get', {}, { timeoutMs: 1000, signal: controller.signal })).rejects.toThrow('the task was stopped');
+    await expect(pending.request('node.dns.get', {}, { timeoutMs: 1000, signal: controller.signal })).rejects.toThrow(
+      'the task was stopped',
+    );
     expect(sent).toHaveLength(2);
   });
 

@@ -1,4 +1,15 @@
-import { parseCommandResult, type CancelFrame, type CommandName, type FailureFrame, type LogFrame, type LogLine, type ParamsOf, type RequestFrame, type ResultFrame, type ResultOf } from '@corral/protocol';
+import {
+  parseCommandResult,
+  type CancelFrame,
+  type CommandName,
+  type FailureFrame,
+  type LogFrame,
+  type LogLine,
+  type ParamsOf,
+  type RequestFrame,
+  type ResultFrame,
+  type ResultOf,
+} from '@corral/protocol';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
 import { agentFailure } from './agent-failure.js';
@@ -60,12 +71,24 @@ export class PendingRequests {
     const id = randomUUID();
     // Params of the catalog are JSON by construction (zod schemas of JSON values).
     const json = params as RequestFrame['params'];
-    const frame: RequestFrame = { type: 'request', id, command, params: json, timeoutMs: options.timeoutMs, ...(options.upid ? { upid: options.upid } : {}), ...(options.step ? { step: options.step } : {}) };
+    const frame: RequestFrame = {
+      type: 'request',
+      id,
+      command,
+      params: json,
+      timeoutMs: options.timeoutMs,
+      ...(options.upid ? { upid: options.upid } : {}),
+      ...(options.step ? { step: options.step } : {}),
+    };
     const { signal } = options;
     signal?.throwIfAborted();
     return new Promise<ResultOf<K>>((resolve, reject) => {
       const timer = setTimeout(
-        () => this.settle(id, new ApiError('NODE_TIMEOUT', `node '${this.node}' did not answer ${command} within ${Math.round(options.timeoutMs / 1000)} s`)),
+        () =>
+          this.settle(
+            id,
+            new ApiError('NODE_TIMEOUT', `node '${this.node}' did not answer ${command} within ${Math.round(options.timeoutMs / 1000)} s`),
+          ),
         options.timeoutMs + ANSWER_GRACE_MS,
       );
       const cancel = () => {
@@ -91,7 +114,12 @@ export class PendingRequests {
     switch (frame.type) {
       case 'result': {
         const checked = parseCommandResult(pending.command, frame.result);
-        this.settle(frame.id, checked.ok ? checked : new ApiError('INTERNAL', `node '${this.node}' answered with a result that fails its schema: ${checked.message}`));
+        this.settle(
+          frame.id,
+          checked.ok
+            ? checked
+            : new ApiError('INTERNAL', `node '${this.node}' answered with a result that fails its schema: ${checked.message}`),
+        );
         return;
       }
       case 'failure':

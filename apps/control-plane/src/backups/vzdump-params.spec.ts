@@ -5,7 +5,8 @@ function refusal(params: VzdumpParams): unknown {
   try {
     vzdumpOptionsOf(params);
   } catch (error) {
-    if (error instanceof ApiError) return Object.fromEntries((error.details.problems ?? []).map((problem) => [problem.param, problem.message]));
+    if (error instanceof ApiError)
+      return Object.fromEntries((error.details.problems ?? []).map((problem) => [problem.param, problem.message]));
     throw error;
   }
   throw new Error('accepted');
@@ -13,11 +14,29 @@ function refusal(params: VzdumpParams): unknown {
 
 describe('the options of a backup run', () => {
   it("fills in PVE's defaults", () => {
-    expect(vzdumpOptionsOf({ vmid: [100, 101, 100] })).toStrictEqual({ selection: { kind: 'vmids', vmids: [100, 101] }, storage: 'local', mode: 'snapshot', compress: 'none', remove: true, stopwaitS: 600 });
+    expect(vzdumpOptionsOf({ vmid: [100, 101, 100] })).toStrictEqual({
+      selection: { kind: 'vmids', vmids: [100, 101] },
+      storage: 'local',
+      mode: 'snapshot',
+      compress: 'none',
+      remove: true,
+      stopwaitS: 600,
+    });
   });
 
   it('takes all=1 or a pool with exclusions, and the rest as given', () => {
-    expect(vzdumpOptionsOf({ all: true, exclude: [101], storage: 'b', mode: 'stop', compress: 'zstd', remove: false, stopwait: 2, 'prune-backups': 'keep-last=2' })).toStrictEqual({
+    expect(
+      vzdumpOptionsOf({
+        all: true,
+        exclude: [101],
+        storage: 'b',
+        mode: 'stop',
+        compress: 'zstd',
+        remove: false,
+        stopwait: 2,
+        'prune-backups': 'keep-last=2',
+      }),
+    ).toStrictEqual({
       selection: { kind: 'all', exclude: [101] },
       storage: 'b',
       mode: 'stop',
@@ -34,6 +53,8 @@ describe('the options of a backup run', () => {
     expect(refusal({ vmid: [100], pool: 'web' })).toStrictEqual({ pool: 'vmid and pool exclude each other: give one' });
     expect(refusal({ vmid: [100], exclude: [101] })).toStrictEqual({ exclude: 'applies to all=1 or pool only' });
     expect(refusal({ all: true, compress: 'lzo' })).toStrictEqual({ compress: expect.stringContaining('LZO is not supported') });
-    expect(refusal({ all: true, 'prune-backups': 'keep-all=1,keep-last=2' })).toStrictEqual({ 'prune-backups': expect.stringContaining('keep-all cannot be combined') });
+    expect(refusal({ all: true, 'prune-backups': 'keep-all=1,keep-last=2' })).toStrictEqual({
+      'prune-backups': expect.stringContaining('keep-all cannot be combined'),
+    });
   });
 });

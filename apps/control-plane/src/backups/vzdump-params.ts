@@ -18,17 +18,30 @@ const COMPRESS = z.enum(['0', '1', 'gzip', 'lzo', 'zstd']);
 
 export const VZDUMP_PARAMS = {
   vmid: commaListParam(VMID_PARAM, 'The guests to back up, comma-separated (not with `all` or `pool`).').optional(),
-  all: booleanParam({ description: 'Back up every guest (of the node, for a vzdump; of the cluster or `node`, for a job), but those in `exclude`.' }).optional(),
+  all: booleanParam({
+    description: 'Back up every guest (of the node, for a vzdump; of the cluster or `node`, for a job), but those in `exclude`.',
+  }).optional(),
   pool: poolidParam().optional(),
   exclude: commaListParam(VMID_PARAM, 'Guests left out of `all` or `pool`, comma-separated.').optional(),
-  storage: StorageId.optional().meta({ description: "Where the archives go: a storage with the `backup` content kind. Default `local`, as PVE's." }),
-  mode: BackupMode.optional().meta({ description: '`snapshot` (default: a running guest keeps running), `suspend` (paused for the copy) or `stop` (stopped, then started again).' }),
+  storage: StorageId.optional().meta({
+    description: "Where the archives go: a storage with the `backup` content kind. Default `local`, as PVE's.",
+  }),
+  mode: BackupMode.optional().meta({
+    description:
+      '`snapshot` (default: a running guest keeps running), `suspend` (paused for the copy) or `stop` (stopped, then started again).',
+  }),
   compress: z
     .preprocess((value) => (typeof value === 'number' ? String(value) : value), COMPRESS)
     .optional()
-    .meta({ description: '`0` (none, the default), `gzip` or `zstd`. PVE\'s LZO (`1`, `lzo`) is not supported.' }),
-  'notes-template': stringParam({ description: "The backup's notes, with `{{guestname}}`, `{{node}}`, `{{vmid}}` and `{{cluster}}` filled in.", maxLength: 1024 }).optional(),
-  'prune-backups': stringParam({ description: "Retention applied after each backup instead of the storage's (`keep-last=3,keep-weekly=2`).", maxLength: 1024 }).optional(),
+    .meta({ description: "`0` (none, the default), `gzip` or `zstd`. PVE's LZO (`1`, `lzo`) is not supported." }),
+  'notes-template': stringParam({
+    description: "The backup's notes, with `{{guestname}}`, `{{node}}`, `{{vmid}}` and `{{cluster}}` filled in.",
+    maxLength: 1024,
+  }).optional(),
+  'prune-backups': stringParam({
+    description: "Retention applied after each backup instead of the storage's (`keep-last=3,keep-weekly=2`).",
+    maxLength: 1024,
+  }).optional(),
   remove: booleanParam({ description: 'Prune older backups of each guest after its backup (default 1).' }).optional(),
   stopwait: integerParam({ description: 'Minutes a guest gets to shut down in `stop` mode (default 10).', min: 1, max: 1440 }).optional(),
 };
@@ -69,7 +82,9 @@ export function vzdumpOptionsOf(params: VzdumpParams): VzdumpOptions {
 }
 
 function selectionOf(params: VzdumpParams): BackupSelection {
-  const given = [params.vmid !== undefined && 'vmid', params.all === true && 'all', params.pool !== undefined && 'pool'].filter((name) => name !== false);
+  const given = [params.vmid !== undefined && 'vmid', params.all === true && 'all', params.pool !== undefined && 'pool'].filter(
+    (name) => name !== false,
+  );
   if (given.length === 0) throw badParam('vmid', 'give the guests to back up: vmid, all=1 or pool');
   if (given.length > 1) throw badParam(given[1] as string, `${given.join(' and ')} exclude each other: give one`);
   const exclude = params.exclude ?? [];

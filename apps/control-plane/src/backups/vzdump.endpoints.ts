@@ -23,7 +23,15 @@ export const VZDUMP_ENDPOINTS = {
     path: '/nodes/{node}/vzdump/extractconfig',
     summary: "The guest configuration a backup archive holds, as PVE's config file text",
     description: "VM.Backup on the archive's guest and Datastore.AllocateSpace on its storage (PVE).",
-    parameters: z.object({ ...NODE, volume: stringParam({ description: 'The backup volume id.', maxLength: 1024, pattern: BACKUP_VOLID_PATTERN, patternHint: BACKUP_VOLID_HINT }) }),
+    parameters: z.object({
+      ...NODE,
+      volume: stringParam({
+        description: 'The backup volume id.',
+        maxLength: 1024,
+        pattern: BACKUP_VOLID_PATTERN,
+        patternHint: BACKUP_VOLID_HINT,
+      }),
+    }),
     returns: z.string(),
     permission: { kind: 'authenticated' },
   }),

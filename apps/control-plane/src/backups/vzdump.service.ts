@@ -64,7 +64,9 @@ export class VzdumpService {
         if (external.length > 0) batch.line(`INFO: skip external VMs: ${external.join(', ')}`);
         let failed = 0;
         for (const row of guests) {
-          const ok = await batch.forGuest(row.vmid, async (work) => this.backupOne(node, row.vmid, storage, storages, options, { ...batch, ...work }));
+          const ok = await batch.forGuest(row.vmid, async (work) =>
+            this.backupOne(node, row.vmid, storage, storages, options, { ...batch, ...work }),
+          );
           if (!ok) failed += 1;
         }
         if (failed > 0) throw new Error('job errors');
@@ -102,7 +104,14 @@ export class VzdumpService {
   }
 
   /** One guest's backup in its turn; false when it failed (the reason is in the log and in its `backup-end` event). */
-  private async backupOne(node: string, vmid: number, storage: StorageRow, storages: ReadonlyMap<string, StorageRow>, options: VzdumpOptions, work: BatchWork & Parameters<Parameters<BatchWork['forGuest']>[1]>[0]): Promise<boolean> {
+  private async backupOne(
+    node: string,
+    vmid: number,
+    storage: StorageRow,
+    storages: ReadonlyMap<string, StorageRow>,
+    options: VzdumpOptions,
+    work: BatchWork & Parameters<Parameters<BatchWork['forGuest']>[1]>[0],
+  ): Promise<boolean> {
     const started = Date.now();
     let spec: GuestSpec;
     try {
@@ -126,7 +135,12 @@ export class VzdumpService {
         },
         BACKUP_MS,
       );
-      await this.unlock(node, vmid, { status: 'ok', volid: `${storage.storage}:backup/${result.file.slice('dump/'.length)}`, size: result.size, mode: result.mode });
+      await this.unlock(node, vmid, {
+        status: 'ok',
+        volid: `${storage.storage}:backup/${result.file.slice('dump/'.length)}`,
+        size: result.size,
+        mode: result.mode,
+      });
       work.line(`INFO: Finished Backup of VM ${vmid} (${elapsed(started)})`);
     } catch (error) {
       await this.unlock(node, vmid, { status: 'error', error: messageOf(error) });
@@ -176,7 +190,12 @@ function failNotFound(vmid: number): never {
 
 function describe(options: VzdumpOptions, guests: readonly GuestRow[]): string {
   const { selection } = options;
-  const which = selection.kind === 'vmids' ? guests.map((row) => row.vmid).join(' ') : selection.kind === 'all' ? '--all 1' : `--pool ${selection.pool}`;
+  const which =
+    selection.kind === 'vmids'
+      ? guests.map((row) => row.vmid).join(' ')
+      : selection.kind === 'all'
+        ? '--all 1'
+        : `--pool ${selection.pool}`;
   return `${which} --storage ${options.storage} --mode ${options.mode} --compress ${options.compress === 'none' ? '0' : options.compress}`;
 }
 

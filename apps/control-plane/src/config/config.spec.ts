@@ -25,13 +25,24 @@ describe('loadConfig', () => {
   });
 
   it("takes PVE's error format and the response check, and refuses another format by name", () => {
-    expect(loadConfig({ CORRAL_ERROR_FORMAT: 'pve', CORRAL_CHECK_RESPONSES: '1' }, '/')).toMatchObject({ errorFormat: 'pve', checkResponses: true });
+    expect(loadConfig({ CORRAL_ERROR_FORMAT: 'pve', CORRAL_CHECK_RESPONSES: '1' }, '/')).toMatchObject({
+      errorFormat: 'pve',
+      checkResponses: true,
+    });
     expect(() => loadConfig({ CORRAL_ERROR_FORMAT: 'xml' }, '/')).toThrow('CORRAL_ERROR_FORMAT: must be spec or pve');
   });
 
   it('reads the appliance index URL and the networks downloads may reach', () => {
-    const config = loadConfig({ CORRAL_APLINFO_URL: ' https://mirror.example.com/aplinfo.dat ', CORRAL_DOWNLOAD_ALLOW_NETWORKS: '192.168.10.0/24, fd00::/8,' }, '/');
-    expect(config).toEqual(expect.objectContaining({ aplinfoUrl: 'https://mirror.example.com/aplinfo.dat', downloadAllowNetworks: ['192.168.10.0/24', 'fd00::/8'] }));
+    const config = loadConfig(
+      { CORRAL_APLINFO_URL: ' https://mirror.example.com/aplinfo.dat ', CORRAL_DOWNLOAD_ALLOW_NETWORKS: '192.168.10.0/24, fd00::/8,' },
+      '/',
+    );
+    expect(config).toEqual(
+      expect.objectContaining({
+        aplinfoUrl: 'https://mirror.example.com/aplinfo.dat',
+        downloadAllowNetworks: ['192.168.10.0/24', 'fd00::/8'],
+      }),
+    );
   });
 
   it('names the local node CORRAL_NODE_NAME, or has none with CORRAL_LOCAL_AGENT=0', () => {
@@ -41,7 +52,14 @@ describe('loadConfig', () => {
 
   it('reads the OAuth issuer with its defaults', () => {
     const config = loadConfig({ CORRAL_OIDC_ISSUER: 'https://id.example.com/', CORRAL_OIDC_AUDIENCE: 'corral' }, '/');
-    expect(config.oidc).toEqual({ issuer: 'https://id.example.com/', audience: 'corral', jwksUrl: null, realm: 'oidc', userClaim: 'sub', autocreate: false });
+    expect(config.oidc).toEqual({
+      issuer: 'https://id.example.com/',
+      audience: 'corral',
+      jwksUrl: null,
+      realm: 'oidc',
+      userClaim: 'sub',
+      autocreate: false,
+    });
   });
 
   it('resolves relative paths against the working directory and keeps absolute ones', () => {
@@ -72,10 +90,16 @@ describe('loadConfig', () => {
     [{ CORRAL_HA_LEASE_S: '9' }, 'CORRAL_HA_LEASE_S: must be a whole number of seconds from 10 to 600'],
     [{ CORRAL_HA_LEASE_S: '601' }, 'CORRAL_HA_LEASE_S: must be a whole number of seconds from 10 to 600'],
     [{ CORRAL_HA_LEASE_S: '30.5' }, 'CORRAL_HA_LEASE_S: must be a whole number of seconds from 10 to 600'],
-    [{ CORRAL_OIDC_ISSUER: 'https://id.example.com' }, 'CORRAL_OIDC_ISSUER: CORRAL_OIDC_ISSUER and CORRAL_OIDC_AUDIENCE must be set together'],
+    [
+      { CORRAL_OIDC_ISSUER: 'https://id.example.com' },
+      'CORRAL_OIDC_ISSUER: CORRAL_OIDC_ISSUER and CORRAL_OIDC_AUDIENCE must be set together',
+    ],
     [{ CORRAL_OIDC_ISSUER: 'ftp://x', CORRAL_OIDC_AUDIENCE: 'a' }, 'CORRAL_OIDC_ISSUER: must be an http(s) URL'],
     [{ CORRAL_APLINFO_URL: 'ftp://x/aplinfo.dat' }, 'CORRAL_APLINFO_URL: must be an http(s) URL'],
-    [{ CORRAL_DOWNLOAD_ALLOW_NETWORKS: '192.168.10.0' }, "CORRAL_DOWNLOAD_ALLOW_NETWORKS: '192.168.10.0' is not a network in CIDR notation"],
+    [
+      { CORRAL_DOWNLOAD_ALLOW_NETWORKS: '192.168.10.0' },
+      "CORRAL_DOWNLOAD_ALLOW_NETWORKS: '192.168.10.0' is not a network in CIDR notation",
+    ],
   ])('rejects %j naming the variable', (env, message) => {
     expect(() => loadConfig(env, '/')).toThrow(ConfigError);
     expect(() => loadConfig(env, '/')).toThrow(message);
@@ -83,7 +107,12 @@ describe('loadConfig', () => {
 
   it('treats empty variables as unset', () => {
     expect(loadConfig({ CORRAL_BIND: '', DATABASE_URL: ' ', CORRAL_APLINFO_URL: '', CORRAL_DOWNLOAD_ALLOW_NETWORKS: '' }, '/')).toEqual(
-      expect.objectContaining({ bind: null, databaseUrl: null, aplinfoUrl: 'http://download.proxmox.com/images/aplinfo-pve-9.dat', downloadAllowNetworks: [] }),
+      expect.objectContaining({
+        bind: null,
+        databaseUrl: null,
+        aplinfoUrl: 'http://download.proxmox.com/images/aplinfo-pve-9.dat',
+        downloadAllowNetworks: [],
+      }),
     );
   });
 });

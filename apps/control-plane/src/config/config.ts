@@ -83,11 +83,21 @@ const Env = z
     CORRAL_TLS_KEY: optionalText,
     CORRAL_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     CORRAL_ROOT_PASSWORD: z.string().min(8, 'must be at least 8 characters').max(64, 'must be at most 64 characters').optional(),
-    CORRAL_CLUSTER_NAME: optionalText.pipe(z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,14}$/, 'must be a letter and up to 14 letters, digits or dashes').optional()),
+    CORRAL_CLUSTER_NAME: optionalText.pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z][A-Za-z0-9-]{0,14}$/, 'must be a letter and up to 14 letters, digits or dashes')
+        .optional(),
+    ),
     CORRAL_OIDC_ISSUER: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
     CORRAL_OIDC_AUDIENCE: optionalText,
     CORRAL_OIDC_JWKS_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
-    CORRAL_OIDC_REALM: optionalText.pipe(z.string().regex(/^[A-Za-z][A-Za-z0-9._-]+$/, 'must be a realm name').optional()),
+    CORRAL_OIDC_REALM: optionalText.pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z][A-Za-z0-9._-]+$/, 'must be a realm name')
+        .optional(),
+    ),
     CORRAL_OIDC_USER_CLAIM: optionalText,
     CORRAL_OIDC_AUTOCREATE: z.enum(['0', '1']).optional(),
     CORRAL_LOCAL_AGENT: z.enum(['0', '1']).default('1'),

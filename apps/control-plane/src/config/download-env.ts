@@ -16,7 +16,12 @@ export const DOWNLOAD_ENV = {
   ),
   CORRAL_DOWNLOAD_ALLOW_NETWORKS: z
     .string()
-    .transform((text) => text.split(',').map((network) => network.trim()).filter((network) => network !== ''))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((network) => network.trim())
+        .filter((network) => network !== ''),
+    )
     .superRefine((networks, context) => {
       try {
         networkList(networks);

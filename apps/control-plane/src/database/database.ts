@@ -7,8 +7,7 @@ import { migrate } from './migrate.js';
 
 /** Where the database is: a URL (DATABASE_URL), or the embedded cluster's socket. */
 export type DatabaseLocation =
-  | { readonly url: string }
-  | { readonly host: string; readonly port: number; readonly username: string; readonly database: string };
+  { readonly url: string } | { readonly host: string; readonly port: number; readonly username: string; readonly database: string };
 
 /** Makes the DataSource for a location (the app's one definition, with every entity and migration). */
 export type DataSourceFactory = (location: DatabaseLocation) => DataSource;

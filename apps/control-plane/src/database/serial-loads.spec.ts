@@ -11,7 +11,12 @@ function manualLoads() {
       ends.push(resolve);
       fails.push(reject);
     });
-  return { asked, load: { some: (keys: readonly number[]) => load(keys), all: () => load(null) }, end: (i: number) => ends[i]?.(), fail: (i: number) => fails[i]?.(new Error('connection lost')) };
+  return {
+    asked,
+    load: { some: (keys: readonly number[]) => load(keys), all: () => load(null) },
+    end: (i: number) => ends[i]?.(),
+    fail: (i: number) => fails[i]?.(new Error('connection lost')),
+  };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));

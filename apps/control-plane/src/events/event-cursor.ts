@@ -22,5 +22,8 @@ export function checkCursor(since: number, bounds: EventBounds, param: string): 
 
 export function cursorExpired(since: number, bounds: EventBounds): ApiError {
   const oldest = bounds.oldest ?? bounds.newest + 1;
-  return new ApiError('CURSOR_EXPIRED', `events after ${since} were deleted (retention): the oldest available is ${oldest}; resume with since=${oldest - 1} or follow without since`);
+  return new ApiError(
+    'CURSOR_EXPIRED',
+    `events after ${since} were deleted (retention): the oldest available is ${oldest}; resume with since=${oldest - 1} or follow without since`,
+  );
 }

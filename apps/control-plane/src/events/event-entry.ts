@@ -9,7 +9,9 @@ export const EventEntry = z.object({
   node: z.string(),
   vmid: z.number().int().optional().meta({ description: 'The guest; absent for node events.' }),
   timestamp: z.string().meta({ description: 'When it happened, ISO 8601 (UTC).' }),
-  details: z.record(z.string(), z.unknown()).meta({ description: "What else is known: a backup's `status`, the agent's session of a guest event, ..." }),
+  details: z
+    .record(z.string(), z.unknown())
+    .meta({ description: "What else is known: a backup's `status`, the agent's session of a guest event, ..." }),
 });
 export type EventEntry = z.infer<typeof EventEntry>;
 

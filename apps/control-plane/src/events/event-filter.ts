@@ -18,5 +18,9 @@ export function filterSql(filter: EventFilter, first: number): { where: string; 
 
 /** The same filter on an event in memory (the live feed's). */
 export function matches(filter: EventFilter, entry: EventEntry): boolean {
-  return (filter.kinds === undefined || filter.kinds.includes(entry.event)) && (filter.node === undefined || entry.node === filter.node) && (filter.vmid === undefined || entry.vmid === filter.vmid);
+  return (
+    (filter.kinds === undefined || filter.kinds.includes(entry.event)) &&
+    (filter.node === undefined || entry.node === filter.node) &&
+    (filter.vmid === undefined || entry.vmid === filter.vmid)
+  );
 }

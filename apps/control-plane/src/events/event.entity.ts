@@ -1,7 +1,18 @@
 import { Column, Entity, Generated, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** The base event kinds; Corral's own are listed apart below. */
-export const EVENT_KINDS = ['vm-start', 'vm-stop', 'vm-create', 'vm-delete', 'ct-start', 'ct-stop', 'backup-start', 'backup-end', 'node-down', 'cluster-join'] as const;
+export const EVENT_KINDS = [
+  'vm-start',
+  'vm-stop',
+  'vm-create',
+  'vm-delete',
+  'ct-start',
+  'ct-stop',
+  'backup-start',
+  'backup-end',
+  'node-down',
+  'cluster-join',
+] as const;
 
 /**
  * Kinds Corral records beyond the base ones (listed apart, never changing those; docs/events.md):

@@ -46,7 +46,10 @@ export class EventsRepository {
   /** The newest `limit` events that match, oldest first. */
   async newest(filter: EventFilter, limit: number): Promise<EventEntry[]> {
     const { where, params } = filterSql(filter, 2);
-    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM "events" WHERE ${where} ORDER BY "seq" DESC LIMIT $1`, [limit, ...params])) as EventRecord[];
+    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM "events" WHERE ${where} ORDER BY "seq" DESC LIMIT $1`, [
+      limit,
+      ...params,
+    ])) as EventRecord[];
     return rows.map(eventEntry).reverse();
   }
 

@@ -23,13 +23,10 @@ export interface NewEvent {
  */
 export async function recordEvent(db: EntityManager, event: NewEvent): Promise<number> {
   await db.query('SELECT pg_advisory_xact_lock($1)', [EVENT_ORDER_LOCK]);
-  const [row] = (await db.query('INSERT INTO "events" ("event", "node", "vmid", "timestamp", "details") VALUES ($1, $2, $3, $4, $5) RETURNING "seq"', [
-    event.event,
-    event.node,
-    event.vmid ?? null,
-    event.timestamp ?? new Date(),
-    JSON.stringify(event.details ?? {}),
-  ])) as [{ seq: string }];
+  const [row] = (await db.query(
+    'INSERT INTO "events" ("event", "node", "vmid", "timestamp", "details") VALUES ($1, $2, $3, $4, $5) RETURNING "seq"',
+    [event.event, event.node, event.vmid ?? null, event.timestamp ?? new Date(), JSON.stringify(event.details ?? {})],
+  )) as [{ seq: string }];
   await db.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, row.seq]);
   return Number(row.seq);
 }

@@ -17,7 +17,12 @@ import { volumePrivilege, type ConfigChange } from './volumes/volume-change.js';
  * `/vms/<vmid>` (a volume's by its value, the given one or else the one in `config`). An empty
  * `startup` deletes it.
  */
-export function plannedChange(update: ConfigUpdate, config: Readonly<Record<string, string>>, access: AccessConfig, caller: Principal): ConfigChange {
+export function plannedChange(
+  update: ConfigUpdate,
+  config: Readonly<Record<string, string>>,
+  access: AccessConfig,
+  caller: Principal,
+): ConfigChange {
   const { kind, vmid } = update.guest;
   const set = givenConfig(update.given);
   const deleted = [...update.deleted];
@@ -30,7 +35,8 @@ export function plannedChange(update: ConfigUpdate, config: Readonly<Record<stri
   for (const key of [...Object.keys(set), ...deleted]) {
     if (!(key in kind.keys) && !isUnusedKey(key)) throw badParam('delete', `'${key}' is not a config key Corral knows`);
     const privilege = kind.isVolumeKey(key) || isUnusedKey(key) ? volumePrivilege(kind, set[key] ?? config[key]) : kind.privilegeOf(key);
-    if (!allows(access, caller.subject, `/vms/${vmid}`, [privilege])) throw permissionDenied({ path: `/vms/${vmid}`, privileges: [privilege] });
+    if (!allows(access, caller.subject, `/vms/${vmid}`, [privilege]))
+      throw permissionDenied({ path: `/vms/${vmid}`, privileges: [privilege] });
     if (key in set && deleted.includes(key)) throw badParam('delete', `'${key}' is both set and deleted`);
   }
   return { set, deleted };

@@ -4,7 +4,9 @@ describe('config files as PVE writes them', () => {
   const config = { scsi0: 'local:100/vm-100-disk-0.qcow2,size=32G', memory: '2048', description: 'web server\n100% busy', name: 'web1' };
 
   it('writes the description as comment lines first, then the keys sorted', () => {
-    expect(renderConfigFile(config)).toBe('#web server\n#100%25 busy\nmemory: 2048\nname: web1\nscsi0: local:100/vm-100-disk-0.qcow2,size=32G\n');
+    expect(renderConfigFile(config)).toBe(
+      '#web server\n#100%25 busy\nmemory: 2048\nname: web1\nscsi0: local:100/vm-100-disk-0.qcow2,size=32G\n',
+    );
   });
 
   it('reads back what it writes', () => {

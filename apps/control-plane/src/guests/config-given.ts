@@ -13,7 +13,9 @@ export interface GivenKeys {
 
 /** The config keys among a create's or change's validated parameters (a VM's `cdrom` among them). */
 export function givenKeys(kind: GuestKind, params: Readonly<Record<string, unknown>>): GivenKeys {
-  const keys = Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[0] in kind.keys && typeof entry[1] === 'string'));
+  const keys = Object.fromEntries(
+    Object.entries(params).filter((entry): entry is [string, string] => entry[0] in kind.keys && typeof entry[1] === 'string'),
+  );
   const { cdrom } = params;
   return { keys, cdrom: typeof cdrom === 'string' ? cdrom : undefined };
 }
@@ -44,6 +46,7 @@ function cdromDrive(value: string): string {
 export function mayGiveKeys(keys: Iterable<string>, caller: Principal): void {
   if (caller.userid === SUPERUSER && caller.tokenid === null) return;
   for (const key of keys) {
-    if (ROOT_ONLY_KEYS.has(key)) throw new ApiError('PERMISSION_DENIED', 'permission denied', { reason: `permission denied - only root@pam may set '${key}'` });
+    if (ROOT_ONLY_KEYS.has(key))
+      throw new ApiError('PERMISSION_DENIED', 'permission denied', { reason: `permission denied - only root@pam may set '${key}'` });
   }
 }

@@ -15,7 +15,12 @@ export interface ConfigUpdate {
 /** The change that the validated parameters of `PUT`/`POST .../config` ask for. */
 export function configUpdate(
   kind: GuestKind,
-  params: Readonly<Record<string, unknown>> & { readonly node: string; readonly vmid: number; readonly delete?: readonly string[] | undefined; readonly digest?: string | undefined },
+  params: Readonly<Record<string, unknown>> & {
+    readonly node: string;
+    readonly vmid: number;
+    readonly delete?: readonly string[] | undefined;
+    readonly digest?: string | undefined;
+  },
 ): ConfigUpdate {
   return {
     guest: guestRef(kind, params),

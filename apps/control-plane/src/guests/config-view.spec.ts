@@ -4,12 +4,40 @@ import { z } from 'zod';
 
 describe('wireConfig', () => {
   it("answers a VM's integers as numbers, booleans as 0/1 and property strings as strings, as PVE does", () => {
-    const wire = wireConfig(QEMU, { cores: '2', sockets: '1', balloon: '256', cpuunits: '100', cpulimit: '1.5', onboot: '1', numa: '0', memory: '2048', net0: 'virtio=BC:24:11:00:00:01,bridge=vmbr0', agent: '1', name: 'web', template: '1' });
-    expect(wire).toEqual({ cores: 2, sockets: 1, balloon: 256, cpuunits: 100, cpulimit: '1.5', onboot: 1, numa: 0, memory: '2048', net0: 'virtio=BC:24:11:00:00:01,bridge=vmbr0', agent: '1', name: 'web', template: 1 });
+    const wire = wireConfig(QEMU, {
+      cores: '2',
+      sockets: '1',
+      balloon: '256',
+      cpuunits: '100',
+      cpulimit: '1.5',
+      onboot: '1',
+      numa: '0',
+      memory: '2048',
+      net0: 'virtio=BC:24:11:00:00:01,bridge=vmbr0',
+      agent: '1',
+      name: 'web',
+      template: '1',
+    });
+    expect(wire).toEqual({
+      cores: 2,
+      sockets: 1,
+      balloon: 256,
+      cpuunits: 100,
+      cpulimit: '1.5',
+      onboot: 1,
+      numa: 0,
+      memory: '2048',
+      net0: 'virtio=BC:24:11:00:00:01,bridge=vmbr0',
+      agent: '1',
+      name: 'web',
+      template: 1,
+    });
   });
 
   it("answers a container's sizes, limits and flags typed", () => {
-    expect(wireConfig(LXC, { cores: '1', memory: '512', swap: '0', cpulimit: '0.5', unprivileged: '1', protection: '0', hostname: 'ct' })).toEqual({ cores: 1, memory: 512, swap: 0, cpulimit: '0.5', unprivileged: 1, protection: 0, hostname: 'ct' });
+    expect(
+      wireConfig(LXC, { cores: '1', memory: '512', swap: '0', cpulimit: '0.5', unprivileged: '1', protection: '0', hostname: 'ct' }),
+    ).toEqual({ cores: 1, memory: 512, swap: 0, cpulimit: '0.5', unprivileged: 1, protection: 0, hostname: 'ct' });
   });
 
   it('leaves a key it has no rule for as its text', () => {

@@ -39,6 +39,11 @@ export function wireConfig(kind: GuestKind, config: Readonly<Record<string, stri
  * `extra`; any other key (PVE's `unused<n>`) is text.
  */
 export function configSchema<S extends z.ZodRawShape>(kind: GuestKind, extra: S) {
-  const keys = Object.entries({ ...WRITTEN_KEYS, ...kind.keys }).map(([key, rule]) => [key, WIRE_SCHEMAS[rule.type]().optional().meta({ description: rule.description })]);
-  return z.object({ ...(Object.fromEntries(keys) as Record<string, z.ZodOptional>), ...extra }).catchall(z.string().meta({ description: 'Other keys, such as `unused<n>`: volumes of the guest no disk key names.' }));
+  const keys = Object.entries({ ...WRITTEN_KEYS, ...kind.keys }).map(([key, rule]) => [
+    key,
+    WIRE_SCHEMAS[rule.type]().optional().meta({ description: rule.description }),
+  ]);
+  return z
+    .object({ ...(Object.fromEntries(keys) as Record<string, z.ZodOptional>), ...extra })
+    .catchall(z.string().meta({ description: 'Other keys, such as `unused<n>`: volumes of the guest no disk key names.' }));
 }

@@ -56,7 +56,13 @@ export class GuestConfigService {
     this.hub.reachable(node);
     if (touchesVolumes(kind, change)) return this.volumeChanges.asTask(guest, change, { caller, digest });
     await this.applyChange(guest, change, digest);
-    return this.tasks.submit({ node, vmid, type: kind.tasks.config ?? 'config', caller, work: async (work) => work.line('configuration updated') });
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.config ?? 'config',
+      caller,
+      work: async (work) => work.line('configuration updated'),
+    });
   }
 
   private async plannedChange(update: ConfigUpdate, caller: Principal): Promise<ConfigChange> {

@@ -1,9 +1,34 @@
 import type { Privilege } from '@corral/acl';
 import type { GuestType } from '@corral/protocol';
-import { isMountKey, isNicKey, isQemuVolumeKey, LXC_KEYS, QEMU_KEYS, UNSUPPORTED_LXC_KEYS, UNSUPPORTED_QEMU_KEYS, type ValueRule } from '@corral/pve-formats';
+import {
+  isMountKey,
+  isNicKey,
+  isQemuVolumeKey,
+  LXC_KEYS,
+  QEMU_KEYS,
+  UNSUPPORTED_LXC_KEYS,
+  UNSUPPORTED_QEMU_KEYS,
+  type ValueRule,
+} from '@corral/pve-formats';
 
 /** The operations every guest has, by PVE's task type of each kind. */
-export type GuestAction = 'create' | 'start' | 'stop' | 'shutdown' | 'reboot' | 'suspend' | 'resume' | 'destroy' | 'template' | 'clone' | 'config' | 'reset' | 'snapshot' | 'rollback' | 'delsnapshot' | 'migrate';
+export type GuestAction =
+  | 'create'
+  | 'start'
+  | 'stop'
+  | 'shutdown'
+  | 'reboot'
+  | 'suspend'
+  | 'resume'
+  | 'destroy'
+  | 'template'
+  | 'clone'
+  | 'config'
+  | 'reset'
+  | 'snapshot'
+  | 'rollback'
+  | 'delsnapshot'
+  | 'migrate';
 
 /** What differs between VMs and containers; everything else is shared by the services of guests. */
 export interface GuestKind {
@@ -42,7 +67,24 @@ export const QEMU: GuestKind = {
   noun: 'VM',
   keys: QEMU_KEYS,
   unsupported: UNSUPPORTED_QEMU_KEYS,
-  tasks: { create: 'qmcreate', start: 'qmstart', stop: 'qmstop', shutdown: 'qmshutdown', reboot: 'qmreboot', reset: 'qmreset', suspend: 'qmpause', resume: 'qmresume', destroy: 'qmdestroy', template: 'qmtemplate', clone: 'qmclone', config: 'qmconfig', snapshot: 'qmsnapshot', rollback: 'qmrollback', delsnapshot: 'qmdelsnapshot', migrate: 'qmigrate' },
+  tasks: {
+    create: 'qmcreate',
+    start: 'qmstart',
+    stop: 'qmstop',
+    shutdown: 'qmshutdown',
+    reboot: 'qmreboot',
+    reset: 'qmreset',
+    suspend: 'qmpause',
+    resume: 'qmresume',
+    destroy: 'qmdestroy',
+    template: 'qmtemplate',
+    clone: 'qmclone',
+    config: 'qmconfig',
+    snapshot: 'qmsnapshot',
+    rollback: 'qmrollback',
+    delsnapshot: 'qmdelsnapshot',
+    migrate: 'qmigrate',
+  },
   isVolumeKey: isQemuVolumeKey,
   privilegeOf: privilegeOf(isQemuVolumeKey, true),
 };
@@ -52,7 +94,22 @@ export const LXC: GuestKind = {
   noun: 'CT',
   keys: LXC_KEYS,
   unsupported: UNSUPPORTED_LXC_KEYS,
-  tasks: { create: 'vzcreate', start: 'vzstart', stop: 'vzstop', shutdown: 'vzshutdown', reboot: 'vzreboot', suspend: 'vzsuspend', resume: 'vzresume', destroy: 'vzdestroy', template: 'vztemplate', clone: 'vzclone', snapshot: 'vzsnapshot', rollback: 'vzrollback', delsnapshot: 'vzdelsnapshot', migrate: 'vzmigrate' },
+  tasks: {
+    create: 'vzcreate',
+    start: 'vzstart',
+    stop: 'vzstop',
+    shutdown: 'vzshutdown',
+    reboot: 'vzreboot',
+    suspend: 'vzsuspend',
+    resume: 'vzresume',
+    destroy: 'vzdestroy',
+    template: 'vztemplate',
+    clone: 'vzclone',
+    snapshot: 'vzsnapshot',
+    rollback: 'vzrollback',
+    delsnapshot: 'vzdelsnapshot',
+    migrate: 'vzmigrate',
+  },
   isVolumeKey: isMountKey,
   privilegeOf: privilegeOf(isMountKey, false),
 };

@@ -2,7 +2,18 @@ import type { GuestNic, GuestSpec, GuestVolume } from '@corral/protocol';
 import { ApiError } from '../errors/api-error.js';
 import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import { parseVolname, storagePath, volumePath } from '../storage/volumes.js';
-import { isMountKey, isNicKey, isQemuVolumeKey, isUnusedKey, parseDisk, parseLxcNic, parseMount, parseQemuNic, parseSize, type VolumeValue } from '@corral/pve-formats';
+import {
+  isMountKey,
+  isNicKey,
+  isQemuVolumeKey,
+  isUnusedKey,
+  parseDisk,
+  parseLxcNic,
+  parseMount,
+  parseQemuNic,
+  parseSize,
+  type VolumeValue,
+} from '@corral/pve-formats';
 import type { GuestRow } from '../inventory/guests/guest.entity.js';
 
 /** PVE's defaults for what a config leaves out. */
@@ -27,7 +38,10 @@ export function guestSpec(row: Pick<GuestRow, 'vmid' | 'type' | 'config'>, stora
     ...(qemu && config['cpu'] !== undefined ? { cpu: (config['cpu'].split(',')[0] ?? '').replace(/^cputype=/, '') } : {}),
     ...(config['ostype'] !== undefined ? { ostype: config['ostype'] } : {}),
     template: config['template'] === '1',
-    nics: Object.keys(config).filter(isNicKey).sort(byNumber).map((key) => nicOf(type, key, config[key] ?? '')),
+    nics: Object.keys(config)
+      .filter(isNicKey)
+      .sort(byNumber)
+      .map((key) => nicOf(type, key, config[key] ?? '')),
     volumes: Object.keys(config)
       .filter((key) => (qemu ? isQemuVolumeKey(key) : isMountKey(key)) || isUnusedKey(key))
       .sort(byNumber)
@@ -46,7 +60,14 @@ function nicOf(type: GuestRow['type'], key: string, value: string): GuestNic {
   const { options } = parseLxcNic(value);
   const [mac, bridge, name, ip, gw] = ['hwaddr', 'bridge', 'name', 'ip', 'gw'].map((item) => options.get(item));
   if (mac === undefined) throw new ApiError('INTERNAL', `${key} has no MAC address`);
-  return { key, mac, ...(bridge !== undefined ? { bridge } : {}), ...(name !== undefined ? { name } : {}), ...(ip !== undefined ? { ip: ip as GuestNic['ip'] } : {}), ...(gw !== undefined ? { gw } : {}) };
+  return {
+    key,
+    mac,
+    ...(bridge !== undefined ? { bridge } : {}),
+    ...(name !== undefined ? { name } : {}),
+    ...(ip !== undefined ? { ip: ip as GuestNic['ip'] } : {}),
+    ...(gw !== undefined ? { gw } : {}),
+  };
 }
 
 /** An allocated volume; `none`, and ISOs that are not on a directory storage of Corral's, give nothing. */
@@ -56,7 +77,11 @@ function volumeOf(key: string, value: VolumeValue, storages: ReadonlyMap<string,
   const storage = storages.get(source.storage);
   const parsed = parseVolname(source.volname);
   // A storage removed with force=1 while guests still used it: the guest cannot run until its config names another.
-  if (!storage) throw new ApiError('GUEST_STATE', `${key}: storage '${source.storage}' of volume '${source.storage}:${source.volname}' does not exist any more`);
+  if (!storage)
+    throw new ApiError(
+      'GUEST_STATE',
+      `${key}: storage '${source.storage}' of volume '${source.storage}:${source.volname}' does not exist any more`,
+    );
   if (!parsed) throw new ApiError('INTERNAL', `${key}: '${source.storage}:${source.volname}' is not a volume name of a directory storage`);
   const format = parsed.content === 'rootdir' ? 'subvol' : source.volname.endsWith('.raw') ? 'raw' : 'qcow2';
   const cdrom = options.get('media') === 'cdrom';
@@ -76,7 +101,8 @@ function volumeOf(key: string, value: VolumeValue, storages: ReadonlyMap<string,
 
 /** What the driver needs to know of the EFI vars disk (its template) and the TPM state (its version); PVE's defaults are 2m and v1.2. */
 function firmwareStateOf(key: string, options: ReadonlyMap<string, string>): Pick<GuestVolume, 'efivars' | 'tpm'> {
-  if (key === 'efidisk0') return { efivars: { type: options.get('efitype') === '4m' ? '4m' : '2m', msKeys: options.get('pre-enrolled-keys') === '1' } };
+  if (key === 'efidisk0')
+    return { efivars: { type: options.get('efitype') === '4m' ? '4m' : '2m', msKeys: options.get('pre-enrolled-keys') === '1' } };
   if (key === 'tpmstate0') return { tpm: options.get('version') === 'v2.0' ? 'v2.0' : 'v1.2' };
   return {};
 }

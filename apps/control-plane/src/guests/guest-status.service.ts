@@ -27,7 +27,10 @@ export class GuestStatusService {
     const access = await this.access.current();
     return this.view
       .list()
-      .filter((state) => state.row.type === kind.type && state.row.node === node && allows(access, caller.subject, `/vms/${state.row.vmid}`, ['VM.Audit']))
+      .filter(
+        (state) =>
+          state.row.type === kind.type && state.row.node === node && allows(access, caller.subject, `/vms/${state.row.vmid}`, ['VM.Audit']),
+      )
       .sort((a, b) => a.row.vmid - b.row.vmid)
       .map(statusEntry);
   }
@@ -35,12 +38,20 @@ export class GuestStatusService {
   async current(guest: GuestRef): Promise<GuestStatus> {
     const entry = statusEntry(this.states.existing(guest));
     const ha = await this.ha.find(guest.vmid);
-    return { ...entry, ha: ha === null ? { managed: 0 } : { managed: 1, state: ha.state, ...(ha.group !== null ? { group: ha.group } : {}) } };
+    return {
+      ...entry,
+      ha: ha === null ? { managed: 0 } : { managed: 1, state: ha.state, ...(ha.group !== null ? { group: ha.group } : {}) },
+    };
   }
 
   index(guest: GuestRef): { subdir: string }[] {
     this.states.existing(guest);
-    const own = guest.kind.type === 'qemu' ? ['agent', 'cloudinit', 'monitor', 'move_disk', 'unlink', 'vncproxy', 'vncwebsocket'] : ['interfaces', 'move_volume'];
-    return ['config', 'pending', 'status', 'template', 'snapshot', 'feature', 'clone', 'migrate', 'resize', ...own].map((subdir) => ({ subdir }));
+    const own =
+      guest.kind.type === 'qemu'
+        ? ['agent', 'cloudinit', 'monitor', 'move_disk', 'unlink', 'vncproxy', 'vncwebsocket']
+        : ['interfaces', 'move_volume'];
+    return ['config', 'pending', 'status', 'template', 'snapshot', 'feature', 'clone', 'migrate', 'resize', ...own].map((subdir) => ({
+      subdir,
+    }));
   }
 }

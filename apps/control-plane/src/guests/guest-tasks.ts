@@ -14,7 +14,13 @@ export interface GuestWork {
    * log; resolves with its result. A `cleanup` runs even once the task was stopped: it undoes what
    * the stopped work left.
    */
-  on<K extends CommandName>(node: string, command: K, params: ParamsOf<K>, timeoutMs: number, options?: { readonly cleanup?: boolean }): Promise<ResultOf<K>>;
+  on<K extends CommandName>(
+    node: string,
+    command: K,
+    params: ParamsOf<K>,
+    timeoutMs: number,
+    options?: { readonly cleanup?: boolean },
+  ): Promise<ResultOf<K>>;
   /** One line of the control plane's own in the task log. */
   line(text: string): void;
 }
@@ -78,7 +84,9 @@ export class GuestTasks {
 
   /** Starts the operation's task and resolves when its work is done (rejects with its error): for PVE's synchronous answers. */
   async completed(operation: GuestOperation): Promise<void> {
-    await (await this.started(operation)).done;
+    await (
+      await this.started(operation)
+    ).done;
   }
 
   private async started(operation: GuestOperation): Promise<{ upid: string; done: Promise<void> }> {
@@ -140,7 +148,13 @@ export class GuestTasks {
 
   private guestWork(node: string, upid: string, lines: LineNumbers, signal: AbortSignal, step?: string): GuestWork {
     const on: GuestWork['on'] = (target, command, params, timeoutMs, options) =>
-      this.hub.request(target, command, params, { timeoutMs, upid, onLog: lines.step(), ...(step !== undefined ? { step } : {}), ...(options?.cleanup === true ? {} : { signal }) });
+      this.hub.request(target, command, params, {
+        timeoutMs,
+        upid,
+        onLog: lines.step(),
+        ...(step !== undefined ? { step } : {}),
+        ...(options?.cleanup === true ? {} : { signal }),
+      });
     return {
       upid,
       line: (text) => lines.line(text),

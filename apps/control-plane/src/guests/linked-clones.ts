@@ -2,7 +2,10 @@ import { parseVolname } from '../storage/volumes.js';
 import { isDiskKey, parseDisk } from '@corral/pve-formats';
 
 /** The VMs whose disks are overlays of VM `vmid`'s images (linked clones of the template). */
-export function linkedClonesOf(vmid: number, guests: readonly { readonly vmid: number; readonly config: Readonly<Record<string, string>> }[]): number[] {
+export function linkedClonesOf(
+  vmid: number,
+  guests: readonly { readonly vmid: number; readonly config: Readonly<Record<string, string>> }[],
+): number[] {
   return guests
     .filter((guest) =>
       Object.entries(guest.config).some(([key, value]) => {

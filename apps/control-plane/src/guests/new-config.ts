@@ -2,7 +2,21 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { badParam } from '../errors/resource-errors.js';
 import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import { usableStorage } from '../storage/volumes.js';
-import { formatLxcNic, formatQemuNic, formatVolume, inAllocationOrder, isNicKey, isUnusedKey, newVolumeLayout, parseDisk, parseLxcNic, parseMount, parseQemuNic, parseSize, type VolumeValue } from '@corral/pve-formats';
+import {
+  formatLxcNic,
+  formatQemuNic,
+  formatVolume,
+  inAllocationOrder,
+  isNicKey,
+  isUnusedKey,
+  newVolumeLayout,
+  parseDisk,
+  parseLxcNic,
+  parseMount,
+  parseQemuNic,
+  parseSize,
+  type VolumeValue,
+} from '@corral/pve-formats';
 import type { GuestKind } from './guest-kinds.js';
 import { cloudinitDrive, refuseSecondDrive } from './cloudinit/cloudinit-drive.js';
 
@@ -32,7 +46,12 @@ export interface ResolvedConfig {
  * network card its MAC address, a VM its SMBIOS UUID, generation id and boot order. New volumes
  * are numbered from `firstDisk`, the EFI vars and TPM state after the disks, as PVE allocates them.
  */
-export function resolveNewConfig(kind: GuestKind, given: Readonly<Record<string, string>>, placement: Placement, firstDisk = 0): ResolvedConfig {
+export function resolveNewConfig(
+  kind: GuestKind,
+  given: Readonly<Record<string, string>>,
+  placement: Placement,
+  firstDisk = 0,
+): ResolvedConfig {
   const config: Record<string, string> = {};
   const allocate: string[] = [];
   const storages = new Set<string>();
@@ -73,7 +92,11 @@ function resolveVolume(kind: GuestKind, key: string, volume: VolumeValue, placem
   if (cloudinit !== undefined) return cloudinit;
   if (source.kind === 'volume') {
     const cdrom = options.get('media') === 'cdrom';
-    if (!cdrom) throw badParam(key, `attaching the existing volume '${source.storage}:${source.volname}' is not supported yet: give <storage>:<size in GiB> for a new one`);
+    if (!cdrom)
+      throw badParam(
+        key,
+        `attaching the existing volume '${source.storage}:${source.volname}' is not supported yet: give <storage>:<size in GiB> for a new one`,
+      );
     usableStorage(storages, source.storage, node, 'iso', key);
     if (!source.volname.startsWith('iso/')) throw badParam(key, `'${source.storage}:${source.volname}' is not an ISO image (iso/<file>)`);
     return formatVolume(volume);
@@ -127,7 +150,11 @@ function bootOrder(config: Readonly<Record<string, string>>): string | undefined
  * `storage`, in `format`, when given); for a linked clone of a template each an overlay of the
  * template's image, named as PVE names it (`local:100/vm-100-disk-0.qcow2/101/vm-101-disk-0.qcow2`).
  */
-export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, string>>, placement: Placement & CloneChoices): ResolvedConfig {
+export function cloneConfig(
+  kind: GuestKind,
+  source: Readonly<Record<string, string>>,
+  placement: Placement & CloneChoices,
+): ResolvedConfig {
   const given: Record<string, string> = {};
   const linked: Record<string, string> = {};
   for (const [key, value] of Object.entries(source)) {
@@ -136,7 +163,8 @@ export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, str
       const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);
       if (volume.source.kind !== 'volume' || volume.options.get('media') === 'cdrom') given[key] = value;
       // Each VM's firmware variables and TPM state are its own: a linked clone gets copies of them.
-      else if (placement.linked && !OWN_STATE_KEYS.has(key)) linked[key] = linkedVolume(volume.source, volume.options, placement.vmid, Object.keys(linked).length);
+      else if (placement.linked && !OWN_STATE_KEYS.has(key))
+        linked[key] = linkedVolume(volume.source, volume.options, placement.vmid, Object.keys(linked).length);
       else given[key] = copiedVolume(volume.source.storage, volume.source.volname, volume.options, placement);
     } else if (isNicKey(key)) {
       given[key] = withoutMac(kind, value);
@@ -157,7 +185,11 @@ export function cloneConfig(kind: GuestKind, source: Readonly<Record<string, str
  * fills from the archive (with `unique`, the network cards get new MAC addresses). A CD-ROM keeps its ISO. A template is restored as a plain guest: its
  * disks are new `vm-` volumes, not `base-` ones (docs/backups.md).
  */
-export function restoreConfig(kind: GuestKind, archived: Readonly<Record<string, string>>, placement: Placement & { readonly storage?: string; readonly unique?: boolean }): ResolvedConfig {
+export function restoreConfig(
+  kind: GuestKind,
+  archived: Readonly<Record<string, string>>,
+  placement: Placement & { readonly storage?: string; readonly unique?: boolean },
+): ResolvedConfig {
   const given: Record<string, string> = {};
   for (const [key, value] of Object.entries(archived)) {
     if (key === 'template' || isUnusedKey(key)) continue;
@@ -167,7 +199,10 @@ export function restoreConfig(kind: GuestKind, archived: Readonly<Record<string,
     }
     const volume = kind.type === 'qemu' ? parseDisk(value) : parseMount(value);
     const own = volume.source.kind === 'volume' && volume.options.get('media') !== 'cdrom';
-    given[key] = own && volume.source.kind === 'volume' ? copiedVolume(volume.source.storage, volume.source.volname, volume.options, placement) : value;
+    given[key] =
+      own && volume.source.kind === 'volume'
+        ? copiedVolume(volume.source.storage, volume.source.volname, volume.options, placement)
+        : value;
   }
   return resolveNewConfig(kind, given, placement);
 }
@@ -189,8 +224,16 @@ function copiedVolume(storage: string, volname: string, options: ReadonlyMap<str
   return formatVolume({ source: { kind: 'new', storage: placement.storage ?? storage, size }, options: rest });
 }
 
-function linkedVolume(source: { storage: string; volname: string }, options: ReadonlyMap<string, string>, vmid: number, index: number): string {
-  return formatVolume({ source: { kind: 'volume', storage: source.storage, volname: `${source.volname}/${vmid}/vm-${vmid}-disk-${index}.qcow2` }, options });
+function linkedVolume(
+  source: { storage: string; volname: string },
+  options: ReadonlyMap<string, string>,
+  vmid: number,
+  index: number,
+): string {
+  return formatVolume({
+    source: { kind: 'volume', storage: source.storage, volname: `${source.volname}/${vmid}/vm-${vmid}-disk-${index}.qcow2` },
+    options,
+  });
 }
 
 function withoutMac(kind: GuestKind, value: string): string {

@@ -31,14 +31,22 @@ export class NewGuests {
   async mayAllocate(storages: ReadonlySet<string>, caller: Principal): Promise<void> {
     const access = await this.access.current();
     for (const storage of storages) {
-      if (!allows(access, caller.subject, `/storage/${storage}`, ['Datastore.AllocateSpace'])) throw permissionDenied({ path: `/storage/${storage}`, privileges: ['Datastore.AllocateSpace'] });
+      if (!allows(access, caller.subject, `/storage/${storage}`, ['Datastore.AllocateSpace']))
+        throw permissionDenied({ path: `/storage/${storage}`, privileges: ['Datastore.AllocateSpace'] });
     }
   }
 
   /** Inserts a new guest locked for its making, into `pool` when given (an unknown pool is a 404, nothing inserted); its vmid taken anywhere in the cluster is a 409. */
-  async insert(kind: GuestKind, guest: { vmid: number; node: string; config: Record<string, string>; lock: MakingLock }, pool: string | undefined): Promise<void> {
+  async insert(
+    kind: GuestKind,
+    guest: { vmid: number; node: string; config: Record<string, string>; lock: MakingLock },
+    pool: string | undefined,
+  ): Promise<void> {
     try {
-      await this.repository.insert({ ...guest, type: kind.type }, pool === undefined ? undefined : (db) => this.poolMembers.add(db, pool, guest.vmid));
+      await this.repository.insert(
+        { ...guest, type: kind.type },
+        pool === undefined ? undefined : (db) => this.poolMembers.add(db, pool, guest.vmid),
+      );
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       const other = await this.repository.get(guest.vmid);

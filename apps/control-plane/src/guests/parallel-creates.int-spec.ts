@@ -25,7 +25,12 @@ describe('200 parallel creates', () => {
   it('all succeed, duplicates get 409, and every guest exists whole', async () => {
     const create = async (vmid: number | 'next') => {
       const id = vmid === 'next' ? Number(dataOf<string>(await call(t, 'GET', '/cluster/nextid'))) : vmid;
-      return { vmid: id, res: await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: id, name: `vm${id}`, scsi0: 'local:1', net0: 'virtio,bridge=vmbr0' } }) };
+      return {
+        vmid: id,
+        res: await call(t, 'POST', '/nodes/pve1/qemu', {
+          form: { vmid: id, name: `vm${id}`, scsi0: 'local:1', net0: 'virtio,bridge=vmbr0' },
+        }),
+      };
     };
     const explicit = Array.from({ length: 100 }, (_, i) => create(5000 + i));
     const fromNextid = Array.from({ length: 100 }, () => create('next'));
@@ -36,11 +41,15 @@ describe('200 parallel creates', () => {
     const byStatus = (status: number) => results.filter((result) => result.res.status === status);
     expect(byStatus(200)).toHaveLength(200);
     expect(byStatus(409)).toHaveLength(10);
-    for (const { res } of byStatus(409)) expect(res.json<{ errors: { message: string }[] }>().errors[0]?.message).toMatch(/^VM 50\d\d already exists: it is on node 'pve1'$/);
+    for (const { res } of byStatus(409))
+      expect(res.json<{ errors: { message: string }[] }>().errors[0]?.message).toMatch(/^VM 50\d\d already exists: it is on node 'pve1'$/);
     expect(new Set(byStatus(200).map((result) => result.vmid)).size).toBe(200);
 
     for (const { res } of byStatus(200)) expect(await finished(t, 'pve1', dataOf<string>(res))).toBe('OK');
-    const rows = (await t.dataSource.query('SELECT count(*)::int AS "all", count("lock")::int AS "locked" FROM "guests"')) as { all: number; locked: number }[];
+    const rows = (await t.dataSource.query('SELECT count(*)::int AS "all", count("lock")::int AS "locked" FROM "guests"')) as {
+      all: number;
+      locked: number;
+    }[];
     expect(rows).toEqual([{ all: 200, locked: 0 }]);
     const creates = (await t.dataSource.query(`SELECT count(*)::int AS "n" FROM "events" WHERE "event" = 'vm-create'`)) as { n: number }[];
     expect(creates).toEqual([{ n: 200 }]);

@@ -47,7 +47,11 @@ export function statusEntry(state: GuestState): GuestStatus {
 
 /** PVE's `maxdisk`: the size of the boot disk (VMs) or the root file system (containers). */
 function bootDiskSize(type: 'qemu' | 'lxc', config: Readonly<Record<string, string>>): number {
-  const key = type === 'lxc' ? 'rootfs' : (/(?:order=|;)((?:scsi|virtio|sata|ide)\d+)/.exec(config['boot'] ?? '')?.[1] ?? Object.keys(config).find((candidate) => /^(?:scsi|virtio|sata|ide)\d+$/.test(candidate)));
+  const key =
+    type === 'lxc'
+      ? 'rootfs'
+      : (/(?:order=|;)((?:scsi|virtio|sata|ide)\d+)/.exec(config['boot'] ?? '')?.[1] ??
+        Object.keys(config).find((candidate) => /^(?:scsi|virtio|sata|ide)\d+$/.test(candidate)));
   const value = key === undefined ? undefined : config[key];
   if (value === undefined) return 0;
   const size = (type === 'lxc' ? parseMount(value) : parseDisk(value)).options.get('size');

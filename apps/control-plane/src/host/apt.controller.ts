@@ -52,6 +52,8 @@ export class AptController {
   @Endpoint(APT_ENDPOINTS.changelog)
   changelog(@Params() { node, ...package_ }: ParamsOf<Endpoints['changelog']>): Promise<string> {
     this.nodes.existing(node);
-    return this.hub.request(node, 'node.apt.changelog', commandParams('node.apt.changelog', package_, sameName()), { timeoutMs: HOST_READ_MS });
+    return this.hub.request(node, 'node.apt.changelog', commandParams('node.apt.changelog', package_, sameName()), {
+      timeoutMs: HOST_READ_MS,
+    });
   }
 }

@@ -24,7 +24,10 @@ export const DiskEntry = z.object({
   wwn: z.string().optional(),
   gpt: z.union([z.literal(0), z.literal(1)]),
   mounted: z.union([z.literal(0), z.literal(1)]),
-  used: z.string().optional().meta({ description: 'What uses the disk (`partitions`, `LVM`, `ZFS`, `mounted`, a file system); absent when unused.' }),
+  used: z
+    .string()
+    .optional()
+    .meta({ description: 'What uses the disk (`partitions`, `LVM`, `ZFS`, `mounted`, a file system); absent when unused.' }),
   health: z.string().optional().meta({ description: "SMART's verdict where smartctl is installed." }),
   osdid: z.literal(-1).meta({ description: 'PVE: the Ceph OSD on the disk; Corral manages no Ceph, always -1.' }),
   'osdid-list': z.array(z.number().int()).meta({ description: 'PVE: the Ceph OSDs on the disk; always empty.' }),
@@ -38,7 +41,8 @@ const initGpt = (path: string, summary: string) =>
     method: 'POST',
     path,
     summary,
-    description: 'Refused for a disk with partitions, a file system, mounts or holders (LVM, device mapper, RAID). Runs as a task; returns its UPID.',
+    description:
+      'Refused for a disk with partitions, a file system, mounts or holders (LVM, device mapper, RAID). Runs as a task; returns its UPID.',
     parameters: z.object({
       ...NODE,
       disk: stringParam({ description: 'The whole disk, e.g. `/dev/sdb`.', maxLength: 255 }),
@@ -59,6 +63,6 @@ export const DISKS_ENDPOINTS = {
   }),
   list: list('/nodes/{node}/disks/list', "The host's whole disks (PVE's path)"),
   specList: list('/nodes/{node}/disk', "The host's whole disks (Corral's path)"),
-  initGpt: initGpt('/nodes/{node}/disks/initgpt', 'Write an empty GPT to an unused disk (PVE\'s path)'),
+  initGpt: initGpt('/nodes/{node}/disks/initgpt', "Write an empty GPT to an unused disk (PVE's path)"),
   specInitGpt: initGpt('/nodes/{node}/disk', "Write an empty GPT to an unused disk (Corral's path)"),
 };

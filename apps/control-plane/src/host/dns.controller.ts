@@ -22,15 +22,22 @@ export class DnsController {
     this.nodes.existing(node);
     const { search, servers } = await this.hub.request(node, 'node.dns.get', {}, { timeoutMs: HOST_READ_MS });
     const [dns1, dns2, dns3] = servers;
-    return { ...(search.length > 0 ? { search: search.join(' ') } : {}), ...(dns1 ? { dns1 } : {}), ...(dns2 ? { dns2 } : {}), ...(dns3 ? { dns3 } : {}) };
+    return {
+      ...(search.length > 0 ? { search: search.join(' ') } : {}),
+      ...(dns1 ? { dns1 } : {}),
+      ...(dns2 ? { dns2 } : {}),
+      ...(dns3 ? { dns3 } : {}),
+    };
   }
 
   @Endpoint(DNS_ENDPOINTS.set)
   async set(@Params() { node, search, ...dns }: ParamsOf<Endpoints['set']>): Promise<null> {
     this.nodes.existing(node);
     const given = (['dns1', 'dns2', 'dns3'] as const).filter((key) => dns[key] !== undefined);
-    const settings = commandParams('node.dns.set', { search: search.split(/\s+/).filter(Boolean), servers: given.map((key) => dns[key]) }, (path) =>
-      path[0] === 'servers' && typeof path[1] === 'number' ? (given[path[1]] ?? 'dns1') : 'search',
+    const settings = commandParams(
+      'node.dns.set',
+      { search: search.split(/\s+/).filter(Boolean), servers: given.map((key) => dns[key]) },
+      (path) => (path[0] === 'servers' && typeof path[1] === 'number' ? (given[path[1]] ?? 'dns1') : 'search'),
     );
     await this.hub.request(node, 'node.dns.set', settings, { timeoutMs: HOST_WRITE_MS });
     return null;

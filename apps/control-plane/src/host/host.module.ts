@@ -9,5 +9,8 @@ import { NetworkController } from './network.controller.js';
 import { ScanController } from './scan.controller.js';
 
 /** The node endpoints that read or change the host itself, each through the node's agent. */
-@Module({ imports: [AgentsModule, NodesModule, TasksModule], controllers: [DnsController, AptController, DisksController, NetworkController, ScanController] })
+@Module({
+  imports: [AgentsModule, NodesModule, TasksModule],
+  controllers: [DnsController, AptController, DisksController, NetworkController, ScanController],
+})
 export class HostModule {}

@@ -20,7 +20,10 @@ const PROTOCOL_NAME = Object.fromEntries(Object.entries(PVE_NAME).map(([field, p
 /** A create request's PVE parameters as the protocol's fields (lists from space-separated strings). */
 export function newInterfaceFields(params: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(params).map(([param, value]) => [PROTOCOL_NAME[param] ?? param, LISTS.has(param) && typeof value === 'string' ? value.split(/[\s,;]+/).filter(Boolean) : value]),
+    Object.entries(params).map(([param, value]) => [
+      PROTOCOL_NAME[param] ?? param,
+      LISTS.has(param) && typeof value === 'string' ? value.split(/[\s,;]+/).filter(Boolean) : value,
+    ]),
   );
 }
 

@@ -52,7 +52,9 @@ export class NetworkController {
     const found = (await this.interfaces(node)).find((entry) => entry.iface === iface);
     if (!found) throw notFound(`interface '${iface}' on node '${node}'`);
     if (found.method === undefined) throw notFound(`a stanza of interface '${iface}' in the interfaces file of node '${node}'`);
-    await this.hub.request(node, 'node.network.delete', commandParams('node.network.delete', { iface }, sameName()), { timeoutMs: HOST_WRITE_MS });
+    await this.hub.request(node, 'node.network.delete', commandParams('node.network.delete', { iface }, sameName()), {
+      timeoutMs: HOST_WRITE_MS,
+    });
     return null;
   }
 

@@ -4,9 +4,24 @@ const basic = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
 
 describe('readCredentials', () => {
   it("reads PVE's and Corral's API token headers, splitting at the last =", () => {
-    expect(readCredentials({ authorization: 'PVEAPIToken=root@pam!ci=0b8f-aa' })).toEqual({ kind: 'token', userid: 'root@pam', tokenid: 'ci', secret: '0b8f-aa' });
-    expect(readCredentials({ authorization: 'SVCAPIToken=alice@pve!a=b=c' })).toEqual({ kind: 'token', userid: 'alice@pve', tokenid: 'a=b', secret: 'c' });
-    expect(readCredentials({ authorization: 'SVCAPIToken alice@pve=s3cret' })).toEqual({ kind: 'token', userid: 'alice@pve', tokenid: null, secret: 's3cret' });
+    expect(readCredentials({ authorization: 'PVEAPIToken=root@pam!ci=0b8f-aa' })).toEqual({
+      kind: 'token',
+      userid: 'root@pam',
+      tokenid: 'ci',
+      secret: '0b8f-aa',
+    });
+    expect(readCredentials({ authorization: 'SVCAPIToken=alice@pve!a=b=c' })).toEqual({
+      kind: 'token',
+      userid: 'alice@pve',
+      tokenid: 'a=b',
+      secret: 'c',
+    });
+    expect(readCredentials({ authorization: 'SVCAPIToken alice@pve=s3cret' })).toEqual({
+      kind: 'token',
+      userid: 'alice@pve',
+      tokenid: null,
+      secret: 's3cret',
+    });
   });
 
   it('refuses a token without a secret', () => {

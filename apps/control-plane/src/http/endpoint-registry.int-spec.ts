@@ -14,7 +14,14 @@ class UndeclaredController {
   }
 }
 
-const twice = endpoint({ method: 'GET', path: '/twice', summary: 's', parameters: z.object({}), returns: z.null(), permission: { kind: 'public' } });
+const twice = endpoint({
+  method: 'GET',
+  path: '/twice',
+  summary: 's',
+  parameters: z.object({}),
+  returns: z.null(),
+  permission: { kind: 'public' },
+});
 @Controller()
 class DuplicateController {
   @Endpoint(twice)
@@ -28,7 +35,14 @@ class DuplicateController {
   }
 }
 
-const unnamed = endpoint({ method: 'GET', path: '/things/{id}', summary: 's', parameters: z.object({}), returns: z.null(), permission: { kind: 'public' } });
+const unnamed = endpoint({
+  method: 'GET',
+  path: '/things/{id}',
+  summary: 's',
+  parameters: z.object({}),
+  returns: z.null(),
+  permission: { kind: 'public' },
+});
 @Controller()
 class UndeclaredPlaceholderController {
   @Endpoint(unnamed)
@@ -65,7 +79,9 @@ describe('endpoint declarations', () => {
   });
 
   it('refuses to start when a path is declared twice', async () => {
-    await expect(startTestApp({ controllers: [DuplicateController] })).rejects.toThrow("Method 'GET' already declared for route '/api2/json/twice'");
+    await expect(startTestApp({ controllers: [DuplicateController] })).rejects.toThrow(
+      "Method 'GET' already declared for route '/api2/json/twice'",
+    );
   });
 
   it('refuses to start when a path placeholder is not a declared parameter', async () => {

@@ -19,7 +19,12 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
  * - `anyOf`, `allOf`: combinations.
  */
 export type Check =
-  | { readonly kind: 'privileges'; readonly path: string; readonly privileges: readonly [Privilege, ...Privilege[]]; readonly any?: boolean }
+  | {
+      readonly kind: 'privileges';
+      readonly path: string;
+      readonly privileges: readonly [Privilege, ...Privilege[]];
+      readonly any?: boolean;
+    }
   | { readonly kind: 'self'; readonly param: string }
   | { readonly kind: 'groups'; readonly param: string; readonly privileges: readonly [Privilege, ...Privilege[]]; readonly any?: boolean }
   | { readonly kind: 'permModify'; readonly path: string }
@@ -77,7 +82,11 @@ const NEST_METHOD: Record<HttpMethod, RequestMethod> = {
 };
 
 type Handler<E extends EndpointDeclaration> = (...args: never[]) => ResultOf<E> | Promise<ResultOf<E>>;
-type Method<E extends EndpointDeclaration> = <H extends Handler<E>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H>) => void;
+type Method<E extends EndpointDeclaration> = <H extends Handler<E>>(
+  target: object,
+  key: string | symbol,
+  descriptor: TypedPropertyDescriptor<H>,
+) => void;
 
 /**
  * Mounts a controller method as the declared endpoint (its return type must match `returns`) and

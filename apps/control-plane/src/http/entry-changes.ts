@@ -10,10 +10,17 @@ import { commaListParam, stringParam } from './params.js';
 
 /** `delete`: the settings a change resets, comma-separated, of those `deletable`. */
 export function deleteParam(deletable: readonly [string, ...string[]]) {
-  return commaListParam(z.enum(deletable, { error: (issue) => `cannot delete '${String(issue.input)}'` }), 'Settings to reset, comma-separated.');
+  return commaListParam(
+    z.enum(deletable, { error: (issue) => `cannot delete '${String(issue.input)}'` }),
+    'Settings to reset, comma-separated.',
+  );
 }
 
-export const digestParam = () => stringParam({ description: 'The `digest` of the read this change is based on: refused (409) if the entry changed since.', maxLength: 64 });
+export const digestParam = () =>
+  stringParam({
+    description: 'The `digest` of the read this change is based on: refused (409) if the entry changed since.',
+    maxLength: 64,
+  });
 
 /** A setting given both to set and in `delete`: a 400 naming `delete`. */
 export function setAndDeleted(params: Readonly<Record<string, unknown>>, deleted: readonly string[]): string | undefined {
@@ -25,7 +32,8 @@ export function setAndDeleted(params: Readonly<Record<string, unknown>>, deleted
  * copy conflicts with the stored one.
  */
 export function checkDigest(current: string, given: string | undefined): void {
-  if (given !== undefined && given !== current) throw new ApiError('CONFIG_CHANGED', 'detected modified configuration - file changed by other user? Try again.');
+  if (given !== undefined && given !== current)
+    throw new ApiError('CONFIG_CHANGED', 'detected modified configuration - file changed by other user? Try again.');
 }
 
 /** PVE shows a set flag as 1 and leaves out one that is not set. */

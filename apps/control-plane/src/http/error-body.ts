@@ -21,7 +21,10 @@ export interface ErrorAnswer {
 export function errorAnswer(format: ErrorFormat, error: ApiError, status: number): ErrorAnswer {
   const problems = error.details.problems;
   if (format === 'spec') {
-    return { reason: error.details.reason ?? error.message, body: { data: null, errors: (problems ?? [{ message: error.message }]).map((item) => ({ code: status, ...item })) } };
+    return {
+      reason: error.details.reason ?? error.message,
+      body: { data: null, errors: (problems ?? [{ message: error.message }]).map((item) => ({ code: status, ...item })) },
+    };
   }
   if (problems !== undefined) {
     const errors = Object.fromEntries(problems.map((problem) => [problem.param, problem.message]));

@@ -34,7 +34,10 @@ export async function registerMultipart(fastify: FastifyInstance): Promise<void>
 /** A multipart body for an endpoint that takes none: 415, before anything of it is read. */
 export function refuseMultipart(request: FastifyRequest, declaration: EndpointDeclaration): void {
   if (!declaration.upload && request.isMultipart()) {
-    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `unsupported content type 'multipart/form-data' for ${declaration.method} ${declaration.path}: only uploads take it`);
+    throw new ApiError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `unsupported content type 'multipart/form-data' for ${declaration.method} ${declaration.path}: only uploads take it`,
+    );
   }
 }
 
@@ -44,7 +47,10 @@ export function refuseMultipart(request: FastifyRequest, declaration: EndpointDe
  * fields after the file are not seen (PVE's clients send them first). A body larger than the
  * endpoint's limit is refused by its length before anything is read.
  */
-export async function readUploadForm(request: FastifyRequest, upload: NonNullable<EndpointDeclaration['upload']>): Promise<Record<string, unknown>> {
+export async function readUploadForm(
+  request: FastifyRequest,
+  upload: NonNullable<EndpointDeclaration['upload']>,
+): Promise<Record<string, unknown>> {
   const length = Number(request.headers['content-length'] ?? 0);
   if (length > upload.maxBytes + FORM_OVERHEAD_BYTES) throw tooLarge(upload.maxBytes);
   const fields: [string, unknown][] = [];
@@ -65,7 +71,8 @@ export async function readUploadForm(request: FastifyRequest, upload: NonNullabl
   for (const [name, value] of fields) params[name] = name in params ? [params[name], value].flat() : value;
   if (file === undefined) return params;
   request.corralUpload = file;
-  if (file.fieldname !== upload.file) throw badParam(upload.file, `the file must be the form part '${upload.file}', not '${file.fieldname}'`);
+  if (file.fieldname !== upload.file)
+    throw badParam(upload.file, `the file must be the form part '${upload.file}', not '${file.fieldname}'`);
   return { ...params, [upload.file]: file.filename };
 }
 

@@ -12,7 +12,13 @@ function show(value: unknown): string {
   return Array.isArray(value) ? 'a list (the key was given more than once)' : `'${String(value)}'`;
 }
 
-export function stringParam(options: { description: string; minLength?: number; maxLength?: number; pattern?: RegExp; patternHint?: string }) {
+export function stringParam(options: {
+  description: string;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: RegExp;
+  patternHint?: string;
+}) {
   let schema = z.string({ error: (issue) => `expected a string, got ${show(issue.input)}` });
   if (options.minLength !== undefined) schema = schema.min(options.minLength, `must be at least ${options.minLength} characters`);
   if (options.maxLength !== undefined) schema = schema.max(options.maxLength, `must be at most ${options.maxLength} characters`);
@@ -41,7 +47,9 @@ export function booleanParam(options: { description: string }) {
 
 /** A list: repeated keys in a form or query, a JSON array, or a single value. */
 export function listParam<T extends z.ZodType>(item: T, options: { description: string }) {
-  return z.preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), z.array(item)).meta({ description: options.description });
+  return z
+    .preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), z.array(item))
+    .meta({ description: options.description });
 }
 
 function bounds(options: { min?: number; max?: number }): { minimum?: number; maximum?: number } {

@@ -23,7 +23,8 @@ export function restOfPath(path: string): string | undefined {
 export function restOfPathProblem(path: string): string | null {
   const rest = [...path.matchAll(PLACEHOLDER)].filter((match) => match[2] === '+');
   if (rest.length === 0) return null;
-  if (rest.length > 1 || !path.endsWith(`/${rest[0]?.[0] ?? ''}`)) return `a rest-of-path placeholder {name+} must be the last segment, and the only one`;
+  if (rest.length > 1 || !path.endsWith(`/${rest[0]?.[0] ?? ''}`))
+    return `a rest-of-path placeholder {name+} must be the last segment, and the only one`;
   return null;
 }
 

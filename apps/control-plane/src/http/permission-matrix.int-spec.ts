@@ -1,6 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { API_MODULES } from '../app.module.js';
-import { addGroup, addRole, addToken, addUser, apiToken, basic, call, dataOf, grant, ROOT, type Form, type Headers } from '../../test-support/access-fixture.js';
+import {
+  addGroup,
+  addRole,
+  addToken,
+  addUser,
+  apiToken,
+  basic,
+  call,
+  dataOf,
+  grant,
+  ROOT,
+  type Form,
+  type Headers,
+} from '../../test-support/access-fixture.js';
 import { joinNode } from '../../test-support/node-fixture.js';
 import { startTestApp, TEST_ROOT_PASSWORD, type TestApp } from '../../test-support/test-app.js';
 import { GuestRow } from '../inventory/guests/guest.entity.js';
@@ -78,7 +91,8 @@ const addFirewallAlias = (prefix: string) => async (t: TestApp, c: Caller) =>
   void dataOf(await call(t, 'POST', '/nodes/matrix/firewall/aliases', { form: { name: `${prefix}-${c}`, cidr: '192.0.2.3' } }));
 
 /** A pool per caller, made in the row's setup: Pool.Audit is PVEAuditor's, Pool.Allocate only root's here. */
-const addPool = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', '/pools', { form: { poolid: `${prefix}-${c}` } }));
+const addPool = (prefix: string) => async (t: TestApp, c: Caller) =>
+  void dataOf(await call(t, 'POST', '/pools', { form: { poolid: `${prefix}-${c}` } }));
 /** CT 101 moved into the caller's pool. */
 const poolWithGuest = async (t: TestApp, c: Caller) => {
   await addPool('out')(t, c);
@@ -94,22 +108,27 @@ const addStorage = (prefix: string) => async (t: TestApp, c: Caller) =>
 
 /** A backup job per caller, made in the row's setup; its schedule is never due while the test runs. */
 const BACKUP_JOB = { schedule: '2199-12-31 23:59', all: 1 };
-const addBackupJob = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', '/cluster/backup', { form: { id: `${prefix}-${c}`, ...BACKUP_JOB } }));
+const addBackupJob = (prefix: string) => async (t: TestApp, c: Caller) =>
+  void dataOf(await call(t, 'POST', '/cluster/backup', { form: { id: `${prefix}-${c}`, ...BACKUP_JOB } }));
 
 /** A webhook and a matcher per caller, made in the row's setup (Mapping.Modify is root's only here). */
 const WEBHOOKS = '/cluster/notifications/endpoints/webhook';
-const addWebhook = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', WEBHOOKS, { form: { name: `${prefix}-${c}`, url: 'http://192.0.2.1/hook' } }));
-const addMatcher = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', '/cluster/notifications/matchers', { form: { name: `${prefix}-${c}` } }));
+const addWebhook = (prefix: string) => async (t: TestApp, c: Caller) =>
+  void dataOf(await call(t, 'POST', WEBHOOKS, { form: { name: `${prefix}-${c}`, url: 'http://192.0.2.1/hook' } }));
+const addMatcher = (prefix: string) => async (t: TestApp, c: Caller) =>
+  void dataOf(await call(t, 'POST', '/cluster/notifications/matchers', { form: { name: `${prefix}-${c}` } }));
 
 /** VM 150, under HA or not as the row needs: apart from the guests whose own rows run power actions and destroys. */
 const haGuest = (underHa: boolean) => async (t: TestApp) => {
-  if (!(await t.dataSource.manager.exists(GuestRow, { where: { vmid: 150 } }))) await t.app.get(GuestsRepository).insert({ vmid: 150, type: 'qemu', node: 'matrix', config: {}, lock: null });
+  if (!(await t.dataSource.manager.exists(GuestRow, { where: { vmid: 150 } })))
+    await t.app.get(GuestsRepository).insert({ vmid: 150, type: 'qemu', node: 'matrix', config: {}, lock: null });
   const found = (await call(t, 'GET', '/cluster/ha/resources/vm:150')).status === 200;
   if (underHa && !found) dataOf(await call(t, 'POST', '/cluster/ha/resources', { form: { sid: 'vm:150' } }));
   if (!underHa && found) dataOf(await call(t, 'DELETE', '/cluster/ha/resources/vm:150'));
 };
 /** An HA group per caller, made in the row's setup (Sys.Console is root's only here). */
-const addHaGroup = (prefix: string) => async (t: TestApp, c: Caller) => void dataOf(await call(t, 'POST', '/cluster/ha/groups', { form: { group: `${prefix}-${c}`, nodes: 'matrix' } }));
+const addHaGroup = (prefix: string) => async (t: TestApp, c: Caller) =>
+  void dataOf(await call(t, 'POST', '/cluster/ha/groups', { form: { group: `${prefix}-${c}`, nodes: 'matrix' } }));
 
 const ROWS: readonly Row[] = [
   { endpoint: 'GET /version', request: () => ({ path: '/version' }), expect: PUBLIC },
@@ -117,8 +136,16 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /access', request: () => ({ path: '/access' }), expect: ANY_CALLER },
   { endpoint: 'GET /access/domains', request: () => ({ path: '/access/domains' }), expect: PUBLIC },
   { endpoint: 'GET /access/domains/{realm}', request: () => ({ path: '/access/domains/pve' }), expect: AUDITORS },
-  { endpoint: 'POST /access/domains', request: (c) => ({ path: '/access/domains', form: { realm: `new-${c}`, type: 'openid' } }), expect: ROOT_ONLY },
-  { endpoint: 'PUT /access/domains/{realm}', request: () => ({ path: '/access/domains/pve', form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'POST /access/domains',
+    request: (c) => ({ path: '/access/domains', form: { realm: `new-${c}`, type: 'openid' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'PUT /access/domains/{realm}',
+    request: () => ({ path: '/access/domains/pve', form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
   {
     endpoint: 'DELETE /access/domains/{realm}',
     setup: async (t, c) => void dataOf(await call(t, 'POST', '/access/domains', { form: { realm: `gone-${c}`, type: 'openid' } })),
@@ -126,31 +153,65 @@ const ROWS: readonly Row[] = [
     expect: ROOT_ONLY,
   },
   { endpoint: 'GET /access/ticket', request: () => ({ path: '/access/ticket' }), expect: PUBLIC },
-  { endpoint: 'POST /access/ticket', request: () => ({ path: '/access/ticket', form: { username: 'root@pam', password: TEST_ROOT_PASSWORD } }), expect: PUBLIC },
+  {
+    endpoint: 'POST /access/ticket',
+    request: () => ({ path: '/access/ticket', form: { username: 'root@pam', password: TEST_ROOT_PASSWORD } }),
+    expect: PUBLIC,
+  },
 
   { endpoint: 'GET /access/users', request: () => ({ path: '/access/users' }), expect: ANY_CALLER },
   { endpoint: 'POST /access/users', request: (c) => ({ path: '/access/users', form: { userid: `new-${c}@pve` } }), expect: ROOT_ONLY },
   { endpoint: 'GET /access/users/{userid}', request: () => ({ path: '/access/users/target@pve' }), expect: AUDITORS },
-  { endpoint: 'PUT /access/users/{userid}', request: () => ({ path: '/access/users/target@pve', form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'PUT /access/users/{userid}',
+    request: () => ({ path: '/access/users/target@pve', form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
   {
     endpoint: 'DELETE /access/users/{userid}',
     setup: (t, c) => addUser(t, `gone-${c}@pve`),
     request: (c) => ({ path: `/access/users/gone-${c}@pve` }),
     expect: ROOT_ONLY,
   },
-  { endpoint: 'PUT /access/password', request: () => ({ path: '/access/password', form: { userid: 'target@pve', password: 'another-password' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'PUT /access/password',
+    request: () => ({ path: '/access/password', form: { userid: 'target@pve', password: 'another-password' } }),
+    expect: ROOT_ONLY,
+  },
 
   { endpoint: 'GET /access/groups', request: () => ({ path: '/access/groups' }), expect: ANY_CALLER },
   { endpoint: 'POST /access/groups', request: (c) => ({ path: '/access/groups', form: { groupid: `new-${c}` } }), expect: ROOT_ONLY },
   { endpoint: 'GET /access/groups/{groupid}', request: () => ({ path: '/access/groups/ops' }), expect: AUDITORS },
-  { endpoint: 'PUT /access/groups/{groupid}', request: () => ({ path: '/access/groups/ops', form: { comment: 'changed' } }), expect: ROOT_ONLY },
-  { endpoint: 'DELETE /access/groups/{groupid}', setup: (t, c) => addGroup(t, `gone-${c}`), request: (c) => ({ path: `/access/groups/gone-${c}` }), expect: ROOT_ONLY },
+  {
+    endpoint: 'PUT /access/groups/{groupid}',
+    request: () => ({ path: '/access/groups/ops', form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'DELETE /access/groups/{groupid}',
+    setup: (t, c) => addGroup(t, `gone-${c}`),
+    request: (c) => ({ path: `/access/groups/gone-${c}` }),
+    expect: ROOT_ONLY,
+  },
 
   { endpoint: 'GET /access/roles', request: () => ({ path: '/access/roles' }), expect: ANY_CALLER },
-  { endpoint: 'POST /access/roles', request: (c) => ({ path: '/access/roles', form: { roleid: `New-${c}`, privs: 'VM.Audit' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'POST /access/roles',
+    request: (c) => ({ path: '/access/roles', form: { roleid: `New-${c}`, privs: 'VM.Audit' } }),
+    expect: ROOT_ONLY,
+  },
   { endpoint: 'GET /access/roles/{roleid}', request: () => ({ path: '/access/roles/PVEAuditor' }), expect: ANY_CALLER },
-  { endpoint: 'PUT /access/roles/{roleid}', request: () => ({ path: '/access/roles/Custom', form: { privs: 'VM.Audit,VM.Console' } }), expect: ROOT_ONLY },
-  { endpoint: 'DELETE /access/roles/{roleid}', setup: (t, c) => addRole(t, `Gone-${c}`, ['VM.Audit']), request: (c) => ({ path: `/access/roles/Gone-${c}` }), expect: ROOT_ONLY },
+  {
+    endpoint: 'PUT /access/roles/{roleid}',
+    request: () => ({ path: '/access/roles/Custom', form: { privs: 'VM.Audit,VM.Console' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'DELETE /access/roles/{roleid}',
+    setup: (t, c) => addRole(t, `Gone-${c}`, ['VM.Audit']),
+    request: (c) => ({ path: `/access/roles/Gone-${c}` }),
+    expect: ROOT_ONLY,
+  },
 
   { endpoint: 'GET /access/acl', request: () => ({ path: '/access/acl' }), expect: ANY_CALLER },
   { endpoint: 'PUT /access/acl', request: () => ({ path: '/access/acl', form: aclChange }), expect: ROOT_ONLY },
@@ -163,7 +224,13 @@ const ROWS: readonly Row[] = [
   { endpoint: 'POST /cluster/join-tokens', request: () => ({ path: '/cluster/join-tokens', form: { ttl: 60 } }), expect: ROOT_ONLY },
   {
     endpoint: 'DELETE /cluster/join-tokens/{id}',
-    setup: (t, c) => t.app.get(JoinTokensRepository).insert({ id: joinTokenId(c), secretHash: 'x', expire: 4102444800, node: null, replace: false, comment: null, createdBy: 'root@pam' }, 0),
+    setup: (t, c) =>
+      t.app
+        .get(JoinTokensRepository)
+        .insert(
+          { id: joinTokenId(c), secretHash: 'x', expire: 4102444800, node: null, replace: false, comment: null, createdBy: 'root@pam' },
+          0,
+        ),
     request: (c) => ({ path: `/cluster/join-tokens/${joinTokenId(c)}` }),
     expect: ROOT_ONLY,
   },
@@ -179,22 +246,46 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /nodes/{node}/status', request: () => ({ path: '/nodes/matrix/status' }), expect: AUDIT_OFFLINE_NODE },
   { endpoint: 'GET /nodes/{node}/subscription', request: () => ({ path: '/nodes/matrix/subscription' }), expect: AUDITORS },
   { endpoint: 'GET /nodes/{node}/dns', request: () => ({ path: '/nodes/matrix/dns' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'PUT /nodes/{node}/dns', request: () => ({ path: '/nodes/matrix/dns', form: { search: 'example.com' } }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'PUT /nodes/{node}/dns',
+    request: () => ({ path: '/nodes/matrix/dns', form: { search: 'example.com' } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
   { endpoint: 'GET /nodes/{node}/apt', request: () => ({ path: '/nodes/matrix/apt' }), expect: ANY_CALLER },
   { endpoint: 'GET /nodes/{node}/apt/update', request: () => ({ path: '/nodes/matrix/apt/update' }), expect: MODIFY_OFFLINE_NODE },
   { endpoint: 'POST /nodes/{node}/apt/update', request: () => ({ path: '/nodes/matrix/apt/update' }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'GET /nodes/{node}/apt/changelog', request: () => ({ path: '/nodes/matrix/apt/changelog', query: 'name=curl' }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'GET /nodes/{node}/apt/changelog',
+    request: () => ({ path: '/nodes/matrix/apt/changelog', query: 'name=curl' }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
   { endpoint: 'GET /nodes/{node}/disks', request: () => ({ path: '/nodes/matrix/disks' }), expect: ANY_CALLER },
   { endpoint: 'GET /nodes/{node}/disks/list', request: () => ({ path: '/nodes/matrix/disks/list' }), expect: AUDIT_OFFLINE_NODE },
   { endpoint: 'GET /nodes/{node}/disk', request: () => ({ path: '/nodes/matrix/disk' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/disks/initgpt', request: () => ({ path: '/nodes/matrix/disks/initgpt', form: { disk: '/dev/sdb' } }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/disk', request: () => ({ path: '/nodes/matrix/disk', form: { disk: '/dev/sdb' } }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'POST /nodes/{node}/disks/initgpt',
+    request: () => ({ path: '/nodes/matrix/disks/initgpt', form: { disk: '/dev/sdb' } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/disk',
+    request: () => ({ path: '/nodes/matrix/disk', form: { disk: '/dev/sdb' } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
   // Any caller may list a node's network (PVE): every authenticated caller reaches the offline node.
   { endpoint: 'GET /nodes/{node}/network', request: () => ({ path: '/nodes/matrix/network' }), expect: '401 503 503 503 503 503' },
   { endpoint: 'GET /nodes/{node}/network/{iface}', request: () => ({ path: '/nodes/matrix/network/vmbr0' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/network', request: () => ({ path: '/nodes/matrix/network', form: { iface: 'vmbr9', type: 'bridge' } }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'POST /nodes/{node}/network',
+    request: () => ({ path: '/nodes/matrix/network', form: { iface: 'vmbr9', type: 'bridge' } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
   { endpoint: 'PUT /nodes/{node}/network', request: () => ({ path: '/nodes/matrix/network' }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'DELETE /nodes/{node}/network/{iface}', request: () => ({ path: '/nodes/matrix/network/vmbr9' }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'DELETE /nodes/{node}/network/{iface}',
+    request: () => ({ path: '/nodes/matrix/network/vmbr9' }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
   { endpoint: 'GET /nodes/{node}/scan', request: () => ({ path: '/nodes/matrix/scan' }), expect: AUDIT_OFFLINE_NODE },
   // Datastore.Allocate on /storage, which PVEAuditor lacks.
   { endpoint: 'GET /nodes/{node}/scan/lvm', request: () => ({ path: '/nodes/matrix/scan/lvm' }), expect: MODIFY_OFFLINE_NODE },
@@ -202,7 +293,11 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /nodes/{node}/tasks', request: () => ({ path: '/nodes/matrix/tasks' }), expect: ANY_CALLER },
   // root@pam's task: its owner and the auditors see it; a token is not its user.
   { endpoint: 'GET /nodes/{node}/tasks/{upid}', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}` }), expect: AUDITORS },
-  { endpoint: 'GET /nodes/{node}/tasks/{upid}/status', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}/status` }), expect: AUDITORS },
+  {
+    endpoint: 'GET /nodes/{node}/tasks/{upid}/status',
+    request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}/status` }),
+    expect: AUDITORS,
+  },
   { endpoint: 'GET /nodes/{node}/tasks/{upid}/log', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}/log` }), expect: AUDITORS },
   // Its owner, or Sys.Modify on the node (which PVEAuditor lacks).
   { endpoint: 'DELETE /nodes/{node}/tasks/{upid}', request: () => ({ path: `/nodes/matrix/tasks/${MATRIX_TASK}` }), expect: ROOT_ONLY },
@@ -211,22 +306,59 @@ const ROWS: readonly Row[] = [
   // The node firewall: stored while the node is offline (applied when its agent comes), so root's writes succeed.
   { endpoint: 'GET /nodes/{node}/firewall', request: () => ({ path: '/nodes/matrix/firewall' }), expect: ANY_CALLER },
   { endpoint: 'GET /nodes/{node}/firewall/rules', request: () => ({ path: '/nodes/matrix/firewall/rules' }), expect: AUDITORS },
-  { endpoint: 'POST /nodes/{node}/firewall/rules', request: () => ({ path: '/nodes/matrix/firewall/rules', form: FIREWALL_RULE }), expect: ROOT_ONLY },
-  { endpoint: 'GET /nodes/{node}/firewall/rules/{pos}', setup: addFirewallRule, request: () => ({ path: '/nodes/matrix/firewall/rules/0' }), expect: AUDITORS },
-  { endpoint: 'PUT /nodes/{node}/firewall/rules/{pos}', setup: addFirewallRule, request: () => ({ path: '/nodes/matrix/firewall/rules/0', form: { comment: 'changed' } }), expect: ROOT_ONLY },
-  { endpoint: 'DELETE /nodes/{node}/firewall/rules/{pos}', setup: addFirewallRule, request: () => ({ path: '/nodes/matrix/firewall/rules/0' }), expect: ROOT_ONLY },
+  {
+    endpoint: 'POST /nodes/{node}/firewall/rules',
+    request: () => ({ path: '/nodes/matrix/firewall/rules', form: FIREWALL_RULE }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'GET /nodes/{node}/firewall/rules/{pos}',
+    setup: addFirewallRule,
+    request: () => ({ path: '/nodes/matrix/firewall/rules/0' }),
+    expect: AUDITORS,
+  },
+  {
+    endpoint: 'PUT /nodes/{node}/firewall/rules/{pos}',
+    setup: addFirewallRule,
+    request: () => ({ path: '/nodes/matrix/firewall/rules/0', form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'DELETE /nodes/{node}/firewall/rules/{pos}',
+    setup: addFirewallRule,
+    request: () => ({ path: '/nodes/matrix/firewall/rules/0' }),
+    expect: ROOT_ONLY,
+  },
   { endpoint: 'GET /nodes/{node}/firewall/aliases', request: () => ({ path: '/nodes/matrix/firewall/aliases' }), expect: AUDITORS },
-  { endpoint: 'POST /nodes/{node}/firewall/aliases', request: (c) => ({ path: '/nodes/matrix/firewall/aliases', form: { name: `new-${c}`, cidr: '192.0.2.1' } }), expect: ROOT_ONLY },
-  { endpoint: 'GET /nodes/{node}/firewall/aliases/{name}', setup: addFirewallAlias('read'), request: (c) => ({ path: `/nodes/matrix/firewall/aliases/read-${c}` }), expect: AUDITORS },
+  {
+    endpoint: 'POST /nodes/{node}/firewall/aliases',
+    request: (c) => ({ path: '/nodes/matrix/firewall/aliases', form: { name: `new-${c}`, cidr: '192.0.2.1' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'GET /nodes/{node}/firewall/aliases/{name}',
+    setup: addFirewallAlias('read'),
+    request: (c) => ({ path: `/nodes/matrix/firewall/aliases/read-${c}` }),
+    expect: AUDITORS,
+  },
   {
     endpoint: 'PUT /nodes/{node}/firewall/aliases/{name}',
     setup: addFirewallAlias('edit'),
     request: (c) => ({ path: `/nodes/matrix/firewall/aliases/edit-${c}`, form: { cidr: '192.0.2.2' } }),
     expect: ROOT_ONLY,
   },
-  { endpoint: 'DELETE /nodes/{node}/firewall/aliases/{name}', setup: addFirewallAlias('gone'), request: (c) => ({ path: `/nodes/matrix/firewall/aliases/gone-${c}` }), expect: ROOT_ONLY },
+  {
+    endpoint: 'DELETE /nodes/{node}/firewall/aliases/{name}',
+    setup: addFirewallAlias('gone'),
+    request: (c) => ({ path: `/nodes/matrix/firewall/aliases/gone-${c}` }),
+    expect: ROOT_ONLY,
+  },
   { endpoint: 'GET /nodes/{node}/firewall/options', request: () => ({ path: '/nodes/matrix/firewall/options' }), expect: AUDITORS },
-  { endpoint: 'PUT /nodes/{node}/firewall/options', request: () => ({ path: '/nodes/matrix/firewall/options', form: { policy_in: 'REJECT' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'PUT /nodes/{node}/firewall/options',
+    request: () => ({ path: '/nodes/matrix/firewall/options', form: { policy_in: 'REJECT' } }),
+    expect: ROOT_ONLY,
+  },
 
   ...tokenRows('tokens', (user, tokenid) => ({ path: `/access/users/${user}/tokens`, form: { tokenid } })),
   ...tokenRows('token', (user, tokenid) => ({ path: `/access/users/${user}/token/${tokenid}` })),
@@ -238,124 +370,416 @@ const ROWS: readonly Row[] = [
   // Guests on the offline node: VM 100 (vmuser has PVEVMUser on it) and CT 101 (nobody but root and the auditors).
   ...guestRows('qemu', 100, { audit: VM_USER_AUDIT, power: VM_USER_POWER }),
   ...guestRows('lxc', 101, { audit: AUDITORS, power: MODIFY_OFFLINE_NODE }),
-  { endpoint: 'POST /nodes/{node}/qemu', request: () => ({ path: '/nodes/matrix/qemu', form: { vmid: 150 } }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/status/suspend', request: () => ({ path: '/nodes/matrix/qemu/100/status/suspend' }), expect: VM_USER_POWER },
-  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/status/reset', request: () => ({ path: '/nodes/matrix/qemu/100/status/reset' }), expect: VM_USER_POWER },
-  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/config', request: () => ({ path: '/nodes/matrix/qemu/100/config', form: { description: 'matrix' } }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/clone', request: (c) => ({ path: '/nodes/matrix/qemu/100/clone', form: { newid: 300 + CALLERS.indexOf(c) } }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/clone', request: (c) => ({ path: '/nodes/matrix/lxc/101/clone', form: { newid: 310 + CALLERS.indexOf(c) } }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'POST /nodes/{node}/qemu',
+    request: () => ({ path: '/nodes/matrix/qemu', form: { vmid: 150 } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/qemu/{vmid}/status/suspend',
+    request: () => ({ path: '/nodes/matrix/qemu/100/status/suspend' }),
+    expect: VM_USER_POWER,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/qemu/{vmid}/status/reset',
+    request: () => ({ path: '/nodes/matrix/qemu/100/status/reset' }),
+    expect: VM_USER_POWER,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/qemu/{vmid}/config',
+    request: () => ({ path: '/nodes/matrix/qemu/100/config', form: { description: 'matrix' } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/qemu/{vmid}/clone',
+    request: (c) => ({ path: '/nodes/matrix/qemu/100/clone', form: { newid: 300 + CALLERS.indexOf(c) } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/lxc/{vmid}/clone',
+    request: (c) => ({ path: '/nodes/matrix/lxc/101/clone', form: { newid: 310 + CALLERS.indexOf(c) } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/monitor', request: () => ({ path: '/nodes/matrix/qemu/100/monitor' }), expect: AUDITORS },
-  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/monitor', request: () => ({ path: '/nodes/matrix/qemu/100/monitor', form: { command: 'info status' } }), expect: AUDIT_OFFLINE_NODE },
+  {
+    endpoint: 'POST /nodes/{node}/qemu/{vmid}/monitor',
+    request: () => ({ path: '/nodes/matrix/qemu/100/monitor', form: { command: 'info status' } }),
+    expect: AUDIT_OFFLINE_NODE,
+  },
   // VM 100 has no cloud-init drive: those allowed get the 409 that says so; vmuser's PVEVMUser has VM.Config.Cloudinit.
-  { endpoint: 'GET /nodes/{node}/qemu/{vmid}/cloudinit', request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit' }), expect: VM_USER_AUDIT },
-  { endpoint: 'PUT /nodes/{node}/qemu/{vmid}/cloudinit', request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit' }), expect: '401 409 403 409 403 403' },
-  { endpoint: 'GET /nodes/{node}/qemu/{vmid}/cloudinit/dump', request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit/dump?type=user' }), expect: '401 409 409 409 403 409' },
+  {
+    endpoint: 'GET /nodes/{node}/qemu/{vmid}/cloudinit',
+    request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit' }),
+    expect: VM_USER_AUDIT,
+  },
+  {
+    endpoint: 'PUT /nodes/{node}/qemu/{vmid}/cloudinit',
+    request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit' }),
+    expect: '401 409 403 409 403 403',
+  },
+  {
+    endpoint: 'GET /nodes/{node}/qemu/{vmid}/cloudinit/dump',
+    request: () => ({ path: '/nodes/matrix/qemu/100/cloudinit/dump?type=user' }),
+    expect: '401 409 409 409 403 409',
+  },
   ...guestAgentRows(),
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/pending', request: () => ({ path: '/nodes/matrix/qemu/100/pending' }), expect: VM_USER_AUDIT },
   { endpoint: 'GET /nodes/{node}/lxc/{vmid}/pending', request: () => ({ path: '/nodes/matrix/lxc/101/pending' }), expect: AUDITORS },
   // CT 101 is stopped: those who may audit it hear so (409); its node's agent is not asked.
-  { endpoint: 'GET /nodes/{node}/lxc/{vmid}/interfaces', request: () => ({ path: '/nodes/matrix/lxc/101/interfaces' }), expect: '401 409 409 403 403 409' },
-  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/template', request: () => ({ path: '/nodes/matrix/qemu/100/template' }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'GET /nodes/{node}/lxc/{vmid}/interfaces',
+    request: () => ({ path: '/nodes/matrix/lxc/101/interfaces' }),
+    expect: '401 409 409 403 403 409',
+  },
+  {
+    endpoint: 'POST /nodes/{node}/qemu/{vmid}/template',
+    request: () => ({ path: '/nodes/matrix/qemu/100/template' }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
   // VM.Migrate, which only root has here; a migration to the VM's own node is a 400 once allowed.
   { endpoint: 'GET /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate' }), expect: ROOT_ONLY },
-  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/qemu/100/migrate', form: { target: 'matrix' } }), expect: '401 400 403 403 403 403' },
+  {
+    endpoint: 'POST /nodes/{node}/qemu/{vmid}/migrate',
+    request: () => ({ path: '/nodes/matrix/qemu/100/migrate', form: { target: 'matrix' } }),
+    expect: '401 400 403 403 403 403',
+  },
   // VM.Config.Disk, which only root has here; a disk the guest lacks is a 400 once allowed, unlinking it changes nothing.
-  { endpoint: 'PUT /nodes/{node}/qemu/{vmid}/resize', request: () => ({ path: '/nodes/matrix/qemu/100/resize', form: { disk: 'scsi9', size: '+1G' } }), expect: '401 400 403 403 403 403' },
-  { endpoint: 'PUT /nodes/{node}/lxc/{vmid}/resize', request: () => ({ path: '/nodes/matrix/lxc/101/resize', form: { disk: 'mp9', size: '+1G' } }), expect: '401 400 403 403 403 403' },
-  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/move_disk', request: () => ({ path: '/nodes/matrix/qemu/100/move_disk', form: { disk: 'scsi9', storage: 'local' } }), expect: '401 400 403 403 403 403' },
-  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/move_volume', request: () => ({ path: '/nodes/matrix/lxc/101/move_volume', form: { volume: 'mp9', storage: 'local' } }), expect: '401 400 403 403 403 403' },
-  { endpoint: 'PUT /nodes/{node}/qemu/{vmid}/unlink', request: () => ({ path: '/nodes/matrix/qemu/100/unlink', form: { idlist: 'scsi9' } }), expect: ROOT_ONLY },
-  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/migrate', request: () => ({ path: '/nodes/matrix/lxc/101/migrate', form: { target: 'matrix' } }), expect: '401 400 403 403 403 403' },
+  {
+    endpoint: 'PUT /nodes/{node}/qemu/{vmid}/resize',
+    request: () => ({ path: '/nodes/matrix/qemu/100/resize', form: { disk: 'scsi9', size: '+1G' } }),
+    expect: '401 400 403 403 403 403',
+  },
+  {
+    endpoint: 'PUT /nodes/{node}/lxc/{vmid}/resize',
+    request: () => ({ path: '/nodes/matrix/lxc/101/resize', form: { disk: 'mp9', size: '+1G' } }),
+    expect: '401 400 403 403 403 403',
+  },
+  {
+    endpoint: 'POST /nodes/{node}/qemu/{vmid}/move_disk',
+    request: () => ({ path: '/nodes/matrix/qemu/100/move_disk', form: { disk: 'scsi9', storage: 'local' } }),
+    expect: '401 400 403 403 403 403',
+  },
+  {
+    endpoint: 'POST /nodes/{node}/lxc/{vmid}/move_volume',
+    request: () => ({ path: '/nodes/matrix/lxc/101/move_volume', form: { volume: 'mp9', storage: 'local' } }),
+    expect: '401 400 403 403 403 403',
+  },
+  {
+    endpoint: 'PUT /nodes/{node}/qemu/{vmid}/unlink',
+    request: () => ({ path: '/nodes/matrix/qemu/100/unlink', form: { idlist: 'scsi9' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/lxc/{vmid}/migrate',
+    request: () => ({ path: '/nodes/matrix/lxc/101/migrate', form: { target: 'matrix' } }),
+    expect: '401 400 403 403 403 403',
+  },
   // VM.Console, which PVEVMUser has and PVEAuditor lacks; a vncwebsocket without the websocket upgrade is a 400 once allowed.
-  { endpoint: 'POST /nodes/{node}/qemu/{vmid}/vncproxy', request: () => ({ path: '/nodes/matrix/qemu/100/vncproxy' }), expect: VM_USER_POWER },
-  { endpoint: 'GET /nodes/{node}/qemu/{vmid}/vncwebsocket', request: () => ({ path: '/nodes/matrix/qemu/100/vncwebsocket', query: 'port=5900&vncticket=PVEVNC:00000000::matrix' }), expect: '401 400 403 400 403 403' },
-  { endpoint: 'POST /nodes/{node}/lxc', request: () => ({ path: '/nodes/matrix/lxc', form: { vmid: 151, ostemplate: 'local:vztmpl/busybox.tar.gz' } }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status/suspend', request: () => ({ path: '/nodes/matrix/lxc/101/status/suspend' }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status/restart', request: () => ({ path: '/nodes/matrix/lxc/101/status/restart' }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/status', request: () => ({ path: '/nodes/matrix/lxc/101/status', form: { command: 'start' } }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/lxc/{vmid}/template', request: () => ({ path: '/nodes/matrix/lxc/101/template' }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'POST /nodes/{node}/qemu/{vmid}/vncproxy',
+    request: () => ({ path: '/nodes/matrix/qemu/100/vncproxy' }),
+    expect: VM_USER_POWER,
+  },
+  {
+    endpoint: 'GET /nodes/{node}/qemu/{vmid}/vncwebsocket',
+    request: () => ({ path: '/nodes/matrix/qemu/100/vncwebsocket', query: 'port=5900&vncticket=PVEVNC:00000000::matrix' }),
+    expect: '401 400 403 400 403 403',
+  },
+  {
+    endpoint: 'POST /nodes/{node}/lxc',
+    request: () => ({ path: '/nodes/matrix/lxc', form: { vmid: 151, ostemplate: 'local:vztmpl/busybox.tar.gz' } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/lxc/{vmid}/status/suspend',
+    request: () => ({ path: '/nodes/matrix/lxc/101/status/suspend' }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/lxc/{vmid}/status/restart',
+    request: () => ({ path: '/nodes/matrix/lxc/101/status/restart' }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/lxc/{vmid}/status',
+    request: () => ({ path: '/nodes/matrix/lxc/101/status', form: { command: 'start' } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/lxc/{vmid}/template',
+    request: () => ({ path: '/nodes/matrix/lxc/101/template' }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
 
   // Storages: definitions need no node; sizes and files come from the offline node's agent.
   { endpoint: 'GET /storage', request: () => ({ path: '/storage' }), expect: ANY_CALLER },
-  { endpoint: 'POST /storage', request: (c) => ({ path: '/storage', form: { storage: `new-${c}`, type: 'dir', path: `/srv/new-${c}` } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'POST /storage',
+    request: (c) => ({ path: '/storage', form: { storage: `new-${c}`, type: 'dir', path: `/srv/new-${c}` } }),
+    expect: ROOT_ONLY,
+  },
   // PVE: reading a definition needs Datastore.Allocate.
   { endpoint: 'GET /storage/{storage}', request: () => ({ path: '/storage/local' }), expect: ROOT_ONLY },
-  { endpoint: 'PUT /storage/{storage}', setup: addStorage('edit'), request: (c) => ({ path: `/storage/edit-${c}`, form: { shared: 1 } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'PUT /storage/{storage}',
+    setup: addStorage('edit'),
+    request: (c) => ({ path: `/storage/edit-${c}`, form: { shared: 1 } }),
+    expect: ROOT_ONLY,
+  },
   { endpoint: 'DELETE /storage/{storage}', setup: addStorage('gone'), request: (c) => ({ path: `/storage/gone-${c}` }), expect: ROOT_ONLY },
   { endpoint: 'GET /storage/{storage}/status', request: () => ({ path: '/storage/local/status' }), expect: AUDITORS },
   { endpoint: 'GET /storage/{storage}/content', request: () => ({ path: '/storage/local/content' }), expect: AUDITORS },
   // Callers who may audit `local` reach the offline node; the others get an empty list.
   { endpoint: 'GET /nodes/{node}/storage', request: () => ({ path: '/nodes/matrix/storage' }), expect: '401 503 503 200 200 503' },
   { endpoint: 'GET /nodes/{node}/storage/{storage}', request: () => ({ path: '/nodes/matrix/storage/local' }), expect: AUDITORS },
-  { endpoint: 'GET /nodes/{node}/storage/{storage}/status', request: () => ({ path: '/nodes/matrix/storage/local/status' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'GET /nodes/{node}/storage/{storage}/content', request: () => ({ path: '/nodes/matrix/storage/local/content' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'GET /nodes/{node}/storage/{storage}/content/{volume+}', request: () => ({ path: '/nodes/matrix/storage/local/content/local:iso/x.iso' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'DELETE /nodes/{node}/storage/{storage}/content/{volume+}', request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'POST /nodes/{node}/vzdump', request: () => ({ path: '/nodes/matrix/vzdump', form: { vmid: '100', storage: 'local' } }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'GET /nodes/{node}/vzdump/extractconfig', request: () => ({ path: '/nodes/matrix/vzdump/extractconfig', query: 'volume=local:backup/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst' }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'GET /nodes/{node}/storage/{storage}/status',
+    request: () => ({ path: '/nodes/matrix/storage/local/status' }),
+    expect: AUDIT_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'GET /nodes/{node}/storage/{storage}/content',
+    request: () => ({ path: '/nodes/matrix/storage/local/content' }),
+    expect: AUDIT_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'GET /nodes/{node}/storage/{storage}/content/{volume+}',
+    request: () => ({ path: '/nodes/matrix/storage/local/content/local:iso/x.iso' }),
+    expect: AUDIT_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'DELETE /nodes/{node}/storage/{storage}/content/{volume+}',
+    request: () => ({ path: '/nodes/matrix/storage/local/content/iso%2Fx.iso' }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'POST /nodes/{node}/vzdump',
+    request: () => ({ path: '/nodes/matrix/vzdump', form: { vmid: '100', storage: 'local' } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'GET /nodes/{node}/vzdump/extractconfig',
+    request: () => ({
+      path: '/nodes/matrix/vzdump/extractconfig',
+      query: 'volume=local:backup/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst',
+    }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
   // Datastore.AllocateTemplate; a form without the file's part is a 400 once allowed.
-  { endpoint: 'POST /nodes/{node}/storage/{storage}/upload', request: () => ({ path: '/nodes/matrix/storage/local/upload', form: { content: 'iso', filename: 'x.iso' } }), expect: '401 400 403 403 403 403' },
+  {
+    endpoint: 'POST /nodes/{node}/storage/{storage}/upload',
+    request: () => ({ path: '/nodes/matrix/storage/local/upload', form: { content: 'iso', filename: 'x.iso' } }),
+    expect: '401 400 403 403 403 403',
+  },
   // Downloads: Datastore.AllocateTemplate and Sys.Audit+Sys.Modify on `/` (or Sys.AccessNetwork on the node), checked before the offline node is reached.
-  { endpoint: 'POST /nodes/{node}/storage/{storage}/download-url', request: () => ({ path: '/nodes/matrix/storage/local/download-url', form: { content: 'iso', filename: 'x.iso', url: 'https://example.com/x.iso' } }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'GET /nodes/{node}/query-url-metadata', request: () => ({ path: '/nodes/matrix/query-url-metadata', query: 'url=https%3A%2F%2Fexample.com%2Fx.iso' }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'POST /nodes/{node}/storage/{storage}/download-url',
+    request: () => ({
+      path: '/nodes/matrix/storage/local/download-url',
+      form: { content: 'iso', filename: 'x.iso', url: 'https://example.com/x.iso' },
+    }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'GET /nodes/{node}/query-url-metadata',
+    request: () => ({ path: '/nodes/matrix/query-url-metadata', query: 'url=https%3A%2F%2Fexample.com%2Fx.iso' }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
   { endpoint: 'GET /nodes/{node}/aplinfo', request: () => ({ path: '/nodes/matrix/aplinfo' }), expect: '401 502 502 502 502 502' },
-  { endpoint: 'POST /nodes/{node}/aplinfo', request: () => ({ path: '/nodes/matrix/aplinfo', form: { storage: 'local', template: 'x.tar.zst' } }), expect: '401 502 403 403 403 403' },
+  {
+    endpoint: 'POST /nodes/{node}/aplinfo',
+    request: () => ({ path: '/nodes/matrix/aplinfo', form: { storage: 'local', template: 'x.tar.zst' } }),
+    expect: '401 502 403 403 403 403',
+  },
   // Prune: a dry run needs an audit of the storage, a prune Datastore.Allocate (checked before the offline node is reached).
-  { endpoint: 'GET /nodes/{node}/storage/{storage}/prunebackups', request: () => ({ path: '/nodes/matrix/storage/local/prunebackups', query: 'prune-backups=keep-last%3D1' }), expect: AUDIT_OFFLINE_NODE },
-  { endpoint: 'DELETE /nodes/{node}/storage/{storage}/prunebackups', request: () => ({ path: '/nodes/matrix/storage/local/prunebackups', query: 'prune-backups=keep-last%3D1' }), expect: MODIFY_OFFLINE_NODE },
-  { endpoint: 'POST /storage/{storage}/prune', request: () => ({ path: '/storage/local/prune', form: { 'prune-backups': 'keep-last=1' } }), expect: MODIFY_OFFLINE_NODE },
+  {
+    endpoint: 'GET /nodes/{node}/storage/{storage}/prunebackups',
+    request: () => ({ path: '/nodes/matrix/storage/local/prunebackups', query: 'prune-backups=keep-last%3D1' }),
+    expect: AUDIT_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'DELETE /nodes/{node}/storage/{storage}/prunebackups',
+    request: () => ({ path: '/nodes/matrix/storage/local/prunebackups', query: 'prune-backups=keep-last%3D1' }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'POST /storage/{storage}/prune',
+    request: () => ({ path: '/storage/local/prune', form: { 'prune-backups': 'keep-last=1' } }),
+    expect: MODIFY_OFFLINE_NODE,
+  },
 
   // Pools: Corral's `/pool` and PVE's `/pools`.
   { endpoint: 'GET /pool', request: () => ({ path: '/pool' }), expect: ANY_CALLER },
   { endpoint: 'POST /pool', request: (c) => ({ path: '/pool', form: { poolid: `new-${c}` } }), expect: ROOT_ONLY },
   { endpoint: 'GET /pool/{poolid}', setup: addPool('read'), request: (c) => ({ path: `/pool/read-${c}` }), expect: AUDITORS },
-  { endpoint: 'POST /pool/{poolid}', setup: addPool('edit'), request: (c) => ({ path: `/pool/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'POST /pool/{poolid}',
+    setup: addPool('edit'),
+    request: (c) => ({ path: `/pool/edit-${c}`, form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
   { endpoint: 'DELETE /pool/{poolid}/{vmid}', setup: poolWithGuest, request: (c) => ({ path: `/pool/out-${c}/101` }), expect: ROOT_ONLY },
   { endpoint: 'GET /pools', request: () => ({ path: '/pools' }), expect: ANY_CALLER },
   { endpoint: 'POST /pools', request: (c) => ({ path: '/pools', form: { poolid: `pve-${c}` } }), expect: ROOT_ONLY },
-  { endpoint: 'PUT /pools', setup: addPool('put'), request: (c) => ({ path: '/pools', form: { poolid: `put-${c}`, comment: 'changed' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'PUT /pools',
+    setup: addPool('put'),
+    request: (c) => ({ path: '/pools', form: { poolid: `put-${c}`, comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
   { endpoint: 'DELETE /pools', setup: addPool('drop'), request: (c) => ({ path: '/pools', query: `poolid=drop-${c}` }), expect: ROOT_ONLY },
   { endpoint: 'GET /pools/{poolid}', setup: addPool('get'), request: (c) => ({ path: `/pools/get-${c}` }), expect: AUDITORS },
-  { endpoint: 'PUT /pools/{poolid}', setup: addPool('change'), request: (c) => ({ path: `/pools/change-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
+  {
+    endpoint: 'PUT /pools/{poolid}',
+    setup: addPool('change'),
+    request: (c) => ({ path: `/pools/change-${c}`, form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
   { endpoint: 'DELETE /pools/{poolid}', setup: addPool('gone'), request: (c) => ({ path: `/pools/gone-${c}` }), expect: ROOT_ONLY },
 
   // Backup jobs: Sys.Audit or Sys.Modify on `/` (PVEAuditor has the first only).
   { endpoint: 'GET /cluster/backup', request: () => ({ path: '/cluster/backup' }), expect: AUDITORS },
-  { endpoint: 'POST /cluster/backup', request: (c) => ({ path: '/cluster/backup', form: { id: `new-${c}`, ...BACKUP_JOB } }), expect: ROOT_ONLY },
-  { endpoint: 'GET /cluster/backup/{id}', setup: addBackupJob('read'), request: (c) => ({ path: `/cluster/backup/read-${c}` }), expect: AUDITORS },
-  { endpoint: 'PUT /cluster/backup/{id}', setup: addBackupJob('edit'), request: (c) => ({ path: `/cluster/backup/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
-  { endpoint: 'DELETE /cluster/backup/{id}', setup: addBackupJob('gone'), request: (c) => ({ path: `/cluster/backup/gone-${c}` }), expect: ROOT_ONLY },
+  {
+    endpoint: 'POST /cluster/backup',
+    request: (c) => ({ path: '/cluster/backup', form: { id: `new-${c}`, ...BACKUP_JOB } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'GET /cluster/backup/{id}',
+    setup: addBackupJob('read'),
+    request: (c) => ({ path: `/cluster/backup/read-${c}` }),
+    expect: AUDITORS,
+  },
+  {
+    endpoint: 'PUT /cluster/backup/{id}',
+    setup: addBackupJob('edit'),
+    request: (c) => ({ path: `/cluster/backup/edit-${c}`, form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'DELETE /cluster/backup/{id}',
+    setup: addBackupJob('gone'),
+    request: (c) => ({ path: `/cluster/backup/gone-${c}` }),
+    expect: ROOT_ONLY,
+  },
 
   { endpoint: `GET ${WEBHOOKS}`, request: () => ({ path: WEBHOOKS }), expect: AUDITORS },
-  { endpoint: `POST ${WEBHOOKS}`, request: (c) => ({ path: WEBHOOKS, form: { name: `new-${c}`, url: 'http://192.0.2.1/hook' } }), expect: ROOT_ONLY },
+  {
+    endpoint: `POST ${WEBHOOKS}`,
+    request: (c) => ({ path: WEBHOOKS, form: { name: `new-${c}`, url: 'http://192.0.2.1/hook' } }),
+    expect: ROOT_ONLY,
+  },
   { endpoint: `GET ${WEBHOOKS}/{name}`, setup: addWebhook('read'), request: (c) => ({ path: `${WEBHOOKS}/read-${c}` }), expect: AUDITORS },
-  { endpoint: `PUT ${WEBHOOKS}/{name}`, setup: addWebhook('edit'), request: (c) => ({ path: `${WEBHOOKS}/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
-  { endpoint: `DELETE ${WEBHOOKS}/{name}`, setup: addWebhook('gone'), request: (c) => ({ path: `${WEBHOOKS}/gone-${c}` }), expect: ROOT_ONLY },
-  { endpoint: `GET ${WEBHOOKS}/{name}/deliveries`, setup: addWebhook('sent'), request: (c) => ({ path: `${WEBHOOKS}/sent-${c}/deliveries` }), expect: AUDITORS },
+  {
+    endpoint: `PUT ${WEBHOOKS}/{name}`,
+    setup: addWebhook('edit'),
+    request: (c) => ({ path: `${WEBHOOKS}/edit-${c}`, form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: `DELETE ${WEBHOOKS}/{name}`,
+    setup: addWebhook('gone'),
+    request: (c) => ({ path: `${WEBHOOKS}/gone-${c}` }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: `GET ${WEBHOOKS}/{name}/deliveries`,
+    setup: addWebhook('sent'),
+    request: (c) => ({ path: `${WEBHOOKS}/sent-${c}/deliveries` }),
+    expect: AUDITORS,
+  },
   { endpoint: 'GET /cluster/notifications/targets', request: () => ({ path: '/cluster/notifications/targets' }), expect: AUDITORS },
   { endpoint: 'GET /cluster/notifications/matchers', request: () => ({ path: '/cluster/notifications/matchers' }), expect: AUDITORS },
-  { endpoint: 'POST /cluster/notifications/matchers', request: (c) => ({ path: '/cluster/notifications/matchers', form: { name: `new-${c}` } }), expect: ROOT_ONLY },
-  { endpoint: 'GET /cluster/notifications/matchers/{name}', setup: addMatcher('read'), request: (c) => ({ path: `/cluster/notifications/matchers/read-${c}` }), expect: AUDITORS },
-  { endpoint: 'PUT /cluster/notifications/matchers/{name}', setup: addMatcher('edit'), request: (c) => ({ path: `/cluster/notifications/matchers/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
-  { endpoint: 'DELETE /cluster/notifications/matchers/{name}', setup: addMatcher('gone'), request: (c) => ({ path: `/cluster/notifications/matchers/gone-${c}` }), expect: ROOT_ONLY },
+  {
+    endpoint: 'POST /cluster/notifications/matchers',
+    request: (c) => ({ path: '/cluster/notifications/matchers', form: { name: `new-${c}` } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'GET /cluster/notifications/matchers/{name}',
+    setup: addMatcher('read'),
+    request: (c) => ({ path: `/cluster/notifications/matchers/read-${c}` }),
+    expect: AUDITORS,
+  },
+  {
+    endpoint: 'PUT /cluster/notifications/matchers/{name}',
+    setup: addMatcher('edit'),
+    request: (c) => ({ path: `/cluster/notifications/matchers/edit-${c}`, form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'DELETE /cluster/notifications/matchers/{name}',
+    setup: addMatcher('gone'),
+    request: (c) => ({ path: `/cluster/notifications/matchers/gone-${c}` }),
+    expect: ROOT_ONLY,
+  },
 
   { endpoint: 'GET /cluster/ha', request: () => ({ path: '/cluster/ha' }), expect: AUDITORS },
   { endpoint: 'GET /cluster/ha/status', request: () => ({ path: '/cluster/ha/status' }), expect: AUDITORS },
   { endpoint: 'GET /cluster/ha/status/current', request: () => ({ path: '/cluster/ha/status/current' }), expect: AUDITORS },
   { endpoint: 'GET /cluster/ha/status/manager_status', request: () => ({ path: '/cluster/ha/status/manager_status' }), expect: AUDITORS },
   { endpoint: 'GET /cluster/ha/resources', request: () => ({ path: '/cluster/ha/resources' }), expect: AUDITORS },
-  { endpoint: 'POST /cluster/ha/resources', setup: haGuest(false), request: () => ({ path: '/cluster/ha/resources', form: { sid: 'vm:150' } }), expect: ROOT_ONLY },
-  { endpoint: 'GET /cluster/ha/resources/{sid}', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150' }), expect: AUDITORS },
-  { endpoint: 'PUT /cluster/ha/resources/{sid}', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150', form: { comment: 'changed' } }), expect: ROOT_ONLY },
-  { endpoint: 'DELETE /cluster/ha/resources/{sid}', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150' }), expect: ROOT_ONLY },
+  {
+    endpoint: 'POST /cluster/ha/resources',
+    setup: haGuest(false),
+    request: () => ({ path: '/cluster/ha/resources', form: { sid: 'vm:150' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'GET /cluster/ha/resources/{sid}',
+    setup: haGuest(true),
+    request: () => ({ path: '/cluster/ha/resources/vm:150' }),
+    expect: AUDITORS,
+  },
+  {
+    endpoint: 'PUT /cluster/ha/resources/{sid}',
+    setup: haGuest(true),
+    request: () => ({ path: '/cluster/ha/resources/vm:150', form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'DELETE /cluster/ha/resources/{sid}',
+    setup: haGuest(true),
+    request: () => ({ path: '/cluster/ha/resources/vm:150' }),
+    expect: ROOT_ONLY,
+  },
   // Root's move of VM 150 (on the offline node) to its own node is a 400 naming `node`: the check after the permission's.
-  { endpoint: 'POST /cluster/ha/resources/{sid}/migrate', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150/migrate', form: { node: 'matrix' } }), expect: '401 400 403 403 403 403' },
-  { endpoint: 'POST /cluster/ha/resources/{sid}/relocate', setup: haGuest(true), request: () => ({ path: '/cluster/ha/resources/vm:150/relocate', form: { node: 'matrix' } }), expect: '401 400 403 403 403 403' },
+  {
+    endpoint: 'POST /cluster/ha/resources/{sid}/migrate',
+    setup: haGuest(true),
+    request: () => ({ path: '/cluster/ha/resources/vm:150/migrate', form: { node: 'matrix' } }),
+    expect: '401 400 403 403 403 403',
+  },
+  {
+    endpoint: 'POST /cluster/ha/resources/{sid}/relocate',
+    setup: haGuest(true),
+    request: () => ({ path: '/cluster/ha/resources/vm:150/relocate', form: { node: 'matrix' } }),
+    expect: '401 400 403 403 403 403',
+  },
   { endpoint: 'GET /cluster/ha/groups', request: () => ({ path: '/cluster/ha/groups' }), expect: AUDITORS },
-  { endpoint: 'POST /cluster/ha/groups', request: (c) => ({ path: '/cluster/ha/groups', form: { group: `new-${c}`, nodes: 'matrix' } }), expect: ROOT_ONLY },
-  { endpoint: 'GET /cluster/ha/groups/{group}', setup: addHaGroup('read'), request: (c) => ({ path: `/cluster/ha/groups/read-${c}` }), expect: AUDITORS },
-  { endpoint: 'PUT /cluster/ha/groups/{group}', setup: addHaGroup('edit'), request: (c) => ({ path: `/cluster/ha/groups/edit-${c}`, form: { comment: 'changed' } }), expect: ROOT_ONLY },
-  { endpoint: 'DELETE /cluster/ha/groups/{group}', setup: addHaGroup('gone'), request: (c) => ({ path: `/cluster/ha/groups/gone-${c}` }), expect: ROOT_ONLY },
+  {
+    endpoint: 'POST /cluster/ha/groups',
+    request: (c) => ({ path: '/cluster/ha/groups', form: { group: `new-${c}`, nodes: 'matrix' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'GET /cluster/ha/groups/{group}',
+    setup: addHaGroup('read'),
+    request: (c) => ({ path: `/cluster/ha/groups/read-${c}` }),
+    expect: AUDITORS,
+  },
+  {
+    endpoint: 'PUT /cluster/ha/groups/{group}',
+    setup: addHaGroup('edit'),
+    request: (c) => ({ path: `/cluster/ha/groups/edit-${c}`, form: { comment: 'changed' } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'DELETE /cluster/ha/groups/{group}',
+    setup: addHaGroup('gone'),
+    request: (c) => ({ path: `/cluster/ha/groups/gone-${c}` }),
+    expect: ROOT_ONLY,
+  },
 ];
 
 /**
@@ -369,14 +793,32 @@ function guestAgentRows(): Row[] {
   const UNRESTRICTED = '401 409 403 403 403 403';
   const row = (method: 'GET' | 'POST', command: string, expect: string, form?: Form, query?: string): Row => ({
     endpoint: `${method} /nodes/{node}/qemu/{vmid}/agent/${command}`,
-    request: () => ({ path: `/nodes/matrix/qemu/100/agent/${command}`, ...(form !== undefined ? { form } : {}), ...(query !== undefined ? { query } : {}) }),
+    request: () => ({
+      path: `/nodes/matrix/qemu/100/agent/${command}`,
+      ...(form !== undefined ? { form } : {}),
+      ...(query !== undefined ? { query } : {}),
+    }),
     expect,
   });
   return [
     { endpoint: 'GET /nodes/{node}/qemu/{vmid}/agent', request: () => ({ path: '/nodes/matrix/qemu/100/agent' }), expect: ANY_CALLER },
-    { endpoint: 'POST /nodes/{node}/qemu/{vmid}/agent', request: () => ({ path: '/nodes/matrix/qemu/100/agent', form: { command: 'ping' } }), expect: UNRESTRICTED },
+    {
+      endpoint: 'POST /nodes/{node}/qemu/{vmid}/agent',
+      request: () => ({ path: '/nodes/matrix/qemu/100/agent', form: { command: 'ping' } }),
+      expect: UNRESTRICTED,
+    },
     row('POST', 'ping', AUDIT),
-    ...['info', 'get-osinfo', 'get-host-name', 'get-time', 'get-timezone', 'get-users', 'get-vcpus', 'get-fsinfo', 'network-get-interfaces'].map((command) => row('GET', command, AUDIT)),
+    ...[
+      'info',
+      'get-osinfo',
+      'get-host-name',
+      'get-time',
+      'get-timezone',
+      'get-users',
+      'get-vcpus',
+      'get-fsinfo',
+      'network-get-interfaces',
+    ].map((command) => row('GET', command, AUDIT)),
     row('POST', 'fsfreeze-status', AUDIT),
     ...['fsfreeze-freeze', 'fsfreeze-thaw', 'fstrim', 'shutdown'].map((command) => row('POST', command, VM_USER)),
     row('POST', 'exec', UNRESTRICTED, { command: 'id' }),
@@ -388,7 +830,11 @@ function guestAgentRows(): Row[] {
 function guestRows(type: 'qemu' | 'lxc', vmid: number, expect: { audit: string; power: string }): Row[] {
   const base = `/nodes/{node}/${type}`;
   const path = (rest = '') => `/nodes/matrix/${type}/${vmid}${rest}`;
-  const power = (action: string): Row => ({ endpoint: `POST ${base}/{vmid}/status/${action}`, request: () => ({ path: path(`/status/${action}`) }), expect: expect.power });
+  const power = (action: string): Row => ({
+    endpoint: `POST ${base}/{vmid}/status/${action}`,
+    request: () => ({ path: path(`/status/${action}`) }),
+    expect: expect.power,
+  });
   return [
     { endpoint: `GET ${base}`, request: () => ({ path: `/nodes/matrix/${type}` }), expect: ANY_CALLER },
     { endpoint: `GET ${base}/{vmid}`, request: () => ({ path: path() }), expect: expect.audit },
@@ -397,7 +843,11 @@ function guestRows(type: 'qemu' | 'lxc', vmid: number, expect: { audit: string; 
     { endpoint: `GET ${base}/{vmid}/status/current`, request: () => ({ path: path('/status/current') }), expect: expect.audit },
     { endpoint: `GET ${base}/{vmid}/config`, request: () => ({ path: path('/config') }), expect: expect.audit },
     // Stored at once, without the agent; vmuser's PVEVMUser may change the CD-ROM only.
-    { endpoint: `PUT ${base}/{vmid}/config`, request: () => ({ path: path('/config'), form: { description: 'matrix' } }), expect: ROOT_ONLY },
+    {
+      endpoint: `PUT ${base}/{vmid}/config`,
+      request: () => ({ path: path('/config'), form: { description: 'matrix' } }),
+      expect: ROOT_ONLY,
+    },
     ...['start', 'stop', 'shutdown', 'reboot', 'resume'].map(power),
     ...snapshotRows(type, vmid, expect.audit),
   ];
@@ -413,17 +863,49 @@ function snapshotRows(type: 'qemu' | 'lxc', vmid: number, audit: string): Row[] 
   const path = (rest: string) => `/nodes/matrix/${type}/${vmid}${rest}`;
   const setup = async (t: TestApp) => {
     if (!(await t.dataSource.manager.exists(GuestSnapshotRow, { where: { vmid, name: 'matrix' } }))) {
-      await t.dataSource.manager.insert(GuestSnapshotRow, { vmid, name: 'matrix', parent: null, description: '', snaptime: new Date(), vmstate: false, config: {} });
+      await t.dataSource.manager.insert(GuestSnapshotRow, {
+        vmid,
+        name: 'matrix',
+        parent: null,
+        description: '',
+        snaptime: new Date(),
+        vmstate: false,
+        config: {},
+      });
     }
   };
   return [
     { endpoint: `GET ${base}/snapshot`, request: () => ({ path: path('/snapshot') }), expect: audit },
-    { endpoint: `POST ${base}/snapshot`, request: () => ({ path: path('/snapshot'), form: { snapname: 'fresh' } }), expect: MODIFY_OFFLINE_NODE },
+    {
+      endpoint: `POST ${base}/snapshot`,
+      request: () => ({ path: path('/snapshot'), form: { snapname: 'fresh' } }),
+      expect: MODIFY_OFFLINE_NODE,
+    },
     { endpoint: `GET ${base}/snapshot/{snapname}`, setup, request: () => ({ path: path('/snapshot/matrix') }), expect: ANY_CALLER },
-    { endpoint: `DELETE ${base}/snapshot/{snapname}`, setup, request: () => ({ path: path('/snapshot/matrix') }), expect: MODIFY_OFFLINE_NODE },
-    { endpoint: `POST ${base}/snapshot/{snapname}/rollback`, setup, request: () => ({ path: path('/snapshot/matrix/rollback') }), expect: MODIFY_OFFLINE_NODE },
-    { endpoint: `GET ${base}/snapshot/{snapname}/config`, setup, request: () => ({ path: path('/snapshot/matrix/config') }), expect: audit },
-    { endpoint: `PUT ${base}/snapshot/{snapname}/config`, setup, request: () => ({ path: path('/snapshot/matrix/config'), form: { description: 'matrix' } }), expect: ROOT_ONLY },
+    {
+      endpoint: `DELETE ${base}/snapshot/{snapname}`,
+      setup,
+      request: () => ({ path: path('/snapshot/matrix') }),
+      expect: MODIFY_OFFLINE_NODE,
+    },
+    {
+      endpoint: `POST ${base}/snapshot/{snapname}/rollback`,
+      setup,
+      request: () => ({ path: path('/snapshot/matrix/rollback') }),
+      expect: MODIFY_OFFLINE_NODE,
+    },
+    {
+      endpoint: `GET ${base}/snapshot/{snapname}/config`,
+      setup,
+      request: () => ({ path: path('/snapshot/matrix/config') }),
+      expect: audit,
+    },
+    {
+      endpoint: `PUT ${base}/snapshot/{snapname}/config`,
+      setup,
+      request: () => ({ path: path('/snapshot/matrix/config'), form: { description: 'matrix' } }),
+      expect: ROOT_ONLY,
+    },
     { endpoint: `GET ${base}/feature`, request: () => ({ path: path('/feature'), query: 'feature=snapshot' }), expect: audit },
   ];
 }
@@ -432,12 +914,22 @@ function snapshotRows(type: 'qemu' | 'lxc', vmid: number, audit: string): Row[] 
 function tokenRows(segment: 'tokens' | 'token', create: (user: string, tokenid: string) => { path: string; form?: Form }): Row[] {
   const base = `/access/users/{userid}/${segment}`;
   const item = (c: Caller, prefix: string) => `/access/users/${OWN_USER[c]}/${segment}/${prefix}-${segment}-${c}`;
-  const existing = (prefix: string) => (t: TestApp, c: Caller) => addToken(t, OWN_USER[c], `${prefix}-${segment}-${c}`, { privsep: true, secret: randomUUID() });
+  const existing = (prefix: string) => (t: TestApp, c: Caller) =>
+    addToken(t, OWN_USER[c], `${prefix}-${segment}-${c}`, { privsep: true, secret: randomUUID() });
   const rows: Row[] = [
     { endpoint: `GET ${base}`, request: (c) => ({ path: `/access/users/${OWN_USER[c]}/${segment}` }), expect: SELF },
-    { endpoint: `POST ${segment === 'tokens' ? base : `${base}/{tokenid}`}`, request: (c) => create(OWN_USER[c], `new-${segment}-${c}`), expect: SELF },
+    {
+      endpoint: `POST ${segment === 'tokens' ? base : `${base}/{tokenid}`}`,
+      request: (c) => create(OWN_USER[c], `new-${segment}-${c}`),
+      expect: SELF,
+    },
     { endpoint: `GET ${base}/{tokenid}`, setup: existing('read'), request: (c) => ({ path: item(c, 'read') }), expect: SELF },
-    { endpoint: `PUT ${base}/{tokenid}`, setup: existing('edit'), request: (c) => ({ path: item(c, 'edit'), form: { comment: 'changed' } }), expect: SELF },
+    {
+      endpoint: `PUT ${base}/{tokenid}`,
+      setup: existing('edit'),
+      request: (c) => ({ path: item(c, 'edit'), form: { comment: 'changed' } }),
+      expect: SELF,
+    },
     { endpoint: `DELETE ${base}/{tokenid}`, setup: existing('gone'), request: (c) => ({ path: item(c, 'gone') }), expect: SELF },
   ];
   return rows;
@@ -460,11 +952,24 @@ describe('the permission matrix', () => {
     await grant(t, { path: '/vms/100', type: 'user', ugid: 'vmuser@pve', roleid: 'PVEVMUser' });
     await grant(t, { path: '/', type: 'token', ugid: 'root@pam!scoped', roleid: 'PVEAuditor' });
     await joinNode(t, 'matrix');
-    for (const [vmid, type] of [[100, 'qemu'], [101, 'lxc']] as const) {
+    for (const [vmid, type] of [
+      [100, 'qemu'],
+      [101, 'lxc'],
+    ] as const) {
       await t.app.get(GuestsRepository).insert({ vmid, type, node: 'matrix', config: {}, lock: null });
       await t.app.get(GuestView).reload(vmid);
     }
-    await t.app.get(TasksRepository).insert({ upid: MATRIX_TASK, node: 'matrix', pid: 1, pstart: 2, starttime: 3, type: 'aptupdate', id: '', user: 'root@pam', replica: 'matrix' });
+    await t.app.get(TasksRepository).insert({
+      upid: MATRIX_TASK,
+      node: 'matrix',
+      pid: 1,
+      pstart: 2,
+      starttime: 3,
+      type: 'aptupdate',
+      id: '',
+      user: 'root@pam',
+      replica: 'matrix',
+    });
   });
   afterAll(() => t.close());
 

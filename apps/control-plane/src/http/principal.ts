@@ -19,7 +19,12 @@ export interface Principal {
  * The control plane acting on its own (scheduled backups, the HA manager): root@pam, as PVE's
  * daemons run their tasks; `method` means nothing for a caller that never authenticated.
  */
-export const SYSTEM_CALLER: Principal = { userid: SUPERUSER, tokenid: null, method: 'ticket', subject: { kind: 'user', userid: SUPERUSER, groups: [] } };
+export const SYSTEM_CALLER: Principal = {
+  userid: SUPERUSER,
+  tokenid: null,
+  method: 'ticket',
+  subject: { kind: 'user', userid: SUPERUSER, groups: [] },
+};
 
 /** Who the caller is in logs, task UPIDs and ownership: the token id for a token, else the user id. */
 export function callerName(principal: Principal): string {

@@ -2,7 +2,7 @@ import { reasonPhrase } from './reason-phrase.js';
 
 describe('reasonPhrase', () => {
   it('keeps a one-line message as it is', () => {
-    expect(reasonPhrase("VM 100 does not exist")).toBe('VM 100 does not exist');
+    expect(reasonPhrase('VM 100 does not exist')).toBe('VM 100 does not exist');
   });
 
   it('keeps only the first line: a CR would break the status line', () => {

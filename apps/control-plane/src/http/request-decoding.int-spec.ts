@@ -75,7 +75,12 @@ function expectError(res: ApiResponse, status: number, message: string | RegExp,
   expect(res.headers['content-type']).toBe('application/json;charset=UTF-8');
   const body = res.json<{ data: null; errors: { code: number; message: string; param?: string }[] }>();
   expect(body.data).toBeNull();
-  expect(body.errors[0]).toEqual(expect.objectContaining({ code: status, message: typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message) }));
+  expect(body.errors[0]).toEqual(
+    expect.objectContaining({
+      code: status,
+      message: typeof message === 'string' ? expect.stringContaining(message) : expect.stringMatching(message),
+    }),
+  );
   if (param !== undefined) expect(body.errors[0]?.param).toBe(param);
   // The reason phrase is the message, possibly followed by detail (`authentication failed - ...`).
   expect(res.reason.startsWith(body.errors[0]?.message ?? '\0')).toBe(true);
@@ -136,7 +141,12 @@ describe('request decoding and the error envelope over HTTPS', () => {
     expectError(await t.api.get('/fixture/a%00b'), 400, `parameter 'name': ${refused}`, 'name');
     expectError(await t.api.get('/fixture/a', 'tags=x%00y'), 400, `parameter 'tags': ${refused}`, 'tags');
     expectError(await post('/fixture/a', 'count=1&tags=ok&tags=%1b%5b0m'), 400, `parameter 'tags': ${refused}`, 'tags');
-    expectError(await post('/fixture/a', JSON.stringify({ count: 1, tags: 'a\u0000' }), JSON_TYPE), 400, `parameter 'tags': ${refused}`, 'tags');
+    expectError(
+      await post('/fixture/a', JSON.stringify({ count: 1, tags: 'a\u0000' }), JSON_TYPE),
+      400,
+      `parameter 'tags': ${refused}`,
+      'tags',
+    );
   });
 
   it('rejects form booleans other than 0 and 1, as PVE does', async () => {
@@ -166,7 +176,11 @@ describe('request decoding and the error envelope over HTTPS', () => {
   });
 
   it('answers a body over 512 KiB with 413', async () => {
-    expectError(await post('/fixture/a', `count=1&tags=${'x'.repeat(512 * 1024)}`), 413, 'request body too large: the limit is 524288 bytes');
+    expectError(
+      await post('/fixture/a', `count=1&tags=${'x'.repeat(512 * 1024)}`),
+      413,
+      'request body too large: the limit is 524288 bytes',
+    );
   });
 
   it('answers an unsupported content type with 415', async () => {
@@ -191,7 +205,14 @@ describe('request decoding and the error envelope over HTTPS', () => {
     expect(res.text).not.toContain('hunter2');
     const reqId = /request id ([^)]+)\)/.exec(res.reason)?.[1];
     expect(logged).toContainEqual(
-      expect.objectContaining({ level: 50, msg: 'unexpected error', reqId, method: 'GET', path: '/api2/json/fixture-failure', err: expect.objectContaining({ stack: expect.stringContaining('hunter2') }) }),
+      expect.objectContaining({
+        level: 50,
+        msg: 'unexpected error',
+        reqId,
+        method: 'GET',
+        path: '/api2/json/fixture-failure',
+        err: expect.objectContaining({ stack: expect.stringContaining('hunter2') }),
+      }),
     );
   });
 
@@ -200,7 +221,9 @@ describe('request decoding and the error envelope over HTTPS', () => {
     expectError(res, 500, /^internal error/);
     const reqId = /request id ([^)]+)\)/.exec(res.reason)?.[1];
     const record = logged.find((line) => line['reqId'] === reqId && line['msg'] === 'unexpected error');
-    expect(record?.['err']).toEqual(expect.objectContaining({ type: 'QueryFailedError', code: '22P02', query: expect.stringContaining('$2::int') }));
+    expect(record?.['err']).toEqual(
+      expect.objectContaining({ type: 'QueryFailedError', code: '22P02', query: expect.stringContaining('$2::int') }),
+    );
     expect(JSON.stringify(logged)).not.toMatch(/hunter2\$hash|mallory/);
   });
 

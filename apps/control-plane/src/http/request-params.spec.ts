@@ -50,7 +50,10 @@ describe('decodeParams', () => {
   });
 
   it('lets the query override the body and ignores _dc', () => {
-    expect(decodeParams(declaration, { params: { node: 'n' }, body: { vmid: '100' }, query: { vmid: '200', _dc: '1' } })).toEqual({ node: 'n', vmid: 200 });
+    expect(decodeParams(declaration, { params: { node: 'n' }, body: { vmid: '100' }, query: { vmid: '200', _dc: '1' } })).toEqual({
+      node: 'n',
+      vmid: 200,
+    });
   });
 
   it('accepts the path value repeated in the body, as Ansible sends it', () => {
@@ -58,14 +61,20 @@ describe('decodeParams', () => {
   });
 
   it('refuses control characters in any string, a NUL above all, and keeps tabs and line breaks', () => {
-    expect(problems({ params: { node: 'n' }, body: { vmid: '100', comment: 'a\u0000b' }, query: { tags: ['ok', 'esc\u001b[0m'] } })).toEqual([
+    expect(
+      problems({ params: { node: 'n' }, body: { vmid: '100', comment: 'a\u0000b' }, query: { tags: ['ok', 'esc\u001b[0m'] } }),
+    ).toEqual([
       { param: 'comment', message: "parameter 'comment': must not contain control characters other than tab and line breaks" },
       { param: 'tags', message: "parameter 'tags': must not contain control characters other than tab and line breaks" },
     ]);
     expect(problems({ params: { node: 'n\u0000' }, body: { vmid: '100' } })).toEqual([
       { param: 'node', message: "parameter 'node': must not contain control characters other than tab and line breaks" },
     ]);
-    expect(decodeParams(declaration, { params: { node: 'n' }, body: { vmid: '100', comment: 'line one\r\n\tline two' } })).toEqual({ node: 'n', vmid: 100, comment: 'line one\r\n\tline two' });
+    expect(decodeParams(declaration, { params: { node: 'n' }, body: { vmid: '100', comment: 'line one\r\n\tline two' } })).toEqual({
+      node: 'n',
+      vmid: 100,
+      comment: 'line one\r\n\tline two',
+    });
   });
 
   it('names every bad parameter once', () => {
@@ -94,11 +103,17 @@ describe('decodeParams', () => {
   });
 
   it('does not take decimals or exponents for integers', () => {
-    expect(problems({ params: { node: 'a' }, body: { vmid: '1e3' } })).toEqual([{ param: 'vmid', message: "parameter 'vmid': expected an integer, got '1e3'" }]);
-    expect(problems({ params: { node: 'a' }, body: { vmid: 100.5 } })).toEqual([{ param: 'vmid', message: "parameter 'vmid': expected an integer, got '100.5'" }]);
+    expect(problems({ params: { node: 'a' }, body: { vmid: '1e3' } })).toEqual([
+      { param: 'vmid', message: "parameter 'vmid': expected an integer, got '1e3'" },
+    ]);
+    expect(problems({ params: { node: 'a' }, body: { vmid: 100.5 } })).toEqual([
+      { param: 'vmid', message: "parameter 'vmid': expected an integer, got '100.5'" },
+    ]);
   });
 
   it('refuses a body that is not an object', () => {
-    expect(() => decodeParams(declaration, { params: { node: 'a' }, body: [1] })).toThrow('the request body must be a JSON object or a form');
+    expect(() => decodeParams(declaration, { params: { node: 'a' }, body: [1] })).toThrow(
+      'the request body must be a JSON object or a form',
+    );
   });
 });

@@ -44,7 +44,8 @@ export function decodeParams(declaration: EndpointDeclaration, request: RequestP
     merged[name] = value;
   }
   for (const [name, value] of Object.entries(merged)) {
-    if (hasControlCharacter(value)) problems.push({ param: name, message: `parameter '${name}': must not contain control characters other than tab and line breaks` });
+    if (hasControlCharacter(value))
+      problems.push({ param: name, message: `parameter '${name}': must not contain control characters other than tab and line breaks` });
   }
   const parsed = declaration.parameters.safeParse(merged);
   if (!parsed.success) problems.push(...parsed.error.issues.flatMap((issue) => describe(issue, merged)));

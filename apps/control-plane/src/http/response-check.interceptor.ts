@@ -22,7 +22,9 @@ function checked(declaration: EndpointDeclaration, body: unknown): unknown {
   const result = declaration.returns.safeParse(data);
   if (result.success) return body;
   const problems = result.error.issues.slice(0, 10).map((issue) => `${['data', ...issue.path].join('.')}: ${issue.message}`);
-  throw new ResponseMismatch(`the response of ${declaration.method} ${declaration.path} does not match its declaration: ${problems.join('; ')}`);
+  throw new ResponseMismatch(
+    `the response of ${declaration.method} ${declaration.path} does not match its declaration: ${problems.join('; ')}`,
+  );
 }
 
 export class ResponseMismatch extends Error {

@@ -17,7 +17,14 @@ const typed = endpoint({
   returns: z.object({ cores: z.number().int() }),
   permission: { kind: 'public' },
 });
-const missing = endpoint({ method: 'GET', path: '/fixture-missing', summary: 'a 404', parameters: z.object({}), returns: z.null(), permission: { kind: 'public' } });
+const missing = endpoint({
+  method: 'GET',
+  path: '/fixture-missing',
+  summary: 'a 404',
+  parameters: z.object({}),
+  returns: z.null(),
+  permission: { kind: 'public' },
+});
 
 @Controller()
 class FixtureController {
@@ -75,7 +82,11 @@ describe("PVE's error format (CORRAL_ERROR_FORMAT=pve)", () => {
   it("answers a bad parameter with PVE's errors object and reason phrase", async () => {
     const res = await t.api.get('/fixture-typed', 'wrong=7&colour=red');
     expect([res.status, res.reason]).toEqual([400, 'Parameter verification failed.']);
-    expect(res.json()).toEqual({ data: null, errors: { wrong: "parameter 'wrong': must be at most 1", colour: "unknown parameter 'colour'" }, message: 'Parameter verification failed.\n' });
+    expect(res.json()).toEqual({
+      data: null,
+      errors: { wrong: "parameter 'wrong': must be at most 1", colour: "unknown parameter 'colour'" },
+      message: 'Parameter verification failed.\n',
+    });
   });
 
   it('answers any other error without an errors member, its message in the reason phrase', async () => {

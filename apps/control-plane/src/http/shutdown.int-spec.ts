@@ -9,7 +9,14 @@ let release: () => void = () => undefined;
 let entered: () => void = () => undefined;
 const handlerEntered = new Promise<void>((done) => (entered = done));
 
-const slow = endpoint({ method: 'GET', path: '/slow', summary: 'waits to be released', parameters: z.object({}), returns: z.string(), permission: { kind: 'public' } });
+const slow = endpoint({
+  method: 'GET',
+  path: '/slow',
+  summary: 'waits to be released',
+  parameters: z.object({}),
+  returns: z.string(),
+  permission: { kind: 'public' },
+});
 
 @Controller()
 class SlowController {

@@ -61,7 +61,8 @@ export class WebSocketUpgrades implements OnApplicationBootstrap {
       try {
         await handler({ request, socket, head, match, query: url.searchParams });
       } catch (error) {
-        if (error instanceof ApiError) return refuseUpgrade(socket, ERROR_STATUS[error.code], reasonPhrase(error.details.reason ?? error.message));
+        if (error instanceof ApiError)
+          return refuseUpgrade(socket, ERROR_STATUS[error.code], reasonPhrase(error.details.reason ?? error.message));
         this.logger.error({ err: error, path: pathOf(request.url ?? '') }, 'websocket upgrade failed');
         refuseUpgrade(socket, 500, 'internal error');
       }

@@ -30,7 +30,10 @@ interface AgentConfig {
  * first time or when its config in `<data dir>/agent/agent.json` no longer fits; then run as a
  * child process, restarted when it dies, stopped with the control plane.
  */
-export async function startLocalAgent(app: INestApplicationContext, options: { node: string; dataDir: string; port: number; fingerprint: string; logger: Logger }): Promise<LocalAgent> {
+export async function startLocalAgent(
+  app: INestApplicationContext,
+  options: { node: string; dataDir: string; port: number; fingerprint: string; logger: Logger },
+): Promise<LocalAgent> {
   const { node, logger } = options;
   const file = join(options.dataDir, 'agent', 'agent.json');
   const url = `https://127.0.0.1:${options.port}`;
@@ -38,7 +41,9 @@ export async function startLocalAgent(app: INestApplicationContext, options: { n
   const known = app.get(NodeView).get(node);
   if (!existing || existing.node !== node || existing.fingerprint !== options.fingerprint || !known) {
     // Re-joining this host's own node needs no one's consent but this start's: it is the host.
-    const { token } = await app.get(JoinTokensService).create({ ttl: 60, node, replace: known !== undefined, comment: 'the local agent' }, 'root@pam');
+    const { token } = await app
+      .get(JoinTokensService)
+      .create({ ttl: 60, node, replace: known !== undefined, comment: 'the local agent' }, 'root@pam');
     const { credential } = await app.get(JoinService).join(token, node);
     await writeConfig(file, { url, fingerprint: options.fingerprint, node, credential, hostRoot: '/' });
     logger.info({ node }, `joined this host as node '${node}'`);
@@ -50,7 +55,10 @@ export async function startLocalAgent(app: INestApplicationContext, options: { n
   let child: ChildProcess | null = null;
   let stopping = false;
   const run = () => {
-    const started = spawn(process.execPath, [main, '--config', file], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, CORRAL_AGENT_STOP_WITH_PARENT: '1' } });
+    const started = spawn(process.execPath, [main, '--config', file], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, CORRAL_AGENT_STOP_WITH_PARENT: '1' },
+    });
     child = started;
     started.once('exit', (code, signal) => {
       child = null;

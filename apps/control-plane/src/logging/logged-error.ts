@@ -14,7 +14,15 @@ const DATABASE_ERROR_FIELDS = ['code', 'table', 'column', 'constraint', 'routine
 export function loggedError(error: unknown): unknown {
   if (!(error instanceof QueryFailedError)) return error instanceof Error ? pino.stdSerializers.err(error) : error;
   const driver = error.driverError as Record<string, unknown>;
-  const fields = Object.fromEntries(DATABASE_ERROR_FIELDS.filter((field) => driver[field] !== undefined).map((field) => [field, driver[field]]));
+  const fields = Object.fromEntries(
+    DATABASE_ERROR_FIELDS.filter((field) => driver[field] !== undefined).map((field) => [field, driver[field]]),
+  );
   const frames = (error.stack ?? '').split('\n').filter((line) => line.trimStart().startsWith('at '));
-  return { type: 'QueryFailedError', message: `database error ${String(driver['code'] ?? '')}`.trim(), query: error.query, ...fields, stack: frames.join('\n') };
+  return {
+    type: 'QueryFailedError',
+    message: `database error ${String(driver['code'] ?? '')}`.trim(),
+    query: error.query,
+    ...fields,
+    stack: frames.join('\n'),
+  };
 }

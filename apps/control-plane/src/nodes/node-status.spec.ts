@@ -36,7 +36,10 @@ describe("PVE's node status", () => {
   });
 
   it("says '' for hvm without vmx or svm, 0 MHz where the kernel shows no clock, and legacy-bios without EFI", () => {
-    const status = pveNodeStatus({ ...OLDER_AGENT, cpuinfo: { ...OLDER_AGENT.cpuinfo, flags: 'fp asimd vmxx', userHz: 100 }, boot: { efi: false } }, VERSION);
+    const status = pveNodeStatus(
+      { ...OLDER_AGENT, cpuinfo: { ...OLDER_AGENT.cpuinfo, flags: 'fp asimd vmxx', userHz: 100 }, boot: { efi: false } },
+      VERSION,
+    );
     expect(status.cpuinfo).toEqual(expect.objectContaining({ mhz: '0', hvm: '', flags: 'fp asimd vmxx' }));
     expect(status['boot-info']).toEqual({ mode: 'legacy-bios' });
     expect(pveNodeStatus({ ...OLDER_AGENT, boot: { efi: true } }, VERSION)['boot-info']).toEqual({ mode: 'efi' });
@@ -44,7 +47,19 @@ describe("PVE's node status", () => {
 
   it('leaves out what an older agent does not report', () => {
     const status = pveNodeStatus(OLDER_AGENT, VERSION);
-    expect(Object.keys(status).sort()).toEqual(['cpu', 'cpuinfo', 'current-kernel', 'idle', 'kversion', 'loadavg', 'memory', 'os', 'pveversion', 'rootfs', 'uptime']);
+    expect(Object.keys(status).sort()).toEqual([
+      'cpu',
+      'cpuinfo',
+      'current-kernel',
+      'idle',
+      'kversion',
+      'loadavg',
+      'memory',
+      'os',
+      'pveversion',
+      'rootfs',
+      'uptime',
+    ]);
     expect(status.cpuinfo).toEqual(OLDER_AGENT.cpuinfo);
   });
 });

@@ -25,7 +25,9 @@ export function pveNodeStatus(status: NodeStatus, pveversion: string): z.infer<t
       sockets,
       cores,
       cpus,
-      ...(flags !== undefined ? { mhz: mhz ?? '0', hvm: / (?:vmx|svm)(?: |$)/.test(` ${flags}`) ? ('1' as const) : ('' as const), flags } : {}),
+      ...(flags !== undefined
+        ? { mhz: mhz ?? '0', hvm: / (?:vmx|svm)(?: |$)/.test(` ${flags}`) ? ('1' as const) : ('' as const), flags }
+        : {}),
       ...(userHz !== undefined ? { user_hz: userHz } : {}),
     },
     'current-kernel': status.kernel,

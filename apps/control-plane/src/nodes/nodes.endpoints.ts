@@ -23,11 +23,14 @@ export const NodeListEntry = z.object({
   maxdisk: z.number().int().optional(),
   uptime: z.number().int().optional(),
   level: z.string().meta({ description: "Subscription level: always '' (Corral has none)." }),
-  ssl_fingerprint: z.string().meta({ description: "The SHA-256 fingerprint of the certificate the node's agent pins: the control plane's." }),
+  ssl_fingerprint: z
+    .string()
+    .meta({ description: "The SHA-256 fingerprint of the certificate the node's agent pins: the control plane's." }),
 });
 export type NodeListEntry = z.infer<typeof NodeListEntry>;
 
-const Numbers = <K extends string>(keys: readonly K[]) => z.object(Object.fromEntries(keys.map((key) => [key, z.number().int()])) as Record<K, z.ZodNumber>);
+const Numbers = <K extends string>(keys: readonly K[]) =>
+  z.object(Object.fromEntries(keys.map((key) => [key, z.number().int()])) as Record<K, z.ZodNumber>);
 
 export const NodeStatusResult = z.object({
   cpu: z.number(),
@@ -44,8 +47,14 @@ export const NodeStatusResult = z.object({
     sockets: z.number().int(),
     cores: z.number().int(),
     cpus: z.number().int(),
-    mhz: z.string().optional().meta({ description: "The first processor's clock as the kernel writes it (`3400.000`), a string as PVE sends it." }),
-    hvm: z.enum(['1', '']).optional().meta({ description: "`'1'` when the processor has hardware virtualisation (vmx or svm), else `''`: as PVE sends it." }),
+    mhz: z
+      .string()
+      .optional()
+      .meta({ description: "The first processor's clock as the kernel writes it (`3400.000`), a string as PVE sends it." }),
+    hvm: z
+      .enum(['1', ''])
+      .optional()
+      .meta({ description: "`'1'` when the processor has hardware virtualisation (vmx or svm), else `''`: as PVE sends it." }),
     flags: z.string().optional(),
     user_hz: z.number().int().optional(),
   }),
@@ -55,7 +64,10 @@ export const NodeStatusResult = z.object({
     .object({ mode: z.enum(['efi', 'legacy-bios']), secureboot: z.union([z.literal(0), z.literal(1)]).optional() })
     .optional()
     .meta({ description: 'How the host booted; `secureboot` only for `efi`.' }),
-  pveversion: z.string().meta({ description: "`pve-manager/<version>/<repoid>`: the PVE API version Corral serves and the commit it was built from, as `/version` gives them." }),
+  pveversion: z.string().meta({
+    description:
+      '`pve-manager/<version>/<repoid>`: the PVE API version Corral serves and the commit it was built from, as `/version` gives them.',
+  }),
   os: z.string(),
 });
 
@@ -81,7 +93,8 @@ export const NODES_ENDPOINTS = {
     method: 'GET',
     path: '/nodes/{node}/status',
     summary: "The node's load, memory, swap, root disk, CPU, kernel and boot mode, read from its agent now",
-    description: "`wait`, `swap`, `ksm`, `boot-info` and `cpuinfo`'s `mhz`, `hvm`, `flags` and `user_hz` are absent when the node's agent is older than this control plane.",
+    description:
+      "`wait`, `swap`, `ksm`, `boot-info` and `cpuinfo`'s `mhz`, `hvm`, `flags` and `user_hz` are absent when the node's agent is older than this control plane.",
     parameters: z.object(NODE),
     returns: NodeStatusResult,
     permission: AUDIT_NODE,

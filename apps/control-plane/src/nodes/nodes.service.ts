@@ -29,12 +29,21 @@ export class NodesService {
   async list(caller: Principal): Promise<NodeListEntry[]> {
     const access = await this.access.current();
     return this.view.list().map((node) => {
-      const entry: NodeListEntry = { node: node.name, id: `node/${node.name}`, type: 'node', status: node.online ? 'online' : 'offline', level: '', ssl_fingerprint: this.fingerprint };
+      const entry: NodeListEntry = {
+        node: node.name,
+        id: `node/${node.name}`,
+        type: 'node',
+        status: node.online ? 'online' : 'offline',
+        level: '',
+        ssl_fingerprint: this.fingerprint,
+      };
       const inventory = node.inventory;
       if (!inventory || !allows(access, caller.subject, `/nodes/${node.name}`, ['Sys.Audit'])) return entry;
       const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
       // An offline node's last load is not its load now (PVE shows none either).
-      return node.online ? { ...entry, cpu, maxcpu, mem, maxmem, memtotal: maxmem, disk, maxdisk, uptime } : { ...entry, maxcpu, maxmem, memtotal: maxmem, maxdisk };
+      return node.online
+        ? { ...entry, cpu, maxcpu, mem, maxmem, memtotal: maxmem, disk, maxdisk, uptime }
+        : { ...entry, maxcpu, maxmem, memtotal: maxmem, maxdisk };
     });
   }
 
@@ -51,7 +60,11 @@ export class NodesService {
 
   subscription(name: string): { status: 'notfound'; message: string; level: '' } {
     this.existing(name);
-    return { status: 'notfound', message: 'Corral is free software (Apache-2.0): there is no subscription, and nothing needs one.', level: '' };
+    return {
+      status: 'notfound',
+      message: 'Corral is free software (Apache-2.0): there is no subscription, and nothing needs one.',
+      level: '',
+    };
   }
 
   /** The node, or 404 `node 'x' does not exist` when it never joined. */

@@ -25,7 +25,11 @@ const list = endpoint({
 });
 
 describe('buildOpenApiDocument', () => {
-  const doc = buildOpenApiDocument([start, list], '1.0.0') as { openapi: string; servers: unknown; paths: Record<string, Record<string, Record<string, unknown>>> };
+  const doc = buildOpenApiDocument([start, list], '1.0.0') as {
+    openapi: string;
+    servers: unknown;
+    paths: Record<string, Record<string, Record<string, unknown>>>;
+  };
 
   it('is OpenAPI 3.1 served under /api2/json', () => {
     expect(doc.openapi).toBe('3.1.0');
@@ -68,7 +72,10 @@ describe('buildOpenApiDocument', () => {
   });
 
   it('wraps results in the data envelope and refers errors to the error envelope', () => {
-    const responses = doc.paths['/nodes/{node}/qemu']?.['get']?.['responses'] as Record<string, { content: Record<string, { schema: unknown }> }>;
+    const responses = doc.paths['/nodes/{node}/qemu']?.['get']?.['responses'] as Record<
+      string,
+      { content: Record<string, { schema: unknown }> }
+    >;
     expect(responses['200']?.content['application/json;charset=UTF-8']?.schema).toEqual({
       type: 'object',
       required: ['data'],

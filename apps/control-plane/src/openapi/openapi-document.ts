@@ -30,10 +30,20 @@ const ERROR_ENVELOPE: JsonSchema = {
 
 // PVE's and Corral's headers: every way a caller authenticates (docs/access-control.md).
 const SECURITY_SCHEMES: JsonSchema = {
-  ticket: { type: 'apiKey', in: 'cookie', name: 'PVEAuthCookie', description: 'A ticket from POST /access/ticket; requests other than GET also need the CSRFPreventionToken header.' },
-  apiToken: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`PVEAPIToken=<user>@<realm>!<tokenid>=<secret>` (or `SVCAPIToken=`, or Corral\'s `<user>@<realm>=<secret>`).' },
+  ticket: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'PVEAuthCookie',
+    description: 'A ticket from POST /access/ticket; requests other than GET also need the CSRFPreventionToken header.',
+  },
+  apiToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: "`PVEAPIToken=<user>@<realm>!<tokenid>=<secret>` (or `SVCAPIToken=`, or Corral's `<user>@<realm>=<secret>`).",
+  },
   basic: { type: 'http', scheme: 'basic', description: '`<user>@<realm>` and its password.' },
-  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A JWT from the configured OAuth 2.0 issuer." },
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT from the configured OAuth 2.0 issuer.' },
 };
 
 /** The OpenAPI 3.1 document of every declared endpoint, derived from the declarations alone. */
@@ -79,7 +89,13 @@ function operation(declaration: EndpointDeclaration): JsonSchema {
     ...(declaration.description ? { description: declaration.description } : {}),
     parameters,
     ...(inBody && Object.keys(bodyProperties).length > 0
-      ? { requestBody: { content: declaration.upload ? uploadForm(body, declaration.upload.file) : { 'application/x-www-form-urlencoded': { schema: body }, 'application/json': { schema: body } } } }
+      ? {
+          requestBody: {
+            content: declaration.upload
+              ? uploadForm(body, declaration.upload.file)
+              : { 'application/x-www-form-urlencoded': { schema: body }, 'application/json': { schema: body } },
+          },
+        }
       : {}),
     responses: {
       '200': {
@@ -99,7 +115,10 @@ function operation(declaration: EndpointDeclaration): JsonSchema {
 
 /** An upload's body: a multipart form, the file part last (http/multipart-upload.ts). */
 function uploadForm(body: { properties: Record<string, JsonSchema> }, file: string): JsonSchema {
-  const properties = { ...body.properties, [file]: { type: 'string', format: 'binary', description: "The file; the part's file name is the volume's name." } };
+  const properties = {
+    ...body.properties,
+    [file]: { type: 'string', format: 'binary', description: "The file; the part's file name is the volume's name." },
+  };
   return { 'multipart/form-data': { schema: { ...body, properties } } };
 }
 
@@ -109,7 +128,9 @@ function jsonSchema(schema: z.ZodType): JsonSchema {
 }
 
 function operationId(declaration: EndpointDeclaration): string {
-  const words = documentedPath(declaration.path).split(/[/{}_.-]+/).filter(Boolean);
+  const words = documentedPath(declaration.path)
+    .split(/[/{}_.-]+/)
+    .filter(Boolean);
   return declaration.method.toLowerCase() + words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
 }
 
@@ -120,7 +141,12 @@ function describePermission(permission: Permission): JsonSchema {
     case 'authenticated':
       return { description: 'Any authenticated caller; results are filtered by privilege.' };
     case 'privileges':
-      return { description: `${describeCheck(permission)}.`, path: permission.path, privileges: permission.privileges, any: permission.any ?? false };
+      return {
+        description: `${describeCheck(permission)}.`,
+        path: permission.path,
+        privileges: permission.privileges,
+        any: permission.any ?? false,
+      };
     default:
       return { description: `${describeCheck(permission)}.` };
   }

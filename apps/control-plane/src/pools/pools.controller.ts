@@ -2,7 +2,15 @@ import { Controller, type Type } from '@nestjs/common';
 import { Caller, type Principal } from '../http/principal.js';
 import { Endpoint, type ParamsOf, type ResultOf } from '../http/endpoint.js';
 import { Params } from '../http/request-params.js';
-import { deletePool, deletePoolByParam, PVE_POOL_ENDPOINTS, removePoolGuest, SPEC_POOL_ENDPOINTS, updatePoolByParam, type PoolEndpoints } from './pools.endpoints.js';
+import {
+  deletePool,
+  deletePoolByParam,
+  PVE_POOL_ENDPOINTS,
+  removePoolGuest,
+  SPEC_POOL_ENDPOINTS,
+  updatePoolByParam,
+  type PoolEndpoints,
+} from './pools.endpoints.js';
 import { PoolsService } from './pools.service.js';
 
 /** One controller per path form: the same handlers, mounted on Corral's `/pool` or PVE's `/pools`. */

@@ -9,7 +9,9 @@ import { poolidParam } from '../inventory/pools/pool-params.js';
 // PVE's pve-storage-id.
 const STORAGE_ID_PATTERN = /^[A-Za-z](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 
-const MEMBER_TYPE = z.enum(['qemu', 'lxc', 'storage'], { error: 'must be qemu, lxc or storage' }).meta({ description: 'Only members of this kind.' });
+const MEMBER_TYPE = z
+  .enum(['qemu', 'lxc', 'storage'], { error: 'must be qemu, lxc or storage' })
+  .meta({ description: 'Only members of this kind.' });
 
 export const PoolListEntry = z.object({
   poolid: z.string(),
@@ -31,7 +33,9 @@ const MEMBER_CHANGES = {
     'Storages to add (or with `delete`, to remove), comma separated.',
   ).optional(),
   delete: booleanParam({ description: 'Remove the guests and storages given instead of adding them.' }).optional(),
-  'allow-move': booleanParam({ description: "Move a guest that is in another pool into this one (needs the right to change that pool's permissions)." }).optional(),
+  'allow-move': booleanParam({
+    description: "Move a guest that is in another pool into this one (needs the right to change that pool's permissions).",
+  }).optional(),
 };
 
 const AUDIT: Check = { kind: 'privileges', path: '/pool/{poolid}', privileges: ['Pool.Audit'] };

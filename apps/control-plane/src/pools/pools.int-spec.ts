@@ -30,7 +30,10 @@ describe('pools API (/pool, /pools)', () => {
     const answer = (request: RequestFrame): FakeAnswer => {
       if (request.command === 'guest.start') {
         const { vmid } = (request.params as { guest: { vmid: number } }).guest;
-        agent.send({ type: 'report', payload: { kind: 'runtime', guests: [{ vmid, type: 'qemu', status: 'running', pid: 4242, uptime: 7, cpu: 0.5, mem: MEM }] } });
+        agent.send({
+          type: 'report',
+          payload: { kind: 'runtime', guests: [{ vmid, type: 'qemu', status: 'running', pid: 4242, uptime: 7, cpu: 0.5, mem: MEM }] },
+        });
       }
       return { result: null };
     };
@@ -43,7 +46,9 @@ describe('pools API (/pool, /pools)', () => {
 
   /** A guest of pve1 in the database and the guest view, as the guests API leaves it. */
   const addGuest = async (vmid: number, type: 'qemu' | 'lxc' = 'qemu') => {
-    await t.app.get(GuestsRepository).insert({ vmid, type, node: 'pve1', config: type === 'qemu' ? { name: `vm${vmid}` } : { hostname: `ct${vmid}` }, lock: null });
+    await t.app
+      .get(GuestsRepository)
+      .insert({ vmid, type, node: 'pve1', config: type === 'qemu' ? { name: `vm${vmid}` } : { hostname: `ct${vmid}` }, lock: null });
     await t.app.get(GuestView).reload(vmid);
   };
   const removeGuest = async (vmid: number) => {
@@ -51,18 +56,23 @@ describe('pools API (/pool, /pools)', () => {
     await t.app.get(GuestView).reload(vmid);
   };
   const poolOf = async (vmid: number) => (await t.dataSource.manager.findOneBy(PoolGuestRow, { vmid }))?.poolid;
-  const members = async (poolid: string, query = '') => dataOf<{ members: Member[] }>(await call(t, 'GET', `/pools/${poolid}`, { query })).members;
+  const members = async (poolid: string, query = '') =>
+    dataOf<{ members: Member[] }>(await call(t, 'GET', `/pools/${poolid}`, { query })).members;
 
   it('creates, lists, reads, comments and deletes pools on both path forms', async () => {
     dataOf(await call(t, 'POST', '/pool', { form: { poolid: 'dev', comment: 'developers' } }));
     dataOf(await call(t, 'POST', '/pools', { form: { poolid: 'ops' } }));
-    expect(dataOf(await call(t, 'GET', '/pool'))).toEqual(expect.arrayContaining([{ poolid: 'dev', comment: 'developers' }, { poolid: 'ops' }]));
+    expect(dataOf(await call(t, 'GET', '/pool'))).toEqual(
+      expect.arrayContaining([{ poolid: 'dev', comment: 'developers' }, { poolid: 'ops' }]),
+    );
     expect(dataOf(await call(t, 'GET', '/pools/dev'))).toEqual({ comment: 'developers', members: [] });
     expect(dataOf(await call(t, 'GET', '/pool/ops'))).toEqual({ members: [] });
 
     dataOf(await call(t, 'PUT', '/pools/ops', { form: { comment: 'operations' } }));
     dataOf(await call(t, 'POST', '/pool/dev', { form: { comment: '' } }));
-    expect(dataOf(await call(t, 'GET', '/pools', { query: 'poolid=ops' }))).toEqual([{ poolid: 'ops', comment: 'operations', members: [] }]);
+    expect(dataOf(await call(t, 'GET', '/pools', { query: 'poolid=ops' }))).toEqual([
+      { poolid: 'ops', comment: 'operations', members: [] },
+    ]);
     expect(dataOf(await call(t, 'GET', '/pools/dev'))).toEqual({ members: [] });
 
     dataOf(await call(t, 'DELETE', '/pools/ops'));
@@ -82,7 +92,9 @@ describe('pools API (/pool, /pools)', () => {
       expect.objectContaining({ id: 'storage/pve1/local', type: 'storage', storage: 'local', node: 'pve1', status: 'available' }),
     ]);
     expect((await members('web', 'type=lxc')).map((m) => m.id)).toEqual(['lxc/101']);
-    const [listed] = dataOf<{ poolid: string; comment: string; members: Member[] }[]>(await call(t, 'GET', '/pools', { query: 'poolid=web&type=storage' }));
+    const [listed] = dataOf<{ poolid: string; comment: string; members: Member[] }[]>(
+      await call(t, 'GET', '/pools', { query: 'poolid=web&type=storage' }),
+    );
     expect(listed).toEqual({ poolid: 'web', comment: 'web tier', members: [expect.objectContaining({ id: 'storage/pve1/local' })] });
 
     const resources = dataOf<Member[]>(await call(t, 'GET', '/cluster/resources'));
@@ -102,7 +114,11 @@ describe('pools API (/pool, /pools)', () => {
     dataOf(await call(t, 'POST', '/pools', { form: { poolid: 'green' } }));
     dataOf(await call(t, 'PUT', '/pools/blue', { form: { vms: '100', storage: 'local' } }));
     expectError(await call(t, 'PUT', '/pools/blue', { form: { vms: '100' } }), 409, 'VM 100 is already a pool member');
-    expectError(await call(t, 'PUT', '/pools/green', { form: { vms: '100' } }), 409, "VM 100 is already in pool 'blue' (allow-move=1 moves it)");
+    expectError(
+      await call(t, 'PUT', '/pools/green', { form: { vms: '100' } }),
+      409,
+      "VM 100 is already in pool 'blue' (allow-move=1 moves it)",
+    );
     expect(await poolOf(100)).toBe('blue');
 
     dataOf(await call(t, 'PUT', '/pools/green', { form: { vms: '100', storage: 'local', 'allow-move': 1 } }));
@@ -117,9 +133,22 @@ describe('pools API (/pool, /pools)', () => {
     expectError(await call(t, 'POST', '/pools', { form: { poolid: 'strict' } }), 409, "pool 'strict' already exists");
     expectError(await call(t, 'POST', '/pool', { form: { poolid: 'a/b' } }), 400, "nested pools 'a/b' are not supported", 'poolid');
     expectError(await call(t, 'POST', '/pool', { form: { poolid: '1st' } }), 400, 'must be a letter', 'poolid');
-    for (const [method, path] of [['GET', '/pools/ghost'], ['PUT', '/pools/ghost'], ['POST', '/pool/ghost'], ['DELETE', '/pools/ghost'], ['GET', '/pools?poolid=ghost']] as const) {
+    for (const [method, path] of [
+      ['GET', '/pools/ghost'],
+      ['PUT', '/pools/ghost'],
+      ['POST', '/pool/ghost'],
+      ['DELETE', '/pools/ghost'],
+      ['GET', '/pools?poolid=ghost'],
+    ] as const) {
       const [bare = '', query] = path.split('?');
-      expectError(await call(t, method, bare, { ...(query ? { query } : {}), ...(method === 'PUT' || method === 'POST' ? { form: { comment: 'x' } } : {}) }), 404, "pool 'ghost' does not exist");
+      expectError(
+        await call(t, method, bare, {
+          ...(query ? { query } : {}),
+          ...(method === 'PUT' || method === 'POST' ? { form: { comment: 'x' } } : {}),
+        }),
+        404,
+        "pool 'ghost' does not exist",
+      );
     }
     expectError(await call(t, 'GET', '/pools', { query: 'type=qemu' }), 400, "only together with 'poolid'", 'type');
 
@@ -131,7 +160,12 @@ describe('pools API (/pool, /pools)', () => {
     expect(dataOf(await call(t, 'GET', '/pools/strict'))).toEqual({ members: [] });
 
     expectError(await call(t, 'DELETE', '/pool/strict/102'), 400, "guest 102 is not a member of pool 'strict'", 'vmid');
-    expectError(await call(t, 'PUT', '/pools/strict', { form: { storage: 'local', delete: 1 } }), 400, "storage 'local' is not a member of pool 'strict'", 'storage');
+    expectError(
+      await call(t, 'PUT', '/pools/strict', { form: { storage: 'local', delete: 1 } }),
+      400,
+      "storage 'local' is not a member of pool 'strict'",
+      'storage',
+    );
   });
 
   it("deletes a pool only when it is empty, and the pool's ACL entries with it", async () => {
@@ -180,9 +214,20 @@ describe('pools API (/pool, /pools)', () => {
       dataOf(await call(t, 'PUT', '/pools/p', { form: { vms: '110' } }));
       expect(await finished(t, 'pve1', dataOf<string>(await start(110)))).toBe('OK');
       expect(dataOf<{ vmid: number }>(await status(110)).vmid).toBe(110);
-      expect(dataOf<Member[]>(await call(t, 'GET', '/cluster/resources', { query: 'type=vm', as: alice })).map((r) => r.id)).toEqual(['qemu/110']);
+      expect(dataOf<Member[]>(await call(t, 'GET', '/cluster/resources', { query: 'type=vm', as: alice })).map((r) => r.id)).toEqual([
+        'qemu/110',
+      ]);
       // The pool's entry sums the load of its running guests.
-      expect(dataOf<Member[]>(await call(t, 'GET', '/cluster/resources'))).toContainEqual({ id: '/pool/p', type: 'pool', pool: 'p', cpu: 0.5, maxcpu: 1, mem: MEM, maxmem: expect.any(Number), uptime: 7 });
+      expect(dataOf<Member[]>(await call(t, 'GET', '/cluster/resources'))).toContainEqual({
+        id: '/pool/p',
+        type: 'pool',
+        pool: 'p',
+        cpu: 0.5,
+        maxcpu: 1,
+        mem: MEM,
+        maxmem: expect.any(Number),
+        uptime: 7,
+      });
 
       dataOf(await call(t, 'DELETE', '/pool/p/110'));
       expectError(await start(110), 403, 'permission denied');
@@ -195,7 +240,10 @@ describe('pools API (/pool, /pools)', () => {
       // Deleted and created again without the pools API: only the membership trigger tells the access snapshot.
       await removeGuest(110);
       await addGuest(110);
-      await waitFor(async () => (await status(110)).status === 403, { timeoutMs: 10_000, what: 'the access snapshot to drop the deleted guest from the pool' });
+      await waitFor(async () => (await status(110)).status === 403, {
+        timeoutMs: 10_000,
+        what: 'the access snapshot to drop the deleted guest from the pool',
+      });
       expect(await poolOf(110)).toBeUndefined();
     });
 

@@ -73,7 +73,10 @@ export async function dropGuests(db: EntityManager, poolid: string, vmids: reado
 }
 
 export async function putStorages(db: EntityManager, poolid: string, storages: readonly string[]): Promise<void> {
-  await db.insert(PoolStorageRow, storages.map((storage) => ({ poolid, storage })));
+  await db.insert(
+    PoolStorageRow,
+    storages.map((storage) => ({ poolid, storage })),
+  );
 }
 
 export async function dropStorages(db: EntityManager, poolid: string, storages: readonly string[]): Promise<void> {

@@ -53,14 +53,21 @@ export class PoolsService {
   ) {}
 
   /** The pools the caller may audit; with `poolid`, that one with its members (PVE 9's `GET /pools?poolid=`). */
-  async list(caller: Principal, query: { readonly poolid?: string | undefined; readonly type?: MemberType | undefined }): Promise<ResultOf<PoolEndpoints['list']>> {
+  async list(
+    caller: Principal,
+    query: { readonly poolid?: string | undefined; readonly type?: MemberType | undefined },
+  ): Promise<ResultOf<PoolEndpoints['list']>> {
     if (query.type !== undefined && query.poolid === undefined) throw badParam('type', "parameter 'type': only together with 'poolid'");
     const access = await this.state.current();
     const pools = await readPools(this.dataSource.manager, query.poolid);
     if (query.poolid !== undefined && pools.length === 0) throw notFound(`pool '${query.poolid}'`);
     const visible = pools.filter((pool) => allows(access, caller.subject, `/pool/${pool.poolid}`, ['Pool.Audit']));
     return Promise.all(
-      visible.map(async (pool) => ({ poolid: pool.poolid, ...commentOf(pool.comment), ...(query.poolid !== undefined ? { members: await this.members(pool, query.type) } : {}) })),
+      visible.map(async (pool) => ({
+        poolid: pool.poolid,
+        ...commentOf(pool.comment),
+        ...(query.poolid !== undefined ? { members: await this.members(pool, query.type) } : {}),
+      })),
     );
   }
 
@@ -123,7 +130,14 @@ export class PoolsService {
     return members.filter((member) => type === undefined || member.type === type);
   }
 
-  private async addGuests(db: EntityManager, access: AccessSnapshot, caller: Principal, poolid: string, vms: readonly number[], allowMove: boolean): Promise<void> {
+  private async addGuests(
+    db: EntityManager,
+    access: AccessSnapshot,
+    caller: Principal,
+    poolid: string,
+    vms: readonly number[],
+    allowMove: boolean,
+  ): Promise<void> {
     const guests = await guestMemberships(db, vms);
     for (const vmid of vms) {
       const guest = guests.get(vmid);
@@ -153,7 +167,11 @@ async function addStorages(db: EntityManager, poolid: string, storages: readonly
   await putStorages(db, poolid, storages);
 }
 
-async function removeMembers(db: EntityManager, poolid: string, members: { vms: readonly number[]; storages: readonly string[]; vmParam: string }): Promise<void> {
+async function removeMembers(
+  db: EntityManager,
+  poolid: string,
+  members: { vms: readonly number[]; storages: readonly string[]; vmParam: string },
+): Promise<void> {
   const [pool] = await readPools(db, poolid);
   const guest = members.vms.find((vmid) => !pool?.vmids.includes(vmid));
   if (guest !== undefined) throw badParam(members.vmParam, `guest ${guest} is not a member of pool '${poolid}'`);

@@ -65,11 +65,23 @@ describe("PVE's appliance index", () => {
       source: 'http://download.example.com/images',
       template: 'debian-13-standard_13.1-2_amd64.tar.zst',
     });
-    expect(appliances[2]).toMatchObject({ template: 'debian-12-turnkey-core_18.0-1_amd64.tar.gz', location: 'https://mirror.example.com/turnkey/debian-12-turnkey-core_18.0-1_amd64.tar.gz', headline: 'TurnKey Core', description: '' });
+    expect(appliances[2]).toMatchObject({
+      template: 'debian-12-turnkey-core_18.0-1_amd64.tar.gz',
+      location: 'https://mirror.example.com/turnkey/debian-12-turnkey-core_18.0-1_amd64.tar.gz',
+      headline: 'TurnKey Core',
+      description: '',
+    });
   });
 
   it('names a record without a location as PVE does', () => {
-    const [appliance] = parseAplinfo('Package: debian-12-minimal\nVersion: 12.0-1\nType: lxc\nOS: debian-12\nInfopage: https://example.com\nArchitecture: amd64\n', 'http://x.example/images/index.dat');
-    expect(appliance).toMatchObject({ template: 'debian-12-minimal_12.0-1_amd64.tar.gz', section: 'unknown', location: 'http://x.example/images/unknown/debian-12-minimal_12.0-1_amd64.tar.gz' });
+    const [appliance] = parseAplinfo(
+      'Package: debian-12-minimal\nVersion: 12.0-1\nType: lxc\nOS: debian-12\nInfopage: https://example.com\nArchitecture: amd64\n',
+      'http://x.example/images/index.dat',
+    );
+    expect(appliance).toMatchObject({
+      template: 'debian-12-minimal_12.0-1_amd64.tar.gz',
+      section: 'unknown',
+      location: 'http://x.example/images/unknown/debian-12-minimal_12.0-1_amd64.tar.gz',
+    });
   });
 });

@@ -28,10 +28,19 @@ export class AppliancesService {
     this.nodes.existing(node);
     const appliance = (await this.index.appliances()).find((each) => each.package !== NEWS_PACKAGE && each.template === template);
     if (appliance === undefined) throw badParam('template', 'no such template');
-    if (appliance.type !== 'lxc' && appliance.type !== 'openvz') throw badParam('template', `unknown template type '${appliance.type ?? ''}'`);
+    if (appliance.type !== 'lxc' && appliance.type !== 'openvz')
+      throw badParam('template', `unknown template type '${appliance.type ?? ''}'`);
     const { sha512sum, md5sum, location = '' } = appliance;
-    const checksum = sha512sum ? { algorithm: 'sha512' as const, digest: sha512sum.toLowerCase() } : md5sum ? { algorithm: 'md5' as const, digest: md5sum.toLowerCase() } : undefined;
-    if (checksum === undefined) throw badParam('template', `the index gives no checksum of '${template}': checksum required but not specified`);
-    return this.downloads.start({ node, storage, content: 'vztmpl', name: template, url: location, verifyCertificates: true, checksum }, caller);
+    const checksum = sha512sum
+      ? { algorithm: 'sha512' as const, digest: sha512sum.toLowerCase() }
+      : md5sum
+        ? { algorithm: 'md5' as const, digest: md5sum.toLowerCase() }
+        : undefined;
+    if (checksum === undefined)
+      throw badParam('template', `the index gives no checksum of '${template}': checksum required but not specified`);
+    return this.downloads.start(
+      { node, storage, content: 'vztmpl', name: template, url: location, verifyCertificates: true, checksum },
+      caller,
+    );
   }
 }

@@ -10,6 +10,11 @@ import { permissionDenied } from '../access/auth/authorizer.js';
 export function mayRemoveBackups(access: AccessConfig, caller: Principal, storage: string, vmid: number | undefined): void {
   const path = `/storage/${storage}`;
   if (allows(access, caller.subject, path, ['Datastore.Allocate'])) return;
-  if (vmid !== undefined && allows(access, caller.subject, path, ['Datastore.AllocateSpace']) && allows(access, caller.subject, `/vms/${vmid}`, ['VM.Backup'])) return;
+  if (
+    vmid !== undefined &&
+    allows(access, caller.subject, path, ['Datastore.AllocateSpace']) &&
+    allows(access, caller.subject, `/vms/${vmid}`, ['VM.Backup'])
+  )
+    return;
   throw permissionDenied({ path, privileges: ['Datastore.Allocate'] });
 }

@@ -41,7 +41,14 @@ export class BackupPruner {
    * removed is logged and the others still go; it then rejects with PRUNE_FAILED. Resolves with what
    * it did to each backup. Checks no permission: the caller does.
    */
-  async prune(node: string, storage: StorageRow, guest: { readonly vmid: number; readonly type: GuestType }, options: PruneOptions | undefined, log: (line: string) => void, signal?: AbortSignal): Promise<PruneEntry[]> {
+  async prune(
+    node: string,
+    storage: StorageRow,
+    guest: { readonly vmid: number; readonly type: GuestType },
+    options: PruneOptions | undefined,
+    log: (line: string) => void,
+    signal?: AbortSignal,
+  ): Promise<PruneEntry[]> {
     const retention = options ?? (storage.pruneBackups !== null ? pruneOptionsOf(storage.pruneBackups) : { 'keep-all': true });
     const marks = await this.marks(node, storage, guest, retention, signal);
     await this.remove(node, storage, marks, log, signal);
@@ -51,9 +58,18 @@ export class BackupPruner {
   /** What `options` does to each backup (of `only`) on the storage on the node now, in volume id order, grouped by guest and type as PVE groups them. */
   async marks(node: string, storage: StorageRow, only: BackupFilter, options: PruneOptions, signal?: AbortSignal): Promise<PruneEntry[]> {
     holdsBackups(storage);
-    const params = { storage: storage.storage, path: storage.path, mountpoint: storage.isMountpoint, content: ['backup' as const], ...(only.vmid !== undefined ? { vmid: only.vmid } : {}) };
+    const params = {
+      storage: storage.storage,
+      path: storage.path,
+      mountpoint: storage.isMountpoint,
+      content: ['backup' as const],
+      ...(only.vmid !== undefined ? { vmid: only.vmid } : {}),
+    };
     const volumes = await this.hub.request(node, 'storage.content', params, { timeoutMs: STORAGE_READ_MS, ...(signal ? { signal } : {}) });
-    const backups = volumes.filter((volume): volume is Backup => volume.subtype !== undefined && volume.vmid !== undefined && (only.type === undefined || volume.subtype === only.type));
+    const backups = volumes.filter(
+      (volume): volume is Backup =>
+        volume.subtype !== undefined && volume.vmid !== undefined && (only.type === undefined || volume.subtype === only.type),
+    );
     const groups = new Map<string, Backup[]>();
     for (const backup of backups) {
       const group = `${backup.subtype}/${backup.vmid}`;
@@ -62,18 +78,35 @@ export class BackupPruner {
     const marked = new Map<string, PruneEntry['mark']>();
     for (const group of groups.values()) for (const { id, mark } of markBackupsForPrune(group.map(prunable), options)) marked.set(id, mark);
     // markBackupsForPrune marks every backup it is given.
-    return backups.map((backup) => ({ volid: backup.volid, ctime: backup.ctime, mark: marked.get(backup.volid) ?? 'keep', type: backup.subtype, vmid: backup.vmid }));
+    return backups.map((backup) => ({
+      volid: backup.volid,
+      ctime: backup.ctime,
+      mark: marked.get(backup.volid) ?? 'keep',
+      type: backup.subtype,
+      vmid: backup.vmid,
+    }));
   }
 
   /** Removes the backups marked `remove`, each logged first (`removing backup '<volid>'`); rejects with PRUNE_FAILED after the others when one cannot be removed. */
-  async remove(node: string, storage: StorageRow, marks: readonly PruneEntry[], log: (line: string) => void, signal?: AbortSignal): Promise<void> {
+  async remove(
+    node: string,
+    storage: StorageRow,
+    marks: readonly PruneEntry[],
+    log: (line: string) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
     let failed = false;
     for (const { volid } of marks.filter((entry) => entry.mark === 'remove')) {
       log(`removing backup '${volid}'`);
       try {
         const file = parseVolname(volnameOn(storage.storage, volid, 'volume'))?.relative;
         if (file === undefined) throw new Error('not a backup volume of a directory storage');
-        await this.hub.request(node, 'storage.volume.delete', { path: storage.path, mountpoint: storage.isMountpoint, file }, { timeoutMs: HOST_WRITE_MS, ...(signal ? { signal } : {}) });
+        await this.hub.request(
+          node,
+          'storage.volume.delete',
+          { path: storage.path, mountpoint: storage.isMountpoint, file },
+          { timeoutMs: HOST_WRITE_MS, ...(signal ? { signal } : {}) },
+        );
       } catch (error) {
         signal?.throwIfAborted();
         log(`error when removing backup '${volid}' - ${error instanceof Error ? error.message : String(error)}`);
@@ -86,7 +119,8 @@ export class BackupPruner {
 
 /** PVE: only a storage that holds backups is pruned. */
 export function holdsBackups(storage: StorageRow): void {
-  if (!storage.content.includes('backup')) throw badParam('storage', `storage '${storage.storage}' does not hold backups (content 'backup')`);
+  if (!storage.content.includes('backup'))
+    throw badParam('storage', `storage '${storage.storage}' does not hold backups (content 'backup')`);
 }
 
 /**

@@ -15,7 +15,12 @@ import { STORAGE } from './storage.endpoints.js';
 export const MAX_DOWNLOAD_BYTES = 64 * 1024 ** 3;
 
 const URL_PARAMS = {
-  url: stringParam({ description: 'The URL (http or https).', maxLength: 2048, pattern: /^https?:\/\/./, patternHint: 'must be an http or https URL' }),
+  url: stringParam({
+    description: 'The URL (http or https).',
+    maxLength: 2048,
+    pattern: /^https?:\/\/./,
+    patternHint: 'must be an http or https URL',
+  }),
   'verify-certificates': booleanParam({ description: "Verify an https server's certificate (default 1)." }).optional(),
 };
 
@@ -30,7 +35,10 @@ const NETWORK_ACCESS: Check = {
 const ALLOCATE_TEMPLATE: Check = { kind: 'privileges', path: '/storage/{storage}', privileges: ['Datastore.AllocateTemplate'] };
 
 /** An appliance of the index, with PVE's fields (lower-case `aplinfo.dat` keys, `template`, `source`; `location` absolute). */
-export const Appliance = z.record(z.string(), z.string()).meta({ description: 'package, version, type, os, section, headline, description, location, template, source, sha512sum, ... as the index gives them.' });
+export const Appliance = z.record(z.string(), z.string()).meta({
+  description:
+    'package, version, type, os, section, headline, description, location, template, source, sha512sum, ... as the index gives them.',
+});
 
 export const DOWNLOAD_ENDPOINTS = {
   downloadUrl: endpoint({
@@ -42,11 +50,21 @@ export const DOWNLOAD_ENDPOINTS = {
       ...NODE,
       ...STORAGE,
       ...URL_PARAMS,
-      content: z.enum(['iso', 'vztmpl', 'import']).meta({ description: '`iso` (`.iso`, `.img`), `vztmpl` (`.tar`, `.tar.gz`, `.tar.xz`, `.tar.zst`, `.tar.bz2`, `.tgz`) or `import` (`.qcow2`, `.raw`, `.vmdk`, `.ova`).' }),
-      filename: stringParam({ description: "The file's name in the storage (without `/` or `..`; other characters than letters, digits, `_ . -` become `_`).", maxLength: 255 }),
+      content: z.enum(['iso', 'vztmpl', 'import']).meta({
+        description:
+          '`iso` (`.iso`, `.img`), `vztmpl` (`.tar`, `.tar.gz`, `.tar.xz`, `.tar.zst`, `.tar.bz2`, `.tgz`) or `import` (`.qcow2`, `.raw`, `.vmdk`, `.ova`).',
+      }),
+      filename: stringParam({
+        description: "The file's name in the storage (without `/` or `..`; other characters than letters, digits, `_ . -` become `_`).",
+        maxLength: 255,
+      }),
       checksum: stringParam({ description: 'The expected digest of the downloaded bytes, in hex.', maxLength: 128 }).optional(),
       'checksum-algorithm': ChecksumAlgorithm.optional().meta({ description: "The digest's algorithm; needed with `checksum`." }),
-      compression: stringParam({ description: 'Unpack the download: `gz` (ISO images only). PVE also knows `lzo`, `zst` and `bz2`, which Corral does not unpack yet.', maxLength: 16 }).optional(),
+      compression: stringParam({
+        description:
+          'Unpack the download: `gz` (ISO images only). PVE also knows `lzo`, `zst` and `bz2`, which Corral does not unpack yet.',
+        maxLength: 16,
+      }).optional(),
     }),
     returns: z.string(),
     permission: { kind: 'allOf', checks: [ALLOCATE_TEMPLATE, NETWORK_ACCESS] },

@@ -45,12 +45,19 @@ export class NodeStorageController {
   }
 
   @Endpoint(NODE_STORAGE_ENDPOINTS.deleteVolume)
-  deleteVolume(@Params() { node, storage, volume, delay }: ParamsOf<Endpoints['deleteVolume']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['deleteVolume']>> {
+  deleteVolume(
+    @Params() { node, storage, volume, delay }: ParamsOf<Endpoints['deleteVolume']>,
+    @Caller() caller: Principal,
+  ): Promise<ResultOf<Endpoints['deleteVolume']>> {
     return this.volumes.remove(node, storage, volume, delay, caller);
   }
 
   @Endpoint(NODE_STORAGE_ENDPOINTS.upload)
-  upload(@Params() params: ParamsOf<Endpoints['upload']>, @Uploaded('filename') file: UploadedFile, @Caller() caller: Principal): Promise<string> {
+  upload(
+    @Params() params: ParamsOf<Endpoints['upload']>,
+    @Uploaded('filename') file: UploadedFile,
+    @Caller() caller: Principal,
+  ): Promise<string> {
     return this.uploads.upload(params, file, caller);
   }
 }

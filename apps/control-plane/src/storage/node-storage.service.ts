@@ -27,7 +27,10 @@ export class NodeStorageService {
   ) {}
 
   /** The storages defined for the node that the caller may audit and the filters let through; the node's agent reports each one's space. */
-  async list({ node, content, storage: only, enabled, target }: ParamsOf<Endpoints['list']>, caller: Principal): Promise<ResultOf<Endpoints['list']>> {
+  async list(
+    { node, content, storage: only, enabled, target }: ParamsOf<Endpoints['list']>,
+    caller: Principal,
+  ): Promise<ResultOf<Endpoints['list']>> {
     this.nodes.existing(node);
     if (target !== undefined && target !== node) this.nodes.existing(target);
     const access = await this.access.current();

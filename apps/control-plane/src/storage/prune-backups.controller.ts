@@ -18,12 +18,18 @@ export class PruneBackupsController {
   }
 
   @Endpoint(PRUNE_BACKUPS_ENDPOINTS.prune)
-  prune(@Params() { node, storage, ...request }: ParamsOf<Endpoints['prune']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['prune']>> {
+  prune(
+    @Params() { node, storage, ...request }: ParamsOf<Endpoints['prune']>,
+    @Caller() caller: Principal,
+  ): Promise<ResultOf<Endpoints['prune']>> {
     return this.prunes.prune(node, storage, request, caller);
   }
 
   @Endpoint(PRUNE_BACKUPS_ENDPOINTS.pruneInCluster)
-  pruneInCluster(@Params() params: ParamsOf<Endpoints['pruneInCluster']>, @Caller() caller: Principal): Promise<ResultOf<Endpoints['pruneInCluster']>> {
+  pruneInCluster(
+    @Params() params: ParamsOf<Endpoints['pruneInCluster']>,
+    @Caller() caller: Principal,
+  ): Promise<ResultOf<Endpoints['pruneInCluster']>> {
     return this.prunes.inCluster(params, caller);
   }
 }

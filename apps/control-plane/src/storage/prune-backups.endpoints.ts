@@ -14,7 +14,8 @@ import { AUDIT_STORAGE, NODE_CHOICE, STORAGE } from './storage.endpoints.js';
 /** What a prune considers, and by which rules. */
 const PRUNE_PARAMS = {
   'prune-backups': stringParam({
-    description: "The retention instead of the storage's own `prune-backups`: `keep-last=<n>`, `keep-hourly`, `keep-daily`, `keep-weekly`, `keep-monthly`, `keep-yearly`, or `keep-all=1`, comma-separated. Needed when the storage has none.",
+    description:
+      "The retention instead of the storage's own `prune-backups`: `keep-last=<n>`, `keep-hourly`, `keep-daily`, `keep-weekly`, `keep-monthly`, `keep-yearly`, or `keep-all=1`, comma-separated. Needed when the storage has none.",
     maxLength: 256,
   }).optional(),
   type: GuestType.optional().meta({ description: 'Only the backups of guests of this type: `qemu` or `lxc`.' }),
@@ -25,14 +26,17 @@ const PRUNE_PARAMS = {
 export const PruneEntry = z.object({
   volid: z.string(),
   ctime: z.number().int().meta({ description: "Seconds since the epoch: the time in the archive's name." }),
-  mark: z.enum(['keep', 'remove', 'protected']).meta({ description: '`keep` or `remove` by the retention of its guest\'s backups; `protected` ones are never removed.' }),
+  mark: z
+    .enum(['keep', 'remove', 'protected'])
+    .meta({ description: "`keep` or `remove` by the retention of its guest's backups; `protected` ones are never removed." }),
   type: GuestType,
   vmid: z.number().int(),
 });
 export type PruneEntry = z.infer<typeof PruneEntry>;
 
 /** Who may remove backups (PVE's check, made by the service: backup-permissions.ts). */
-const REMOVE_BACKUPS = 'Needs Datastore.Allocate on the storage, or, with `vmid`, Datastore.AllocateSpace on it and VM.Backup on the guest (PVE).';
+const REMOVE_BACKUPS =
+  'Needs Datastore.Allocate on the storage, or, with `vmid`, Datastore.AllocateSpace on it and VM.Backup on the guest (PVE).';
 
 export const PRUNE_BACKUPS_ENDPOINTS = {
   dryRun: endpoint({

@@ -46,7 +46,13 @@ function volumeOf(storage: string, file: BackupFile): StorageVolume {
 }
 
 const marked = (storage: string, marks: Record<string, string>) =>
-  Object.entries(marks).map(([name, mark]) => ({ volid: `${storage}:backup/${name}`, ctime: volumeOf(storage, { name }).ctime, mark, type: name.includes('-qemu-') ? 'qemu' : 'lxc', vmid: Number(name.split('-')[2]) }));
+  Object.entries(marks).map(([name, mark]) => ({
+    volid: `${storage}:backup/${name}`,
+    ctime: volumeOf(storage, { name }).ctime,
+    mark,
+    type: name.includes('-qemu-') ? 'qemu' : 'lxc',
+    vmid: Number(name.split('-')[2]),
+  }));
 
 describe('pruning backups, through fake agents that keep backup files', () => {
   let t: TestApp;
@@ -64,7 +70,9 @@ describe('pruning backups, through fake agents that keep backup files', () => {
     if (request.command === 'storage.activate') return { result: { active: true } };
     if (request.command === 'storage.content') {
       const { storage, path, vmid } = request.params as { storage: string; path: string; vmid?: number };
-      const volumes = (files.get(`${node}:${path}`) ?? []).map((file) => volumeOf(storage, file)).filter((volume) => vmid === undefined || volume.vmid === vmid);
+      const volumes = (files.get(`${node}:${path}`) ?? [])
+        .map((file) => volumeOf(storage, file))
+        .filter((volume) => vmid === undefined || volume.vmid === vmid);
       // Sorted by volume id, as the agent lists them.
       return { result: volumes.sort((a, b) => a.volid.localeCompare(b.volid)) };
     }
@@ -77,17 +85,26 @@ describe('pruning backups, through fake agents that keep backup files', () => {
       if (found.protected) return { failure: 'failed', message: `backup ${file} is protected: remove its protection first` };
       if (stuck.has(name)) return { failure: 'failed', message: `rm ${path}/${file}: Permission denied` };
       deleted.push({ node, file });
-      files.set(`${node}:${path}`, held.filter((each) => each !== found));
+      files.set(
+        `${node}:${path}`,
+        held.filter((each) => each !== found),
+      );
       return { result: null };
     }
     return { failure: 'unknown-command', message: request.command };
   };
-  const logOf = async (node: string, upid: string) => dataOf<{ t: string }[]>(await call(t, 'GET', `/nodes/${node}/tasks/${encodeURIComponent(upid)}/log`)).map((line) => line.t);
+  const logOf = async (node: string, upid: string) =>
+    dataOf<{ t: string }[]>(await call(t, 'GET', `/nodes/${node}/tasks/${encodeURIComponent(upid)}/log`)).map((line) => line.t);
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [ClusterModule, StorageModule] });
-    for (const node of ['pve1', 'pve2']) agents.push(await onlineAgent(t, node, await joinNode(t, node), { answer: (request) => answer(request, node) }));
-    dataOf(await call(t, 'POST', '/storage', { form: { storage: 'dumps', type: 'dir', path: '/srv/dumps', content: 'backup', 'prune-backups': 'keep-last=2' } }));
+    for (const node of ['pve1', 'pve2'])
+      agents.push(await onlineAgent(t, node, await joinNode(t, node), { answer: (request) => answer(request, node) }));
+    dataOf(
+      await call(t, 'POST', '/storage', {
+        form: { storage: 'dumps', type: 'dir', path: '/srv/dumps', content: 'backup', 'prune-backups': 'keep-last=2' },
+      }),
+    );
     await addUser(t, 'auditor@pve', { password: PASSWORD });
     await grant(t, { path: '/storage/dumps', type: 'user', ugid: 'auditor@pve', roleid: 'PVEAuditor' });
     await addUser(t, 'backup@pve', { password: PASSWORD });
@@ -116,26 +133,40 @@ describe('pruning backups, through fake agents that keep backup files', () => {
     });
     // The storage's own retention (keep-last=2), or the one given.
     expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups'))).toEqual(expected);
-    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'prune-backups=keep-last%3D2' }))).toEqual(expected);
-    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'type=lxc' }))).toEqual(expected.slice(0, 2));
-    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'vmid=100&prune-backups=keep-last%3D3' }))).toEqual(
-      expected.slice(2).map((entry, i) => ({ ...entry, mark: i === 0 ? 'remove' : 'keep' })),
+    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'prune-backups=keep-last%3D2' }))).toEqual(
+      expected,
     );
-    expect(dataOf<{ mark: string }[]>(await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'prune-backups=keep-all%3D1' })).map((entry) => entry.mark)).toEqual(Array(6).fill('keep'));
+    expect(dataOf(await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'type=lxc' }))).toEqual(expected.slice(0, 2));
+    expect(
+      dataOf(await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'vmid=100&prune-backups=keep-last%3D3' })),
+    ).toEqual(expected.slice(2).map((entry, i) => ({ ...entry, mark: i === 0 ? 'remove' : 'keep' })));
+    expect(
+      dataOf<{ mark: string }[]>(
+        await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'prune-backups=keep-all%3D1' }),
+      ).map((entry) => entry.mark),
+    ).toEqual(Array(6).fill('keep'));
     // Nothing was removed by looking.
     expect(deleted).toEqual([]);
   });
 
   it('never removes a protected backup, which counts for no rule, and removes the others marked in a prunebackups task', async () => {
-    place('pve1', '/srv/dumps', EXAMPLE.map((file) => (file.name.includes('-100-2025_01_30') ? { ...file, protected: true } : file)));
-    const marks = dataOf<{ volid: string; mark: string }[]>(await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'vmid=100' }));
+    place(
+      'pve1',
+      '/srv/dumps',
+      EXAMPLE.map((file) => (file.name.includes('-100-2025_01_30') ? { ...file, protected: true } : file)),
+    );
+    const marks = dataOf<{ volid: string; mark: string }[]>(
+      await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'vmid=100' }),
+    );
     expect(marks.map((entry) => entry.mark)).toEqual(['remove', 'keep', 'protected', 'keep']);
 
     const upid = dataOf<string>(await call(t, 'DELETE', '/nodes/pve1/storage/dumps/prunebackups'));
     expect(upid).toMatch(/^UPID:pve1:.*:prunebackups:dumps:root@pam:$/);
     expect(await finished(t, 'pve1', upid)).toBe('OK');
     expect(await logOf('pve1', upid)).toEqual(["removing backup 'dumps:backup/vzdump-qemu-100-2025_01_28-02_00_00.vma.zst'", 'TASK OK']);
-    expect(namesOn('pve1', '/srv/dumps')).toEqual(EXAMPLE.map((file) => file.name).filter((name) => name !== 'vzdump-qemu-100-2025_01_28-02_00_00.vma.zst'));
+    expect(namesOn('pve1', '/srv/dumps')).toEqual(
+      EXAMPLE.map((file) => file.name).filter((name) => name !== 'vzdump-qemu-100-2025_01_28-02_00_00.vma.zst'),
+    );
     expect(deleted).toEqual([{ node: 'pve1', file: 'dump/vzdump-qemu-100-2025_01_28-02_00_00.vma.zst' }]);
   });
 
@@ -160,16 +191,37 @@ describe('pruning backups, through fake agents that keep backup files', () => {
       { name: 'vzdump-qemu-100-2025_01_30-23_30_00.vma.zst', utcOffsetH: 2 },
       { name: 'vzdump-qemu-100-2025_01_31-00_30_00.vma.zst', utcOffsetH: 2 },
     ]);
-    const marks = dataOf<{ mark: string; ctime: number }[]>(await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'prune-backups=keep-daily%3D2' }));
-    expect(marks).toEqual([expect.objectContaining({ mark: 'keep', ctime: Date.UTC(2025, 0, 30, 21, 30) / 1000 }), expect.objectContaining({ mark: 'keep', ctime: Date.UTC(2025, 0, 30, 22, 30) / 1000 })]);
+    const marks = dataOf<{ mark: string; ctime: number }[]>(
+      await call(t, 'GET', '/nodes/pve1/storage/dumps/prunebackups', { query: 'prune-backups=keep-daily%3D2' }),
+    );
+    expect(marks).toEqual([
+      expect.objectContaining({ mark: 'keep', ctime: Date.UTC(2025, 0, 30, 21, 30) / 1000 }),
+      expect.objectContaining({ mark: 'keep', ctime: Date.UTC(2025, 0, 30, 22, 30) / 1000 }),
+    ]);
   });
 
   it('refuses bad or missing retention, unknown storages and nodes, and storages without backups, naming the parameter', async () => {
-    const prunebackups = (storage: string, query: string, method = 'GET', node = 'pve1') => call(t, method, `/nodes/${node}/storage/${storage}/prunebackups`, { query });
-    expectError(await prunebackups('dumps', 'prune-backups=keep-all%3D1,keep-last%3D2'), 400, 'keep-all cannot be combined with keep-last', 'prune-backups');
-    expectError(await prunebackups('dumps', 'prune-backups=keep-last%3D1,keep-last%3D2', 'DELETE'), 400, 'keep-last is given twice', 'prune-backups');
+    const prunebackups = (storage: string, query: string, method = 'GET', node = 'pve1') =>
+      call(t, method, `/nodes/${node}/storage/${storage}/prunebackups`, { query });
+    expectError(
+      await prunebackups('dumps', 'prune-backups=keep-all%3D1,keep-last%3D2'),
+      400,
+      'keep-all cannot be combined with keep-last',
+      'prune-backups',
+    );
+    expectError(
+      await prunebackups('dumps', 'prune-backups=keep-last%3D1,keep-last%3D2', 'DELETE'),
+      400,
+      'keep-last is given twice',
+      'prune-backups',
+    );
     expectError(await prunebackups('dumps', 'prune-backups=keep-lasts%3D1'), 400, "unknown retention option 'keep-lasts'", 'prune-backups');
-    expectError(await call(t, 'POST', '/storage/dumps/prune', { form: { 'prune-backups': 'keep-daily=-1' } }), 400, "keep-daily must be a whole number of 0 or more, not '-1'", 'prune-backups');
+    expectError(
+      await call(t, 'POST', '/storage/dumps/prune', { form: { 'prune-backups': 'keep-daily=-1' } }),
+      400,
+      "keep-daily must be a whole number of 0 or more, not '-1'",
+      'prune-backups',
+    );
     expectError(await prunebackups('dumps', 'type=openvz'), 400, '', 'type');
     expectError(await prunebackups('dumps', 'vmid=99'), 400, '', 'vmid');
     expectError(await prunebackups('nosuch', ''), 404, "storage 'nosuch' does not exist");
@@ -179,8 +231,18 @@ describe('pruning backups, through fake agents that keep backup files', () => {
     // `local` has no retention of its own (PVE: "no prune-backups options configured").
     expectError(await prunebackups('local', ''), 400, "no prune-backups options configured for storage 'local'", 'prune-backups');
     dataOf(await call(t, 'POST', '/storage', { form: { storage: 'isos', type: 'dir', path: '/srv/isos', content: 'iso', nodes: 'pve2' } }));
-    expectError(await prunebackups('isos', 'prune-backups=keep-last%3D1', 'GET', 'pve2'), 400, "storage 'isos' does not hold backups (content 'backup')", 'storage');
-    expectError(await prunebackups('isos', 'prune-backups=keep-last%3D1', 'DELETE', 'pve2'), 400, "storage 'isos' does not hold backups (content 'backup')", 'storage');
+    expectError(
+      await prunebackups('isos', 'prune-backups=keep-last%3D1', 'GET', 'pve2'),
+      400,
+      "storage 'isos' does not hold backups (content 'backup')",
+      'storage',
+    );
+    expectError(
+      await prunebackups('isos', 'prune-backups=keep-last%3D1', 'DELETE', 'pve2'),
+      400,
+      "storage 'isos' does not hold backups (content 'backup')",
+      'storage',
+    );
     expectError(await prunebackups('isos', 'prune-backups=keep-last%3D1'), 404, "storage 'isos' does not exist on node 'pve1'");
     expect(deleted).toEqual([]);
   });
@@ -194,18 +256,29 @@ describe('pruning backups, through fake agents that keep backup files', () => {
     expectError(await call(t, 'DELETE', '/nodes/pve1/storage/dumps/prunebackups', { as: auditor }), 403, 'permission denied');
     expectError(await call(t, 'POST', '/storage/dumps/prune', { as: auditor }), 403, 'permission denied');
     expectError(await call(t, 'DELETE', '/nodes/pve1/storage/dumps/prunebackups', { as: backup }), 403, 'permission denied');
-    expectError(await call(t, 'DELETE', '/nodes/pve1/storage/dumps/prunebackups', { query: 'vmid=101', as: backup }), 403, 'permission denied');
+    expectError(
+      await call(t, 'DELETE', '/nodes/pve1/storage/dumps/prunebackups', { query: 'vmid=101', as: backup }),
+      403,
+      'permission denied',
+    );
     expect(deleted).toEqual([]);
     const upid = dataOf<string>(await call(t, 'DELETE', '/nodes/pve1/storage/dumps/prunebackups', { query: 'vmid=100', as: backup }));
     expect(upid).toMatch(/:prunebackups:100@dumps:backup@pve:$/);
     expect(await finished(t, 'pve1', upid)).toBe('OK');
-    expect(deleted.map((each) => each.file)).toEqual(['dump/vzdump-qemu-100-2025_01_28-02_00_00.vma.zst', 'dump/vzdump-qemu-100-2025_01_29-02_00_00.vma.zst']);
+    expect(deleted.map((each) => each.file)).toEqual([
+      'dump/vzdump-qemu-100-2025_01_28-02_00_00.vma.zst',
+      'dump/vzdump-qemu-100-2025_01_29-02_00_00.vma.zst',
+    ]);
   });
 
   it('checks permission before the storage: a caller without it learns neither whether a storage exists nor how it is set up', async () => {
     const auditor = basic('auditor@pve', PASSWORD);
     for (const storage of ['dumps', 'no-such-storage']) {
-      expectError(await call(t, 'POST', `/storage/${storage}/prune`, { form: { 'prune-backups': 'keep-nonsense=1' }, as: auditor }), 403, 'permission denied');
+      expectError(
+        await call(t, 'POST', `/storage/${storage}/prune`, { form: { 'prune-backups': 'keep-nonsense=1' }, as: auditor }),
+        403,
+        'permission denied',
+      );
       expectError(await call(t, 'DELETE', `/nodes/pve1/storage/${storage}/prunebackups`, { as: auditor }), 403, 'permission denied');
     }
     expectError(await call(t, 'POST', '/storage/no-such-storage/prune', { form: { 'dry-run': 1 }, as: auditor }), 403, 'permission denied');
@@ -214,8 +287,14 @@ describe('pruning backups, through fake agents that keep backup files', () => {
   it("prunes on every node that holds the storage with Corral's POST /storage/{storage}/prune, or on one node, or looks first with dry-run", async () => {
     place('pve1', '/srv/dumps', EXAMPLE);
     place('pve2', '/srv/dumps', EXAMPLE.slice(1, 4));
-    const dryRun = dataOf<{ node: string; volid: string; mark: string }[]>(await call(t, 'POST', '/storage/dumps/prune', { form: { 'dry-run': 1, vmid: 100 } }));
-    expect(dryRun.map((entry) => `${entry.node} ${entry.volid.slice('dumps:backup/vzdump-qemu-100-'.length, -'-02_00_00.vma.zst'.length)} ${entry.mark}`)).toEqual([
+    const dryRun = dataOf<{ node: string; volid: string; mark: string }[]>(
+      await call(t, 'POST', '/storage/dumps/prune', { form: { 'dry-run': 1, vmid: 100 } }),
+    );
+    expect(
+      dryRun.map(
+        (entry) => `${entry.node} ${entry.volid.slice('dumps:backup/vzdump-qemu-100-'.length, -'-02_00_00.vma.zst'.length)} ${entry.mark}`,
+      ),
+    ).toEqual([
       'pve1 2025_01_28 remove',
       'pve1 2025_01_29 remove',
       'pve1 2025_01_30 keep',
@@ -224,7 +303,11 @@ describe('pruning backups, through fake agents that keep backup files', () => {
       'pve2 2025_01_30 keep',
       'pve2 2025_01_31 keep',
     ]);
-    expect(dataOf<{ node: string }[]>(await call(t, 'POST', '/storage/dumps/prune', { form: { 'dry-run': 1, node: 'pve2' } })).map((entry) => entry.node)).toEqual(['pve2', 'pve2', 'pve2']);
+    expect(
+      dataOf<{ node: string }[]>(await call(t, 'POST', '/storage/dumps/prune', { form: { 'dry-run': 1, node: 'pve2' } })).map(
+        (entry) => entry.node,
+      ),
+    ).toEqual(['pve2', 'pve2', 'pve2']);
     expect(deleted).toEqual([]);
 
     const upid = dataOf<string>(await call(t, 'POST', '/storage/dumps/prune', { form: { 'prune-backups': 'keep-last=1', type: 'qemu' } }));
@@ -251,10 +334,16 @@ describe('pruning backups, through fake agents that keep backup files', () => {
   });
 
   it('prunes a shared storage on one node only: every node sees the same files', async () => {
-    dataOf(await call(t, 'POST', '/storage', { form: { storage: 'nfs', type: 'dir', path: '/mnt/nfs', content: 'backup', shared: 1, 'prune-backups': 'keep-last=1' } }));
+    dataOf(
+      await call(t, 'POST', '/storage', {
+        form: { storage: 'nfs', type: 'dir', path: '/mnt/nfs', content: 'backup', shared: 1, 'prune-backups': 'keep-last=1' },
+      }),
+    );
     place('pve1', '/mnt/nfs', EXAMPLE.slice(0, 2));
     place('pve2', '/mnt/nfs', EXAMPLE.slice(0, 2));
-    expect(dataOf<{ node: string }[]>(await call(t, 'POST', '/storage/nfs/prune', { form: { 'dry-run': 1 } })).map((entry) => entry.node)).toEqual(['pve1', 'pve1']);
+    expect(
+      dataOf<{ node: string }[]>(await call(t, 'POST', '/storage/nfs/prune', { form: { 'dry-run': 1 } })).map((entry) => entry.node),
+    ).toEqual(['pve1', 'pve1']);
     expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/storage/nfs/prune')))).toBe('OK');
     expect(deleted).toEqual([{ node: 'pve1', file: `dump/${EXAMPLE[0]?.name}` }]);
   });
@@ -267,7 +356,9 @@ describe('pruning backups, through fake agents that keep backup files', () => {
     const storage = await storages.find('dumps');
     if (!storage) throw new Error('dumps is missing');
 
-    const kept = await pruner.prune('pve1', { ...storage, pruneBackups: null }, { vmid: 100, type: 'qemu' }, undefined, (line) => lines.push(line));
+    const kept = await pruner.prune('pve1', { ...storage, pruneBackups: null }, { vmid: 100, type: 'qemu' }, undefined, (line) =>
+      lines.push(line),
+    );
     expect(kept.map((entry) => entry.mark)).toEqual(['keep', 'keep', 'keep', 'keep']);
     expect(lines).toEqual([]);
 

@@ -55,16 +55,22 @@ export class PruneBackupsService {
   }
 
   /** Corral's `POST /storage/{storage}/prune`: on `node`, or on the nodes whose files are the storage's; the marks with `dry-run`, else one task's UPID. */
-  async inCluster({ storage: id, node, 'dry-run': dryRun, ...request }: ParamsOf<Endpoints['pruneInCluster']>, caller: Principal): Promise<ResultOf<Endpoints['pruneInCluster']>> {
+  async inCluster(
+    { storage: id, node, 'dry-run': dryRun, ...request }: ParamsOf<Endpoints['pruneInCluster']>,
+    caller: Principal,
+  ): Promise<ResultOf<Endpoints['pruneInCluster']>> {
     // Permission first: a caller without it learns nothing of the storage.
     const access = await this.access.current();
     const audit = ['Datastore.Audit', 'Datastore.AllocateSpace'] as const;
     if (dryRun !== true) mayRemoveBackups(access, caller, id, request.vmid);
-    else if (!allows(access, caller.subject, `/storage/${id}`, audit, true)) throw permissionDenied({ path: `/storage/${id}`, privileges: [...audit] });
+    else if (!allows(access, caller.subject, `/storage/${id}`, audit, true))
+      throw permissionDenied({ path: `/storage/${id}`, privileges: [...audit] });
     const { storage, options } = await this.checked(id, node, request);
     const nodes = node !== undefined ? [node] : this.space.filesNodes(storage);
     if (dryRun !== true) return this.start(nodes, storage, request, options, caller);
-    const lists = await Promise.all(nodes.map(async (each) => (await this.pruner.marks(each, storage, request, options)).map((entry) => ({ ...entry, node: each }))));
+    const lists = await Promise.all(
+      nodes.map(async (each) => (await this.pruner.marks(each, storage, request, options)).map((entry) => ({ ...entry, node: each }))),
+    );
     return lists.flat();
   }
 
@@ -72,7 +78,11 @@ export class PruneBackupsService {
    * The storage (404 unless it exists, on `node` when given; 400 when disabled or holding no
    * backups) and the retention: the one given, else the storage's; PVE refuses a prune with neither.
    */
-  private async checked(id: string, node: string | undefined, request: PruneRequest): Promise<{ storage: StorageRow; options: PruneOptions }> {
+  private async checked(
+    id: string,
+    node: string | undefined,
+    request: PruneRequest,
+  ): Promise<{ storage: StorageRow; options: PruneOptions }> {
     const storage = this.storages.usable(await this.storages.existing(id));
     if (node !== undefined) this.storages.onNode(storage, node);
     holdsBackups(storage);
@@ -86,7 +96,13 @@ export class PruneBackupsService {
    * the nodes one after another. With several nodes, each one's part of the log is headed by its
    * name, and a node that fails does not stop the others: the task then ends with PRUNE_FAILED.
    */
-  private start(nodes: readonly string[], storage: StorageRow, only: BackupFilter, options: PruneOptions, caller: Principal): Promise<string> {
+  private start(
+    nodes: readonly string[],
+    storage: StorageRow,
+    only: BackupFilter,
+    options: PruneOptions,
+    caller: Principal,
+  ): Promise<string> {
     const [first] = nodes;
     if (first === undefined) throw new ApiError('NODE_UNAVAILABLE', `no node that holds storage '${storage.storage}' is online`);
     for (const node of nodes) this.hub.reachable(node);
@@ -101,7 +117,8 @@ export class PruneBackupsService {
           await this.pruner.remove(node, storage, await this.pruner.marks(node, storage, only, options, signal), line, signal);
         } catch (error) {
           if (nodes.length === 1 || signal.aborted) throw error;
-          if (!(error instanceof Error && error.message === PRUNE_FAILED)) line(`error pruning backups on node '${node}' - ${error instanceof Error ? error.message : String(error)}`);
+          if (!(error instanceof Error && error.message === PRUNE_FAILED))
+            line(`error pruning backups on node '${node}' - ${error instanceof Error ? error.message : String(error)}`);
           failed = true;
         }
       }

@@ -31,15 +31,24 @@ export class StorageActivation {
     await Promise.all(
       this.space.reachableNodes(storage).map((node) =>
         this.onNode(storage, node).catch((error: unknown) => {
-          throw new ApiError('HOST_COMMAND_FAILED', `storage '${storage.storage}' cannot be set up on node '${node}': ${error instanceof Error ? error.message : String(error)}`);
+          throw new ApiError(
+            'HOST_COMMAND_FAILED',
+            `storage '${storage.storage}' cannot be set up on node '${node}': ${error instanceof Error ? error.message : String(error)}`,
+          );
         }),
       ),
     );
   }
 
   private async onNode(storage: StorageRow, node: string): Promise<void> {
-    const { active } = await this.hub.request(node, 'storage.activate', { path: storage.path, mountpoint: storage.isMountpoint, content: storage.content }, { timeoutMs: HOST_WRITE_MS });
-    if (!active) this.logger.warn({ node, storage: storage.storage, path: storage.path }, 'storage inactive: nothing is mounted at its path');
+    const { active } = await this.hub.request(
+      node,
+      'storage.activate',
+      { path: storage.path, mountpoint: storage.isMountpoint, content: storage.content },
+      { timeoutMs: HOST_WRITE_MS },
+    );
+    if (!active)
+      this.logger.warn({ node, storage: storage.storage, path: storage.path }, 'storage inactive: nothing is mounted at its path');
   }
 
   private async nodeOnline(node: string): Promise<void> {

@@ -15,11 +15,20 @@ function refusal(call: () => unknown): { param: string; message: string } | unde
 describe('storage definitions', () => {
   it('takes dir, and refuses the types of PVE that Corral does not implement, saying so', () => {
     expect(storageType('dir')).toBe('dir');
-    expect(refusal(() => storageType('lvmthin'))).toEqual({ param: 'type', message: "storage type 'lvmthin' is not supported by Corral yet: only 'dir' is" });
+    expect(refusal(() => storageType('lvmthin'))).toEqual({
+      param: 'type',
+      message: "storage type 'lvmthin' is not supported by Corral yet: only 'dir' is",
+    });
     expect(refusal(() => storageType('floppy'))).toEqual({ param: 'type', message: "unknown storage type 'floppy'" });
   });
 
-  it.each([['/srv/isos', '/srv/isos'], ['/mnt/backup/', '/mnt/backup'], ['/var/lib/vz', '/var/lib/vz'], ['/data', '/data'], ['/usrdata', '/usrdata']])('takes the path %s as %s', (given, path) => {
+  it.each([
+    ['/srv/isos', '/srv/isos'],
+    ['/mnt/backup/', '/mnt/backup'],
+    ['/var/lib/vz', '/var/lib/vz'],
+    ['/data', '/data'],
+    ['/usrdata', '/usrdata'],
+  ])('takes the path %s as %s', (given, path) => {
     expect(storagePathOf(given)).toBe(path);
   });
 
@@ -43,22 +52,42 @@ describe('storage definitions', () => {
     expect(contentOf(undefined)).toEqual(['images', 'rootdir']);
     expect(contentOf('iso, vztmpl,backup,iso')).toEqual(['vztmpl', 'iso', 'backup']);
     expect(contentOf('none')).toEqual([]);
-    expect(refusal(() => contentOf('iso,dvd'))).toEqual({ param: 'content', message: expect.stringContaining("unknown content kind 'dvd'") });
+    expect(refusal(() => contentOf('iso,dvd'))).toEqual({
+      param: 'content',
+      message: expect.stringContaining("unknown content kind 'dvd'"),
+    });
   });
 
-  it("checks prune-backups as libs/pve-formats reads it, naming the parameter, and stores it as PVE writes it", () => {
+  it('checks prune-backups as libs/pve-formats reads it, naming the parameter, and stores it as PVE writes it', () => {
     expect(pruneBackupsOf('keep-weekly=2, keep-last=3')).toBe('keep-last=3,keep-weekly=2');
     expect(pruneBackupsOf('keep-all=yes')).toBe('keep-all=1');
     expect(pruneBackupsOf('')).toBeNull();
-    expect(refusal(() => pruneBackupsOf('keep-last=three'))).toEqual({ param: 'prune-backups', message: "keep-last must be a whole number of 0 or more, not 'three'" });
-    expect(refusal(() => pruneBackupsOf('keep-lasts=3'))).toEqual({ param: 'prune-backups', message: "unknown retention option 'keep-lasts'" });
-    expect(refusal(() => pruneBackupsOf('keep-last=1,keep-last=2'))).toEqual({ param: 'prune-backups', message: 'keep-last is given twice' });
-    expect(refusal(() => pruneBackupsOf('keep-all=1,keep-daily=7'))).toEqual({ param: 'prune-backups', message: 'keep-all cannot be combined with keep-daily' });
+    expect(refusal(() => pruneBackupsOf('keep-last=three'))).toEqual({
+      param: 'prune-backups',
+      message: "keep-last must be a whole number of 0 or more, not 'three'",
+    });
+    expect(refusal(() => pruneBackupsOf('keep-lasts=3'))).toEqual({
+      param: 'prune-backups',
+      message: "unknown retention option 'keep-lasts'",
+    });
+    expect(refusal(() => pruneBackupsOf('keep-last=1,keep-last=2'))).toEqual({
+      param: 'prune-backups',
+      message: 'keep-last is given twice',
+    });
+    expect(refusal(() => pruneBackupsOf('keep-all=1,keep-daily=7'))).toEqual({
+      param: 'prune-backups',
+      message: 'keep-all cannot be combined with keep-daily',
+    });
     expect(refusal(() => pruneBackupsOf('keep-all=2'))).toEqual({ param: 'prune-backups', message: "keep-all must be 0 or 1, not '2'" });
   });
 
   it('changes settings, clears deleted ones back to their defaults, and shows the result as PVE with a digest that follows it', () => {
-    const made = withSettings(newStorage('isos', '/srv/isos'), { content: 'iso,vztmpl', nodes: ['pve2', 'pve1'], 'is-rootdir': true, 'prune-backups': 'keep-last=2' });
+    const made = withSettings(newStorage('isos', '/srv/isos'), {
+      content: 'iso,vztmpl',
+      nodes: ['pve2', 'pve1'],
+      'is-rootdir': true,
+      'prune-backups': 'keep-last=2',
+    });
     const entry = configEntry(made);
     expect(entry).toEqual({
       storage: 'isos',
@@ -73,12 +102,26 @@ describe('storage definitions', () => {
       digest: expect.stringMatching(/^[0-9a-f]{40}$/),
     });
     const changed = withSettings(made, { disable: true }, ['nodes', 'prune-backups', 'content']);
-    expect(configEntry(changed)).toEqual({ ...entry, content: 'images,rootdir', nodes: undefined, 'prune-backups': undefined, disable: 1, enabled: 0, digest: expect.not.stringMatching(entry.digest) });
+    expect(configEntry(changed)).toEqual({
+      ...entry,
+      content: 'images,rootdir',
+      nodes: undefined,
+      'prune-backups': undefined,
+      disable: 1,
+      enabled: 0,
+      digest: expect.not.stringMatching(entry.digest),
+    });
     expect(configEntry(withSettings(made, {})).digest).toBe(entry.digest);
   });
 
   it('refuses a setting given and deleted at once, and is_mountpoint and is-rootdir that disagree', () => {
-    expect(refusal(() => withSettings(newStorage('a', '/srv/a'), { shared: true }, ['shared']))).toEqual({ param: 'delete', message: "'shared' is both given and deleted" });
-    expect(refusal(() => withSettings(newStorage('a', '/srv/a'), { is_mountpoint: true, 'is-rootdir': false }))).toEqual({ param: 'is-rootdir', message: expect.stringContaining("is-rootdir is Corral's name for is_mountpoint") });
+    expect(refusal(() => withSettings(newStorage('a', '/srv/a'), { shared: true }, ['shared']))).toEqual({
+      param: 'delete',
+      message: "'shared' is both given and deleted",
+    });
+    expect(refusal(() => withSettings(newStorage('a', '/srv/a'), { is_mountpoint: true, 'is-rootdir': false }))).toEqual({
+      param: 'is-rootdir',
+      message: expect.stringContaining("is-rootdir is Corral's name for is_mountpoint"),
+    });
   });
 });

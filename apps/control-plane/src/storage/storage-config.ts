@@ -14,10 +14,39 @@ type DeletableSetting = (typeof DELETABLE_SETTINGS)[number];
  */
 
 /** PVE's storage types. Corral implements `dir`; the others are refused saying so. */
-const PVE_TYPES = ['btrfs', 'cephfs', 'cifs', 'dir', 'esxi', 'iscsi', 'iscsidirect', 'lvm', 'lvmthin', 'nfs', 'pbs', 'rbd', 'zfs', 'zfspool'];
+const PVE_TYPES = [
+  'btrfs',
+  'cephfs',
+  'cifs',
+  'dir',
+  'esxi',
+  'iscsi',
+  'iscsidirect',
+  'lvm',
+  'lvmthin',
+  'nfs',
+  'pbs',
+  'rbd',
+  'zfs',
+  'zfspool',
+];
 
 /** Folders of the host's own system, which no storage may be or lie in; `/var/lib/corral` is Corral's own state (containers, runtime files). */
-export const SYSTEM_FOLDERS = ['/bin', '/boot', '/dev', '/etc', '/lib', '/lib32', '/lib64', '/proc', '/run', '/sbin', '/sys', '/usr', '/var/lib/corral'];
+export const SYSTEM_FOLDERS = [
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/proc',
+  '/run',
+  '/sbin',
+  '/sys',
+  '/usr',
+  '/var/lib/corral',
+];
 
 /** PVE's default content of a new directory storage. */
 const DEFAULT_CONTENT: readonly ContentKind[] = ['images', 'rootdir'];
@@ -25,27 +54,39 @@ const DEFAULT_CONTENT: readonly ContentKind[] = ['images', 'rootdir'];
 /** Only `dir` is implemented: any other type of PVE's is a 400 that says so. */
 export function storageType(type: string): 'dir' {
   if (type === 'dir') return type;
-  throw badParam('type', PVE_TYPES.includes(type) ? `storage type '${type}' is not supported by Corral yet: only 'dir' is` : `unknown storage type '${type}'`);
+  throw badParam(
+    'type',
+    PVE_TYPES.includes(type) ? `storage type '${type}' is not supported by Corral yet: only 'dir' is` : `unknown storage type '${type}'`,
+  );
 }
 
 /** A directory storage's path: absolute, without `.` or `..`, and none of the host's system folders (SYSTEM_FOLDERS) nor `/`. A trailing `/` is dropped. */
 export function storagePathOf(given: string): string {
   const path = given.length > 1 ? given.replace(/\/+$/, '') : given;
-  if (path === '/') throw badParam('path', "a storage cannot be the root folder '/': give it a folder of its own, such as /srv/<name> or /mnt/<disk>");
+  if (path === '/')
+    throw badParam('path', "a storage cannot be the root folder '/': give it a folder of its own, such as /srv/<name> or /mnt/<disk>");
   const parsed = HostFilePath.safeParse(path);
   if (!parsed.success) throw badParam('path', `'${given}' ${parsed.error.issues[0]?.message ?? 'is not a path'}`);
   const system = SYSTEM_FOLDERS.find((folder) => path === folder || path.startsWith(`${folder}/`));
-  if (system !== undefined) throw badParam('path', `'${path}' is in the host's system folder ${system}: give the storage a folder of its own, such as /srv/<name> or /mnt/<disk>`);
+  if (system !== undefined)
+    throw badParam(
+      'path',
+      `'${path}' is in the host's system folder ${system}: give the storage a folder of its own, such as /srv/<name> or /mnt/<disk>`,
+    );
   return path;
 }
 
 /** PVE's comma list of content kinds (`none` for no content); absent: images and rootdir. */
 export function contentOf(text: string | undefined): ContentKind[] {
   if (text === undefined) return [...DEFAULT_CONTENT];
-  const items = text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const items = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   if (items.length === 1 && items[0] === 'none') return [];
   const unknown = items.find((item) => !(CONTENT_KINDS as readonly string[]).includes(item));
-  if (unknown !== undefined) throw badParam('content', `unknown content kind '${unknown}': the kinds are ${CONTENT_KINDS.join(', ')} (or none)`);
+  if (unknown !== undefined)
+    throw badParam('content', `unknown content kind '${unknown}': the kinds are ${CONTENT_KINDS.join(', ')} (or none)`);
   return CONTENT_KINDS.filter((kind) => items.includes(kind));
 }
 
@@ -96,7 +137,17 @@ export function storageDigest(storage: StorageRow): string {
 
 /** What a new directory storage has unless the create says otherwise (PVE's defaults). */
 export function newStorage(storage: string, path: string): StorageRow {
-  return Object.assign(new StorageRow(), { storage, type: 'dir', path, content: [...DEFAULT_CONTENT], nodes: null, shared: false, disable: false, pruneBackups: null, isMountpoint: false });
+  return Object.assign(new StorageRow(), {
+    storage,
+    type: 'dir',
+    path,
+    content: [...DEFAULT_CONTENT],
+    nodes: null,
+    shared: false,
+    disable: false,
+    pruneBackups: null,
+    isMountpoint: false,
+  });
 }
 
 /**
@@ -116,10 +167,18 @@ export function withSettings(storage: StorageRow, given: StorageSettingParams, d
   return Object.assign(new StorageRow(), {
     ...storage,
     content: given.content !== undefined ? contentOf(given.content) : reset('content') ? defaults.content : storage.content,
-    nodes: given.nodes !== undefined ? (given.nodes.length === 0 ? null : [...new Set(given.nodes)].sort()) : reset('nodes') ? null : storage.nodes,
+    nodes:
+      given.nodes !== undefined
+        ? given.nodes.length === 0
+          ? null
+          : [...new Set(given.nodes)].sort()
+        : reset('nodes')
+          ? null
+          : storage.nodes,
     shared: given.shared ?? (reset('shared') ? false : storage.shared),
     disable: given.disable ?? (reset('disable') ? false : storage.disable),
-    pruneBackups: given['prune-backups'] !== undefined ? pruneBackupsOf(given['prune-backups']) : reset('prune-backups') ? null : storage.pruneBackups,
+    pruneBackups:
+      given['prune-backups'] !== undefined ? pruneBackupsOf(given['prune-backups']) : reset('prune-backups') ? null : storage.pruneBackups,
     isMountpoint: mountpoint ?? (reset('is_mountpoint') ? false : storage.isMountpoint),
   });
 }

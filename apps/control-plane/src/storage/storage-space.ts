@@ -44,7 +44,12 @@ export class StorageSpace {
   /** On one node, asked of its agent now (503 when it is not reachable); a disabled storage is inactive without asking. */
   onNode(storage: StorageRow, node: string): Promise<StorageStatus> {
     if (storage.disable) return Promise.resolve(INACTIVE);
-    return this.hub.request(node, 'storage.status', { path: storage.path, mountpoint: storage.isMountpoint }, { timeoutMs: STORAGE_READ_MS });
+    return this.hub.request(
+      node,
+      'storage.status',
+      { path: storage.path, mountpoint: storage.isMountpoint },
+      { timeoutMs: STORAGE_READ_MS },
+    );
   }
 
   /** Over the cluster: a node that does not answer counts nothing (and is logged). */

@@ -15,7 +15,12 @@ export const STORAGE = { storage: StorageId.meta({ description: 'The storage.' }
 /** PVE: Datastore.Allocate on `/storage` to define, change or remove storages. */
 const ALLOCATE_STORAGES: Check = { kind: 'privileges', path: '/storage', privileges: ['Datastore.Allocate'] };
 /** PVE: Datastore.Audit or Datastore.AllocateSpace on the storage to read its status and content. */
-export const AUDIT_STORAGE: Check = { kind: 'privileges', path: '/storage/{storage}', privileges: ['Datastore.Audit', 'Datastore.AllocateSpace'], any: true };
+export const AUDIT_STORAGE: Check = {
+  kind: 'privileges',
+  path: '/storage/{storage}',
+  privileges: ['Datastore.Audit', 'Datastore.AllocateSpace'],
+  any: true,
+};
 
 const Flag = z.union([z.literal(0), z.literal(1)]);
 
@@ -28,9 +33,9 @@ export const StorageConfigEntry = z.object({
   nodes: z.string().optional().meta({ description: 'The nodes it is defined for, comma-separated; absent: every node.' }),
   shared: Flag.meta({ description: '1: every node sees the same files (a network file system mounted at `path`).' }),
   disable: z.literal(1).optional(),
-  enabled: Flag.meta({ description: 'Corral\'s: 0 when `disable` is set.' }),
+  enabled: Flag.meta({ description: "Corral's: 0 when `disable` is set." }),
   'prune-backups': z.string().optional().meta({ description: 'The retention of backups (`keep-last=3,keep-weekly=2`).' }),
-  is_mountpoint: z.literal('yes').optional().meta({ description: 'The path must be a mounted file system (Corral\'s `is-rootdir`).' }),
+  is_mountpoint: z.literal('yes').optional().meta({ description: "The path must be a mounted file system (Corral's `is-rootdir`)." }),
   digest: z.string().meta({ description: 'SHA-1 of the definition, for `digest` in a change.' }),
 });
 
@@ -57,7 +62,7 @@ export const ContentEntry = z.object({
   volid: z.string(),
   content: z.string().meta({ description: '`images`, `rootdir`, `iso`, `vztmpl`, `backup`, `snippets` or `import`.' }),
   format: z.string(),
-  size: z.number().int().meta({ description: 'Bytes; an image\'s virtual size, 0 for a container\'s root folder.' }),
+  size: z.number().int().meta({ description: "Bytes; an image's virtual size, 0 for a container's root folder." }),
   used: z.number().int().optional(),
   ctime: z.number().int().meta({ description: 'Seconds since the epoch.' }),
   vmid: z.number().int().optional(),
@@ -67,15 +72,28 @@ export const ContentEntry = z.object({
 });
 
 const STORAGE_SETTINGS = {
-  content: stringParam({ description: 'Content kinds, comma-separated: `images`, `rootdir`, `iso`, `vztmpl`, `backup`, `snippets`, `import`, or `none` (default `images,rootdir`).', maxLength: 256 }).optional(),
+  content: stringParam({
+    description:
+      'Content kinds, comma-separated: `images`, `rootdir`, `iso`, `vztmpl`, `backup`, `snippets`, `import`, or `none` (default `images,rootdir`).',
+    maxLength: 256,
+  }).optional(),
   nodes: commaListParam(nodeParam('A node.'), 'The nodes it is defined for, comma-separated (default: every node).').optional(),
-  shared: booleanParam({ description: 'Every node sees the same files at `path` (a network file system): sizes count once, content is read on one node.' }).optional(),
+  shared: booleanParam({
+    description: 'Every node sees the same files at `path` (a network file system): sizes count once, content is read on one node.',
+  }).optional(),
   disable: booleanParam({ description: 'Keep the definition but use the storage nowhere.' }).optional(),
-  'prune-backups': stringParam({ description: 'Retention of backups: `keep-last=<n>`, `keep-hourly`, `keep-daily`, `keep-weekly`, `keep-monthly`, `keep-yearly`, or `keep-all=1`, comma-separated.', maxLength: 256 }).optional(),
+  'prune-backups': stringParam({
+    description:
+      'Retention of backups: `keep-last=<n>`, `keep-hourly`, `keep-daily`, `keep-weekly`, `keep-monthly`, `keep-yearly`, or `keep-all=1`, comma-separated.',
+    maxLength: 256,
+  }).optional(),
   is_mountpoint: z
     .preprocess(
       (value) => (value === 'yes' ? true : value === 'no' ? false : value),
-      booleanParam({ description: "PVE's: the path is a mount point (`yes`/`no`, 1/0); while nothing is mounted there, the storage is inactive on that node and nothing is written under it." }),
+      booleanParam({
+        description:
+          "PVE's: the path is a mount point (`yes`/`no`, 1/0); while nothing is mounted there, the storage is inactive on that node and nothing is written under it.",
+      }),
     )
     .optional(),
   'is-rootdir': booleanParam({ description: "Corral's name for `is_mountpoint` (1 or 0)." }).optional(),
@@ -114,7 +132,7 @@ export const STORAGE_ENDPOINTS = {
       "Only `dir` is implemented: another PVE type is a 400 that says so. The path must be absolute, without `.` or `..`, and none of the host's system folders. Its folders are made on every online node that holds it before the definition is stored (a node that cannot make them fails the create); nodes that come online later make them then.",
     parameters: z.object({
       ...STORAGE,
-      type: stringParam({ description: '`dir`. (PVE\'s other types are refused for now.)', maxLength: 32 }),
+      type: stringParam({ description: "`dir`. (PVE's other types are refused for now.)", maxLength: 32 }),
       path: stringParam({ description: 'The folder on each node, e.g. `/srv/isos` or `/mnt/backup`.', maxLength: 1024 }).optional(),
       ...STORAGE_SETTINGS,
     }),
@@ -134,12 +152,16 @@ export const STORAGE_ENDPOINTS = {
     method: 'PUT',
     path: '/storage/{storage}',
     summary: 'Change a storage definition',
-    description: 'The type and path are fixed. The folders of added content kinds are made on its online nodes before the change is stored.',
+    description:
+      'The type and path are fixed. The folders of added content kinds are made on its online nodes before the change is stored.',
     parameters: z.object({
       ...STORAGE,
       ...STORAGE_SETTINGS,
       delete: commaListParam(z.enum(DELETABLE_SETTINGS), `Settings to clear: ${DELETABLE_SETTINGS.join(', ')}.`).optional(),
-      digest: stringParam({ description: 'The `digest` of the read this change is based on: 409 when the definition changed since.', maxLength: 64 }).optional(),
+      digest: stringParam({
+        description: 'The `digest` of the read this change is based on: 409 when the definition changed since.',
+        maxLength: 64,
+      }).optional(),
     }),
     returns: z.object({ storage: z.string(), type: z.literal('dir') }),
     permission: ALLOCATE_STORAGES,
@@ -148,8 +170,12 @@ export const STORAGE_ENDPOINTS = {
     method: 'DELETE',
     path: '/storage/{storage}',
     summary: 'Remove a storage definition (its files stay on the nodes)',
-    description: 'Refused (409) while guests have volumes on it, unless `force=1`; their configurations then name a storage that no longer exists.',
-    parameters: z.object({ ...STORAGE, force: booleanParam({ description: 'Remove it even though guests have volumes on it.' }).optional() }),
+    description:
+      'Refused (409) while guests have volumes on it, unless `force=1`; their configurations then name a storage that no longer exists.',
+    parameters: z.object({
+      ...STORAGE,
+      force: booleanParam({ description: 'Remove it even though guests have volumes on it.' }).optional(),
+    }),
     returns: z.null(),
     permission: ALLOCATE_STORAGES,
   }),
@@ -166,7 +192,8 @@ export const STORAGE_ENDPOINTS = {
     method: 'GET',
     path: '/storage/{storage}/content',
     summary: "The storage's volumes",
-    description: "Read from the files of every online node that holds it (of one for a shared storage), each entry naming its `node`; with `node`, that node's only.",
+    description:
+      "Read from the files of every online node that holds it (of one for a shared storage), each entry naming its `node`; with `node`, that node's only.",
     parameters: z.object({
       ...STORAGE,
       ...NODE_CHOICE,

@@ -26,7 +26,19 @@ import { VolumesService } from './volumes.service.js';
 @Module({
   imports: [InventoryModule, AgentsModule, NodesModule, TasksModule],
   controllers: [StorageController, NodeStorageController, PruneBackupsController, DownloadsController],
-  providers: [StoragesService, NodeStorageService, VolumesService, VolumeUploadService, VolumeDownloadService, ApplianceIndex, AppliancesService, StorageSpace, StorageActivation, BackupPruner, PruneBackupsService],
+  providers: [
+    StoragesService,
+    NodeStorageService,
+    VolumesService,
+    VolumeUploadService,
+    VolumeDownloadService,
+    ApplianceIndex,
+    AppliancesService,
+    StorageSpace,
+    StorageActivation,
+    BackupPruner,
+    PruneBackupsService,
+  ],
   exports: [BackupPruner],
 })
 export class StorageModule {}

@@ -40,7 +40,9 @@ export class StoragesService {
   async list(caller: Principal, type: 'dir' | undefined): Promise<ResultOf<Endpoints['list']>> {
     const access = await this.access.current();
     const visible = (await this.repository.all()).filter(
-      (storage) => (type === undefined || storage.type === type) && allows(access, caller.subject, `/storage/${storage.storage}`, ['Datastore.Audit', 'Datastore.AllocateSpace'], true),
+      (storage) =>
+        (type === undefined || storage.type === type) &&
+        allows(access, caller.subject, `/storage/${storage.storage}`, ['Datastore.Audit', 'Datastore.AllocateSpace'], true),
     );
     return Promise.all(visible.map(async (storage) => ({ ...configEntry(storage), ...sizes(await this.space.inCluster(storage)) })));
   }
@@ -65,11 +67,17 @@ export class StoragesService {
     return { storage: id, type: kind };
   }
 
-  async update({ storage: id, delete: deleted, digest, ...settings }: ParamsOf<Endpoints['update']>): Promise<ResultOf<Endpoints['update']>> {
+  async update({
+    storage: id,
+    delete: deleted,
+    digest,
+    ...settings
+  }: ParamsOf<Endpoints['update']>): Promise<ResultOf<Endpoints['update']>> {
     await this.dataSource.transaction(async (db) => {
       const storage = await this.repository.lock(db, id);
       if (!storage) throw notFound(`storage '${id}'`);
-      if (digest !== undefined && digest !== storageDigest(storage)) throw new ApiError('CONFIG_CHANGED', `storage '${id}' was changed since the digest you sent: read it again`);
+      if (digest !== undefined && digest !== storageDigest(storage))
+        throw new ApiError('CONFIG_CHANGED', `storage '${id}' was changed since the digest you sent: read it again`);
       const changed = withSettings(storage, settings, deleted);
       await this.repository.save(db, changed);
       await this.activation.everywhere(changed);
@@ -83,7 +91,10 @@ export class StoragesService {
       if (!(await this.repository.lock(db, id))) throw notFound(`storage '${id}'`);
       const uses = volumesInUse(this.guests.list().map((guest) => guest.row)).filter((use) => use.storage === id);
       if (uses.length > 0 && !force) {
-        throw new ApiError('IN_USE', `storage '${id}' holds volumes of ${usersOf(uses)}: remove or move them first, or remove the storage with force=1 (the volumes stay on disk)`);
+        throw new ApiError(
+          'IN_USE',
+          `storage '${id}' holds volumes of ${usersOf(uses)}: remove or move them first, or remove the storage with force=1 (the volumes stay on disk)`,
+        );
       }
       await this.repository.remove(db, id);
     });
@@ -113,7 +124,11 @@ export class StoragesService {
   /** The storage as defined for the node: 404 for a node that never joined or that the storage is not defined for. */
   onNode(storage: StorageRow, node: string): StorageRow {
     this.nodes.existing(node);
-    if (!availableOn(storage, node)) throw new ApiError('NOT_FOUND', `storage '${storage.storage}' does not exist on node '${node}': it is defined for ${storage.nodes?.join(', ')} only`);
+    if (!availableOn(storage, node))
+      throw new ApiError(
+        'NOT_FOUND',
+        `storage '${storage.storage}' does not exist on node '${node}': it is defined for ${storage.nodes?.join(', ')} only`,
+      );
     return storage;
   }
 }

@@ -27,7 +27,13 @@ export function safeName(name: string): string {
 
 /** The file's path below the storage's path; a 400 naming `filename` when its extension is not one of its kind's (PVE's words). */
 export function contentFile(content: FileContent, name: string): string {
-  if (!EXTENSIONS[content].test(name)) throw badParam('filename', content === 'import' ? `'${name}': invalid filename or wrong extension` : `'${name}' has the wrong file extension for content '${content}'`);
+  if (!EXTENSIONS[content].test(name))
+    throw badParam(
+      'filename',
+      content === 'import'
+        ? `'${name}': invalid filename or wrong extension`
+        : `'${name}' has the wrong file extension for content '${content}'`,
+    );
   return `${FILE_FOLDERS[content]}/${name}`;
 }
 
@@ -36,7 +42,8 @@ export type Checksum = NonNullable<ParamsOf<'storage.download'>['checksum']>;
 
 /** PVE's `checksum` with its `checksum-algorithm` (each needs the other), as the agent takes it: the digest in lower case. */
 export function requestedChecksum(checksum: string | undefined, algorithm: Checksum['algorithm'] | undefined): Checksum | undefined {
-  if ((checksum === undefined) !== (algorithm === undefined)) throw badParam(checksum === undefined ? 'checksum' : 'checksum-algorithm', 'checksum and checksum-algorithm go together');
+  if ((checksum === undefined) !== (algorithm === undefined))
+    throw badParam(checksum === undefined ? 'checksum' : 'checksum-algorithm', 'checksum and checksum-algorithm go together');
   return checksum !== undefined && algorithm !== undefined ? { algorithm, digest: checksum.toLowerCase() } : undefined;
 }
 

@@ -51,7 +51,8 @@ export class VolumeDownloadService {
 
   async downloadUrl(params: ParamsOf<Endpoints['downloadUrl']>, caller: Principal): Promise<string> {
     const { node, storage, content, filename, url, compression } = params;
-    if (/[/\\]/.test(filename) || filename.includes('..')) throw badParam('filename', `'${filename}' must be a file name, without '/' or '..'`);
+    if (/[/\\]/.test(filename) || filename.includes('..'))
+      throw badParam('filename', `'${filename}' must be a file name, without '/' or '..'`);
     return this.start(
       {
         node,
@@ -74,15 +75,33 @@ export class VolumeDownloadService {
     requireContent(storage, content);
     const params = commandParams(
       'storage.download',
-      { path: storage.path, mountpoint: storage.isMountpoint, file: contentFile(content, name), url, verifyCertificates, allowNetworks: this.config.downloadAllowNetworks, checksum, decompress, maxBytes: MAX_DOWNLOAD_BYTES },
+      {
+        path: storage.path,
+        mountpoint: storage.isMountpoint,
+        file: contentFile(content, name),
+        url,
+        verifyCertificates,
+        allowNetworks: this.config.downloadAllowNetworks,
+        checksum,
+        decompress,
+        maxBytes: MAX_DOWNLOAD_BYTES,
+      },
       sameName({ file: 'filename', verifyCertificates: 'verify-certificates', decompress: 'compression' }),
     );
     return this.runner.onAgent({ node, type: 'download', id: name, caller }, 'storage.download', params, DOWNLOAD_MS);
   }
 
-  async metadata({ node, url, 'verify-certificates': verify }: ParamsOf<Endpoints['queryUrlMetadata']>): Promise<CommandResult<'node.url.metadata'>> {
+  async metadata({
+    node,
+    url,
+    'verify-certificates': verify,
+  }: ParamsOf<Endpoints['queryUrlMetadata']>): Promise<CommandResult<'node.url.metadata'>> {
     this.nodes.existing(node);
-    const params = commandParams('node.url.metadata', { url: this.checkedUrl(url), verifyCertificates: verify ?? true, allowNetworks: this.config.downloadAllowNetworks }, sameName({ verifyCertificates: 'verify-certificates' }));
+    const params = commandParams(
+      'node.url.metadata',
+      { url: this.checkedUrl(url), verifyCertificates: verify ?? true, allowNetworks: this.config.downloadAllowNetworks },
+      sameName({ verifyCertificates: 'verify-certificates' }),
+    );
     return this.hub.request(node, 'node.url.metadata', params, { timeoutMs: METADATA_MS });
   }
 
@@ -104,7 +123,8 @@ export class VolumeDownloadService {
 /** PVE's `compression`: only for ISO images; Corral unpacks `gz`. */
 function decompression(compression: string | undefined, content: FileContent): 'gz' | undefined {
   if (compression === undefined) return undefined;
-  if (!KNOWN_COMPRESSIONS.includes(compression)) throw badParam('compression', `unknown compression '${compression}': PVE's are ${KNOWN_COMPRESSIONS.join(', ')}`);
+  if (!KNOWN_COMPRESSIONS.includes(compression))
+    throw badParam('compression', `unknown compression '${compression}': PVE's are ${KNOWN_COMPRESSIONS.join(', ')}`);
   if (content !== 'iso') throw badParam('compression', `decompression not supported for ${content}`);
   if (compression !== 'gz') throw badParam('compression', `compression '${compression}' is not supported by Corral yet: only 'gz'`);
   return compression;

@@ -39,7 +39,11 @@ export class VolumeUploadService {
     private readonly runner: TaskRunner,
   ) {}
 
-  async upload({ node, storage: id, content, filename, checksum, 'checksum-algorithm': algorithm }: UploadParams, file: UploadedFile, caller: Principal): Promise<string> {
+  async upload(
+    { node, storage: id, content, filename, checksum, 'checksum-algorithm': algorithm }: UploadParams,
+    file: UploadedFile,
+    caller: Principal,
+  ): Promise<string> {
     const storage = this.storages.usable(this.storages.onNode(await this.storages.existing(id), node));
     requireContent(storage, content);
     // PVE keeps the last path segment of an uploaded file's name.
@@ -57,21 +61,37 @@ export class VolumeUploadService {
       sameName({ file: 'filename' }),
     );
     this.hub.reachable(node);
-    const upid = await this.runner.start({ node, type: 'imgcopy', id: '', caller }, (upid, log, signal) => this.transfer(node, params, file, { upid, log, signal }));
+    const upid = await this.runner.start({ node, type: 'imgcopy', id: '', caller }, (upid, log, signal) =>
+      this.transfer(node, params, file, { upid, log, signal }),
+    );
     // The body is read to its end either way (an upload that failed early is drained): the answer comes after it, as PVE's.
     await finished(file.stream).catch(() => undefined);
     return upid;
   }
 
-  private async transfer(node: string, params: ParamsOf<'storage.upload'>, file: UploadedFile, task: { upid: string; log: (lines: readonly LogLine[]) => void; signal: AbortSignal }): Promise<void> {
+  private async transfer(
+    node: string,
+    params: ParamsOf<'storage.upload'>,
+    file: UploadedFile,
+    task: { upid: string; log: (lines: readonly LogLine[]) => void; signal: AbortSignal },
+  ): Promise<void> {
     let stopWaiting: () => void = () => undefined;
     const opened = new Promise<WebSocket>((resolve) => (stopWaiting = this.hub.expectStream(node, params.stream, resolve)));
-    const answer = this.hub.request(node, 'storage.upload', params, { timeoutMs: UPLOAD_MS, upid: task.upid, onLog: task.log, signal: task.signal });
+    const answer = this.hub.request(node, 'storage.upload', params, {
+      timeoutMs: UPLOAD_MS,
+      upid: task.upid,
+      onLog: task.log,
+      signal: task.signal,
+    });
     // Its failure is awaited below, or superseded by the failure that caused it.
     answer.catch(() => undefined);
     let socket: WebSocket | undefined;
     try {
-      socket = await Promise.race([opened, answer.then(() => Promise.reject(new Error('the agent answered without opening the upload stream'))), timeout(OPEN_MS, `node '${node}' did not open the upload stream within ${OPEN_MS / 1000} s`)]);
+      socket = await Promise.race([
+        opened,
+        answer.then(() => Promise.reject(new Error('the agent answered without opening the upload stream'))),
+        timeout(OPEN_MS, `node '${node}' did not open the upload stream within ${OPEN_MS / 1000} s`),
+      ]);
       await send(file, socket);
       await answer;
     } catch (error) {
@@ -111,7 +131,8 @@ function send(file: UploadedFile, socket: WebSocket): Promise<void> {
     };
     socket.once('close', closed);
     socket.once('message', (message: RawData, isBinary: boolean) => {
-      if (isBinary || !UploadStreamReady.safeParse(parseJson(message.toString())).success) return reject(new Error('the agent did not start the upload stream as the protocol says'));
+      if (isBinary || !UploadStreamReady.safeParse(parseJson(message.toString())).success)
+        return reject(new Error('the agent did not start the upload stream as the protocol says'));
       stream.on('data', data);
       // Also for a body that ended or broke off before the agent was ready.
       finished(stream).then(end, (error: Error) => {

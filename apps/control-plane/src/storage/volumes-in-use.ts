@@ -18,7 +18,15 @@ export interface VolumeUse {
 export function volumesInUse(guests: readonly Pick<GuestRow, 'vmid' | 'type' | 'config'>[]): VolumeUse[] {
   return guests.flatMap(({ vmid, type, config }) =>
     Object.entries(config).flatMap(([key, value]): VolumeUse[] => {
-      const volume = isUnusedKey(key) ? parseDisk(value) : type === 'qemu' ? (isQemuVolumeKey(key) ? parseDisk(value) : null) : isMountKey(key) ? parseMount(value) : null;
+      const volume = isUnusedKey(key)
+        ? parseDisk(value)
+        : type === 'qemu'
+          ? isQemuVolumeKey(key)
+            ? parseDisk(value)
+            : null
+          : isMountKey(key)
+            ? parseMount(value)
+            : null;
       if (volume?.source.kind !== 'volume') return [];
       const { storage, volname } = volume.source;
       const parsed = parseVolname(volname);

@@ -54,7 +54,9 @@ export class VolumesService {
     const storage = await this.storages.existing(id);
     if (node !== undefined) this.storages.onNode(storage, node);
     const nodes = node !== undefined ? [node] : this.space.filesNodes(storage);
-    const lists = await Promise.all(nodes.map(async (each) => (await this.list(storage, each, filters)).map((volume) => ({ ...entryOf(volume), node: each }))));
+    const lists = await Promise.all(
+      nodes.map(async (each) => (await this.list(storage, each, filters)).map((volume) => ({ ...entryOf(volume), node: each }))),
+    );
     return lists.flat();
   }
 
@@ -85,15 +87,26 @@ export class VolumesService {
     const { volname, relative } = parsed(storage, volume);
     const owner = backupOwner(volname);
     mayRemoveBackups(await this.access.current(), caller, id, owner);
-    const uses = volumesInUse(this.guests.list().map((guest) => guest.row)).filter((use) => use.storage === id && use.relative === relative);
+    const uses = volumesInUse(this.guests.list().map((guest) => guest.row)).filter(
+      (use) => use.storage === id && use.relative === relative,
+    );
     if (uses.length > 0) throw new ApiError('IN_USE', `volume '${id}:${volname}' is used by ${usersOf(uses)}: remove it from there first`);
-    const params = commandParams('storage.volume.delete', { path: storage.path, mountpoint: storage.isMountpoint, file: relative }, () => 'volume');
+    const params = commandParams(
+      'storage.volume.delete',
+      { path: storage.path, mountpoint: storage.isMountpoint, file: relative },
+      () => 'volume',
+    );
     this.hub.reachable(node);
     let removed: Promise<void> = Promise.resolve();
-    const upid = await this.runner.start({ node, type: 'imgdel', id: owner === undefined ? id : `${owner}@${id}`, caller }, (upid, log, signal) => {
-      removed = this.hub.request(node, 'storage.volume.delete', params, { timeoutMs: HOST_WRITE_MS, upid, onLog: log, signal }).then(() => log([{ n: 1, text: `Removed volume '${id}:${volname}'` }]));
-      return removed;
-    });
+    const upid = await this.runner.start(
+      { node, type: 'imgdel', id: owner === undefined ? id : `${owner}@${id}`, caller },
+      (upid, log, signal) => {
+        removed = this.hub
+          .request(node, 'storage.volume.delete', params, { timeoutMs: HOST_WRITE_MS, upid, onLog: log, signal })
+          .then(() => log([{ n: 1, text: `Removed volume '${id}:${volname}'` }]));
+        return removed;
+      },
+    );
     if (delay === undefined) return upid;
     const ended = removed.then(() => null);
     // The task records a failure; a wait that gave up before it must not leave it unhandled.
@@ -105,7 +118,13 @@ export class VolumesService {
   private list(storage: StorageRow, node: string, { content, vmid }: ContentFilters): Promise<StorageVolume[]> {
     const kinds = this.storages.usable(storage).content.filter((kind) => content === undefined || kind === content);
     if (kinds.length === 0) return Promise.resolve([]);
-    const params = { storage: storage.storage, path: storage.path, mountpoint: storage.isMountpoint, content: kinds, ...(vmid !== undefined ? { vmid } : {}) };
+    const params = {
+      storage: storage.storage,
+      path: storage.path,
+      mountpoint: storage.isMountpoint,
+      content: kinds,
+      ...(vmid !== undefined ? { vmid } : {}),
+    };
     return this.hub.request(node, 'storage.content', params, { timeoutMs: STORAGE_READ_MS });
   }
 }
@@ -114,7 +133,11 @@ export class VolumesService {
 function parsed(storage: StorageRow, volume: string): { volname: string; relative: string; content: ContentKind } {
   const volname = volnameOn(storage.storage, volume, 'volume');
   const known = parseVolname(volname);
-  if (!known) throw badParam('volume', `'${volume}' is not a volume of a directory storage (iso/<file>, vztmpl/<file>, backup/<file>, snippets/<file>, import/<file>, <vmid>/<disk>)`);
+  if (!known)
+    throw badParam(
+      'volume',
+      `'${volume}' is not a volume of a directory storage (iso/<file>, vztmpl/<file>, backup/<file>, snippets/<file>, import/<file>, <vmid>/<disk>)`,
+    );
   return { volname, relative: known.relative, content: known.content };
 }
 

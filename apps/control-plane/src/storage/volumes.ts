@@ -28,12 +28,21 @@ export function parseVolname(volname: string): ParsedVolname | null {
   const linked = /^(\d+)\/((?:vm|base)-\1-disk-\d+\.qcow2)\/(\d+)\/(vm-\3-disk-\d+\.qcow2)$/.exec(volname);
   if (linked) {
     const [, baseVmid = '', baseFile = '', vmid = '', file = ''] = linked;
-    return { content: 'images', vmid: Number(vmid), relative: `images/${vmid}/${file}`, base: { vmid: Number(baseVmid), relative: `images/${baseVmid}/${baseFile}` } };
+    return {
+      content: 'images',
+      vmid: Number(vmid),
+      relative: `images/${vmid}/${file}`,
+      base: { vmid: Number(baseVmid), relative: `images/${baseVmid}/${baseFile}` },
+    };
   }
   const guest = /^(\d+)\/((?:vm|base|subvol|basevol)-\1-disk-\d+(?:\.(?:qcow2|raw))?|vm-\1-cloudinit\.(?:qcow2|raw))$/.exec(volname);
   if (guest) {
     const [, vmid = '', file = ''] = guest;
-    return { content: file.startsWith('subvol') || file.startsWith('basevol') ? 'rootdir' : 'images', vmid: Number(vmid), relative: `images/${vmid}/${file}` };
+    return {
+      content: file.startsWith('subvol') || file.startsWith('basevol') ? 'rootdir' : 'images',
+      vmid: Number(vmid),
+      relative: `images/${vmid}/${file}`,
+    };
   }
   const other = /^(vztmpl|iso|backup|snippets|import)\/([A-Za-z0-9_.+-]+)$/.exec(volname);
   if (other) {
@@ -72,12 +81,19 @@ export function storagePath(storage: StorageRow, relative: string): string {
  * A storage a guest on `node` may use for `content`: it exists (else 404), is enabled and
  * available on that node, and holds that kind of content (else 400 naming `param`).
  */
-export function usableStorage(storages: ReadonlyMap<string, StorageRow>, id: string, node: string, content: ContentKind, param: string): StorageRow {
+export function usableStorage(
+  storages: ReadonlyMap<string, StorageRow>,
+  id: string,
+  node: string,
+  content: ContentKind,
+  param: string,
+): StorageRow {
   const storage = storages.get(id);
   if (!storage) throw notFound(`storage '${id}'`);
   if (storage.disable) throw badParam(param, `storage '${id}' is disabled`);
   if (storage.nodes !== null && !storage.nodes.includes(node)) throw badParam(param, `storage '${id}' is not available on node '${node}'`);
-  if (!storage.content.includes(content)) throw badParam(param, `storage '${id}' does not hold ${CONTENT_NAMES[content]} (content '${content}')`);
+  if (!storage.content.includes(content))
+    throw badParam(param, `storage '${id}' does not hold ${CONTENT_NAMES[content]} (content '${content}')`);
   return storage;
 }
 

@@ -58,12 +58,22 @@ export class TaskRunner implements BeforeApplicationShutdown {
   /** A task whose work is one command on the node's agent. Refused with 503 before it starts when the agent is not here. */
   async onAgent<K extends CommandName>(spec: TaskSpec, command: K, params: ParamsOf<K>, timeoutMs: number): Promise<string> {
     this.hub.reachable(spec.node);
-    return this.start(spec, (upid, log, signal) => this.hub.request(spec.node, command, params, { timeoutMs, upid, onLog: log, signal }).then(() => undefined));
+    return this.start(spec, (upid, log, signal) =>
+      this.hub.request(spec.node, command, params, { timeoutMs, upid, onLog: log, signal }).then(() => undefined),
+    );
   }
 
   async start(spec: TaskSpec, work: TaskWork): Promise<string> {
     const user = callerName(spec.caller);
-    const task = { node: spec.node, pid: randomInt(1, 0x7fff_ffff), pstart: PSTART, starttime: Math.floor(Date.now() / 1000), type: spec.type, id: spec.id, user };
+    const task = {
+      node: spec.node,
+      pid: randomInt(1, 0x7fff_ffff),
+      pstart: PSTART,
+      starttime: Math.floor(Date.now() / 1000),
+      type: spec.type,
+      id: spec.id,
+      user,
+    };
     const upid = formatUpid(task);
     await this.tasks.insert({ upid, ...task, replica: this.replica.id });
     const controller = new AbortController();
@@ -107,7 +117,12 @@ export class TaskRunner implements BeforeApplicationShutdown {
     const log = (lines: readonly LogLine[]) => {
       if (ended) return;
       written = written
-        .then(() => this.tasks.appendLog(upid, lines.map((line) => ({ n: line.n, t: line.text }))))
+        .then(() =>
+          this.tasks.appendLog(
+            upid,
+            lines.map((line) => ({ n: line.n, t: line.text })),
+          ),
+        )
         .catch((error: unknown) => this.logger.error({ err: error, upid }, 'cannot record the output of a task'));
     };
     let exitstatus = 'OK';

@@ -26,7 +26,7 @@ export type TaskStatus = z.infer<typeof TaskStatus>;
 
 export const TaskEntry = z.object({
   ...TASK_FIELDS,
-  status: z.string().optional().meta({ description: 'How it ended (`OK`, or the error text); `RUNNING` in a node\'s list while it runs.' }),
+  status: z.string().optional().meta({ description: "How it ended (`OK`, or the error text); `RUNNING` in a node's list while it runs." }),
   endtime: z.number().int().optional(),
 });
 export type TaskEntry = z.infer<typeof TaskEntry>;
@@ -56,11 +56,17 @@ export const TASKS_ENDPOINTS = {
       typefilter: stringParam({ description: 'Only tasks of this type (`qmstart`, `vzdump`, ...).', maxLength: 64 }).optional(),
       userfilter: stringParam({ description: 'Only tasks of users whose name contains this.', maxLength: 128 }).optional(),
       errors: booleanParam({ description: 'Only tasks that did not end `OK`.' }).optional(),
-      source: z.enum(TASK_SOURCES).optional().meta({ description: 'Finished tasks (`archive`, the default), running ones (`active`), or both (`all`).' }),
+      source: z
+        .enum(TASK_SOURCES)
+        .optional()
+        .meta({ description: 'Finished tasks (`archive`, the default), running ones (`active`), or both (`all`).' }),
       since: integerParam({ description: 'Only tasks started at or after this epoch second.', min: 0 }).optional(),
       until: integerParam({ description: 'Only tasks started at or before this epoch second.', min: 0 }).optional(),
       statusfilter: z
-        .preprocess((value) => (typeof value === 'string' ? value.split(/[\s,;]+/).filter((item) => item !== '') : value), z.array(z.enum(TASK_STATUS_CLASSES)))
+        .preprocess(
+          (value) => (typeof value === 'string' ? value.split(/[\s,;]+/).filter((item) => item !== '') : value),
+          z.array(z.enum(TASK_STATUS_CLASSES)),
+        )
         .optional()
         .meta({ description: 'Only tasks that ended so: a list of `ok`, `warning`, `error`, `unknown` (running).' }),
     }),
@@ -79,7 +85,7 @@ export const TASKS_ENDPOINTS = {
     method: 'DELETE',
     path: '/nodes/{node}/tasks/{upid}',
     summary: 'Stops a running task: it ends with `task stopped by <user>`; a task that has ended stays as it is',
-    description: 'The task\'s owner, or Sys.Modify on `/nodes/{node}`.',
+    description: "The task's owner, or Sys.Modify on `/nodes/{node}`.",
     parameters: z.object(TASK),
     returns: z.null(),
     permission: { kind: 'authenticated' },
@@ -90,7 +96,11 @@ export const TASKS_ENDPOINTS = {
     summary: "The task's state: `exitstatus` appears when it has ended",
     parameters: z.object({
       ...TASK,
-      wait: integerParam({ description: `Beyond PVE: while the task runs, answer when it ends or after this many seconds (at most ${MAX_WAIT_S}), whichever comes first.`, min: 0, max: MAX_WAIT_S }).optional(),
+      wait: integerParam({
+        description: `Beyond PVE: while the task runs, answer when it ends or after this many seconds (at most ${MAX_WAIT_S}), whichever comes first.`,
+        min: 0,
+        max: MAX_WAIT_S,
+      }).optional(),
     }),
     returns: TaskStatus,
     permission: { kind: 'authenticated' },
@@ -110,7 +120,7 @@ export const TASKS_ENDPOINTS = {
   cluster: endpoint({
     method: 'GET',
     path: '/cluster/tasks',
-    summary: 'The running and the most recent tasks of every node, newest first: all of them with Sys.Audit on `/`, else the caller\'s own',
+    summary: "The running and the most recent tasks of every node, newest first: all of them with Sys.Audit on `/`, else the caller's own",
     parameters: z.object({}),
     returns: z.array(TaskEntry),
     permission: { kind: 'authenticated' },

@@ -20,7 +20,12 @@ const AUDITOR = basic('auditor@pve', PASSWORD);
 const OPS = basic('ops@pve', PASSWORD);
 const CI_SECRET = '6f1c7d2e-0a4b-4c3d-9e8f-333333333333';
 const WAIT = { timeoutMs: 20_000 };
-const ROOT_CALLER: Principal = { userid: 'root@pam', tokenid: null, method: 'basic', subject: { kind: 'user', userid: 'root@pam', groups: [] } };
+const ROOT_CALLER: Principal = {
+  userid: 'root@pam',
+  tokenid: null,
+  method: 'basic',
+  subject: { kind: 'user', userid: 'root@pam', groups: [] },
+};
 
 /** A door a task's work waits behind until the test opens it. */
 function gate() {
@@ -40,9 +45,12 @@ describe('tasks', () => {
 
   const repository = () => t.app.get(TasksRepository);
   const replica = () => t.app.get(ReplicaLiveness).id;
-  const status = async (node: string, upid: string, query?: string) => dataOf<Status>(await call(t, 'GET', `/nodes/${node}/tasks/${upid}/status`, query !== undefined ? { query } : {}));
-  const lastLine = async (node: string, upid: string) => dataOf<{ t: string }[]>(await call(t, 'GET', `/nodes/${node}/tasks/${upid}/log`, { query: 'limit=0' })).at(-1)?.t;
-  const upids = async (node: string, query = '', as = {}) => dataOf<Entry[]>(await call(t, 'GET', `/nodes/${node}/tasks`, { query, ...as })).map((entry) => entry.upid);
+  const status = async (node: string, upid: string, query?: string) =>
+    dataOf<Status>(await call(t, 'GET', `/nodes/${node}/tasks/${upid}/status`, query !== undefined ? { query } : {}));
+  const lastLine = async (node: string, upid: string) =>
+    dataOf<{ t: string }[]>(await call(t, 'GET', `/nodes/${node}/tasks/${upid}/log`, { query: 'limit=0' })).at(-1)?.t;
+  const upids = async (node: string, query = '', as = {}) =>
+    dataOf<Entry[]>(await call(t, 'GET', `/nodes/${node}/tasks`, { query, ...as })).map((entry) => entry.upid);
 
   /** A task written as the runner writes it: running on `replica` (this app's by default), or ended with `exitstatus`. */
   async function seed(task: Partial<TaskRow> & { node: string; starttime: number }, exitstatus?: string): Promise<string> {
@@ -89,7 +97,19 @@ describe('tasks', () => {
     it("lists finished tasks, newest first, with PVE's fields: status as they ended, endtime, a token's tasks as owner and tokenid", async () => {
       const list = dataOf<Entry[]>(await call(t, 'GET', '/nodes/filters/tasks'));
       expect(list.map((entry) => entry.upid)).toEqual([warned, failed, ok]);
-      expect(list[0]).toEqual({ upid: warned, node: 'filters', pid: expect.any(Number), pstart: 1, starttime: 3000, type: 'vzdump', id: '', user: 'root@pam', tokenid: 'ci', status: 'WARNINGS: 2', endtime: expect.any(Number) });
+      expect(list[0]).toEqual({
+        upid: warned,
+        node: 'filters',
+        pid: expect.any(Number),
+        pstart: 1,
+        starttime: 3000,
+        type: 'vzdump',
+        id: '',
+        user: 'root@pam',
+        tokenid: 'ci',
+        status: 'WARNINGS: 2',
+        endtime: expect.any(Number),
+      });
       expect(list[1]).toEqual(expect.objectContaining({ user: 'alice@pve', status: 'VM 100 not running' }));
       expect(list[1]).not.toHaveProperty('tokenid');
       expect(warned).toContain(':root@pam!ci:');
@@ -97,7 +117,17 @@ describe('tasks', () => {
 
     it('shows running tasks as RUNNING with source=active or all', async () => {
       expect(dataOf(await call(t, 'GET', '/nodes/filters/tasks', { query: 'source=active' }))).toEqual([
-        { upid: running, node: 'filters', pid: expect.any(Number), pstart: 1, starttime: 4000, type: 'qmstart', id: '101', user: 'root@pam', status: 'RUNNING' },
+        {
+          upid: running,
+          node: 'filters',
+          pid: expect.any(Number),
+          pstart: 1,
+          starttime: 4000,
+          type: 'qmstart',
+          id: '101',
+          user: 'root@pam',
+          status: 'RUNNING',
+        },
       ]);
       expect(await upids('filters', 'source=all')).toEqual([running, warned, failed, ok]);
     });
@@ -138,7 +168,9 @@ describe('tasks', () => {
 
     it("gives a token's task its owner and tokenid, and lets only the owner or an auditor read it", async () => {
       const upid = await seed({ node: 'pve1', user: 'root@pam!ci', starttime: 5001 }, 'OK');
-      expect(await status('pve1', upid)).toEqual(expect.objectContaining({ user: 'root@pam', tokenid: 'ci', status: 'stopped', exitstatus: 'OK' }));
+      expect(await status('pve1', upid)).toEqual(
+        expect.objectContaining({ user: 'root@pam', tokenid: 'ci', status: 'stopped', exitstatus: 'OK' }),
+      );
       expectError(await call(t, 'GET', `/nodes/pve1/tasks/${upid}/status`, { as: ALICE }), 403, 'permission denied');
       expect(dataOf<Status>(await call(t, 'GET', `/nodes/pve1/tasks/${upid}/status`, { as: AUDITOR })).exitstatus).toBe('OK');
     });
@@ -146,13 +178,19 @@ describe('tasks', () => {
     it('pages the log (limit 0: every line) and shows an empty log as one line, as PVE', async () => {
       const upid = await seed({ node: 'pve1', starttime: 5002 });
       expect(dataOf(await call(t, 'GET', `/nodes/pve1/tasks/${upid}/log`))).toEqual([{ n: 1, t: 'no content' }]);
-      await repository().appendLog(upid, Array.from({ length: 60 }, (_, i) => ({ n: i + 1, t: `line ${i + 1}` })));
+      await repository().appendLog(
+        upid,
+        Array.from({ length: 60 }, (_, i) => ({ n: i + 1, t: `line ${i + 1}` })),
+      );
       await repository().end(upid, 'OK');
       expect(dataOf<unknown[]>(await call(t, 'GET', `/nodes/pve1/tasks/${upid}/log`))).toHaveLength(50);
       const all = dataOf<{ n: number; t: string }[]>(await call(t, 'GET', `/nodes/pve1/tasks/${upid}/log`, { query: 'limit=0' }));
       expect(all.map((line) => line.n)).toEqual(Array.from({ length: 61 }, (_, i) => i + 1));
       expect(all.at(-1)).toEqual({ n: 61, t: 'TASK OK' });
-      expect(dataOf(await call(t, 'GET', `/nodes/pve1/tasks/${upid}/log`, { query: 'start=59&limit=5' }))).toEqual([{ n: 60, t: 'line 60' }, { n: 61, t: 'TASK OK' }]);
+      expect(dataOf(await call(t, 'GET', `/nodes/pve1/tasks/${upid}/log`, { query: 'start=59&limit=5' }))).toEqual([
+        { n: 60, t: 'line 60' },
+        { n: 61, t: 'TASK OK' },
+      ]);
     });
   });
 
@@ -167,7 +205,9 @@ describe('tasks', () => {
       expectError(await call(t, 'DELETE', `/nodes/pve1/tasks/${upid}`, { as: AUDITOR }), 403, 'permission denied');
       expect(dataOf(await call(t, 'DELETE', `/nodes/pve1/tasks/${upid}`, { as: OPS }))).toBeNull();
       expect(await agent.next('cancel')).toEqual({ type: 'cancel', id: request?.id });
-      expect(await status('pve1', upid, 'wait=30')).toEqual(expect.objectContaining({ status: 'stopped', exitstatus: 'task stopped by ops@pve' }));
+      expect(await status('pve1', upid, 'wait=30')).toEqual(
+        expect.objectContaining({ status: 'stopped', exitstatus: 'task stopped by ops@pve' }),
+      );
       expect(await lastLine('pve1', upid)).toBe('TASK ERROR: task stopped by ops@pve');
 
       // The agent's late answer and a second stop change nothing.
@@ -178,15 +218,19 @@ describe('tasks', () => {
     });
 
     it('lets the owner stop its own task, also work that ignores the signal, and a task of this replica whose run is gone', async () => {
-      const upid = await t.app.get(TaskRunner).start({ node: 'pve1', type: 'srvreload', id: 'networking', caller: ROOT_CALLER }, () => new Promise(() => undefined));
+      const upid = await t.app
+        .get(TaskRunner)
+        .start({ node: 'pve1', type: 'srvreload', id: 'networking', caller: ROOT_CALLER }, () => new Promise(() => undefined));
       expect(dataOf(await call(t, 'DELETE', `/nodes/pve1/tasks/${upid}`))).toBeNull();
-      expect(await status('pve1', upid, 'wait=30')).toEqual(expect.objectContaining({ status: 'stopped', exitstatus: 'task stopped by root@pam' }));
+      expect(await status('pve1', upid, 'wait=30')).toEqual(
+        expect.objectContaining({ status: 'stopped', exitstatus: 'task stopped by root@pam' }),
+      );
       const orphan = await seed({ node: 'pve1', starttime: 5500 });
       expect(dataOf(await call(t, 'DELETE', `/nodes/pve1/tasks/${orphan}`))).toBeNull();
       expect(await status('pve1', orphan)).toEqual(expect.objectContaining({ status: 'stopped', exitstatus: 'task stopped by root@pam' }));
     });
 
-    it("asks another replica through the database to stop a task it runs, and stops its own when asked so", async () => {
+    it('asks another replica through the database to stop a task it runs, and stops its own when asked so', async () => {
       const heard: (string | null)[] = [];
       t.app.get(DatabaseNotifications).subscribe(TASK_STOPS_CHANNEL, (payload) => void heard.push(payload));
       await repository().heartbeat('other-replica');
@@ -197,19 +241,25 @@ describe('tasks', () => {
       // The other replica ends it: here it still runs.
       expect((await status('pve1', theirs)).status).toBe('running');
 
-      const ours = await t.app.get(TaskRunner).start({ node: 'pve1', type: 'srvreload', id: 'networking', caller: ROOT_CALLER }, () => new Promise(() => undefined));
+      const ours = await t.app
+        .get(TaskRunner)
+        .start({ node: 'pve1', type: 'srvreload', id: 'networking', caller: ROOT_CALLER }, () => new Promise(() => undefined));
       await repository().requestStop(ours, 'ops@pve');
-      expect(await status('pve1', ours, 'wait=30')).toEqual(expect.objectContaining({ status: 'stopped', exitstatus: 'task stopped by ops@pve' }));
+      expect(await status('pve1', ours, 'wait=30')).toEqual(
+        expect.objectContaining({ status: 'stopped', exitstatus: 'task stopped by ops@pve' }),
+      );
     });
   });
 
   describe('status?wait=', () => {
     it('answers as soon as the task ends, and holds no waiter after', async () => {
       const done = gate();
-      const upid = await t.app.get(TaskRunner).start({ node: 'pve1', type: 'srvreload', id: 'networking', caller: ROOT_CALLER }, async (_upid, log) => {
-        await done.opened;
-        log([{ n: 1, text: 'reloaded' }]);
-      });
+      const upid = await t.app
+        .get(TaskRunner)
+        .start({ node: 'pve1', type: 'srvreload', id: 'networking', caller: ROOT_CALLER }, async (_upid, log) => {
+          await done.opened;
+          log([{ n: 1, text: 'reloaded' }]);
+        });
       // 300 s: only the end's notification can answer it within the test's time.
       const answer = call(t, 'GET', `/nodes/pve1/tasks/${upid}/status`, { query: 'wait=300' });
       await waitFor(() => t.app.get(TaskEnds).watched === 1, { ...WAIT, what: 'the request to wait' });
@@ -221,7 +271,9 @@ describe('tasks', () => {
 
     it('answers running when the wait runs out, and refuses a wait beyond 300 s', async () => {
       const done = gate();
-      const upid = await t.app.get(TaskRunner).start({ node: 'pve1', type: 'srvreload', id: 'networking', caller: ROOT_CALLER }, () => done.opened);
+      const upid = await t.app
+        .get(TaskRunner)
+        .start({ node: 'pve1', type: 'srvreload', id: 'networking', caller: ROOT_CALLER }, () => done.opened);
       expect(await status('pve1', upid, 'wait=1')).toEqual(expect.objectContaining({ status: 'running' }));
       expect(await status('pve1', upid, 'wait=1')).not.toHaveProperty('exitstatus');
       expect(t.app.get(TaskEnds).watched).toBe(0);
@@ -239,9 +291,14 @@ describe('tasks', () => {
         const upid = dataOf<string>(await call(t, 'POST', '/nodes/pve2/apt/update'));
         pve2.stopHeartbeats();
         expect(await status('pve2', upid, 'wait=60')).toEqual(
-          expect.objectContaining({ status: 'stopped', exitstatus: "node 'pve2' went away before it answered node.apt.update (no heartbeat for 10 s)" }),
+          expect.objectContaining({
+            status: 'stopped',
+            exitstatus: "node 'pve2' went away before it answered node.apt.update (no heartbeat for 10 s)",
+          }),
         );
-        expect(await lastLine('pve2', upid)).toBe("TASK ERROR: node 'pve2' went away before it answered node.apt.update (no heartbeat for 10 s)");
+        expect(await lastLine('pve2', upid)).toBe(
+          "TASK ERROR: node 'pve2' went away before it answered node.apt.update (no heartbeat for 10 s)",
+        );
       } finally {
         pve2?.close();
       }
@@ -274,8 +331,28 @@ describe('tasks', () => {
       const finished = await seed({ node: 'pve1', starttime: now + 3000 }, 'VM 100 not running');
       const all = dataOf<Entry[]>(await call(t, 'GET', '/cluster/tasks', { as: AUDITOR }));
       expect(all.slice(0, 2)).toEqual([
-        { upid: running, node: 'filters', pid: expect.any(Number), pstart: 1, starttime: now + 3600, type: 'qmstart', id: '', user: 'alice@pve' },
-        { upid: finished, node: 'pve1', pid: expect.any(Number), pstart: 1, starttime: now + 3000, type: 'qmstart', id: '', user: 'root@pam', status: 'VM 100 not running', endtime: expect.any(Number) },
+        {
+          upid: running,
+          node: 'filters',
+          pid: expect.any(Number),
+          pstart: 1,
+          starttime: now + 3600,
+          type: 'qmstart',
+          id: '',
+          user: 'alice@pve',
+        },
+        {
+          upid: finished,
+          node: 'pve1',
+          pid: expect.any(Number),
+          pstart: 1,
+          starttime: now + 3000,
+          type: 'qmstart',
+          id: '',
+          user: 'root@pam',
+          status: 'VM 100 not running',
+          endtime: expect.any(Number),
+        },
       ]);
       const starts = all.map((entry) => Number.parseInt(entry.upid.split(':')[4] ?? '', 16));
       expect(starts).toEqual([...starts].sort((a, b) => b - a));

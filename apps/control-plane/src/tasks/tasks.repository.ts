@@ -48,7 +48,13 @@ export class TasksRepository {
   /** Appends lines; a line number already there (a re-sent log frame) is kept as it was. */
   async appendLog(upid: string, lines: readonly { n: number; t: string }[]): Promise<void> {
     if (lines.length === 0) return;
-    await this.dataSource.createQueryBuilder().insert().into(TaskLogRow).values(lines.map((line) => ({ upid, ...line }))).orIgnore().execute();
+    await this.dataSource
+      .createQueryBuilder()
+      .insert()
+      .into(TaskLogRow)
+      .values(lines.map((line) => ({ upid, ...line })))
+      .orIgnore()
+      .execute();
   }
 
   /** Ends a running task with `OK` or the error text; a task already ended stays as it ended. */
@@ -90,7 +96,10 @@ export class TasksRepository {
 
   /** Records that the replica is up now (the database's clock). */
   async heartbeat(replica: string): Promise<void> {
-    await this.dataSource.query(`INSERT INTO "replicas" ("id", "seen") VALUES ($1, now()) ON CONFLICT ("id") DO UPDATE SET "seen" = now()`, [replica]);
+    await this.dataSource.query(
+      `INSERT INTO "replicas" ("id", "seen") VALUES ($1, now()) ON CONFLICT ("id") DO UPDATE SET "seen" = now()`,
+      [replica],
+    );
   }
 
   async forgetReplica(replica: string): Promise<void> {
@@ -118,13 +127,20 @@ export class TasksRepository {
     if (!query.running) select.andWhere('t.endtime IS NOT NULL');
     if (!query.finished) select.andWhere('t.endtime IS NULL');
     const { statuses } = query;
-    if (statuses !== undefined) select.andWhere(statuses.length === 0 ? 'false' : `(${statuses.map((status) => `(${STATUS_CLASS_SQL[status]})`).join(' OR ')})`);
+    if (statuses !== undefined)
+      select.andWhere(statuses.length === 0 ? 'false' : `(${statuses.map((status) => `(${STATUS_CLASS_SQL[status]})`).join(' OR ')})`);
     return select;
   }
 
   /** Lines from number `start + 1` on, at most `limit` (all of them for null), and how many there are. */
   async log(upid: string, start: number, limit: number | null): Promise<{ lines: { n: number; t: string }[]; total: number }> {
-    const [rows, total] = await this.dataSource.manager.findAndCount(TaskLogRow, { select: { n: true, t: true }, where: { upid }, order: { n: 'ASC' }, skip: start, ...(limit !== null ? { take: limit } : {}) });
+    const [rows, total] = await this.dataSource.manager.findAndCount(TaskLogRow, {
+      select: { n: true, t: true },
+      where: { upid },
+      order: { n: 'ASC' },
+      skip: start,
+      ...(limit !== null ? { take: limit } : {}),
+    });
     return { lines: rows.map((row) => ({ n: row.n, t: row.t })), total };
   }
 }

@@ -46,7 +46,11 @@ export class TasksService {
       running: source !== 'archive',
       finished: source !== 'active',
       // PVE: `errors` is every status but `ok`, and wins over `statusfilter`.
-      ...(filters.errors ? { statuses: ['warning', 'error', 'unknown'] } : filters.statusfilter !== undefined ? { statuses: filters.statusfilter } : {}),
+      ...(filters.errors
+        ? { statuses: ['warning', 'error', 'unknown'] }
+        : filters.statusfilter !== undefined
+          ? { statuses: filters.statusfilter }
+          : {}),
     };
     const rows = await this.tasks.list(query, filters.start ?? 0, filters.limit ?? DEFAULT_LIMIT);
     return rows.map((task) => entryOf(task, 'RUNNING'));
@@ -93,7 +97,9 @@ export class TasksService {
     const owner = (await this.may(caller, '/', 'Sys.Audit')) ? {} : { owner: callerName(caller) };
     const running = await this.tasks.list({ ...owner, running: true, finished: false }, 0, CLUSTER_RUNNING);
     const finished = await this.tasks.list({ ...owner, running: false, finished: true }, 0, CLUSTER_FINISHED);
-    return [...running, ...finished].sort((a, b) => b.starttime - a.starttime || (a.upid < b.upid ? 1 : -1)).map((task) => entryOf(task, null));
+    return [...running, ...finished]
+      .sort((a, b) => b.starttime - a.starttime || (a.upid < b.upid ? 1 : -1))
+      .map((task) => entryOf(task, null));
   }
 
   /** PVE: the task's owner, or Sys.Audit on `/nodes/{node}`. */

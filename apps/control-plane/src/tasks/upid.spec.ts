@@ -1,8 +1,16 @@
 import { formatUpid, parseUpid } from './upid.js';
 
 describe('UPIDs', () => {
-  it('writes PVE\'s format and reads it back', () => {
-    const task = { node: 'node01', pid: 0x3263, pstart: 0x16167ace, starttime: 0x621ee230, type: 'srvreload', id: 'networking', user: 'root@pam' };
+  it("writes PVE's format and reads it back", () => {
+    const task = {
+      node: 'node01',
+      pid: 0x3263,
+      pstart: 0x16167ace,
+      starttime: 0x621ee230,
+      type: 'srvreload',
+      id: 'networking',
+      user: 'root@pam',
+    };
     // A UPID as PVE writes one.
     expect(formatUpid(task)).toBe('UPID:node01:00003263:16167ACE:621EE230:srvreload:networking:root@pam:');
     expect(parseUpid(formatUpid(task))).toEqual(task);
@@ -15,6 +23,7 @@ describe('UPIDs', () => {
   });
 
   it('refuses what is not a UPID', () => {
-    for (const text of ['', 'UPID:pve:1:2:3:t::u:', 'UPID:pve:00000001:00000002:00000003:t::u', 'PID:pve:00000001:00000002:00000003:t::u:']) expect(parseUpid(text)).toBeNull();
+    for (const text of ['', 'UPID:pve:1:2:3:t::u:', 'UPID:pve:00000001:00000002:00000003:t::u', 'PID:pve:00000001:00000002:00000003:t::u:'])
+      expect(parseUpid(text)).toBeNull();
   });
 });

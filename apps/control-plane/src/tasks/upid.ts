@@ -11,7 +11,8 @@ export interface UpidFields {
   readonly user: string;
 }
 
-const UPID = /^UPID:([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?):([0-9A-F]{8}):([0-9A-F]{8,9}):([0-9A-F]{8}):([^:\s]+):([^:\s]*):([^:\s]+):$/;
+const UPID =
+  /^UPID:([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?):([0-9A-F]{8}):([0-9A-F]{8,9}):([0-9A-F]{8}):([^:\s]+):([^:\s]*):([^:\s]+):$/;
 
 /** `UPID:node:pid:pstart:starttime:type:id:user:` with PVE's upper-case hex fields and the trailing colon. */
 export function formatUpid(task: UpidFields): string {

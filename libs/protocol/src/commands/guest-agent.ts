@@ -40,7 +40,10 @@ export const QgaExecArguments = z.strictObject({
 /** `guest-exec-status`'s argument: the pid `guest-exec` answered. */
 export const QgaExecStatusArguments = z.strictObject({ pid: z.int().min(0) });
 
-const ARGUMENTS_OF: Partial<Record<QgaCommand, z.ZodType>> = { 'guest-exec': QgaExecArguments, 'guest-exec-status': QgaExecStatusArguments };
+const ARGUMENTS_OF: Partial<Record<QgaCommand, z.ZodType>> = {
+  'guest-exec': QgaExecArguments,
+  'guest-exec-status': QgaExecStatusArguments,
+};
 
 export const guestAgentCommand = {
   description:
@@ -49,8 +52,10 @@ export const guestAgentCommand = {
     .strictObject({ vmid: Vmid, command: QgaCommand, arguments: z.union([QgaExecArguments, QgaExecStatusArguments]).optional() })
     .superRefine((params, context) => {
       const schema = ARGUMENTS_OF[params.command];
-      if (schema === undefined && params.arguments !== undefined) context.addIssue({ code: 'custom', path: ['arguments'], message: `${params.command} takes no arguments` });
-      if (schema !== undefined && !schema.safeParse(params.arguments).success) context.addIssue({ code: 'custom', path: ['arguments'], message: `must be the arguments of ${params.command}` });
+      if (schema === undefined && params.arguments !== undefined)
+        context.addIssue({ code: 'custom', path: ['arguments'], message: `${params.command} takes no arguments` });
+      if (schema !== undefined && !schema.safeParse(params.arguments).success)
+        context.addIssue({ code: 'custom', path: ['arguments'], message: `must be the arguments of ${params.command}` });
     }),
   result: z.unknown(),
 } satisfies CommandDefinition;

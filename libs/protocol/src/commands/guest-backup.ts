@@ -28,7 +28,10 @@ export type BackupCompression = z.infer<typeof BackupCompression>;
 /** An archive's file name in a storage's `dump/` folder: `vzdump-<qemu|lxc>-<vmid>-<YYYY_MM_DD-HH_MM_SS>.tar[.gz|.zst]` (the node's local time). */
 export const BackupFile = z
   .string()
-  .regex(/^dump\/vzdump-(?:qemu|lxc)-\d{3,9}-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}\.tar(?:\.gz|\.zst)?$/, 'must be dump/vzdump-<qemu|lxc>-<vmid>-<YYYY_MM_DD-HH_MM_SS>.tar, .tar.gz or .tar.zst');
+  .regex(
+    /^dump\/vzdump-(?:qemu|lxc)-\d{3,9}-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}\.tar(?:\.gz|\.zst)?$/,
+    'must be dump/vzdump-<qemu|lxc>-<vmid>-<YYYY_MM_DD-HH_MM_SS>.tar, .tar.gz or .tar.zst',
+  );
 export type BackupFile = z.infer<typeof BackupFile>;
 
 /** The storage that holds the archive (its path resolved under the agent's host root), as the storage commands take it. */
@@ -58,7 +61,8 @@ export const guestBackup = {
 } satisfies CommandDefinition;
 
 export const guestBackupConfig = {
-  description: "Read a backup archive's guest type, vmid (from its name) and config file (`qemu-server.conf` or `./etc/vzdump/pct.conf`), for a restore. An archive that does not hold one is refused.",
+  description:
+    "Read a backup archive's guest type, vmid (from its name) and config file (`qemu-server.conf` or `./etc/vzdump/pct.conf`), for a restore. An archive that does not hold one is refused.",
   params: z.strictObject({ storage: z.strictObject(Storage), file: BackupFile }),
   result: z.strictObject({ type: GuestType, vmid: Vmid, config: z.string() }),
 } satisfies CommandDefinition;

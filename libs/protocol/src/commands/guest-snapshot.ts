@@ -25,7 +25,7 @@ export const guestSnapshotCreate = {
 
 export const guestSnapshotRollback = {
   description:
-    'Return every volume of the stopped guest to snapshot `snapname` (the guest is refused while it runs: the control plane stops it first). `guest` is the configuration the guest has after the rollback, the snapshot\'s. With `vmstate` (the snapshot saved a VM\'s memory), the VM is started again in the saved state; else with `start` it is started afresh. Every volume is checked to hold the snapshot before any is changed.',
+    "Return every volume of the stopped guest to snapshot `snapname` (the guest is refused while it runs: the control plane stops it first). `guest` is the configuration the guest has after the rollback, the snapshot's. With `vmstate` (the snapshot saved a VM's memory), the VM is started again in the saved state; else with `start` it is started afresh. Every volume is checked to hold the snapshot before any is changed.",
   params: z.strictObject({ guest: GuestSpec, snapname: SnapshotName, vmstate: z.boolean(), start: z.boolean() }),
   result: z.null(),
 } satisfies CommandDefinition;

@@ -35,7 +35,7 @@ export const guestVolumeResize = {
 
 export const guestVolumeMove = {
   description:
-    "Copy a volume of a stopped guest into the new volume `target` (on another storage, in another format, or of the guest `targetVmid`), then with `delete` remove the source. A volume at `target` that exists is refused; a failed copy removes what it wrote. Refused while the guest runs. The `pve` driver runs `qm disk move` / `pct move-volume`.",
+    'Copy a volume of a stopped guest into the new volume `target` (on another storage, in another format, or of the guest `targetVmid`), then with `delete` remove the source. A volume at `target` that exists is refused; a failed copy removes what it wrote. Refused while the guest runs. The `pve` driver runs `qm disk move` / `pct move-volume`.',
   params: z.strictObject({ ...Guest, source: GuestVolume, target: GuestVolume, targetVmid: Vmid, delete: z.boolean() }),
   result: z.null(),
 } satisfies CommandDefinition;

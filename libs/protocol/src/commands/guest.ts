@@ -17,7 +17,10 @@ export type GuestType = z.infer<typeof GuestType>;
 export const ConfigKey = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a config key (lower-case letters, digits, _ or -)');
 
 /** A config value as PVE stores it (a description may span lines; values go to programs as argv items, never through a shell or into a file). */
-const ConfigValue = z.string().max(65536).regex(/^[^\0]*$/, 'must not contain NUL');
+const ConfigValue = z
+  .string()
+  .max(65536)
+  .regex(/^[^\0]*$/, 'must not contain NUL');
 
 /** An absolute host path without `.`/`..` segments or line breaks; the agent resolves it under its host root. */
 export const HostFilePath = z
@@ -66,7 +69,9 @@ export const GuestNic = z.strictObject({
   /** LXC: the interface name inside the container. */
   name: InterfaceName.optional(),
   /** LXC: `dhcp`, `manual`, or an address with its prefix length. */
-  ip: z.union([z.literal('dhcp'), z.literal('manual'), z.cidrv4()], { error: 'must be dhcp, manual or an IPv4 address with a prefix length' }).optional(),
+  ip: z
+    .union([z.literal('dhcp'), z.literal('manual'), z.cidrv4()], { error: 'must be dhcp, manual or an IPv4 address with a prefix length' })
+    .optional(),
   gw: z.ipv4().optional(),
 });
 export type GuestNic = z.infer<typeof GuestNic>;
@@ -84,7 +89,10 @@ export const GuestSpec = z.strictObject({
   /** QEMU only: the CPU model. */
   cpu: CpuModel.optional(),
   /** PVE's `ostype` (`l26`, `debian`, ...). */
-  ostype: z.string().regex(/^[a-z0-9]{1,16}$/, 'must be an ostype').optional(),
+  ostype: z
+    .string()
+    .regex(/^[a-z0-9]{1,16}$/, 'must be an ostype')
+    .optional(),
   template: z.boolean(),
   nics: z.array(GuestNic).max(32),
   volumes: z.array(GuestVolume).max(64),
@@ -108,9 +116,16 @@ export const guestCreate = {
     /** Containers: carry on when unpacking `ostemplate` reports errors (PVE's `ignore-unpack-errors`). */
     ignoreUnpackErrors: z.boolean().optional(),
     /** Containers: root's password hash (SHA-512 crypt), written into the container's `/etc/shadow`; the password itself never reaches the agent. */
-    rootPasswordHash: z.string().regex(/^\$6\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{86}$/, 'must be a SHA-512 crypt hash').optional(),
+    rootPasswordHash: z
+      .string()
+      .regex(/^\$6\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{86}$/, 'must be a SHA-512 crypt hash')
+      .optional(),
     /** Containers: public SSH keys for root, written to `/root/.ssh/authorized_keys` in the container. */
-    sshPublicKeys: z.string().max(65_536).regex(/^[^\0]*$/, 'must not contain NUL').optional(),
+    sshPublicKeys: z
+      .string()
+      .max(65_536)
+      .regex(/^[^\0]*$/, 'must not contain NUL')
+      .optional(),
   }),
   result: z.null(),
 } satisfies CommandDefinition;
@@ -136,7 +151,8 @@ export const guestShutdown = {
 } satisfies CommandDefinition;
 
 export const guestReboot = {
-  description: 'Shut the guest down (as guest.shutdown with forceStop) and start it again with this configuration, so pending changes apply.',
+  description:
+    'Shut the guest down (as guest.shutdown with forceStop) and start it again with this configuration, so pending changes apply.',
   params: z.strictObject({ guest: GuestSpec, timeout: Seconds }),
   result: z.null(),
 } satisfies CommandDefinition;
@@ -160,7 +176,8 @@ export const guestResume = {
 } satisfies CommandDefinition;
 
 export const guestDestroy = {
-  description: "Remove a stopped guest from the host: its volumes (those of `guest.volumes`) and the driver's own files for it. Refused while it runs.",
+  description:
+    "Remove a stopped guest from the host: its volumes (those of `guest.volumes`) and the driver's own files for it. Refused while it runs.",
   params: z.strictObject({ guest: GuestSpec }),
   result: z.null(),
 } satisfies CommandDefinition;
@@ -173,14 +190,23 @@ export const guestClone = {
 } satisfies CommandDefinition;
 
 export const guestTemplate = {
-  description: "Turn a stopped guest into a template: its volumes become read-only bases (the `pve` driver runs `qm template` / `pct template`).",
+  description:
+    'Turn a stopped guest into a template: its volumes become read-only bases (the `pve` driver runs `qm template` / `pct template`).',
   params: z.strictObject({ guest: GuestSpec }),
   result: z.null(),
 } satisfies CommandDefinition;
 
 export const guestMonitor = {
-  description: "QEMU only: run one human-monitor command (`info status`, `info version`, ...) through QMP's human-monitor-command and return its output. The control plane allows only the commands it lists.",
-  params: z.strictObject({ vmid: Vmid, command: z.string().min(1).max(1024).regex(/^[^\r\n\0]*$/, 'must be one line') }),
+  description:
+    "QEMU only: run one human-monitor command (`info status`, `info version`, ...) through QMP's human-monitor-command and return its output. The control plane allows only the commands it lists.",
+  params: z.strictObject({
+    vmid: Vmid,
+    command: z
+      .string()
+      .min(1)
+      .max(1024)
+      .regex(/^[^\r\n\0]*$/, 'must be one line'),
+  }),
   result: z.string(),
 } satisfies CommandDefinition;
 

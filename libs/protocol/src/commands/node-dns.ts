@@ -15,7 +15,7 @@ export const DnsSettings = z.strictObject({
 export type DnsSettings = z.infer<typeof DnsSettings>;
 
 export const nodeDnsGet = {
-  description: 'The search domains and name servers in the host\'s resolv.conf (the first three servers).',
+  description: "The search domains and name servers in the host's resolv.conf (the first three servers).",
   params: z.strictObject({}),
   result: z.object({ search: z.array(z.string()), servers: z.array(z.string()).max(3) }),
 } satisfies CommandDefinition;

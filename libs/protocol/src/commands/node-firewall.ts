@@ -13,13 +13,20 @@ const ACTIONS = ['ACCEPT', 'DROP', 'REJECT'] as const;
 const PORT_PROTOCOLS = new Set(['tcp', 'udp', 'udplite', 'sctp', 'dccp', '6', '17', '33', '132', '136']);
 const ICMP_PROTOCOLS = new Set(['icmp', 'icmpv6', 'ipv6-icmp', '1', '58']);
 
-const Comment = z.string().max(1024).regex(/^[^\r\n]*$/, 'must be one line');
+const Comment = z
+  .string()
+  .max(1024)
+  .regex(/^[^\r\n]*$/, 'must be one line');
 
 /** An alias name, as PVE's: a letter, then letters, digits, `-` or `_`. */
-const AliasName = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{1,63}$/, 'must be an alias name (a letter, then 1 to 63 letters, digits, - or _)');
+const AliasName = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{1,63}$/, 'must be an alias name (a letter, then 1 to 63 letters, digits, - or _)');
 
 /** A source or destination: an address, a network, or the name of an alias of the same ruleset. */
-const Address = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6(), AliasName], { error: 'must be an IP address, a CIDR or an alias name' });
+const Address = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6(), AliasName], {
+  error: 'must be an IP address, a CIDR or an alias name',
+});
 
 /** A port, a range `from:to` as PVE writes it, or a service name nft resolves (`ssh`). */
 const Port = z
@@ -58,14 +65,20 @@ export const FirewallRule = z
     proto: Protocol.optional(),
     dport: z.array(Port).min(1).max(256).optional(),
     sport: z.array(Port).min(1).max(256).optional(),
-    icmpType: z.string().regex(/^(?:[a-z][a-z-]{0,63}|[0-9]{1,3})$/, 'must be an ICMP type name or number').optional(),
+    icmpType: z
+      .string()
+      .regex(/^(?:[a-z][a-z-]{0,63}|[0-9]{1,3})$/, 'must be an ICMP type name or number')
+      .optional(),
     log: z.enum(['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug', 'nolog']).optional(),
     comment: Comment.optional(),
   })
-  .refine((rule) => (rule.dport === undefined && rule.sport === undefined) || (rule.proto !== undefined && PORT_PROTOCOLS.has(rule.proto)), {
-    message: 'ports need a proto that has ports (tcp, udp, udplite, sctp, dccp)',
-    path: ['proto'],
-  })
+  .refine(
+    (rule) => (rule.dport === undefined && rule.sport === undefined) || (rule.proto !== undefined && PORT_PROTOCOLS.has(rule.proto)),
+    {
+      message: 'ports need a proto that has ports (tcp, udp, udplite, sctp, dccp)',
+      path: ['proto'],
+    },
+  )
   .refine((rule) => rule.icmpType === undefined || (rule.proto !== undefined && ICMP_PROTOCOLS.has(rule.proto)), {
     message: 'an ICMP type needs proto icmp or icmpv6',
     path: ['icmpType'],
@@ -91,7 +104,8 @@ export const FirewallRuleset = z
     const known = new Set<string>();
     ruleset.aliases.forEach((alias, index) => {
       const key = alias.name.toLowerCase();
-      if (known.has(key)) context.addIssue({ code: 'custom', message: `alias '${alias.name}' is defined twice`, path: ['aliases', index, 'name'] });
+      if (known.has(key))
+        context.addIssue({ code: 'custom', message: `alias '${alias.name}' is defined twice`, path: ['aliases', index, 'name'] });
       known.add(key);
     });
     ruleset.rules.forEach((rule, index) => {

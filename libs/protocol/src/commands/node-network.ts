@@ -9,7 +9,10 @@ import type { CommandDefinition } from '../command-definition.js';
  */
 
 /** An interfaces-file comment: one line, since each becomes a `#` line of the file. */
-const Comment = z.string().max(1024).regex(/^[^\r\n]*$/, 'must be one line');
+const Comment = z
+  .string()
+  .max(1024)
+  .regex(/^[^\r\n]*$/, 'must be one line');
 
 /** A VLAN id (1-4094) or range `from-to`, as a VLAN-aware bridge's `bridge-vids`. */
 const VlanIds = z
@@ -51,7 +54,10 @@ const Bridge = z
   })
   .refine(gatewayNeedsAddress, { message: 'a gateway needs an address (cidr)', path: ['gateway'] })
   .refine(gateway6NeedsAddress, { message: 'a gateway needs an address (cidr6)', path: ['gateway6'] })
-  .refine((v) => v.bridgeVids === undefined || v.bridgeVlanAware === true, { message: 'only a VLAN-aware bridge carries VLAN ids', path: ['bridgeVids'] });
+  .refine((v) => v.bridgeVids === undefined || v.bridgeVlanAware === true, {
+    message: 'only a VLAN-aware bridge carries VLAN ids',
+    path: ['bridgeVids'],
+  });
 
 const Bond = z
   .strictObject({

@@ -24,7 +24,10 @@ export const NodeStatus = z.object({
     cores: z.int().min(1),
     cpus: z.int().min(1),
     /** The first processor's `cpu MHz` line of /proc/cpuinfo as the kernel writes it (`3400.000`); absent where the kernel has none, and from older agents. */
-    mhz: z.string().regex(/^\d+(?:\.\d+)?$/).optional(),
+    mhz: z
+      .string()
+      .regex(/^\d+(?:\.\d+)?$/)
+      .optional(),
     /** The first processor's `flags` line of /proc/cpuinfo (empty where the kernel has none); absent from older agents. */
     flags: z.string().optional(),
     /** The kernel's clock ticks per second as programs see them (USER_HZ); absent from older agents. */

@@ -14,7 +14,12 @@ import { Checksum, FILE_NAME, LOCATION } from './storage.js';
 export const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048);
 
 /** Where a download may go: an ISO image, a container template, or a disk image to import (PVE's `import` content). */
-export const DownloadFile = z.string().regex(new RegExp(`^(?:template/iso|template/cache|import)/${FILE_NAME}$`), 'must be template/iso/<file>, template/cache/<file> or import/<file>');
+export const DownloadFile = z
+  .string()
+  .regex(
+    new RegExp(`^(?:template/iso|template/cache|import)/${FILE_NAME}$`),
+    'must be template/iso/<file>, template/cache/<file> or import/<file>',
+  );
 
 /** What the request may reach and how it trusts the server. */
 const OUTBOUND = {

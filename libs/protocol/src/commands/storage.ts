@@ -14,7 +14,9 @@ export const ContentKind = z.enum(['images', 'rootdir', 'vztmpl', 'iso', 'backup
 export type ContentKind = z.infer<typeof ContentKind>;
 
 /** A storage id, as PVE's `pve-storage-id`. */
-export const StorageId = z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'must be a storage id (a letter, then letters, digits, _ . or -)');
+export const StorageId = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'must be a storage id (a letter, then letters, digits, _ . or -)');
 
 /** A file name in a storage's folder: no `/`, not hidden (the agent's own temporary files are). */
 export const FILE_NAME = '[A-Za-z0-9_+-][A-Za-z0-9._+-]{0,254}';
@@ -23,12 +25,16 @@ export const FILE_NAME = '[A-Za-z0-9_+-][A-Za-z0-9._+-]{0,254}';
 export const VolumeFile = z
   .string()
   .regex(
-    new RegExp(`^(?:(?:template/iso|template/cache|dump|snippets|import)/${FILE_NAME}|images/(\\d{3,9})/(?:vm|base|subvol|basevol)-\\1-disk-\\d{1,3}(?:\\.(?:qcow2|raw))?)$`),
+    new RegExp(
+      `^(?:(?:template/iso|template/cache|dump|snippets|import)/${FILE_NAME}|images/(\\d{3,9})/(?:vm|base|subvol|basevol)-\\1-disk-\\d{1,3}(?:\\.(?:qcow2|raw))?)$`,
+    ),
     'must be a volume file below the storage path (template/iso/<file>, template/cache/<file>, dump/<file>, snippets/<file>, import/<file> or images/<vmid>/<disk>)',
   );
 
 /** Where an upload may go: an ISO image or a container template. */
-export const UploadFile = z.string().regex(new RegExp(`^template/(?:iso|cache)/${FILE_NAME}$`), 'must be template/iso/<file> or template/cache/<file>');
+export const UploadFile = z
+  .string()
+  .regex(new RegExp(`^template/(?:iso|cache)/${FILE_NAME}$`), 'must be template/iso/<file> or template/cache/<file>');
 
 /** The storage itself: its folder, and whether that folder must be a mounted file system. */
 export const LOCATION = {
@@ -39,7 +45,7 @@ export const LOCATION = {
 
 export const storageActivate = {
   description:
-    "Make a directory storage usable on this node: create its path and the folders of its content kinds (`images/`, `template/iso/`, `template/cache/`, `dump/`, `snippets/`, `import/`). A `mountpoint` storage whose path is not a mounted file system is left untouched and answered inactive.",
+    'Make a directory storage usable on this node: create its path and the folders of its content kinds (`images/`, `template/iso/`, `template/cache/`, `dump/`, `snippets/`, `import/`). A `mountpoint` storage whose path is not a mounted file system is left untouched and answered inactive.',
   params: z.strictObject({ ...LOCATION, content: z.array(ContentKind).max(7) }),
   result: z.object({ active: z.boolean() }),
 } satisfies CommandDefinition;
@@ -85,7 +91,8 @@ export const StorageVolume = z.object({
 export type StorageVolume = z.infer<typeof StorageVolume>;
 
 export const storageContent = {
-  description: 'The volumes of a directory storage, read from its files, of the given content kinds (and of one guest, with `vmid`). Folders that do not exist hold nothing.',
+  description:
+    'The volumes of a directory storage, read from its files, of the given content kinds (and of one guest, with `vmid`). Folders that do not exist hold nothing.',
   params: z.strictObject({ storage: StorageId, ...LOCATION, content: z.array(ContentKind).min(1).max(7), vmid: Vmid.optional() }),
   result: z.array(StorageVolume),
 } satisfies CommandDefinition;
@@ -101,7 +108,10 @@ export const storageVolumeDelete = {
 export const ChecksumAlgorithm = z.enum(['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512']);
 
 /** A digest the file must have, in lower-case hex. */
-export const Checksum = z.strictObject({ algorithm: ChecksumAlgorithm, digest: z.string().regex(/^[0-9a-f]{32,128}$/, 'must be a digest in lower-case hex') });
+export const Checksum = z.strictObject({
+  algorithm: ChecksumAlgorithm,
+  digest: z.string().regex(/^[0-9a-f]{32,128}$/, 'must be a digest in lower-case hex'),
+});
 
 /**
  * The first message of an upload's stream, a text message from the agent: it listens now, so the

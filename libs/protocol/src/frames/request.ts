@@ -34,6 +34,9 @@ export const RequestFrame = z.object({
    * Which run of `command` this is, where one task runs a command several times (a vzdump's
    * guests, by vmid): with `upid` and `command`, the idempotency key.
    */
-  step: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, underscores or hyphens').optional(),
+  step: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dots, underscores or hyphens')
+    .optional(),
 });
 export type RequestFrame = z.infer<typeof RequestFrame>;

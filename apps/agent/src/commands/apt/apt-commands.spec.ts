@@ -46,11 +46,14 @@ describe("node.apt on this machine's apt", () => {
     if (await reachable(uri as string)) {
       await expect(changelog).resolves.toMatch(/^bash \(/);
     } else {
-      await expect(changelog).rejects.toMatchObject({ code: 'failed', message: expect.stringMatching(/^apt-get changelog failed: Failed to fetch https?:\/\/\S+ +Changelog unavailable for bash=/) });
+      await expect(changelog).rejects.toMatchObject({
+        code: 'failed',
+        message: expect.stringMatching(/^apt-get changelog failed: Failed to fetch https?:\/\/\S+ +Changelog unavailable for bash=/),
+      });
     }
   }, 120_000);
 
-  it('fails with apt\'s words for a package that does not exist and for a version that does not', async () => {
+  it("fails with apt's words for a package that does not exist and for a version that does not", async () => {
     await expect(apt['node.apt.changelog']({ name: 'corral-no-such-package' }, context)).rejects.toMatchObject({
       code: 'failed',
       message: 'apt-get changelog failed: Unable to locate package corral-no-such-package; No packages found',

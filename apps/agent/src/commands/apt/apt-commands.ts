@@ -26,7 +26,10 @@ export function aptCommands(): AreaHandlers<'node.apt.update' | 'node.apt.upgrad
       if (upgradable.length === 0) return [];
       const wanted = [...new Set(upgradable.map((line) => `${line.package}=${line.version}`))];
       // apt-cache show exits 100 when one record is missing, yet prints the others: read what it printed.
-      const [policy, shown] = await Promise.all([runChecked('apt-cache', ['policy'], { signal }), runProgram('apt-cache', ['show', ...wanted], { signal })]);
+      const [policy, shown] = await Promise.all([
+        runChecked('apt-cache', ['policy'], { signal }),
+        runProgram('apt-cache', ['show', ...wanted], { signal }),
+      ]);
       const origins = parsePolicyOrigins(policy.stdout);
       const records = parsePackageRecords(shown.stdout);
       return upgradable.map((line): UpgradablePackage => {
@@ -48,7 +51,10 @@ export function aptCommands(): AreaHandlers<'node.apt.update' | 'node.apt.upgrad
 
     'node.apt.changelog': async ({ name, version }, { signal }) => {
       // -qq: only the changelog on stdout, no download progress.
-      const output = await runProgram('apt-get', ['-qq', 'changelog', version === undefined ? name : `${name}=${version}`], { signal, env: NONINTERACTIVE });
+      const output = await runProgram('apt-get', ['-qq', 'changelog', version === undefined ? name : `${name}=${version}`], {
+        signal,
+        env: NONINTERACTIVE,
+      });
       if (output.code !== 0) throw aptFailure('apt-get changelog', output);
       return output.stdout;
     },

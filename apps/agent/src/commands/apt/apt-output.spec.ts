@@ -52,8 +52,20 @@ describe("apt's output", () => {
   it('reads apt list --upgradable, every suite of a line included', () => {
     expect(parseUpgradableList(APT_LIST)).toEqual([
       { package: 'bash', suites: ['oldstable'], version: '5.2.15-2+b13', arch: 'amd64', oldVersion: '5.2.15-2+b8' },
-      { package: 'ca-certificates', suites: ['oldstable-security'], version: '20250419~deb12u2', arch: 'all', oldVersion: '20230311+deb12u1' },
-      { package: 'krb5-locales', suites: ['oldstable', 'oldstable-security'], version: '1.20.1-2+deb12u5', arch: 'all', oldVersion: '1.20.1-2+deb12u3' },
+      {
+        package: 'ca-certificates',
+        suites: ['oldstable-security'],
+        version: '20250419~deb12u2',
+        arch: 'all',
+        oldVersion: '20230311+deb12u1',
+      },
+      {
+        package: 'krb5-locales',
+        suites: ['oldstable', 'oldstable-security'],
+        version: '1.20.1-2+deb12u5',
+        arch: 'all',
+        oldVersion: '1.20.1-2+deb12u3',
+      },
       { package: 'libc6', suites: ['oldstable'], version: '2.36-9+deb12u13', arch: 'i386', oldVersion: '2.36-9+deb12u10' },
       { package: 'pve-manager', suites: ['bookworm'], version: '8.4.14', arch: 'all', oldVersion: '8.4.1' },
     ]);
@@ -78,15 +90,26 @@ describe("apt's output", () => {
         version: '5.2.15-2+b13',
         arch: 'amd64',
         title: 'GNU Bourne Again SHell',
-        description: 'Bash is an sh-compatible command language interpreter that executes\ncommands read from the standard input or from a file.\n\nThe Programmable Completion Code is now found in the bash-completion package.',
+        description:
+          'Bash is an sh-compatible command language interpreter that executes\ncommands read from the standard input or from a file.\n\nThe Programmable Completion Code is now found in the bash-completion package.',
         section: 'shells',
         priority: 'required',
       },
-      { package: 'krb5-locales', version: '1.20.1-2+deb12u5', arch: 'all', title: 'internationalization support for MIT Kerberos', section: 'localization', priority: 'standard' },
+      {
+        package: 'krb5-locales',
+        version: '1.20.1-2+deb12u5',
+        arch: 'all',
+        title: 'internationalization support for MIT Kerberos',
+        section: 'localization',
+        priority: 'standard',
+      },
     ]);
   });
 
   it("keeps only apt's error lines", () => {
-    expect(aptErrors("W: a warning\nE: Version '1.0-1' for 'bash' was not found\nE: No packages found\n")).toEqual(["Version '1.0-1' for 'bash' was not found", 'No packages found']);
+    expect(aptErrors("W: a warning\nE: Version '1.0-1' for 'bash' was not found\nE: No packages found\n")).toEqual([
+      "Version '1.0-1' for 'bash' was not found",
+      'No packages found',
+    ]);
   });
 });

@@ -33,7 +33,9 @@ export function parsePolicyOrigins(text: string): Map<string, string> {
   for (const line of text.split('\n')) {
     const release = /^\s+release\s+(.*)$/.exec(line)?.[1];
     if (release === undefined) continue;
-    const fields = new Map(release.split(',').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const));
+    const fields = new Map(
+      release.split(',').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const),
+    );
     const origin = fields.get('o');
     if (origin === undefined || origin === '') continue;
     for (const key of ['a', 'n']) {

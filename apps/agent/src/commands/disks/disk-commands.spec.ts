@@ -73,7 +73,10 @@ describe('node.disks on loop devices', () => {
 
     await runChecked('partx', ['-a', blank], { signal });
     expect(await listed(blank)).toMatchObject({ gpt: true, used: 'partitions', mounted: false });
-    await expect(disks['node.disks.init-gpt']({ disk: blank }, context)).rejects.toMatchObject({ code: 'failed', message: `disk '${blank}' is in use (partitions)` });
+    await expect(disks['node.disks.init-gpt']({ disk: blank }, context)).rejects.toMatchObject({
+      code: 'failed',
+      message: `disk '${blank}' is in use (partitions)`,
+    });
     await expect(disks['node.disks.init-gpt']({ disk: `${blank}p1` }, context)).rejects.toMatchObject({
       code: 'failed',
       message: `'${blank}p1' is not a whole disk (lsblk type part)`,
@@ -82,7 +85,10 @@ describe('node.disks on loop devices', () => {
 
   it('refuses a disk with a file system on it', async () => {
     expect(await listed(formatted)).toMatchObject({ gpt: false, used: 'ext4', mounted: false });
-    await expect(disks['node.disks.init-gpt']({ disk: formatted }, context)).rejects.toMatchObject({ code: 'failed', message: `disk '${formatted}' is in use (ext4)` });
+    await expect(disks['node.disks.init-gpt']({ disk: formatted }, context)).rejects.toMatchObject({
+      code: 'failed',
+      message: `disk '${formatted}' is in use (ext4)`,
+    });
   });
 
   it('refuses what is not a disk, naming it', async () => {

@@ -32,9 +32,14 @@ export function diskCommands(): AreaHandlers<'node.disks.list' | 'node.disks.ini
       });
       const device = await wholeDisk(disk, path, signal);
       const found: Disk = toDisk(await probeWhenUnknown(device, signal), undefined);
-      if (found.used !== undefined || found.mounted) throw new CommandFailure('failed', `disk '${disk}' is in use (${found.used ?? 'mounted'})`);
+      if (found.used !== undefined || found.mounted)
+        throw new CommandFailure('failed', `disk '${disk}' is in use (${found.used ?? 'mounted'})`);
       const partitions = await tablePartitions(path, signal);
-      if (partitions > 0) throw new CommandFailure('failed', `disk '${disk}' is in use (its partition table has ${partitions} partition${partitions === 1 ? '' : 's'})`);
+      if (partitions > 0)
+        throw new CommandFailure(
+          'failed',
+          `disk '${disk}' is in use (its partition table has ${partitions} partition${partitions === 1 ? '' : 's'})`,
+        );
       await assertNotBusy(disk, path);
 
       await runChecked('sgdisk', ['--zap-all', '--clear', `--disk-guid=${uuid ?? 'R'}`, path], { signal, onLine: log });
@@ -54,7 +59,8 @@ async function wholeDisk(disk: string, path: string, signal: AbortSignal): Promi
   const output = await runProgram('lsblk', ['-J', '-b', '-o', LSBLK_COLUMNS, path], { signal });
   if (output.code !== 0) throw new CommandFailure('failed', `'${disk}' is not a block device (${lastWords(output)})`);
   const [device] = parseLsblk(output.stdout);
-  if (device === undefined || !isWholeDisk(device)) throw new CommandFailure('failed', `'${disk}' is not a whole disk (lsblk type ${device?.type || 'unknown'})`);
+  if (device === undefined || !isWholeDisk(device))
+    throw new CommandFailure('failed', `'${disk}' is not a whole disk (lsblk type ${device?.type || 'unknown'})`);
   return device;
 }
 
@@ -82,7 +88,8 @@ async function assertNotBusy(disk: string, path: string): Promise<void> {
   try {
     await (await open(path, constants.O_RDONLY | constants.O_EXCL)).close();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EBUSY') throw new CommandFailure('failed', `disk '${disk}' is in use (the kernel holds it open exclusively)`);
+    if ((error as NodeJS.ErrnoException).code === 'EBUSY')
+      throw new CommandFailure('failed', `disk '${disk}' is in use (the kernel holds it open exclusively)`);
     throw error;
   }
 }

@@ -26,7 +26,9 @@ describe('node.dns.get and node.dns.set on a host root', () => {
     await writeFile(join(dir, 'etc/resolv.conf'), '# from dhcp\nsearch old.example\nnameserver 198.51.100.1\noptions timeout:2\n');
     const dns = dnsCommands(host);
     await expect(dns['node.dns.set']({ search: ['example.com'], servers: ['192.0.2.53', '2001:db8::53'] }, context)).resolves.toBeNull();
-    expect(await readFile(join(dir, 'etc/resolv.conf'), 'utf8')).toBe('# from dhcp\nsearch example.com\nnameserver 192.0.2.53\nnameserver 2001:db8::53\noptions timeout:2\n');
+    expect(await readFile(join(dir, 'etc/resolv.conf'), 'utf8')).toBe(
+      '# from dhcp\nsearch example.com\nnameserver 192.0.2.53\nnameserver 2001:db8::53\noptions timeout:2\n',
+    );
     await expect(dns['node.dns.get']({}, context)).resolves.toEqual({ search: ['example.com'], servers: ['192.0.2.53', '2001:db8::53'] });
   });
 

@@ -13,7 +13,10 @@ export function readResolvConf(text: string): DnsSettings {
   const servers: string[] = [];
   for (const line of text.split('\n')) {
     const [, keyword, rest = ''] = KEYWORD.exec(line) ?? [];
-    const values = rest.replace(/[#;].*$/, '').split(/\s+/).filter((value) => value !== '');
+    const values = rest
+      .replace(/[#;].*$/, '')
+      .split(/\s+/)
+      .filter((value) => value !== '');
     if (keyword === 'nameserver' && values[0] !== undefined && servers.length < 3) servers.push(values[0]);
     if (keyword === 'search') search = values;
     if (keyword === 'domain') search = values.slice(0, 1);
@@ -27,7 +30,10 @@ export function readResolvConf(text: string): DnsSettings {
  */
 export function updateResolvConf(text: string, settings: DnsSettings): string {
   const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
-  const managed = [...(settings.search.length > 0 ? [`search ${settings.search.join(' ')}`] : []), ...settings.servers.map((server) => `nameserver ${server}`)];
+  const managed = [
+    ...(settings.search.length > 0 ? [`search ${settings.search.join(' ')}`] : []),
+    ...settings.servers.map((server) => `nameserver ${server}`),
+  ];
   const first = lines.findIndex((line) => KEYWORD.test(line));
   const kept = lines.filter((line) => !KEYWORD.test(line));
   const at = first === -1 ? kept.length : first; // every line before the first managed one is kept

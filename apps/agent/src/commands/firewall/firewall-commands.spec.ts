@@ -21,7 +21,16 @@ const RULESET = FirewallRuleset.parse({
     { name: 'admin6', cidr: '2001:db8:1::/64' },
   ],
   rules: [
-    { type: 'in', action: 'ACCEPT', enabled: true, source: ['admin-net', 'ADMIN6'], proto: 'tcp', dport: ['22', '8006', '5900:5999'], log: 'info', comment: 'operators' },
+    {
+      type: 'in',
+      action: 'ACCEPT',
+      enabled: true,
+      source: ['admin-net', 'ADMIN6'],
+      proto: 'tcp',
+      dport: ['22', '8006', '5900:5999'],
+      log: 'info',
+      comment: 'operators',
+    },
     { type: 'in', action: 'ACCEPT', enabled: true, proto: 'icmp', icmpType: 'echo-request' },
     { type: 'in', action: 'ACCEPT', enabled: true, proto: 'icmpv6', icmpType: 'echo-request' },
     { type: 'in', action: 'REJECT', enabled: true, iface: 'vmbr0', proto: '17', sport: ['53'], log: 'warning' },
@@ -49,11 +58,16 @@ describe('node.firewall.apply', () => {
   it('writes the rendered ruleset under the host root, has nft check it, and leaves the kernel alone on a host root that is not live', async () => {
     await expect(firewallCommands(host)['node.firewall.apply'](RULESET, context)).resolves.toEqual({ checked: true, applied: false });
     expect(await written()).toBe(renderRuleset(RULESET));
-    expect(logged).toEqual([`host root ${host.root} is not the running system: /etc/corral/firewall.nft written and checked, the kernel's firewall left alone`]);
+    expect(logged).toEqual([
+      `host root ${host.root} is not the running system: /etc/corral/firewall.nft written and checked, the kernel's firewall left alone`,
+    ]);
   });
 
   it('checks a disabled ruleset too', async () => {
-    await expect(firewallCommands(host)['node.firewall.apply']({ ...RULESET, enabled: false }, context)).resolves.toEqual({ checked: true, applied: false });
+    await expect(firewallCommands(host)['node.firewall.apply']({ ...RULESET, enabled: false }, context)).resolves.toEqual({
+      checked: true,
+      applied: false,
+    });
     expect(await written()).toContain('# Disabled: the agent does not load this table');
   });
 
@@ -69,7 +83,8 @@ describe('node.firewall.apply', () => {
     await firewallCommands(host)['node.firewall.apply'](RULESET, context);
     const file = join(dir, 'etc/corral/firewall.nft');
     const namespace = `corral-test-${process.pid}`;
-    const inNamespace = (args: string[], input?: string) => runChecked('ip', ['netns', 'exec', namespace, 'nft', ...args], { signal, input });
+    const inNamespace = (args: string[], input?: string) =>
+      runChecked('ip', ['netns', 'exec', namespace, 'nft', ...args], { signal, input });
     await runChecked('ip', ['netns', 'add', namespace], { signal });
     try {
       await inNamespace(['-f', file]);
@@ -77,8 +92,12 @@ describe('node.firewall.apply', () => {
       const table = (await inNamespace(['list', 'table', 'inet', 'corral'])).stdout;
       expect(table).toContain('type filter hook input priority filter; policy drop;');
       // nft lists sets sorted and leaves out its default log level (warn).
-      expect(table).toContain('ip saddr 198.51.100.0/24 tcp dport { 22, 5900-5999, 8006 } log prefix "corral in 0 ACCEPT: " level info accept');
-      expect(table).toContain('ip6 saddr 2001:db8:1::/64 tcp dport { 22, 5900-5999, 8006 } log prefix "corral in 0 ACCEPT: " level info accept');
+      expect(table).toContain(
+        'ip saddr 198.51.100.0/24 tcp dport { 22, 5900-5999, 8006 } log prefix "corral in 0 ACCEPT: " level info accept',
+      );
+      expect(table).toContain(
+        'ip6 saddr 2001:db8:1::/64 tcp dport { 22, 5900-5999, 8006 } log prefix "corral in 0 ACCEPT: " level info accept',
+      );
       expect(table).toContain('iifname "vmbr0" udp sport 53 log prefix "corral in 3 REJECT: " reject');
       expect(table).toMatch(/meta l4proto gre accept\n\t\treject\n\t}\n}/);
       await inNamespace(['-f', '-'], REMOVE_TABLE);

@@ -13,7 +13,18 @@ const VERDICTS = { ACCEPT: 'accept', DROP: 'drop', REJECT: 'reject' } as const;
 /** nft's spelling of syslog's levels. */
 const LOG_LEVELS: Readonly<Record<string, string>> = { warning: 'warn' };
 /** The protocols that have ports, by number too, as nft names them. */
-const PORT_PROTOCOLS: Readonly<Record<string, string>> = { tcp: 'tcp', udp: 'udp', udplite: 'udplite', sctp: 'sctp', dccp: 'dccp', '6': 'tcp', '17': 'udp', '33': 'dccp', '132': 'sctp', '136': 'udplite' };
+const PORT_PROTOCOLS: Readonly<Record<string, string>> = {
+  tcp: 'tcp',
+  udp: 'udp',
+  udplite: 'udplite',
+  sctp: 'sctp',
+  dccp: 'dccp',
+  '6': 'tcp',
+  '17': 'udp',
+  '33': 'dccp',
+  '132': 'sctp',
+  '136': 'udplite',
+};
 const ICMP6 = new Set(['icmpv6', 'ipv6-icmp', '58']);
 /** Without neighbour discovery no IPv6 packet reaches its next hop, whatever the rules allow. */
 const NEIGHBOUR_DISCOVERY = 'icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit, nd-router-advert } accept';
@@ -65,7 +76,9 @@ function renderRule(rule: FirewallRule, position: number, aliases: ReadonlyMap<s
   const matches = [
     ...(rule.iface === undefined ? [] : [`${rule.type === 'in' ? 'iifname' : 'oifname'} "${rule.iface}"`]),
     ...protocolMatches(rule),
-    ...(rule.log === undefined || rule.log === 'nolog' ? [] : [`log prefix "corral ${rule.type} ${position} ${rule.action}: " level ${LOG_LEVELS[rule.log] ?? rule.log}`]),
+    ...(rule.log === undefined || rule.log === 'nolog'
+      ? []
+      : [`log prefix "corral ${rule.type} ${position} ${rule.action}: " level ${LOG_LEVELS[rule.log] ?? rule.log}`]),
     VERDICTS[rule.action],
   ];
   if (source === undefined && dest === undefined) return [comment, matches.join(' ')];
@@ -74,7 +87,10 @@ function renderRule(rule: FirewallRule, position: number, aliases: ReadonlyMap<s
     const from = source?.filter(inFamily);
     const to = dest?.filter(inFamily);
     if (from?.length === 0 || to?.length === 0) return [];
-    const addresses = [...(from === undefined ? [] : [`${family} saddr ${set(from)}`]), ...(to === undefined ? [] : [`${family} daddr ${set(to)}`])];
+    const addresses = [
+      ...(from === undefined ? [] : [`${family} saddr ${set(from)}`]),
+      ...(to === undefined ? [] : [`${family} daddr ${set(to)}`]),
+    ];
     return [[...addresses, ...matches].join(' ')];
   });
   return [comment, ...(lines.length > 0 ? lines : ['# (matches nothing: its source and destination have no address family in common)'])];
@@ -84,7 +100,10 @@ function protocolMatches(rule: FirewallRule): string[] {
   if (rule.proto === undefined) return [];
   const ported = PORT_PROTOCOLS[rule.proto];
   if (ported !== undefined && (rule.sport !== undefined || rule.dport !== undefined)) {
-    return [...(rule.sport === undefined ? [] : [`${ported} sport ${set(rule.sport.map(port))}`]), ...(rule.dport === undefined ? [] : [`${ported} dport ${set(rule.dport.map(port))}`])];
+    return [
+      ...(rule.sport === undefined ? [] : [`${ported} sport ${set(rule.sport.map(port))}`]),
+      ...(rule.dport === undefined ? [] : [`${ported} dport ${set(rule.dport.map(port))}`]),
+    ];
   }
   if (rule.icmpType !== undefined) return [`${ICMP6.has(rule.proto) ? 'icmpv6' : 'icmp'} type ${rule.icmpType}`];
   return [`meta l4proto ${rule.proto}`];

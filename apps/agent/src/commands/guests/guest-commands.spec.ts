@@ -76,7 +76,11 @@ describe('the guest commands', () => {
   }
 
   it('has a handler for every guest command of the catalog but guest.vnc.open (vnc-stream.ts)', () => {
-    expect(Object.keys(handlers().commands).sort()).toEqual(Object.keys(COMMANDS).filter((name) => name.startsWith('guest.') && name !== 'guest.vnc.open').sort());
+    expect(Object.keys(handlers().commands).sort()).toEqual(
+      Object.keys(COMMANDS)
+        .filter((name) => name.startsWith('guest.') && name !== 'guest.vnc.open')
+        .sort(),
+    );
   });
 
   it('runs each command on the driver, then reads the run state before answering', async () => {
@@ -94,21 +98,47 @@ describe('the guest commands', () => {
     await expect(commands['guest.template']({ guest: WEB1 }, context)).resolves.toBeNull();
     await expect(commands['guest.monitor']({ vmid: 100, command: 'info status' }, context)).resolves.toBe('VM status: running\r\n');
     await expect(commands['guest.agent']({ vmid: 100, command: 'guest-ping' }, context)).resolves.toEqual({});
-    const operations = ['create', 'start', 'stop', 'shutdown', 'reboot', 'reset', 'suspend', 'resume', 'destroy', 'clone', 'template', 'monitor', 'guestAgent'];
+    const operations = [
+      'create',
+      'start',
+      'stop',
+      'shutdown',
+      'reboot',
+      'reset',
+      'suspend',
+      'resume',
+      'destroy',
+      'clone',
+      'template',
+      'monitor',
+      'guestAgent',
+    ];
     expect(steps).toEqual(operations.flatMap((operation) => [operation, 'refresh']));
   });
 
   it("reads a container's interfaces without a refresh: nothing changes", async () => {
     const { commands, steps } = handlers();
-    await expect(commands['guest.interfaces']({ vmid: 200 }, context)).resolves.toEqual([{ name: 'lo', hwaddr: '00:00:00:00:00:00', addresses: [] }]);
+    await expect(commands['guest.interfaces']({ vmid: 200 }, context)).resolves.toEqual([
+      { name: 'lo', hwaddr: '00:00:00:00:00:00', addresses: [] },
+    ]);
     expect(steps).toEqual(['containerInterfaces']);
   });
 
   it("runs the migrate commands on the driver's migration, answering with its results, and reads the run state after each", async () => {
     const { commands, steps } = handlers();
-    await expect(commands['guest.migrate.receive']({ guest: WEB1, copy: ['scsi0'], online: true, listen: '192.0.2.12' }, context)).resolves.toEqual({ nbdPort: 40123, migrationPort: 40124 });
-    const target = { node: 'pve2', address: '192.0.2.12', nbdPort: 40123, migrationPort: 40124, volids: { scsi0: 'local:100/vm-100-disk-0.qcow2' } };
-    await expect(commands['guest.migrate.send']({ guest: WEB1, copy: ['scsi0'], online: true, target }, context)).resolves.toEqual({ state: 'running' });
+    await expect(
+      commands['guest.migrate.receive']({ guest: WEB1, copy: ['scsi0'], online: true, listen: '192.0.2.12' }, context),
+    ).resolves.toEqual({ nbdPort: 40123, migrationPort: 40124 });
+    const target = {
+      node: 'pve2',
+      address: '192.0.2.12',
+      nbdPort: 40123,
+      migrationPort: 40124,
+      volids: { scsi0: 'local:100/vm-100-disk-0.qcow2' },
+    };
+    await expect(commands['guest.migrate.send']({ guest: WEB1, copy: ['scsi0'], online: true, target }, context)).resolves.toEqual({
+      state: 'running',
+    });
     await expect(commands['guest.migrate.finish']({ guest: WEB1, copy: ['scsi0'], state: 'running' }, context)).resolves.toBeNull();
     await expect(commands['guest.migrate.abort']({ guest: WEB1, copy: ['scsi0'] }, context)).resolves.toBeNull();
     expect(steps).toEqual(['receive', 'send', 'finish', 'abort'].flatMap((operation) => [operation, 'refresh']));
@@ -120,7 +150,9 @@ describe('the guest commands', () => {
     if (disk === undefined) throw new Error('WEB1 has a disk');
     await expect(commands['guest.volume.allocate']({ type: 'qemu', vmid: 100, volumes: [disk] }, context)).resolves.toBeNull();
     await expect(commands['guest.volume.resize']({ type: 'qemu', vmid: 100, volume: disk, size: 1 }, context)).resolves.toBeNull();
-    await expect(commands['guest.volume.move']({ type: 'qemu', vmid: 100, source: disk, target: disk, targetVmid: 100, delete: true }, context)).resolves.toBeNull();
+    await expect(
+      commands['guest.volume.move']({ type: 'qemu', vmid: 100, source: disk, target: disk, targetVmid: 100, delete: true }, context),
+    ).resolves.toBeNull();
     await expect(commands['guest.volume.free']({ type: 'qemu', vmid: 100, volumes: [disk] }, context)).resolves.toBeNull();
     expect(steps).toEqual(['allocate', 'resize', 'move', 'free'].flatMap((operation) => [operation, 'refresh']));
   });
@@ -128,14 +160,18 @@ describe('the guest commands', () => {
   it("runs the snapshot commands on the driver's snapshots, and reads the run state after each", async () => {
     const { commands, steps } = handlers();
     await expect(commands['guest.snapshot.create']({ guest: WEB1, snapname: 'before', vmstate: true }, context)).resolves.toBeNull();
-    await expect(commands['guest.snapshot.rollback']({ guest: WEB1, snapname: 'before', vmstate: true, start: false }, context)).resolves.toBeNull();
+    await expect(
+      commands['guest.snapshot.rollback']({ guest: WEB1, snapname: 'before', vmstate: true, start: false }, context),
+    ).resolves.toBeNull();
     await expect(commands['guest.snapshot.delete']({ guest: WEB1, snapname: 'before' }, context)).resolves.toBeNull();
     expect(steps).toEqual(['snapshot', 'rollback', 'delsnapshot'].flatMap((operation) => [operation, 'refresh']));
   });
 
-  it('reads the run state after a failed command too, and fails with the driver\'s error', async () => {
+  it("reads the run state after a failed command too, and fails with the driver's error", async () => {
     const { commands, steps } = handlers(['shutdown']);
-    await expect(commands['guest.shutdown']({ type: 'qemu', vmid: 100, timeout: 5, forceStop: false }, context)).rejects.toThrow('VM 100 is not running');
+    await expect(commands['guest.shutdown']({ type: 'qemu', vmid: 100, timeout: 5, forceStop: false }, context)).rejects.toThrow(
+      'VM 100 is not running',
+    );
     expect(steps).toEqual(['shutdown', 'refresh']);
   });
 });

@@ -33,10 +33,12 @@ export function guestCommands(
   };
   return {
     'guest.create': (params, context) => act(driver.create(params, context)),
-    'guest.start': ({ guest, ha }, context) => act(fence.guard(guest.type, guest.vmid, context, (guarded) => driver.start(guest, guarded), ha === true)),
+    'guest.start': ({ guest, ha }, context) =>
+      act(fence.guard(guest.type, guest.vmid, context, (guarded) => driver.start(guest, guarded), ha === true)),
     'guest.stop': ({ type, vmid }, context) => act(driver.stop(type, vmid, context)),
     'guest.shutdown': (params, context) => act(driver.shutdown(params, context)),
-    'guest.reboot': (params, context) => act(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.reboot(params, guarded))),
+    'guest.reboot': (params, context) =>
+      act(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.reboot(params, guarded))),
     'guest.reset': ({ vmid }, context) => act(driver.reset(vmid, context)),
     'guest.suspend': ({ type, vmid }, context) => act(driver.suspend(type, vmid, context)),
     'guest.resume': ({ type, vmid }, context) => act(fence.guard(type, vmid, context, (guarded) => driver.resume(type, vmid, guarded))),
@@ -54,7 +56,8 @@ export function guestCommands(
     'guest.migrate.finish': (params, context) => act(driver.migration.finish(params, context)),
     'guest.migrate.abort': (params, context) => act(driver.migration.abort(params, context)),
     // A backup in stop or suspend mode stops or pauses the guest and runs it again.
-    'guest.backup': (params, context) => thenRefresh(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.backups.backup(params, guarded))),
+    'guest.backup': (params, context) =>
+      thenRefresh(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.backups.backup(params, guarded))),
     'guest.backup.config': (params, context) => driver.backups.config(params, context),
     'guest.restore': (params, context) => act(driver.backups.restore(params, context)),
     'guest.volume.allocate': (params, context) => act(driver.volumes.allocate(params, context)),
@@ -63,7 +66,8 @@ export function guestCommands(
     'guest.volume.move': (params, context) => act(driver.volumes.move(params, context)),
     // A rollback may start the guest (with its saved state, or `start`), so it is guarded as a start.
     'guest.snapshot.create': (params, context) => act(driver.snapshots.create(params, context)),
-    'guest.snapshot.rollback': (params, context) => act(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.snapshots.rollback(params, guarded))),
+    'guest.snapshot.rollback': (params, context) =>
+      act(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.snapshots.rollback(params, guarded))),
     'guest.snapshot.delete': (params, context) => act(driver.snapshots.delete(params, context)),
     'guest.cloudinit.write': (params, context) => act(driver.writeCloudinit(params, context)),
   };

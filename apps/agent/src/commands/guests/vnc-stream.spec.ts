@@ -61,7 +61,10 @@ class FakeStreams {
     server.on('connection', (socket, request) => {
       const stream: FakeStreams['opened'][number] = { path: request.url ?? '', socket, received: '' };
       this.opened.push(stream);
-      socket.on('message', (data: Buffer, isBinary) => (stream.received += isBinary ? data.toString('latin1') : `<text ${data.toString()}>`));
+      socket.on(
+        'message',
+        (data: Buffer, isBinary) => (stream.received += isBinary ? data.toString('latin1') : `<text ${data.toString()}>`),
+      );
       socket.on('close', (code, reason) => (stream.closed = { code, reason: reason.toString() }));
     });
   }
@@ -152,7 +155,9 @@ describe('guest.vnc.open', () => {
       code: 'unavailable',
       message: 'VNC is not available with the sim driver',
     });
-    await expect(vncCommands(new PveDriver(), streams.opener(), logger)['guest.vnc.open']({ vmid: 100, stream: 's' }, context)).rejects.toMatchObject({
+    await expect(
+      vncCommands(new PveDriver(), streams.opener(), logger)['guest.vnc.open']({ vmid: 100, stream: 's' }, context),
+    ).rejects.toMatchObject({
       code: 'unavailable',
       message: expect.stringContaining('VNC is not available with the pve driver'),
     });

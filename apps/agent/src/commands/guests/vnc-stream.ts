@@ -27,11 +27,15 @@ export function vncCommands(driver: Pick<GuestDriver, 'vnc'>, openStream: Stream
         socket = await openStream(stream);
       } catch (error) {
         display.destroy();
-        throw new Error(`VM ${vmid}: could not open the VNC stream to the control plane: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(
+          `VM ${vmid}: could not open the VNC stream to the control plane: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       join(display, socket);
       logger.info('VNC stream opened', { vmid, stream });
-      socket.once('close', (code: number, reason: Buffer) => logger.info('VNC stream closed', { vmid, stream, code, reason: reason.toString() }));
+      socket.once('close', (code: number, reason: Buffer) =>
+        logger.info('VNC stream closed', { vmid, stream, code, reason: reason.toString() }),
+      );
       return null;
     },
   };

@@ -12,7 +12,9 @@ const NIC_NAME = /^(?:eth[0-9]+|en[^:.]+|ib[^:.]+)$/;
  */
 export function describeInterfaces(file: ReadonlyMap<string, FileInterface>, links: readonly KernelLink[]): NetworkInterface[] {
   const kernel = new Map(links.map((link) => [link.name, link]));
-  const fromFile = [...file.values()].filter((iface) => iface.name !== 'lo' && iface.inet?.method !== 'loopback').map((iface) => describeFileInterface(iface, kernel.get(iface.name)));
+  const fromFile = [...file.values()]
+    .filter((iface) => iface.name !== 'lo' && iface.inet?.method !== 'loopback')
+    .map((iface) => describeFileInterface(iface, kernel.get(iface.name)));
   const cardsOnly = links.filter((link) => link.physical && !file.has(link.name)).map(describeCard);
   return [...fromFile, ...cardsOnly].sort((a, b) => a.iface.localeCompare(b.iface));
 }
@@ -58,7 +60,8 @@ function describeFileInterface(iface: FileInterface, link: KernelLink | undefine
 
 function interfaceType(name: string, option: (key: string) => string | undefined, link: KernelLink | undefined): NetworkInterface['type'] {
   if (option('bridge-ports') !== undefined || link?.kind === 'bridge') return 'bridge';
-  if (option('bond-slaves') !== undefined || option('slaves') !== undefined || option('bond-mode') !== undefined || link?.kind === 'bond') return 'bond';
+  if (option('bond-slaves') !== undefined || option('slaves') !== undefined || option('bond-mode') !== undefined || link?.kind === 'bond')
+    return 'bond';
   if (option('vlan-raw-device') !== undefined || /\.[0-9]+$|^vlan[0-9]+$/.test(name) || link?.kind === 'vlan') return 'vlan';
   if (name.includes(':')) return 'alias';
   if (link?.physical === true || NIC_NAME.test(name)) return 'eth';
@@ -71,10 +74,21 @@ function address(stanza: IfaceStanza | undefined): string | undefined {
   if (value === undefined || value.includes('/')) return value;
   const netmask = optionValue(stanza, 'netmask');
   if (netmask === undefined) return value;
-  const prefix = /^[0-9]+$/.test(netmask) ? Number(netmask) : netmask.split('.').reduce((bits, octet) => bits + (Number(octet) >>> 0).toString(2).replace(/0/g, '').length, 0);
+  const prefix = /^[0-9]+$/.test(netmask)
+    ? Number(netmask)
+    : netmask.split('.').reduce((bits, octet) => bits + (Number(octet) >>> 0).toString(2).replace(/0/g, '').length, 0);
   return `${value}/${prefix}`;
 }
 
 function describeCard(link: KernelLink): NetworkInterface {
-  return { iface: link.name, type: 'eth', active: link.up, exists: true, autostart: false, cidr: link.cidr, cidr6: link.cidr6, mtu: link.mtu };
+  return {
+    iface: link.name,
+    type: 'eth',
+    active: link.up,
+    exists: true,
+    autostart: false,
+    cidr: link.cidr,
+    cidr6: link.cidr6,
+    mtu: link.mtu,
+  };
 }

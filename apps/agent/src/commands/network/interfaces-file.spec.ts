@@ -61,23 +61,69 @@ iface enx001122334455 inet dhcp
 describe('the interfaces file', () => {
   it('renders exactly what it parsed', () => {
     expect(renderInterfacesFile(parseInterfacesFile(PVE_INTERFACES))).toBe(PVE_INTERFACES);
-    for (const text of ['', '\n', '# only a comment\n', 'iface eth0 inet dhcp\n\n\n# trailing\n\n']) expect(renderInterfacesFile(parseInterfacesFile(text))).toBe(text);
+    for (const text of ['', '\n', '# only a comment\n', 'iface eth0 inet dhcp\n\n\n# trailing\n\n'])
+      expect(renderInterfacesFile(parseInterfacesFile(text))).toBe(text);
   });
 
   it("describes bridges, bonds, VLANs and cards with PVE's fields, hiding the loopback", () => {
     const described = describeInterfaces(fileInterfaces(parseInterfacesFile(PVE_INTERFACES)), []);
     expect(described).toEqual([
-      { iface: 'bond0', type: 'bond', active: false, exists: false, autostart: true, method: 'manual', method6: 'manual', slaves: ['eno1', 'eno2'], bondMode: '802.3ad', bondXmitHashPolicy: 'layer2+3' },
+      {
+        iface: 'bond0',
+        type: 'bond',
+        active: false,
+        exists: false,
+        autostart: true,
+        method: 'manual',
+        method6: 'manual',
+        slaves: ['eno1', 'eno2'],
+        bondMode: '802.3ad',
+        bondXmitHashPolicy: 'layer2+3',
+      },
       { iface: 'eno1', type: 'eth', active: false, exists: false, autostart: false, method: 'manual', method6: 'manual' },
       { iface: 'eno2', type: 'eth', active: false, exists: false, autostart: false, method: 'manual', method6: 'manual' },
       { iface: 'enx001122334455', type: 'eth', active: false, exists: false, autostart: false, method: 'dhcp', method6: 'manual' },
-      { iface: 'vlan200', type: 'vlan', active: false, exists: false, autostart: true, method: 'manual', method6: 'manual', mtu: 9000, vlanRawDevice: 'eno2', vlanId: 200 },
       {
-        iface: 'vmbr0', type: 'bridge', active: false, exists: false, autostart: true, method: 'static', method6: 'static',
-        cidr: '192.0.2.10/24', gateway: '192.0.2.1', cidr6: '2001:db8::10/64', gateway6: '2001:db8::1', comments: 'main bridge',
-        bridgePorts: ['bond0'], bridgeVlanAware: true, bridgeVids: ['2-4094'],
+        iface: 'vlan200',
+        type: 'vlan',
+        active: false,
+        exists: false,
+        autostart: true,
+        method: 'manual',
+        method6: 'manual',
+        mtu: 9000,
+        vlanRawDevice: 'eno2',
+        vlanId: 200,
       },
-      { iface: 'vmbr0.100', type: 'vlan', active: false, exists: false, autostart: true, method: 'static', method6: 'manual', cidr: '198.51.100.2/24', vlanRawDevice: 'vmbr0', vlanId: 100 },
+      {
+        iface: 'vmbr0',
+        type: 'bridge',
+        active: false,
+        exists: false,
+        autostart: true,
+        method: 'static',
+        method6: 'static',
+        cidr: '192.0.2.10/24',
+        gateway: '192.0.2.1',
+        cidr6: '2001:db8::10/64',
+        gateway6: '2001:db8::1',
+        comments: 'main bridge',
+        bridgePorts: ['bond0'],
+        bridgeVlanAware: true,
+        bridgeVids: ['2-4094'],
+      },
+      {
+        iface: 'vmbr0.100',
+        type: 'vlan',
+        active: false,
+        exists: false,
+        autostart: true,
+        method: 'static',
+        method6: 'manual',
+        cidr: '198.51.100.2/24',
+        vlanRawDevice: 'vmbr0',
+        vlanId: 100,
+      },
     ]);
   });
 
@@ -91,13 +137,23 @@ describe('the interfaces file', () => {
     const described = describeInterfaces(fileInterfaces(parseInterfacesFile(PVE_INTERFACES)), links);
     expect(described.find((iface) => iface.iface === 'eno1')).toMatchObject({ active: true, exists: true });
     expect(described.find((iface) => iface.iface === 'vmbr0')).toMatchObject({ active: false, exists: true });
-    expect(described.find((iface) => iface.iface === 'eno3')).toEqual({ iface: 'eno3', type: 'eth', active: true, exists: true, autostart: false, mtu: 1500, cidr: '203.0.113.5/24' });
+    expect(described.find((iface) => iface.iface === 'eno3')).toEqual({
+      iface: 'eno3',
+      type: 'eth',
+      active: true,
+      exists: true,
+      autostart: false,
+      mtu: 1500,
+      cidr: '203.0.113.5/24',
+    });
     expect(described.map((iface) => iface.iface)).not.toContain('tap100i0');
   });
 
   it('removes both stanzas and the auto line of an interface, and only them', () => {
     const without = renderInterfacesFile(removeInterface(parseInterfacesFile(PVE_INTERFACES), 'vmbr0'));
-    expect(without).toBe(PVE_INTERFACES.replace(/auto vmbr0\niface vmbr0 inet static\n(?:\t.*\n)+#main bridge\n\niface vmbr0 inet6 static\n(?:\t.*\n)+\n/, ''));
+    expect(without).toBe(
+      PVE_INTERFACES.replace(/auto vmbr0\niface vmbr0 inet static\n(?:\t.*\n)+#main bridge\n\niface vmbr0 inet6 static\n(?:\t.*\n)+\n/, ''),
+    );
     expect(without).toContain('auto bond0\n');
     expect(without).not.toMatch(/\n\n\n/);
   });
@@ -116,9 +172,33 @@ describe('the interfaces file', () => {
 
   it('appends new interfaces that read back as they were asked for', () => {
     let file = parseInterfacesFile(PVE_INTERFACES);
-    file = appendStanzas(file, renderNewInterface({ type: 'bridge', iface: 'vmbr1', autostart: true, bridgePorts: [], comments: 'isolated guests' }));
-    file = appendStanzas(file, renderNewInterface({ type: 'bond', iface: 'bond1', slaves: ['eno3', 'eno4'], bondMode: 'active-backup', bondPrimary: 'eno3', mtu: 9000 }));
-    file = appendStanzas(file, renderNewInterface({ type: 'vlan', iface: 'vlan300', vlanRawDevice: 'bond1', vlanId: 300, cidr: '10.0.0.2/24', gateway: '10.0.0.1', cidr6: '2001:db8:1::2/64' }));
+    file = appendStanzas(
+      file,
+      renderNewInterface({ type: 'bridge', iface: 'vmbr1', autostart: true, bridgePorts: [], comments: 'isolated guests' }),
+    );
+    file = appendStanzas(
+      file,
+      renderNewInterface({
+        type: 'bond',
+        iface: 'bond1',
+        slaves: ['eno3', 'eno4'],
+        bondMode: 'active-backup',
+        bondPrimary: 'eno3',
+        mtu: 9000,
+      }),
+    );
+    file = appendStanzas(
+      file,
+      renderNewInterface({
+        type: 'vlan',
+        iface: 'vlan300',
+        vlanRawDevice: 'bond1',
+        vlanId: 300,
+        cidr: '10.0.0.2/24',
+        gateway: '10.0.0.1',
+        cidr6: '2001:db8:1::2/64',
+      }),
+    );
     const text = renderInterfacesFile(file);
     expect(text.startsWith(PVE_INTERFACES)).toBe(true);
     expect(text.slice(PVE_INTERFACES.length)).toBe(
@@ -128,13 +208,38 @@ describe('the interfaces file', () => {
     );
     const described = describeInterfaces(fileInterfaces(parseInterfacesFile(text)), []);
     expect(described.find((iface) => iface.iface === 'vmbr1')).toEqual({
-      iface: 'vmbr1', type: 'bridge', active: false, exists: false, autostart: true, method: 'manual', method6: 'manual', bridgePorts: [], comments: 'isolated guests',
+      iface: 'vmbr1',
+      type: 'bridge',
+      active: false,
+      exists: false,
+      autostart: true,
+      method: 'manual',
+      method6: 'manual',
+      bridgePorts: [],
+      comments: 'isolated guests',
     });
-    expect(described.find((iface) => iface.iface === 'bond1')).toMatchObject({ type: 'bond', slaves: ['eno3', 'eno4'], bondMode: 'active-backup', bondPrimary: 'eno3', mtu: 9000, autostart: false });
-    expect(described.find((iface) => iface.iface === 'vlan300')).toMatchObject({ type: 'vlan', vlanRawDevice: 'bond1', vlanId: 300, cidr: '10.0.0.2/24', gateway: '10.0.0.1', method6: 'static', cidr6: '2001:db8:1::2/64' });
+    expect(described.find((iface) => iface.iface === 'bond1')).toMatchObject({
+      type: 'bond',
+      slaves: ['eno3', 'eno4'],
+      bondMode: 'active-backup',
+      bondPrimary: 'eno3',
+      mtu: 9000,
+      autostart: false,
+    });
+    expect(described.find((iface) => iface.iface === 'vlan300')).toMatchObject({
+      type: 'vlan',
+      vlanRawDevice: 'bond1',
+      vlanId: 300,
+      cidr: '10.0.0.2/24',
+      gateway: '10.0.0.1',
+      method6: 'static',
+      cidr6: '2001:db8:1::2/64',
+    });
   });
 
   it('appends to an empty file without a leading blank line', () => {
-    expect(renderInterfacesFile(appendStanzas(parseInterfacesFile(''), renderNewInterface({ type: 'vlan', iface: 'eno1.50' })))).toBe('iface eno1.50 inet manual\n');
+    expect(renderInterfacesFile(appendStanzas(parseInterfacesFile(''), renderNewInterface({ type: 'vlan', iface: 'eno1.50' })))).toBe(
+      'iface eno1.50 inet manual\n',
+    );
   });
 });

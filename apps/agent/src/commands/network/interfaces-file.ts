@@ -118,7 +118,11 @@ export interface FileInterface {
 }
 
 export function fileInterfaces(file: InterfacesFile): Map<string, FileInterface> {
-  const autostarted = new Set(file.chunks.flatMap((chunk) => (chunk.kind === 'auto' && (chunk.keyword === 'auto' || chunk.keyword === 'allow-auto') ? chunk.names : [])));
+  const autostarted = new Set(
+    file.chunks.flatMap((chunk) =>
+      chunk.kind === 'auto' && (chunk.keyword === 'auto' || chunk.keyword === 'allow-auto') ? chunk.names : [],
+    ),
+  );
   const interfaces = new Map<string, FileInterface>();
   for (const chunk of file.chunks) {
     if (chunk.kind !== 'iface') continue;

@@ -42,14 +42,29 @@ describe('node.network on a host root', () => {
 
   it('creates into the pending file, lists the pending state with a diff, and applies it without touching the running network', async () => {
     const network = networkCommands(host);
-    await expect(network['node.network.create']({ type: 'bridge', iface: 'vmbr1', autostart: true, bridgePorts: [], comments: 'isolated guests' }, context)).resolves.toBeNull();
+    await expect(
+      network['node.network.create'](
+        { type: 'bridge', iface: 'vmbr1', autostart: true, bridgePorts: [], comments: 'isolated guests' },
+        context,
+      ),
+    ).resolves.toBeNull();
     expect(await file('interfaces')).toBe(CURRENT);
-    expect(await file('interfaces.new')).toBe(`${CURRENT}\nauto vmbr1\niface vmbr1 inet manual\n\tbridge-ports none\n\tbridge-stp off\n\tbridge-fd 0\n#isolated guests\n`);
+    expect(await file('interfaces.new')).toBe(
+      `${CURRENT}\nauto vmbr1\niface vmbr1 inet manual\n\tbridge-ports none\n\tbridge-stp off\n\tbridge-fd 0\n#isolated guests\n`,
+    );
 
     const listed = await network['node.network.list']({}, context);
     expect(COMMANDS['node.network.list'].result.parse(listed)).toEqual(listed);
     expect(listed.interfaces.find((iface) => iface.iface === 'vmbr1')).toEqual({
-      iface: 'vmbr1', type: 'bridge', active: false, exists: false, autostart: true, method: 'manual', method6: 'manual', bridgePorts: [], comments: 'isolated guests',
+      iface: 'vmbr1',
+      type: 'bridge',
+      active: false,
+      exists: false,
+      autostart: true,
+      method: 'manual',
+      method6: 'manual',
+      bridgePorts: [],
+      comments: 'isolated guests',
     });
     expect(listed.changes).toBe(
       '--- /etc/network/interfaces\n+++ /etc/network/interfaces.new\n@@ -10,3 +10,10 @@\n \tbridge-ports eno1\n \tbridge-stp off\n \tbridge-fd 0\n+\n+auto vmbr1\n+iface vmbr1 inet manual\n+\tbridge-ports none\n+\tbridge-stp off\n+\tbridge-fd 0\n+#isolated guests\n',
@@ -57,10 +72,14 @@ describe('node.network on a host root', () => {
 
     // A second change edits the pending file, not the current one.
     await network['node.network.delete']({ iface: 'vmbr0' }, context);
-    expect(await file('interfaces.new')).toBe('auto lo\niface lo inet loopback\n\niface eno1 inet manual\n\nauto vmbr1\niface vmbr1 inet manual\n\tbridge-ports none\n\tbridge-stp off\n\tbridge-fd 0\n#isolated guests\n');
+    expect(await file('interfaces.new')).toBe(
+      'auto lo\niface lo inet loopback\n\niface eno1 inet manual\n\nauto vmbr1\niface vmbr1 inet manual\n\tbridge-ports none\n\tbridge-stp off\n\tbridge-fd 0\n#isolated guests\n',
+    );
 
     await expect(network['node.network.apply']({}, context)).resolves.toBeNull();
-    expect(await file('interfaces')).toBe('auto lo\niface lo inet loopback\n\niface eno1 inet manual\n\nauto vmbr1\niface vmbr1 inet manual\n\tbridge-ports none\n\tbridge-stp off\n\tbridge-fd 0\n#isolated guests\n');
+    expect(await file('interfaces')).toBe(
+      'auto lo\niface lo inet loopback\n\niface eno1 inet manual\n\nauto vmbr1\niface vmbr1 inet manual\n\tbridge-ports none\n\tbridge-stp off\n\tbridge-fd 0\n#isolated guests\n',
+    );
     await expect(file('interfaces.new')).rejects.toMatchObject({ code: 'ENOENT' });
     expect(logged).toEqual([`host root ${host.root} is not the running system: /etc/network/interfaces written, the network not reloaded`]);
     expect((await network['node.network.list']({}, context)).changes).toBeUndefined();
@@ -74,11 +93,20 @@ describe('node.network on a host root', () => {
 
   it('refuses a name the file or the kernel has, and deleting one the file does not have', async () => {
     const network = networkCommands(host);
-    await expect(network['node.network.create']({ type: 'bridge', iface: 'vmbr0' }, context)).rejects.toMatchObject({ code: 'failed', message: "interface 'vmbr0' already exists in /etc/network/interfaces" });
+    await expect(network['node.network.create']({ type: 'bridge', iface: 'vmbr0' }, context)).rejects.toMatchObject({
+      code: 'failed',
+      message: "interface 'vmbr0' already exists in /etc/network/interfaces",
+    });
     // The loopback is in every kernel: a file without it still cannot define a second one.
     await writeFile(join(dir, 'etc/network/interfaces'), 'iface eno1 inet manual\n');
-    await expect(network['node.network.create']({ type: 'bridge', iface: 'lo' }, context)).rejects.toMatchObject({ code: 'failed', message: "interface 'lo' already exists on the host" });
-    await expect(network['node.network.delete']({ iface: 'vmbr9' }, context)).rejects.toMatchObject({ code: 'failed', message: "interface 'vmbr9' does not exist in /etc/network/interfaces" });
+    await expect(network['node.network.create']({ type: 'bridge', iface: 'lo' }, context)).rejects.toMatchObject({
+      code: 'failed',
+      message: "interface 'lo' already exists on the host",
+    });
+    await expect(network['node.network.delete']({ iface: 'vmbr9' }, context)).rejects.toMatchObject({
+      code: 'failed',
+      message: "interface 'vmbr9' does not exist in /etc/network/interfaces",
+    });
     await expect(file('interfaces.new')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
@@ -87,7 +115,9 @@ describe('node.network on a host root', () => {
     const network = networkCommands(host);
     await network['node.network.create']({ type: 'vlan', iface: 'eno1.20', autostart: true }, context);
     expect(await file('interfaces.new')).toBe('auto eno1.20\niface eno1.20 inet manual\n');
-    expect((await network['node.network.list']({}, context)).changes).toBe('--- /etc/network/interfaces\n+++ /etc/network/interfaces.new\n@@ -0,0 +1,2 @@\n+auto eno1.20\n+iface eno1.20 inet manual\n');
+    expect((await network['node.network.list']({}, context)).changes).toBe(
+      '--- /etc/network/interfaces\n+++ /etc/network/interfaces.new\n@@ -0,0 +1,2 @@\n+auto eno1.20\n+iface eno1.20 inet manual\n',
+    );
   });
 
   it("shows the kernel's state of an interface the file defines", async () => {

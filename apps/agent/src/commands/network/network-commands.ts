@@ -17,7 +17,9 @@ const PENDING = '/etc/network/interfaces.new';
  * from the current file when nothing is pending) and take effect when applied. The kernel's links
  * are this machine's even when the host root is a tree of files: that is what is running here.
  */
-export function networkCommands(host: Host): AreaHandlers<'node.network.list' | 'node.network.create' | 'node.network.delete' | 'node.network.apply'> {
+export function networkCommands(
+  host: Host,
+): AreaHandlers<'node.network.list' | 'node.network.create' | 'node.network.delete' | 'node.network.apply'> {
   /** The file that changes edit: the pending one, else the current one. */
   const editable = async () => parseInterfacesFile((await readHostFile(host, PENDING)) ?? (await readHostFile(host, CURRENT)) ?? '');
 
@@ -31,8 +33,10 @@ export function networkCommands(host: Host): AreaHandlers<'node.network.list' | 
 
     'node.network.create': async (params, { signal }) => {
       const file = await editable();
-      if (fileInterfaces(file).has(params.iface)) throw new CommandFailure('failed', `interface '${params.iface}' already exists in ${CURRENT}`);
-      if ((await kernelLinks(signal)).some((link) => link.name === params.iface)) throw new CommandFailure('failed', `interface '${params.iface}' already exists on the host`);
+      if (fileInterfaces(file).has(params.iface))
+        throw new CommandFailure('failed', `interface '${params.iface}' already exists in ${CURRENT}`);
+      if ((await kernelLinks(signal)).some((link) => link.name === params.iface))
+        throw new CommandFailure('failed', `interface '${params.iface}' already exists on the host`);
       await writeHostFile(host, PENDING, renderInterfacesFile(appendStanzas(file, renderNewInterface(params))));
       return null;
     },
@@ -46,7 +50,8 @@ export function networkCommands(host: Host): AreaHandlers<'node.network.list' | 
 
     'node.network.apply': async (_params, { signal, log }) => {
       // Checked before the rename, so a host without ifreload keeps its changes pending, not half applied.
-      if (host.live && (await findProgram('ifreload')) === undefined) throw new CommandFailure('unavailable', `${programMissing('ifreload').message}: the changes stay in ${PENDING}`);
+      if (host.live && (await findProgram('ifreload')) === undefined)
+        throw new CommandFailure('unavailable', `${programMissing('ifreload').message}: the changes stay in ${PENDING}`);
       if ((await readHostFile(host, PENDING)) === undefined) log('no pending network changes');
       else await renameHostFile(host, PENDING, CURRENT);
       if (!host.live) {
@@ -65,7 +70,11 @@ async function kernelLinks(signal: AbortSignal): Promise<KernelLink[]> {
 
 /** `diff -u` of the current and the pending file, as PVE's `changes`; undefined when they are the same. */
 async function pendingChanges(host: Host, signal: AbortSignal): Promise<string | undefined> {
-  const output = await runProgram('diff', ['-u', '-N', '--label', CURRENT, '--label', PENDING, hostPath(host, CURRENT), hostPath(host, PENDING)], { signal });
+  const output = await runProgram(
+    'diff',
+    ['-u', '-N', '--label', CURRENT, '--label', PENDING, hostPath(host, CURRENT), hostPath(host, PENDING)],
+    { signal },
+  );
   if (output.code === 0) return undefined;
   if (output.code === 1) return output.stdout;
   throw new CommandFailure('failed', `diff failed: ${lastWords(output)}`);

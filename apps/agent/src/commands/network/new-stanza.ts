@@ -18,7 +18,12 @@ export function renderNewInterface(iface: NewNetworkInterface): string {
     ...(iface.comments === undefined ? [] : [`#${iface.comments}`]),
   ];
   if (iface.cidr6 !== undefined) {
-    lines.push('', `iface ${iface.iface} inet6 static`, `\taddress ${iface.cidr6}`, ...(iface.gateway6 === undefined ? [] : [`\tgateway ${iface.gateway6}`]));
+    lines.push(
+      '',
+      `iface ${iface.iface} inet6 static`,
+      `\taddress ${iface.cidr6}`,
+      ...(iface.gateway6 === undefined ? [] : [`\tgateway ${iface.gateway6}`]),
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -43,6 +48,9 @@ function kindOptions(iface: NewNetworkInterface): string[] {
         ...(iface.bondXmitHashPolicy === undefined ? [] : [`bond-xmit-hash-policy ${iface.bondXmitHashPolicy}`]),
       ];
     case 'vlan':
-      return [...(iface.vlanRawDevice === undefined ? [] : [`vlan-raw-device ${iface.vlanRawDevice}`]), ...(iface.vlanId === undefined ? [] : [`vlan-id ${iface.vlanId}`])];
+      return [
+        ...(iface.vlanRawDevice === undefined ? [] : [`vlan-raw-device ${iface.vlanRawDevice}`]),
+        ...(iface.vlanId === undefined ? [] : [`vlan-id ${iface.vlanId}`]),
+      ];
   }
 }

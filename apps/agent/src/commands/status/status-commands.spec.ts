@@ -15,7 +15,10 @@ describe('node.status', () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it("answers with this machine's load, memory and CPUs and the host root's file system, as the protocol's result", async () => {
-    const status = await statusCommands(await openHost(dir))['node.status']({}, { signal: new AbortController().signal, log: () => undefined });
+    const status = await statusCommands(await openHost(dir))['node.status'](
+      {},
+      { signal: new AbortController().signal, log: () => undefined },
+    );
     expect(COMMANDS['node.status'].result.parse(status)).toEqual(status);
     expect(status.cpuinfo.cpus).toBe(cpus().length);
     expect(status.cpuinfo.model).toBe(cpus()[0]?.model);

@@ -12,7 +12,15 @@ import { upload } from './volume-upload.js';
 export function dirStorageCommands(
   host: Host,
   openStream: StreamOpener,
-): AreaHandlers<'storage.activate' | 'storage.status' | 'storage.content' | 'storage.volume.delete' | 'storage.upload' | 'storage.download' | 'node.url.metadata'> {
+): AreaHandlers<
+  | 'storage.activate'
+  | 'storage.status'
+  | 'storage.content'
+  | 'storage.volume.delete'
+  | 'storage.upload'
+  | 'storage.download'
+  | 'node.url.metadata'
+> {
   return {
     'storage.activate': (params) => activate(host, params),
     'storage.status': (params) => status(host, params),

@@ -13,8 +13,10 @@ export async function refuseUnsafeImage(path: string, file: string): Promise<voi
   if (!/^import\/.*\.qcow2$/.test(file)) return;
   const header = await readQcow2Header(path);
   if (header === null) throw new Error(`'${file}' is not a qcow2 image`);
-  if (header.backingFile !== undefined) throw new Error(`the qcow2 image '${file}' has a backing file ('${header.backingFile}'), which an imported image may not have`);
-  if (await hasExternalDataFile(path)) throw new Error(`the qcow2 image '${file}' uses an external data file, which an imported image may not have`);
+  if (header.backingFile !== undefined)
+    throw new Error(`the qcow2 image '${file}' has a backing file ('${header.backingFile}'), which an imported image may not have`);
+  if (await hasExternalDataFile(path))
+    throw new Error(`the qcow2 image '${file}' uses an external data file, which an imported image may not have`);
 }
 
 async function hasExternalDataFile(path: string): Promise<boolean> {

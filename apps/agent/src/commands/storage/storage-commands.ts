@@ -15,9 +15,22 @@ export function storageCommands(): AreaHandlers<'node.storage.scan'> {
   return {
     'node.storage.scan': async (_params, { signal }) => {
       const [lvm, zfs, directories] = await Promise.all([
-        whenInstalled('vgs', async () => parseVgs((await runChecked('vgs', ['--units', 'b', '--nosuffix', '--noheadings', '--separator', ':', '-o', 'vg_name,vg_size,vg_free'], { signal, env: LVM_ENV })).stdout)),
-        whenInstalled('zpool', async () => parseZpoolList((await runChecked('zpool', ['list', '-Hp', '-o', 'name,size,free,health'], { signal })).stdout)),
-        runChecked('findmnt', ['-J', '-b', '-l', '-o', 'TARGET,SOURCE,FSTYPE,SIZE,AVAIL,FSROOT'], { signal }).then((output) => parseFindmnt(output.stdout)),
+        whenInstalled('vgs', async () =>
+          parseVgs(
+            (
+              await runChecked('vgs', ['--units', 'b', '--nosuffix', '--noheadings', '--separator', ':', '-o', 'vg_name,vg_size,vg_free'], {
+                signal,
+                env: LVM_ENV,
+              })
+            ).stdout,
+          ),
+        ),
+        whenInstalled('zpool', async () =>
+          parseZpoolList((await runChecked('zpool', ['list', '-Hp', '-o', 'name,size,free,health'], { signal })).stdout),
+        ),
+        runChecked('findmnt', ['-J', '-b', '-l', '-o', 'TARGET,SOURCE,FSTYPE,SIZE,AVAIL,FSROOT'], { signal }).then((output) =>
+          parseFindmnt(output.stdout),
+        ),
       ]);
       return { lvm, zfs, directories };
     },

@@ -21,7 +21,13 @@ describe('storage.content on a host root', () => {
     await utimes(at(path), MTIME, MTIME);
   };
   const list = (content: readonly (typeof ALL)[number][], vmid?: number) =>
-    listContent(host, { storage: 'local', path: '/var/lib/vz', mountpoint: false, content: [...content], ...(vmid !== undefined ? { vmid } : {}) });
+    listContent(host, {
+      storage: 'local',
+      path: '/var/lib/vz',
+      mountpoint: false,
+      content: [...content],
+      ...(vmid !== undefined ? { vmid } : {}),
+    });
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'corral-content-'));
@@ -29,7 +35,11 @@ describe('storage.content on a host root', () => {
     await mkdir(at('images/100'), { recursive: true });
     await mkdir(at('images/101'), { recursive: true });
     await runChecked('qemu-img', ['create', '-f', 'qcow2', at('images/100/base-100-disk-0.qcow2'), String(32 * 1024 * 1024)], { signal });
-    await runChecked('qemu-img', ['create', '-f', 'qcow2', '-F', 'qcow2', '-b', at('images/100/base-100-disk-0.qcow2'), at('images/101/vm-101-disk-0.qcow2')], { signal });
+    await runChecked(
+      'qemu-img',
+      ['create', '-f', 'qcow2', '-F', 'qcow2', '-b', at('images/100/base-100-disk-0.qcow2'), at('images/101/vm-101-disk-0.qcow2')],
+      { signal },
+    );
     await file('images/102/vm-102-disk-1.raw', 'r'.repeat(1000));
     await file('images/102/notes.txt');
     await mkdir(at('images/200/subvol-200-disk-0/etc'), { recursive: true });
@@ -55,9 +65,33 @@ describe('storage.content on a host root', () => {
     expect(COMMANDS['storage.content'].result.parse(found)).toEqual(found);
     const local = (y: number, mo: number, d: number, h: number, mi: number, s: number) => new Date(y, mo - 1, d, h, mi, s).getTime() / 1000;
     expect(found).toEqual([
-      { volid: 'local:100/base-100-disk-0.qcow2', content: 'images', format: 'qcow2', size: 32 * 1024 * 1024, used: expect.any(Number), ctime: expect.any(Number), vmid: 100 },
-      { volid: 'local:100/base-100-disk-0.qcow2/101/vm-101-disk-0.qcow2', content: 'images', format: 'qcow2', size: 32 * 1024 * 1024, used: expect.any(Number), ctime: expect.any(Number), vmid: 101 },
-      { volid: 'local:102/vm-102-disk-1.raw', content: 'images', format: 'raw', size: 1000, used: expect.any(Number), ctime: MTIME_S, vmid: 102 },
+      {
+        volid: 'local:100/base-100-disk-0.qcow2',
+        content: 'images',
+        format: 'qcow2',
+        size: 32 * 1024 * 1024,
+        used: expect.any(Number),
+        ctime: expect.any(Number),
+        vmid: 100,
+      },
+      {
+        volid: 'local:100/base-100-disk-0.qcow2/101/vm-101-disk-0.qcow2',
+        content: 'images',
+        format: 'qcow2',
+        size: 32 * 1024 * 1024,
+        used: expect.any(Number),
+        ctime: expect.any(Number),
+        vmid: 101,
+      },
+      {
+        volid: 'local:102/vm-102-disk-1.raw',
+        content: 'images',
+        format: 'raw',
+        size: 1000,
+        used: expect.any(Number),
+        ctime: MTIME_S,
+        vmid: 102,
+      },
       { volid: 'local:200/subvol-200-disk-0', content: 'rootdir', format: 'subvol', size: 0, ctime: expect.any(Number), vmid: 200 },
       {
         volid: 'local:backup/vzdump-lxc-200-2025_02_01-03_04_05.tar.zst',
@@ -89,13 +123,22 @@ describe('storage.content on a host root', () => {
   });
 
   it('lists only the asked kinds, and of one guest only its images and backups', async () => {
-    expect((await list(['iso', 'vztmpl'])).map((volume) => volume.volid)).toEqual(['local:iso/debian-13.iso', 'local:vztmpl/alpine-3.22.tar.zst', 'local:vztmpl/busybox.tar.gz']);
+    expect((await list(['iso', 'vztmpl'])).map((volume) => volume.volid)).toEqual([
+      'local:iso/debian-13.iso',
+      'local:vztmpl/alpine-3.22.tar.zst',
+      'local:vztmpl/busybox.tar.gz',
+    ]);
     expect((await list(['rootdir'])).map((volume) => volume.volid)).toEqual(['local:200/subvol-200-disk-0']);
-    expect((await list(ALL, 100)).map((volume) => volume.volid)).toEqual(['local:100/base-100-disk-0.qcow2', 'local:backup/vzdump-qemu-100-2025_01_31-02_00_00.vma.zst']);
+    expect((await list(ALL, 100)).map((volume) => volume.volid)).toEqual([
+      'local:100/base-100-disk-0.qcow2',
+      'local:backup/vzdump-qemu-100-2025_01_31-02_00_00.vma.zst',
+    ]);
   });
 
   it('finds nothing in a storage whose folders do not exist yet, and refuses an unmounted mount point storage', async () => {
     await expect(listContent(host, { storage: 'empty', path: '/srv/empty', mountpoint: false, content: [...ALL] })).resolves.toEqual([]);
-    await expect(listContent(host, { storage: 'usb', path: '/var/lib/vz', mountpoint: true, content: ['iso'] })).rejects.toThrow('storage path /var/lib/vz is not a mounted file system');
+    await expect(listContent(host, { storage: 'usb', path: '/var/lib/vz', mountpoint: true, content: ['iso'] })).rejects.toThrow(
+      'storage path /var/lib/vz is not a mounted file system',
+    );
   });
 });

@@ -30,11 +30,15 @@ const BASE_IMAGE = /\/images\/(\d+)\/(base-\1-disk-\d+\.qcow2)$/;
 type Found = Omit<StorageVolume, 'volid'> & { readonly volname: string };
 
 /** `storage.content`: the volumes of the asked kinds (of one guest with `vmid`), sorted by volume id. */
-export async function listContent(host: Host, { storage, content, vmid, ...location }: ParamsOf<'storage.content'>): Promise<StorageVolume[]> {
+export async function listContent(
+  host: Host,
+  { storage, content, vmid, ...location }: ParamsOf<'storage.content'>,
+): Promise<StorageVolume[]> {
   const folder = await requireActive(host, location);
   const kinds = new Set<ContentKind>(content);
   const found: Found[] = [];
-  if (kinds.has('images') || kinds.has('rootdir')) found.push(...(await images(join(folder, CONTENT_FOLDERS.images), vmid)).filter((volume) => kinds.has(volume.content)));
+  if (kinds.has('images') || kinds.has('rootdir'))
+    found.push(...(await images(join(folder, CONTENT_FOLDERS.images), vmid)).filter((volume) => kinds.has(volume.content)));
   if (vmid === undefined) {
     if (kinds.has('iso')) found.push(...(await files(folder, 'iso', (name) => (ISO.test(name) ? { format: 'iso' } : null))));
     if (kinds.has('vztmpl')) found.push(...(await files(folder, 'vztmpl', templateFormat)));
@@ -42,7 +46,9 @@ export async function listContent(host: Host, { storage, content, vmid, ...locat
     if (kinds.has('import')) found.push(...(await files(folder, 'import', importFormat)));
   }
   if (kinds.has('backup')) found.push(...(await backups(join(folder, CONTENT_FOLDERS.backup), vmid)));
-  return found.map(({ volname, ...volume }) => ({ volid: `${storage}:${volname}`, ...volume })).sort((a, b) => a.volid.localeCompare(b.volid));
+  return found
+    .map(({ volname, ...volume }) => ({ volid: `${storage}:${volname}`, ...volume }))
+    .sort((a, b) => a.volid.localeCompare(b.volid));
 }
 
 function templateFormat(name: string): { format: string } | null {
@@ -58,13 +64,24 @@ function importFormat(name: string): { format: string } | null {
 }
 
 /** The regular files of a kind's folder that `accept` gives a format, with their size and modification time. */
-async function files(folder: string, kind: 'iso' | 'vztmpl' | 'snippets' | 'import', accept: (name: string) => { format: string } | null): Promise<Found[]> {
+async function files(
+  folder: string,
+  kind: 'iso' | 'vztmpl' | 'snippets' | 'import',
+  accept: (name: string) => { format: string } | null,
+): Promise<Found[]> {
   const dir = join(folder, CONTENT_FOLDERS[kind]);
   const found: Found[] = [];
   for (const name of await namesIn(dir)) {
     const format = accept(name);
     const stats = format && (await lstat(join(dir, name)).catch(missing));
-    if (format && stats?.isFile()) found.push({ volname: `${kind}/${name}`, content: kind, format: format.format, size: stats.size, ctime: Math.floor(stats.mtimeMs / 1000) });
+    if (format && stats?.isFile())
+      found.push({
+        volname: `${kind}/${name}`,
+        content: kind,
+        format: format.format,
+        size: stats.size,
+        ctime: Math.floor(stats.mtimeMs / 1000),
+      });
   }
   return found;
 }
@@ -81,7 +98,7 @@ async function backups(dir: string, vmid: number | undefined): Promise<Found[]> 
     const stats = await lstat(join(dir, name)).catch(missing);
     if (!stats?.isFile()) continue;
     const ctime = new Date(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)).getTime() / 1000;
-    const notes = names.has(`${name}.notes`) ? (await readFile(join(dir, `${name}.notes`), 'utf8').catch(missing)) : null;
+    const notes = names.has(`${name}.notes`) ? await readFile(join(dir, `${name}.notes`), 'utf8').catch(missing) : null;
     found.push({
       volname: `backup/${name}`,
       content: 'backup',
@@ -111,13 +128,21 @@ async function images(dir: string, vmid: number | undefined): Promise<Found[]> {
       const [, prefix = '', , format] = match;
       const ctime = Math.floor(stats.mtimeMs / 1000);
       const common = { vmid: Number(owner), ctime };
-      if (stats.isDirectory() && prefix.endsWith('vol')) found.push({ volname: `${owner}/${name}`, content: 'rootdir', format: 'subvol', size: 0, ...common });
+      if (stats.isDirectory() && prefix.endsWith('vol'))
+        found.push({ volname: `${owner}/${name}`, content: 'rootdir', format: 'subvol', size: 0, ...common });
       if (!stats.isFile() || format === undefined) continue;
       const used = stats.blocks * 512;
       const header = format === 'qcow2' ? await readQcow2Header(path) : null;
       const base = header?.backingFile === undefined ? null : BASE_IMAGE.exec(header.backingFile);
       const volname = base ? `${base[1] ?? ''}/${base[2] ?? ''}/${owner}/${name}` : `${owner}/${name}`;
-      found.push({ volname, content: prefix.endsWith('vol') ? 'rootdir' : 'images', format, size: header?.size ?? stats.size, used, ...common });
+      found.push({
+        volname,
+        content: prefix.endsWith('vol') ? 'rootdir' : 'images',
+        format,
+        size: header?.size ?? stats.size,
+        used,
+        ...common,
+      });
     }
   }
   return found;

@@ -7,7 +7,11 @@ import { activate, status } from './storage-folders.js';
 describe('storage.activate and storage.status on a host root', () => {
   let dir: string;
   let host: Host;
-  const isFolder = (path: string) => stat(join(dir, path)).then((found) => found.isDirectory(), () => false);
+  const isFolder = (path: string) =>
+    stat(join(dir, path)).then(
+      (found) => found.isDirectory(),
+      () => false,
+    );
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'corral-storage-'));
@@ -19,7 +23,8 @@ describe('storage.activate and storage.status on a host root', () => {
     const params = { path: '/srv/data', mountpoint: false, content: ['iso', 'vztmpl', 'backup', 'rootdir'] as const };
     await expect(activate(host, { ...params, content: [...params.content] })).resolves.toEqual({ active: true });
     await expect(activate(host, { ...params, content: [...params.content] })).resolves.toEqual({ active: true });
-    for (const folder of ['srv/data/template/iso', 'srv/data/template/cache', 'srv/data/dump', 'srv/data/images']) expect(await isFolder(folder)).toBe(true);
+    for (const folder of ['srv/data/template/iso', 'srv/data/template/cache', 'srv/data/dump', 'srv/data/images'])
+      expect(await isFolder(folder)).toBe(true);
     expect(await isFolder('srv/data/snippets')).toBe(false);
   });
 
@@ -40,7 +45,12 @@ describe('storage.activate and storage.status on a host root', () => {
     expect(found.total).toBeGreaterThan(0);
     expect(found.used + found.avail).toBeLessThanOrEqual(found.total);
     expect(found.avail).toBeGreaterThan(0);
-    await expect(status(host, { path: '/var/lib/none', mountpoint: false })).resolves.toEqual({ active: false, total: 0, used: 0, avail: 0 });
+    await expect(status(host, { path: '/var/lib/none', mountpoint: false })).resolves.toEqual({
+      active: false,
+      total: 0,
+      used: 0,
+      avail: 0,
+    });
   });
 
   it('takes the host root and a mounted file system (/proc) as mounted, a plain folder of one (/usr/share) not', async () => {

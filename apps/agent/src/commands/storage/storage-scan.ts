@@ -7,13 +7,17 @@ import type { StorageScan } from '@corral/protocol';
 
 /** `vgs --units b --nosuffix --noheadings -o vg_name,vg_size,vg_free --separator :` */
 export function parseVgs(text: string): StorageScan['lvm'] {
-  return rows(text, ':').flatMap(([vg, size, free]) => (vg === undefined || !isBytes(size) || !isBytes(free) ? [] : [{ vg, size: Number(size), free: Number(free) }]));
+  return rows(text, ':').flatMap(([vg, size, free]) =>
+    vg === undefined || !isBytes(size) || !isBytes(free) ? [] : [{ vg, size: Number(size), free: Number(free) }],
+  );
 }
 
 /** `zpool list -Hp -o name,size,free,health` */
 export function parseZpoolList(text: string): StorageScan['zfs'] {
   return rows(text, '\t').flatMap(([pool, size, free, health]) =>
-    pool === undefined || !isBytes(size) || !isBytes(free) || health === undefined ? [] : [{ pool, size: Number(size), free: Number(free), health }],
+    pool === undefined || !isBytes(size) || !isBytes(free) || health === undefined
+      ? []
+      : [{ pool, size: Number(size), free: Number(free), health }],
   );
 }
 
@@ -42,7 +46,12 @@ function rows(text: string, separator: string): string[][] {
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => line.trim().split(separator).map((field) => field.trim()));
+    .map((line) =>
+      line
+        .trim()
+        .split(separator)
+        .map((field) => field.trim()),
+    );
 }
 
 function isBytes(value: unknown): boolean {

@@ -10,9 +10,12 @@ import { openUrl } from './url-request.js';
 export async function urlMetadata(params: ParamsOf<'node.url.metadata'>, context: CommandContext): Promise<ResultOf<'node.url.metadata'>> {
   const response = await openUrl(params, 'HEAD', context.signal, context.log);
   response.resume();
-  if (response.statusCode !== 200) throw new Error(`invalid server response: '${response.statusCode ?? 0} ${response.statusMessage ?? ''}'`);
+  if (response.statusCode !== 200)
+    throw new Error(`invalid server response: '${response.statusCode ?? 0} ${response.statusMessage ?? ''}'`);
   const disposition = response.headers['content-disposition'];
-  const filename = (disposition && (/filename="([^"]*)"/.exec(disposition)?.[1] ?? /filename=([^;]*)/.exec(disposition)?.[1])) || /^[^?]+\/([^?/]*)(?:\?.*)?$/.exec(params.url)?.[1];
+  const filename =
+    (disposition && (/filename="([^"]*)"/.exec(disposition)?.[1] ?? /filename=([^;]*)/.exec(disposition)?.[1])) ||
+    /^[^?]+\/([^?/]*)(?:\?.*)?$/.exec(params.url)?.[1];
   const mimetype = response.headers['content-type']?.split(';')[0]?.trim();
   const size = Number(response.headers['content-length']);
   return {

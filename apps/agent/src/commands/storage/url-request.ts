@@ -20,7 +20,12 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const IDLE_MS = 60_000;
 
 /** The answer to `method` of the URL, after its redirects: the caller reads or discards its body. */
-export async function openUrl(outbound: Outbound, method: 'GET' | 'HEAD', signal: AbortSignal, log: (line: string) => void): Promise<IncomingMessage> {
+export async function openUrl(
+  outbound: Outbound,
+  method: 'GET' | 'HEAD',
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<IncomingMessage> {
   const refusal = downloadRefusal(outbound.allowNetworks);
   let url = new URL(outbound.url);
   for (let redirects = 0; ; redirects++) {
@@ -33,16 +38,26 @@ export async function openUrl(outbound: Outbound, method: 'GET' | 'HEAD', signal
     if (location === undefined) throw new Error(`${url.host} answered ${status} without a Location to go to`);
     if (redirects === MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects, the last to ${location}`);
     const next = new URL(location, url);
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') throw new Error(`a redirect to ${next.protocol} URL, which a download does not follow`);
+    if (next.protocol !== 'http:' && next.protocol !== 'https:')
+      throw new Error(`a redirect to ${next.protocol} URL, which a download does not follow`);
     log(`redirected to ${next.href}`);
     url = next;
   }
 }
 
-function send(url: URL, address: Address, method: 'GET' | 'HEAD', verifyCertificates: boolean, signal: AbortSignal): Promise<IncomingMessage> {
+function send(
+  url: URL,
+  address: Address,
+  method: 'GET' | 'HEAD',
+  verifyCertificates: boolean,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
   const options = { method, lookup: pinnedLookup(address), agent: false, signal, headers: { 'user-agent': 'corral-agent' } } as const;
   return new Promise((resolve, reject) => {
-    const req = url.protocol === 'https:' ? httpsRequest(url, { ...options, rejectUnauthorized: verifyCertificates }, resolve) : httpRequest(url, options, resolve);
+    const req =
+      url.protocol === 'https:'
+        ? httpsRequest(url, { ...options, rejectUnauthorized: verifyCertificates }, resolve)
+        : httpRequest(url, options, resolve);
     req.setTimeout(IDLE_MS, () => req.destroy(new Error(`${url.host} sent nothing for ${IDLE_MS / 1000} s`)));
     req.on('error', (error) => reject(new Error(`cannot reach ${url.host}: ${error.message}`)));
     req.end();

@@ -31,7 +31,14 @@ describe('storage.volume.delete on a host root', () => {
 
   it('removes a backup with its notes and log, but not while it is protected', async () => {
     const archive = 'dump/vzdump-lxc-200-2025_02_01-03_04_05.tar.zst';
-    for (const path of [archive, `${archive}.notes`, `${archive}.protected`, 'dump/vzdump-lxc-200-2025_02_01-03_04_05.log', 'dump/vzdump-lxc-201-2025_02_01-03_04_05.tar.zst']) await file(path);
+    for (const path of [
+      archive,
+      `${archive}.notes`,
+      `${archive}.protected`,
+      'dump/vzdump-lxc-200-2025_02_01-03_04_05.log',
+      'dump/vzdump-lxc-201-2025_02_01-03_04_05.tar.zst',
+    ])
+      await file(path);
     await expect(remove(archive)).rejects.toThrow(`backup ${archive} is protected`);
     await rm(at(`${archive}.protected`));
     await expect(remove(archive)).resolves.toBeNull();

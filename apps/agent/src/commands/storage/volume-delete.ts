@@ -20,7 +20,8 @@ export async function deleteVolume(host: Host, { file, ...location }: ParamsOf<'
   if (stats === null) throw new Error(`volume ${location.path}/${file} does not exist`);
   const archive = BACKUP_ARCHIVE.exec(file);
   if (archive) {
-    if ((await lstat(`${path}.protected`).catch(missing)) !== null) throw new Error(`backup ${file} is protected: remove its protection first`);
+    if ((await lstat(`${path}.protected`).catch(missing)) !== null)
+      throw new Error(`backup ${file} is protected: remove its protection first`);
     await rm(path);
     await Promise.all([rm(`${path}.notes`, { force: true }), rm(join(folder, `${archive[1] ?? ''}.log`), { force: true })]);
     return null;

@@ -47,11 +47,31 @@ describe('storage.download and node.url.metadata against real HTTP(S) servers', 
     '/far': (res) => res.writeHead(301, { location: `http://127.0.0.2:${(http.address() as AddressInfo).port}/debian.iso` }).end(),
     '/missing': (res) => res.writeHead(404).end('no'),
     '/backed.qcow2': (res) => res.end(backedImage),
-    '/named': (res) => res.writeHead(200, { 'content-disposition': 'attachment; filename="netinst.iso"', 'content-type': 'application/x-iso9660-image; charset=binary', 'content-length': 4096 }).end(),
+    '/named': (res) =>
+      res
+        .writeHead(200, {
+          'content-disposition': 'attachment; filename="netinst.iso"',
+          'content-type': 'application/x-iso9660-image; charset=binary',
+          'content-length': 4096,
+        })
+        .end(),
   };
   const serve = (req: IncomingMessage, res: ServerResponse) => (routes[(req.url ?? '').split('?')[0] ?? ''] ?? routes['/missing'])?.(res);
   const fetchInto = (file: string, url: string, extra: Partial<Parameters<typeof download>[1]> = {}) =>
-    download(host, { path: '/var/lib/vz', mountpoint: false, file, url, verifyCertificates: true, allowNetworks: LOOPBACK, maxBytes: 1024 * 1024, ...extra }, context);
+    download(
+      host,
+      {
+        path: '/var/lib/vz',
+        mountpoint: false,
+        file,
+        url,
+        verifyCertificates: true,
+        allowNetworks: LOOPBACK,
+        maxBytes: 1024 * 1024,
+        ...extra,
+      },
+      context,
+    );
   const folder = async (name: string) => readdir(join(dir, 'var/lib/vz', name)).catch(() => []);
 
   beforeAll(async () => {
@@ -64,7 +84,9 @@ describe('storage.download and node.url.metadata against real HTTP(S) servers', 
     images = await mkdtemp(join(tmpdir(), 'corral-images-'));
     const signal = new AbortController().signal;
     await runChecked('qemu-img', ['create', '-f', 'qcow2', join(images, 'base.qcow2'), '1M'], { signal });
-    await runChecked('qemu-img', ['create', '-f', 'qcow2', '-F', 'raw', '-b', '/etc/shadow', '-u', join(images, 'backed.qcow2'), '1M'], { signal });
+    await runChecked('qemu-img', ['create', '-f', 'qcow2', '-F', 'raw', '-b', '/etc/shadow', '-u', join(images, 'backed.qcow2'), '1M'], {
+      signal,
+    });
     backedImage = await readFile(join(images, 'backed.qcow2'));
     routes['/clean.qcow2'] = (res) => void readFile(join(images, 'base.qcow2')).then((bytes) => res.end(bytes));
   });
@@ -81,8 +103,10 @@ describe('storage.download and node.url.metadata against real HTTP(S) servers', 
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  it('stores a download whose checksum matches, following a redirect, with PVE\'s log lines', async () => {
-    await expect(fetchInto('template/iso/debian.iso', `${base}/moved`, { checksum: { algorithm: 'sha256', digest: SHA256 } })).resolves.toEqual({ size: FILE.length });
+  it("stores a download whose checksum matches, following a redirect, with PVE's log lines", async () => {
+    await expect(
+      fetchInto('template/iso/debian.iso', `${base}/moved`, { checksum: { algorithm: 'sha256', digest: SHA256 } }),
+    ).resolves.toEqual({ size: FILE.length });
     expect(await readFile(join(dir, 'var/lib/vz/template/iso/debian.iso'))).toEqual(FILE);
     expect(await folder('template/iso')).toEqual(['debian.iso']);
     expect(lines).toEqual([
@@ -95,61 +119,94 @@ describe('storage.download and node.url.metadata against real HTTP(S) servers', 
     ]);
   });
 
-  it('removes a download whose checksum does not match, failing with PVE\'s words', async () => {
+  it("removes a download whose checksum does not match, failing with PVE's words", async () => {
     const wrong = 'ab'.repeat(32);
-    await expect(fetchInto('template/iso/debian.iso', `${base}/debian.iso`, { checksum: { algorithm: 'sha256', digest: wrong } })).rejects.toThrow(`checksum mismatch: got '${SHA256}' != expect '${wrong}'`);
+    await expect(
+      fetchInto('template/iso/debian.iso', `${base}/debian.iso`, { checksum: { algorithm: 'sha256', digest: wrong } }),
+    ).rejects.toThrow(`checksum mismatch: got '${SHA256}' != expect '${wrong}'`);
     expect(await folder('template/iso')).toEqual([]);
   });
 
   it('keeps an existing file that has the checksum, and refuses to replace one otherwise', async () => {
     await fetchInto('template/iso/debian.iso', `${base}/debian.iso`);
-    await expect(fetchInto('template/iso/debian.iso', `${base}/debian.iso`)).rejects.toThrow("refusing to override existing file '/var/lib/vz/template/iso/debian.iso'");
+    await expect(fetchInto('template/iso/debian.iso', `${base}/debian.iso`)).rejects.toThrow(
+      "refusing to override existing file '/var/lib/vz/template/iso/debian.iso'",
+    );
     lines.length = 0;
-    await expect(fetchInto('template/iso/debian.iso', `${base}/missing`, { checksum: { algorithm: 'sha256', digest: SHA256 } })).resolves.toEqual({ size: FILE.length });
+    await expect(
+      fetchInto('template/iso/debian.iso', `${base}/missing`, { checksum: { algorithm: 'sha256', digest: SHA256 } }),
+    ).resolves.toEqual({ size: FILE.length });
     expect(lines).toEqual(['calculating checksum of existing file...', 'OK, got correct file already, no need to download']);
-    await expect(fetchInto('template/iso/debian.iso', `${base}/debian.iso`, { checksum: { algorithm: 'md5', digest: 'cd'.repeat(16) } })).rejects.toThrow("!= expect 'cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd', aborting");
+    await expect(
+      fetchInto('template/iso/debian.iso', `${base}/debian.iso`, { checksum: { algorithm: 'md5', digest: 'cd'.repeat(16) } }),
+    ).rejects.toThrow("!= expect 'cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd', aborting");
   });
 
   it('refuses loopback and private addresses unless their network is allowed, also behind a redirect', async () => {
     await expect(fetchInto('template/iso/debian.iso', `${base}/debian.iso`, { allowNetworks: [] })).rejects.toThrow(
       '127.0.0.1 is a loopback, link-local or cloud metadata address, which a download reaches only when the operator allows its network (CORRAL_DOWNLOAD_ALLOW_NETWORKS)',
     );
-    await expect(fetchInto('template/iso/debian.iso', `${base}/far`)).rejects.toThrow('127.0.0.2 is a loopback, link-local or cloud metadata address');
-    await expect(fetchInto('template/iso/debian.iso', 'http://10.255.255.1/debian.iso')).rejects.toThrow('10.255.255.1 is a private network, shared or multicast address');
-    await expect(fetchInto('template/iso/debian.iso', 'http://localhost/debian.iso', { allowNetworks: [] })).rejects.toThrow(/^localhost resolves to (127\.0\.0\.1|::1), a loopback/);
+    await expect(fetchInto('template/iso/debian.iso', `${base}/far`)).rejects.toThrow(
+      '127.0.0.2 is a loopback, link-local or cloud metadata address',
+    );
+    await expect(fetchInto('template/iso/debian.iso', 'http://10.255.255.1/debian.iso')).rejects.toThrow(
+      '10.255.255.1 is a private network, shared or multicast address',
+    );
+    await expect(fetchInto('template/iso/debian.iso', 'http://localhost/debian.iso', { allowNetworks: [] })).rejects.toThrow(
+      /^localhost resolves to (127\.0\.0\.1|::1), a loopback/,
+    );
     expect(await folder('template/iso')).toEqual([]);
   });
 
   it('refuses a file larger than the limit, announced or not, leaving nothing behind', async () => {
-    await expect(fetchInto('template/iso/debian.iso', `${base}/debian.iso`, { maxBytes: 1000 })).rejects.toThrow(`the file has ${FILE.length} bytes, more than the 1000 a download may have`);
-    await expect(fetchInto('template/iso/debian.iso', `${base}/chunked`, { maxBytes: 150_000 })).rejects.toThrow('the download grew past the 150000 bytes a download may have');
-    await expect(fetchInto('template/iso/debian.iso', `${base}/zeros.gz`, { decompress: 'gz', maxBytes: 150_000 })).rejects.toThrow('the unpacked file grew past the 150000 bytes');
+    await expect(fetchInto('template/iso/debian.iso', `${base}/debian.iso`, { maxBytes: 1000 })).rejects.toThrow(
+      `the file has ${FILE.length} bytes, more than the 1000 a download may have`,
+    );
+    await expect(fetchInto('template/iso/debian.iso', `${base}/chunked`, { maxBytes: 150_000 })).rejects.toThrow(
+      'the download grew past the 150000 bytes a download may have',
+    );
+    await expect(fetchInto('template/iso/debian.iso', `${base}/zeros.gz`, { decompress: 'gz', maxBytes: 150_000 })).rejects.toThrow(
+      'the unpacked file grew past the 150000 bytes',
+    );
     expect(await folder('template/iso')).toEqual([]);
   });
 
   it('unpacks a gzip download, checking the checksum of what was downloaded', async () => {
     const packed = createHash('sha256').update(gzipSync(FILE)).digest('hex');
-    await fetchInto('template/iso/debian.iso', `${base}/debian.iso.gz`, { decompress: 'gz', checksum: { algorithm: 'sha256', digest: packed } });
+    await fetchInto('template/iso/debian.iso', `${base}/debian.iso.gz`, {
+      decompress: 'gz',
+      checksum: { algorithm: 'sha256', digest: packed },
+    });
     expect(await readFile(join(dir, 'var/lib/vz/template/iso/debian.iso'))).toEqual(FILE);
   });
 
   it('fails on an answer other than 200 and on a host that does not answer', async () => {
-    await expect(fetchInto('template/iso/debian.iso', `${base}/missing`)).rejects.toThrow("download failed: the server answered '404 Not Found'");
+    await expect(fetchInto('template/iso/debian.iso', `${base}/missing`)).rejects.toThrow(
+      "download failed: the server answered '404 Not Found'",
+    );
     const closed = createHttpServer();
     await listening(closed);
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    await expect(fetchInto('template/iso/debian.iso', `http://127.0.0.1:${port}/x.iso`)).rejects.toThrow(`cannot reach 127.0.0.1:${port}: connect ECONNREFUSED`);
+    await expect(fetchInto('template/iso/debian.iso', `http://127.0.0.1:${port}/x.iso`)).rejects.toThrow(
+      `cannot reach 127.0.0.1:${port}: connect ECONNREFUSED`,
+    );
     expect(await folder('template/iso')).toEqual([]);
   });
 
   it("verifies an https server's certificate unless told not to", async () => {
-    await expect(fetchInto('template/iso/debian.iso', `${secure}/debian.iso`)).rejects.toThrow(/cannot reach 127\.0\.0\.1:\d+: self[- ]signed certificate/);
-    await expect(fetchInto('template/iso/debian.iso', `${secure}/debian.iso`, { verifyCertificates: false })).resolves.toEqual({ size: FILE.length });
+    await expect(fetchInto('template/iso/debian.iso', `${secure}/debian.iso`)).rejects.toThrow(
+      /cannot reach 127\.0\.0\.1:\d+: self[- ]signed certificate/,
+    );
+    await expect(fetchInto('template/iso/debian.iso', `${secure}/debian.iso`, { verifyCertificates: false })).resolves.toEqual({
+      size: FILE.length,
+    });
   });
 
   it('refuses an image to import that names a backing file, and stores a plain one', async () => {
-    await expect(fetchInto('import/backed.qcow2', `${base}/backed.qcow2`)).rejects.toThrow("the qcow2 image 'import/backed.qcow2' has a backing file ('/etc/shadow')");
+    await expect(fetchInto('import/backed.qcow2', `${base}/backed.qcow2`)).rejects.toThrow(
+      "the qcow2 image 'import/backed.qcow2' has a backing file ('/etc/shadow')",
+    );
     await expect(fetchInto('import/fake.qcow2', `${base}/debian.iso`)).rejects.toThrow("'import/fake.qcow2' is not a qcow2 image");
     expect(await folder('import')).toEqual([]);
     await fetchInto('import/clean.qcow2', `${base}/clean.qcow2`);
@@ -161,14 +218,28 @@ describe('storage.download and node.url.metadata against real HTTP(S) servers', 
     await expect(ask(`${base}/named`)).resolves.toEqual({ filename: 'netinst.iso', mimetype: 'application/x-iso9660-image', size: 4096 });
     await expect(ask(`${base}/moved?x=1`)).resolves.toEqual({ filename: 'moved', size: FILE.length });
     await expect(ask(`${base}/missing`)).rejects.toThrow("invalid server response: '404 Not Found'");
-    await expect(urlMetadata({ url: `${base}/named`, verifyCertificates: true, allowNetworks: [] }, context)).rejects.toThrow('127.0.0.1 is a loopback');
+    await expect(urlMetadata({ url: `${base}/named`, verifyCertificates: true, allowNetworks: [] }, context)).rejects.toThrow(
+      '127.0.0.1 is a loopback',
+    );
   });
 
   it('writes under the storage only when its mount point is mounted', async () => {
     await mkdir(join(dir, 'mnt/usb'), { recursive: true });
     await writeFile(join(dir, 'mnt/usb/marker'), '');
-    await expect(download(host, { path: '/mnt/usb', mountpoint: true, file: 'template/iso/x.iso', url: `${base}/debian.iso`, verifyCertificates: true, allowNetworks: LOOPBACK, maxBytes: 1024 }, context)).rejects.toThrow(
-      'storage path /mnt/usb is not a mounted file system',
-    );
+    await expect(
+      download(
+        host,
+        {
+          path: '/mnt/usb',
+          mountpoint: true,
+          file: 'template/iso/x.iso',
+          url: `${base}/debian.iso`,
+          verifyCertificates: true,
+          allowNetworks: LOOPBACK,
+          maxBytes: 1024,
+        },
+        context,
+      ),
+    ).rejects.toThrow('storage path /mnt/usb is not a mounted file system');
   });
 });

@@ -47,7 +47,9 @@ export async function download(host: Host, params: ParamsOf<'storage.download'>,
     const written = counted(maxBytes, 'the unpacked file', null);
     // Flushed to disk before it is closed: the rename must not publish a file a crash could still empty.
     const out = createWriteStream(temporary, { flags: 'wx', mode: 0o644, flush: true });
-    await pipeline([response, received.stream, ...(decompress === 'gz' ? [createGunzip(), written.stream] : []), out], { signal: context.signal });
+    await pipeline([response, received.stream, ...(decompress === 'gz' ? [createGunzip(), written.stream] : []), out], {
+      signal: context.signal,
+    });
     context.log(`downloaded ${received.bytes()} bytes${decompress === undefined ? '' : `, ${written.bytes()} unpacked`}`);
     if (hash !== null && checksum !== undefined) verify(hash.digest('hex'), checksum, context);
     await refuseUnsafeImage(temporary, file);
@@ -61,7 +63,13 @@ export async function download(host: Host, params: ParamsOf<'storage.download'>,
 }
 
 /** An existing file stays: it is the one asked for when it has the checksum; without one there is no telling, and PVE refuses. */
-async function keepExisting(target: string, shown: string, size: number, checksum: Checksum | undefined, context: CommandContext): Promise<{ size: number }> {
+async function keepExisting(
+  target: string,
+  shown: string,
+  size: number,
+  checksum: Checksum | undefined,
+  context: CommandContext,
+): Promise<{ size: number }> {
   if (checksum === undefined) throw new Error(`refusing to override existing file '${shown}'`);
   context.log('calculating checksum of existing file...');
   const hash = createHash(checksum.algorithm);

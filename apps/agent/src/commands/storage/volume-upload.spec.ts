@@ -33,7 +33,12 @@ describe('storage.upload through a byte stream', () => {
     for (let at = 0; at < bytes.length; at += 65536) socket.send(bytes.subarray(at, at + 65536), { binary: true });
   };
   const run = (checksum?: { algorithm: 'sha256' | 'md5'; digest: string }) =>
-    upload(host, openStream, { stream: 'up-1', path: '/var/lib/vz', mountpoint: false, file: 'template/iso/debian.iso', ...(checksum ? { checksum } : {}) }, context);
+    upload(
+      host,
+      openStream,
+      { stream: 'up-1', path: '/var/lib/vz', mountpoint: false, file: 'template/iso/debian.iso', ...(checksum ? { checksum } : {}) },
+      context,
+    );
   const folder = () => readdir(join(dir, 'var/lib/vz/template/iso'));
 
   beforeAll(async () => {
@@ -69,7 +74,9 @@ describe('storage.upload through a byte stream', () => {
       inChunks(socket, FILE);
       socket.send(JSON.stringify({ size: FILE.length }));
     };
-    await expect(run({ algorithm: 'md5', digest: '0'.repeat(32) })).rejects.toThrow(`checksum mismatch: got '${createHash('md5').update(FILE).digest('hex')}' != expect '${'0'.repeat(32)}'`);
+    await expect(run({ algorithm: 'md5', digest: '0'.repeat(32) })).rejects.toThrow(
+      `checksum mismatch: got '${createHash('md5').update(FILE).digest('hex')}' != expect '${'0'.repeat(32)}'`,
+    );
     expect(await folder()).toEqual([]);
   });
 

@@ -17,7 +17,12 @@ import { asBuffer, type StreamOpener } from '../guests/vnc-stream.js';
  * the one asked for is renamed into place; anything else removes the temporary file, so no half
  * written volume ever shows.
  */
-export async function upload(host: Host, openStream: StreamOpener, { stream, file, checksum, ...location }: ParamsOf<'storage.upload'>, context: CommandContext): Promise<{ size: number }> {
+export async function upload(
+  host: Host,
+  openStream: StreamOpener,
+  { stream, file, checksum, ...location }: ParamsOf<'storage.upload'>,
+  context: CommandContext,
+): Promise<{ size: number }> {
   const target = join(await requireActive(host, location), file);
   await mkdir(dirname(target), { recursive: true });
   const temporary = join(dirname(target), `.${basename(target)}.corral-upload-${randomBytes(6).toString('hex')}`);
@@ -81,9 +86,13 @@ function receive(socket: WebSocket, out: WriteStream, hash: Hash | null, signal:
     });
     out.on('drain', () => socket.resume());
     out.on('error', fail);
-    socket.on('close', (code: number, reason: Buffer) => fail(new Error(`the upload stopped after ${received} bytes: ${reason.toString() || `stream closed (${code})`}`)));
+    socket.on('close', (code: number, reason: Buffer) =>
+      fail(new Error(`the upload stopped after ${received} bytes: ${reason.toString() || `stream closed (${code})`}`)),
+    );
     socket.on('error', () => socket.terminate());
-    signal.addEventListener('abort', () => fail(signal.reason instanceof Error ? signal.reason : new Error('the upload was cancelled')), { once: true });
+    signal.addEventListener('abort', () => fail(signal.reason instanceof Error ? signal.reason : new Error('the upload was cancelled')), {
+      once: true,
+    });
     const ready: UploadStreamReady = { ready: true };
     socket.send(JSON.stringify(ready));
   });

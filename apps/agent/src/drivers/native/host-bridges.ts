@@ -6,6 +6,8 @@ import { stat } from 'node:fs/promises';
  * the agent's host root: guests attach to this kernel's bridges, whatever tree of files the agent manages.
  */
 export async function existingBridges(names: readonly string[]): Promise<Set<string>> {
-  const found = await Promise.all(names.map(async (name) => ((await stat(`/sys/class/net/${name}/bridge`).catch(() => undefined))?.isDirectory() === true ? [name] : [])));
+  const found = await Promise.all(
+    names.map(async (name) => ((await stat(`/sys/class/net/${name}/bridge`).catch(() => undefined))?.isDirectory() === true ? [name] : [])),
+  );
   return new Set(found.flat());
 }

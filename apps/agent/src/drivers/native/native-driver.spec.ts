@@ -41,7 +41,12 @@ function fakePart(listed: GuestRuntime[]) {
       calls.push(['vnc', vmid]);
       return new Socket();
     },
-    migration: { receive: async () => ({ nbdPort: 0 }), send: async () => ({ state: 'stopped' }), finish: record('finish'), abort: record('abort') },
+    migration: {
+      receive: async () => ({ nbdPort: 0 }),
+      send: async () => ({ state: 'stopped' }),
+      finish: record('finish'),
+      abort: record('abort'),
+    },
     backups: {
       backup: async (params) => {
         calls.push(['backup', params.guest.vmid]);
@@ -67,7 +72,15 @@ function fakePart(listed: GuestRuntime[]) {
 }
 
 describe('the native driver', () => {
-  const running = (vmid: number, type: GuestRuntime['type']): GuestRuntime => ({ vmid, type, status: 'running', pid: vmid * 10, uptime: 5, cpu: 0.01, mem: 1024 });
+  const running = (vmid: number, type: GuestRuntime['type']): GuestRuntime => ({
+    vmid,
+    type,
+    status: 'running',
+    pid: vmid * 10,
+    uptime: 5,
+    cpu: 0.01,
+    mem: 1024,
+  });
 
   function driver() {
     const vms = fakePart([running(100, 'qemu')]);
@@ -133,7 +146,10 @@ describe('the native driver', () => {
     await native.backups.backup({ guest: DB1, config: '', mode: 'snapshot', compress: 'zstd', storage }, context);
     await native.backups.config({ storage, file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst' }, context);
     await native.backups.config({ storage, file: 'dump/vzdump-lxc-200-2025_01_31-02_00_00.tar' }, context);
-    await native.backups.restore({ guest: WEB1, storage, file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', restore: ['scsi0'] }, context);
+    await native.backups.restore(
+      { guest: WEB1, storage, file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', restore: ['scsi0'] },
+      context,
+    );
     expect(vms).toEqual([
       ['config', 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst'],
       ['restore', WEB1.vmid],
@@ -182,10 +198,22 @@ describe('the native driver', () => {
 
   it('answers invalid-params for the reset, monitor or VNC display of a container, running nothing', async () => {
     const { native, vms } = driver();
-    await expect(native.reset(200, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no reset' });
-    await expect(native.monitor(200, 'info status', context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no monitor' });
-    await expect(native.vnc(200, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no VNC display' });
-    await expect(native.guestAgent({ vmid: 200, command: 'guest-ping' }, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no QEMU guest agent' });
+    await expect(native.reset(200, context)).rejects.toMatchObject({
+      code: 'invalid-params',
+      message: 'CT 200 is a container: containers have no reset',
+    });
+    await expect(native.monitor(200, 'info status', context)).rejects.toMatchObject({
+      code: 'invalid-params',
+      message: 'CT 200 is a container: containers have no monitor',
+    });
+    await expect(native.vnc(200, context)).rejects.toMatchObject({
+      code: 'invalid-params',
+      message: 'CT 200 is a container: containers have no VNC display',
+    });
+    await expect(native.guestAgent({ vmid: 200, command: 'guest-ping' }, context)).rejects.toMatchObject({
+      code: 'invalid-params',
+      message: 'CT 200 is a container: containers have no QEMU guest agent',
+    });
     expect(vms).toEqual([]);
   });
 });

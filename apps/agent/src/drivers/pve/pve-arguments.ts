@@ -21,9 +21,19 @@ export function createArguments({ guest, allocate, ignoreUnpackErrors }: ParamsO
   const config = allocated(guest, allocate);
   if (guest.type === 'qemu') return ['create', String(guest.vmid), ...options(config)];
   const template = config.get(OSTEMPLATE_KEY);
-  if (template === undefined) throw new CommandFailure('invalid-params', `pct create needs the template of CT ${guest.vmid} as a PVE volume id in config key ${OSTEMPLATE_KEY}`);
+  if (template === undefined)
+    throw new CommandFailure(
+      'invalid-params',
+      `pct create needs the template of CT ${guest.vmid} as a PVE volume id in config key ${OSTEMPLATE_KEY}`,
+    );
   config.delete(OSTEMPLATE_KEY);
-  return ['create', String(guest.vmid), template, ...options(config), ...(ignoreUnpackErrors === true ? ['--ignore-unpack-errors', '1'] : [])];
+  return [
+    'create',
+    String(guest.vmid),
+    template,
+    ...options(config),
+    ...(ignoreUnpackErrors === true ? ['--ignore-unpack-errors', '1'] : []),
+  ];
 }
 
 /**

@@ -33,8 +33,12 @@ const FAILURE_LINE = /^ERROR: (.*)$/;
 export class PveBackups implements GuestBackups {
   constructor(private readonly run: PveRunner) {}
 
-  async backup({ guest, mode, compress, storage, notes }: ParamsOf<'guest.backup'>, context: CommandContext): Promise<ResultOf<'guest.backup'>> {
-    if (guest.type === 'qemu') throw new CommandFailure('unavailable', 'backups of VMs on the pve driver are not supported yet: PVE writes VMA archives');
+  async backup(
+    { guest, mode, compress, storage, notes }: ParamsOf<'guest.backup'>,
+    context: CommandContext,
+  ): Promise<ResultOf<'guest.backup'>> {
+    if (guest.type === 'qemu')
+      throw new CommandFailure('unavailable', 'backups of VMs on the pve driver are not supported yet: PVE writes VMA archives');
     const folder = await requireActive(PVE_HOST, storage);
     const dumpdir = join(folder, 'dump');
     await mkdir(dumpdir, { recursive: true });
@@ -53,7 +57,10 @@ export class PveBackups implements GuestBackups {
     });
     const made = (await archivesOf(dumpdir, guest.vmid)).filter((name) => !before.has(name));
     const [name] = made;
-    if (made.length !== 1 || name === undefined) throw new Error(`vzdump succeeded, but ${storage.path}/dump has ${made.length} new archives of CT ${guest.vmid} where one was expected`);
+    if (made.length !== 1 || name === undefined)
+      throw new Error(
+        `vzdump succeeded, but ${storage.path}/dump has ${made.length} new archives of CT ${guest.vmid} where one was expected`,
+      );
     const file = `dump/${name}`;
     // vzdump adds notes to backups on a storage it was given by name only, not in a --dumpdir.
     if (notes !== undefined) await writeFile(join(folder, `${file}.notes`), notes);
@@ -66,7 +73,8 @@ export class PveBackups implements GuestBackups {
 
   /** PVE allocates the container's volumes, unpacks the root and cleans up after a failure itself. */
   async restore({ guest, storage, file, restore }: ParamsOf<'guest.restore'>, context: CommandContext): Promise<void> {
-    if (guest.type === 'qemu') throw new CommandFailure('unavailable', 'restores of VMs on the pve driver are not supported yet: qmrestore reads only VMA archives');
+    if (guest.type === 'qemu')
+      throw new CommandFailure('unavailable', 'restores of VMs on the pve driver are not supported yet: qmrestore reads only VMA archives');
     refuseUnrestorable(guest, file, restore);
     const archive = join(await requireActive(PVE_HOST, storage), file);
     await this.run('pct', restoreArguments(guest, archive, restore), context);

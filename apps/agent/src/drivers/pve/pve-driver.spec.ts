@@ -33,7 +33,10 @@ const VM: GuestSpec = {
 /** db1 with a mount point, and the PVE config that pct gets, its template's volume id included. */
 const CT: GuestSpec = {
   ...DB1,
-  volumes: [...DB1.volumes, { key: 'mp0', volid: 'local:200/subvol-200-disk-1', path: '/var/lib/vz/images/200/subvol-200-disk-1', format: 'subvol', size: 2 * GIB }],
+  volumes: [
+    ...DB1.volumes,
+    { key: 'mp0', volid: 'local:200/subvol-200-disk-1', path: '/var/lib/vz/images/200/subvol-200-disk-1', format: 'subvol', size: 2 * GIB },
+  ],
   config: {
     hostname: 'db1',
     memory: '512',
@@ -44,7 +47,14 @@ const CT: GuestSpec = {
   },
 };
 /** What pct gets of CT's config before its volumes, in a create and a restore alike. */
-const CT_OPTIONS = ['--hostname', 'db1', '--memory', '512', '--net0', 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:3A:5F:02,ip=192.0.2.20/24,gw=192.0.2.1,type=veth'];
+const CT_OPTIONS = [
+  '--hostname',
+  'db1',
+  '--memory',
+  '512',
+  '--net0',
+  'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:3A:5F:02,ip=192.0.2.20/24,gw=192.0.2.1,type=veth',
+];
 
 interface Call {
   readonly program: string;
@@ -61,7 +71,8 @@ describe('the pve driver', () => {
   /** The clock of the driver's CPU meter, in ms. */
   let now: number;
 
-  const canned = (answers: Record<string, { stdout?: string; stderr?: string; code?: number; writes?: Record<string, string> }>) => writeFile(join(dir, 'canned.json'), JSON.stringify(answers));
+  const canned = (answers: Record<string, { stdout?: string; stderr?: string; code?: number; writes?: Record<string, string> }>) =>
+    writeFile(join(dir, 'canned.json'), JSON.stringify(answers));
   const calls = async (): Promise<Call[]> =>
     (await readFile(join(dir, 'calls.jsonl'), 'utf8').catch(() => ''))
       .split('\n')
@@ -129,7 +140,10 @@ describe('the pve driver', () => {
   });
 
   it('creates a container from the template volume id in its config, mount points keeping their options', async () => {
-    await driver.create({ guest: CT, allocate: ['rootfs', 'mp0'], ostemplate: '/var/lib/vz/template/cache/debian-12-standard_12.7-1_amd64.tar.zst' }, context);
+    await driver.create(
+      { guest: CT, allocate: ['rootfs', 'mp0'], ostemplate: '/var/lib/vz/template/cache/debian-12-standard_12.7-1_amd64.tar.zst' },
+      context,
+    );
     expect(await argv()).toEqual([
       [
         'pct',
@@ -152,8 +166,15 @@ describe('the pve driver', () => {
     await writeFile(join(rootfs, 'etc/shadow'), 'root:*:19000:0:99999:7:::\n');
     await canned({ 'pct mount': { stdout: `mounted CT 200 in '${rootfs}'\n` } });
     const hash = '$6$abcdefgh$ltjgWl6579NluT/Vi1nwEvcil.G5Nbc4NiXZaNGStk8PSwGfQv72N2CKPPrVACtLtip/cZ/1GM/O6IND4WQhG.';
-    await driver.create({ guest: CT, allocate: ['rootfs'], ignoreUnpackErrors: true, rootPasswordHash: hash, sshPublicKeys: 'ssh-ed25519 AAAA admin' }, context);
-    expect((await argv()).map((args) => args.slice(0, 3))).toEqual([['pct', 'create', '200'], ['pct', 'mount', '200'], ['pct', 'unmount', '200']]);
+    await driver.create(
+      { guest: CT, allocate: ['rootfs'], ignoreUnpackErrors: true, rootPasswordHash: hash, sshPublicKeys: 'ssh-ed25519 AAAA admin' },
+      context,
+    );
+    expect((await argv()).map((args) => args.slice(0, 3))).toEqual([
+      ['pct', 'create', '200'],
+      ['pct', 'mount', '200'],
+      ['pct', 'unmount', '200'],
+    ]);
     expect((await argv())[0]?.slice(-2)).toEqual(['--ignore-unpack-errors', '1']);
     expect(await readFile(join(rootfs, 'etc/shadow'), 'utf8')).toBe(`root:${hash}:19000:0:99999:7:::\n`);
     expect(await readFile(join(rootfs, 'root/.ssh/authorized_keys'), 'utf8')).toBe('ssh-ed25519 AAAA admin\n');
@@ -211,7 +232,9 @@ describe('the pve driver', () => {
   });
 
   it("fails with qm's own last line, its output going to the task log", async () => {
-    await canned({ 'qm start': { stdout: 'generating cloud-init ISO\n', stderr: 'trying to acquire lock...\nVM 100 already running\n', code: 255 } });
+    await canned({
+      'qm start': { stdout: 'generating cloud-init ISO\n', stderr: 'trying to acquire lock...\nVM 100 already running\n', code: 255 },
+    });
     await expect(driver.start(VM, context)).rejects.toThrow(/^VM 100 already running$/);
     expect([...lines].sort()).toEqual(['VM 100 already running', 'generating cloud-init ISO', 'trying to acquire lock...']);
   });
@@ -223,12 +246,24 @@ describe('the pve driver', () => {
       vmid: 101,
       name: 'web2',
       nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:03', bridge: 'vmbr0', model: 'virtio' }],
-      volumes: [{ key: 'scsi0', volid: 'fast:101/vm-101-disk-0.qcow2', path: '/mnt/fast/images/101/vm-101-disk-0.qcow2', format: 'qcow2', size: 32 * GIB, ...(base === undefined ? {} : { base }) }],
+      volumes: [
+        {
+          key: 'scsi0',
+          volid: 'fast:101/vm-101-disk-0.qcow2',
+          path: '/mnt/fast/images/101/vm-101-disk-0.qcow2',
+          format: 'qcow2',
+          size: 32 * GIB,
+          ...(base === undefined ? {} : { base }),
+        },
+      ],
       config: { name: 'web2', net0: 'virtio=BC:24:11:3A:5F:03,bridge=vmbr0', scsi0: 'fast:101/vm-101-disk-0.qcow2,size=32G' },
     });
     await driver.clone({ source: template, target: target('/var/lib/vz/images/100/vm-100-disk-0.qcow2') }, context);
     await driver.clone({ source: VM, target: target() }, context);
-    await driver.clone({ source: CT, target: { ...CT, vmid: 201, name: 'db2', nics: [], volumes: [], config: { hostname: 'db2' } } }, context);
+    await driver.clone(
+      { source: CT, target: { ...CT, vmid: 201, name: 'db2', nics: [], volumes: [], config: { hostname: 'db2' } } },
+      context,
+    );
     expect(await argv()).toEqual([
       ['qm', 'clone', '100', '101', '--name', 'web2', '--full', '0'],
       ['qm', 'set', '101', '--net0', 'virtio=BC:24:11:3A:5F:03,bridge=vmbr0'],
@@ -242,7 +277,9 @@ describe('the pve driver', () => {
     await canned({ 'qm monitor': { stdout: "Entering QEMU Monitor for VM 100 - type 'help' for help\nqm> VM status: running\r\nqm> " } });
     expect(await driver.monitor(100, 'info status', context)).toBe('VM status: running\r\n');
     expect(await calls()).toEqual([{ program: 'qm', args: ['monitor', '100'], stdin: 'info status\n' }]);
-    await canned({ 'qm monitor': { stdout: "Entering QEMU Monitor for VM 100 - type 'help' for help\nqm> ERROR: VM 100 not running\nqm> " } });
+    await canned({
+      'qm monitor': { stdout: "Entering QEMU Monitor for VM 100 - type 'help' for help\nqm> ERROR: VM 100 not running\nqm> " },
+    });
     await expect(driver.monitor(100, 'info status', context)).rejects.toThrow(/^VM 100 not running$/);
   });
 
@@ -257,10 +294,14 @@ describe('the pve driver', () => {
           '',
         ].join('\n'),
       },
-      'pct list': { stdout: 'VMID       Status     Lock         Name                \n200        running                 db1                 \n201        stopped    backup       db2                 \n' },
+      'pct list': {
+        stdout:
+          'VMID       Status     Lock         Name                \n200        running                 db1                 \n201        stopped    backup       db2                 \n',
+      },
     });
     const proc = join(dir, 'proc');
-    const stat = (pid: number, ticks: number, started: number) => `${pid} (kvm (web)) S 1 ${pid} ${pid} 0 -1 4 0 0 0 0 ${ticks} 0 0 0 20 0 5 0 ${started} 0 0\n`;
+    const stat = (pid: number, ticks: number, started: number) =>
+      `${pid} (kvm (web)) S 1 ${pid} ${pid} 0 -1 4 0 0 0 0 ${ticks} 0 0 0 20 0 5 0 ${started} 0 0\n`;
     await mkdir(join(proc, '4242'), { recursive: true });
     await writeFile(join(proc, 'uptime'), '5000.25 9000.00\n');
     await writeFile(join(proc, '4242/stat'), stat(4242, 1000, 200_000));
@@ -287,7 +328,14 @@ describe('the pve driver', () => {
     const ARCHIVE = 'dump/vzdump-lxc-200-2025_01_31-02_00_00.tar.zst';
     /** A storage in the test's folder: PVE's tools see the host's real paths. */
     const storage = () => ({ path: join(dir, 'store'), mountpoint: false });
-    const backup = (guest: GuestSpec) => ({ guest, config: 'hostname: db1\n', mode: 'snapshot' as const, compress: 'zstd' as const, storage: storage(), notes: 'before the upgrade' });
+    const backup = (guest: GuestSpec) => ({
+      guest,
+      config: 'hostname: db1\n',
+      mode: 'snapshot' as const,
+      compress: 'zstd' as const,
+      storage: storage(),
+      notes: 'before the upgrade',
+    });
 
     it('backs a container up with vzdump into the dump folder, reporting the archive it wrote and the mode it used, its notes beside it', async () => {
       const store = join(dir, 'store');
@@ -295,23 +343,41 @@ describe('the pve driver', () => {
       await writeFile(join(store, 'dump/vzdump-lxc-200-2025_01_30-02_00_00.tar.zst'), 'older');
       await canned({
         'vzdump 200': {
-          stderr: ['INFO: mode failure - some volumes do not support snapshots', "INFO: trying 'suspend' mode instead", 'INFO: backup mode: suspend', ''].join('\n'),
+          stderr: [
+            'INFO: mode failure - some volumes do not support snapshots',
+            "INFO: trying 'suspend' mode instead",
+            'INFO: backup mode: suspend',
+            '',
+          ].join('\n'),
           writes: { [join(store, ARCHIVE)]: 'archive', [join(store, 'dump/vzdump-lxc-200-2025_01_31-02_00_00.log')]: 'INFO: ...' },
         },
       });
       await expect(driver.backups.backup(backup(CT), context)).resolves.toEqual({ file: ARCHIVE, size: 7, mode: 'suspend' });
-      expect(await argv()).toEqual([['vzdump', '200', '--dumpdir', join(store, 'dump'), '--mode', 'snapshot', '--compress', 'zstd', '--remove', '0']]);
+      expect(await argv()).toEqual([
+        ['vzdump', '200', '--dumpdir', join(store, 'dump'), '--mode', 'snapshot', '--compress', 'zstd', '--remove', '0'],
+      ]);
       expect(lines).toContain("INFO: trying 'suspend' mode instead");
       expect(await readFile(join(store, `${ARCHIVE}.notes`), 'utf8')).toBe('before the upgrade');
     });
 
     it("refuses VMs, whose vzdump archives are VMA, and fails with vzdump's own error rather than its last line", async () => {
-      await expect(driver.backups.backup(backup(VM), context)).rejects.toMatchObject({ code: 'unavailable', message: 'backups of VMs on the pve driver are not supported yet: PVE writes VMA archives' });
+      await expect(driver.backups.backup(backup(VM), context)).rejects.toMatchObject({
+        code: 'unavailable',
+        message: 'backups of VMs on the pve driver are not supported yet: PVE writes VMA archives',
+      });
       expect(await calls()).toEqual([]);
-      await canned({ 'vzdump 200': { stderr: 'INFO: Starting Backup of VM 200 (lxc)\nERROR: Backup of VM 200 failed - CT is locked (snapshot)\nINFO: Backup job finished with errors\njob errors\n', code: 255 } });
+      await canned({
+        'vzdump 200': {
+          stderr:
+            'INFO: Starting Backup of VM 200 (lxc)\nERROR: Backup of VM 200 failed - CT is locked (snapshot)\nINFO: Backup job finished with errors\njob errors\n',
+          code: 255,
+        },
+      });
       await expect(driver.backups.backup(backup(CT), context)).rejects.toThrow(/^Backup of VM 200 failed - CT is locked \(snapshot\)$/);
       await canned({});
-      await expect(driver.backups.backup(backup(CT), context)).rejects.toThrow(`vzdump succeeded, but ${join(dir, 'store')}/dump has 0 new archives of CT 200 where one was expected`);
+      await expect(driver.backups.backup(backup(CT), context)).rejects.toThrow(
+        `vzdump succeeded, but ${join(dir, 'store')}/dump has 0 new archives of CT 200 where one was expected`,
+      );
       expect(await readdir(join(dir, 'store/dump'))).toEqual([]);
     });
 
@@ -320,8 +386,14 @@ describe('the pve driver', () => {
       await mkdir(join(staging, 'etc/vzdump'), { recursive: true });
       await writeFile(join(staging, 'etc/vzdump/pct.conf'), 'hostname: db1\n');
       await mkdir(join(dir, 'store/dump'), { recursive: true });
-      await runChecked('tar', ['--zstd', '-cf', join(dir, 'store', ARCHIVE), '-C', staging, './etc/vzdump/pct.conf'], { signal: context.signal });
-      await expect(driver.backups.config({ storage: storage(), file: ARCHIVE }, context)).resolves.toEqual({ type: 'lxc', vmid: 200, config: 'hostname: db1\n' });
+      await runChecked('tar', ['--zstd', '-cf', join(dir, 'store', ARCHIVE), '-C', staging, './etc/vzdump/pct.conf'], {
+        signal: context.signal,
+      });
+      await expect(driver.backups.config({ storage: storage(), file: ARCHIVE }, context)).resolves.toEqual({
+        type: 'lxc',
+        vmid: 200,
+        config: 'hostname: db1\n',
+      });
 
       await driver.backups.restore({ guest: CT, storage: storage(), file: ARCHIVE, restore: ['rootfs'] }, context);
       expect(await argv()).toEqual([
@@ -337,8 +409,15 @@ describe('the pve driver', () => {
           'local:200/subvol-200-disk-1,mp=/srv/data,backup=1,size=2G',
         ],
       ]);
-      await expect(driver.backups.restore({ guest: CT, storage: storage(), file: ARCHIVE, restore: ['rootfs', 'mp0'] }, context)).rejects.toThrow("CT 200: a container's backup holds only its root file system (rootfs), not mp0");
-      await expect(driver.backups.restore({ guest: VM, storage: storage(), file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', restore: ['scsi0'] }, context)).rejects.toMatchObject({ code: 'unavailable' });
+      await expect(
+        driver.backups.restore({ guest: CT, storage: storage(), file: ARCHIVE, restore: ['rootfs', 'mp0'] }, context),
+      ).rejects.toThrow("CT 200: a container's backup holds only its root file system (rootfs), not mp0");
+      await expect(
+        driver.backups.restore(
+          { guest: VM, storage: storage(), file: 'dump/vzdump-qemu-100-2025_01_31-02_00_00.tar.zst', restore: ['scsi0'] },
+          context,
+        ),
+      ).rejects.toMatchObject({ code: 'unavailable' });
       expect(await calls()).toHaveLength(1);
     });
   });

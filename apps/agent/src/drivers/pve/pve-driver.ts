@@ -52,7 +52,8 @@ export class PveDriver implements GuestDriver {
   async create(params: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
     await this.run(tool(params.guest.type), createArguments(params), context);
     const credentials = rootCredentialsOf(params);
-    if (params.guest.type === 'lxc' && credentials !== undefined) await this.inMountedRoot(params.guest.vmid, (rootfs) => writeRootCredentials(rootfs, credentials), context);
+    if (params.guest.type === 'lxc' && credentials !== undefined)
+      await this.inMountedRoot(params.guest.vmid, (rootfs) => writeRootCredentials(rootfs, credentials), context);
   }
 
   async start(guest: GuestSpec, context: CommandContext): Promise<void> {
@@ -78,7 +79,11 @@ export class PveDriver implements GuestDriver {
   }
 
   async shutdown({ type, vmid, timeout, forceStop }: ParamsOf<'guest.shutdown'>, context: CommandContext): Promise<void> {
-    await this.run(tool(type), ['shutdown', String(vmid), '--timeout', String(timeout), ...(forceStop ? ['--forceStop', '1'] : [])], context);
+    await this.run(
+      tool(type),
+      ['shutdown', String(vmid), '--timeout', String(timeout), ...(forceStop ? ['--forceStop', '1'] : [])],
+      context,
+    );
   }
 
   async reboot({ guest, timeout }: ParamsOf<'guest.reboot'>, context: CommandContext): Promise<void> {
@@ -118,7 +123,10 @@ export class PveDriver implements GuestDriver {
   }
 
   async monitor(vmid: number, command: string, context: CommandContext): Promise<string> {
-    const said = (await this.run('qm', ['monitor', String(vmid)], { ...context, log: () => undefined }, `${command}\n`)).replace(MONITOR_BANNER, '');
+    const said = (await this.run('qm', ['monitor', String(vmid)], { ...context, log: () => undefined }, `${command}\n`)).replace(
+      MONITOR_BANNER,
+      '',
+    );
     const answer = said.startsWith(MONITOR_PROMPT) ? said.slice(MONITOR_PROMPT.length) : said;
     const output = answer.endsWith(MONITOR_PROMPT) ? answer.slice(0, -MONITOR_PROMPT.length) : answer;
     // qm prints a failed command's error and goes on.
@@ -132,7 +140,10 @@ export class PveDriver implements GuestDriver {
 
   /** PVE's own answer (`pvesh get .../lxc/<vmid>/interfaces`), read back into the protocol's shape. */
   async containerInterfaces(vmid: number, context: CommandContext): Promise<ContainerInterface[]> {
-    const json = await this.run('pvesh', ['get', `/nodes/localhost/lxc/${vmid}/interfaces`, '--output-format', 'json'], { ...context, log: () => undefined });
+    const json = await this.run('pvesh', ['get', `/nodes/localhost/lxc/${vmid}/interfaces`, '--output-format', 'json'], {
+      ...context,
+      log: () => undefined,
+    });
     return pveInterfaces(json);
   }
 
@@ -142,7 +153,10 @@ export class PveDriver implements GuestDriver {
   }
 
   async list(signal: AbortSignal): Promise<GuestRuntime[]> {
-    const [vms, containers] = await Promise.all([this.read('qm', ['list', '--full'], signal).then(parseQmList), this.read('pct', ['list'], signal).then(parsePctList)]);
+    const [vms, containers] = await Promise.all([
+      this.read('qm', ['list', '--full'], signal).then(parseQmList),
+      this.read('pct', ['list'], signal).then(parsePctList),
+    ]);
     this.figures.keepOnly(new Set(vms.flatMap((vm) => (vm.pid === undefined ? [] : [vm.vmid]))));
     const figures = await Promise.all(vms.map((vm) => (vm.pid === undefined ? undefined : this.figures.read(vm.vmid, vm.pid))));
     return [...vms.map((vm, index) => runtime('qemu', vm, figures[index])), ...containers.map((container) => runtime('lxc', container))];
@@ -176,7 +190,15 @@ export class PveDriver implements GuestDriver {
 
 /** A listed guest as the agent reports it; without figures (a container, a stopped VM, a process gone meanwhile) they are 0. */
 function runtime(type: GuestType, guest: ListedGuest, figures?: Figures): GuestRuntime {
-  return { vmid: guest.vmid, type, status: guest.status, ...(guest.pid === undefined ? {} : { pid: guest.pid }), uptime: figures?.uptime ?? 0, cpu: figures?.cpu ?? 0, mem: figures?.mem ?? 0 };
+  return {
+    vmid: guest.vmid,
+    type,
+    status: guest.status,
+    ...(guest.pid === undefined ? {} : { pid: guest.pid }),
+    uptime: figures?.uptime ?? 0,
+    cpu: figures?.cpu ?? 0,
+    mem: figures?.mem ?? 0,
+  };
 }
 
 function killArgv(type: GuestType, vmid: number): [string, ...string[]] {

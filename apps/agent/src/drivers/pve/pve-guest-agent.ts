@@ -13,19 +13,41 @@ export type QmRunner = (args: readonly string[], context: CommandContext, input?
  * program's output and made QGA's booleans 0/1, which is undone here so that every driver answers
  * QGA's own value.
  */
-export async function pveGuestAgent(qm: QmRunner, { vmid, command, arguments: args }: ParamsOf<'guest.agent'>, context: CommandContext): Promise<unknown> {
+export async function pveGuestAgent(
+  qm: QmRunner,
+  { vmid, command, arguments: args }: ParamsOf<'guest.agent'>,
+  context: CommandContext,
+): Promise<unknown> {
   const quiet = { ...context, log: () => undefined };
   try {
     if (command === 'guest-exec') {
       const exec = args as { path: string; arg: string[]; 'input-data'?: string };
       const stdin = exec['input-data'] === undefined ? undefined : Buffer.from(exec['input-data'], 'base64').toString('utf8');
-      return parsed(await qm(['guest', 'exec', String(vmid), '--synchronous', '0', ...(stdin !== undefined ? ['--pass-stdin', '1'] : []), '--', exec.path, ...exec.arg], quiet, stdin));
+      return parsed(
+        await qm(
+          [
+            'guest',
+            'exec',
+            String(vmid),
+            '--synchronous',
+            '0',
+            ...(stdin !== undefined ? ['--pass-stdin', '1'] : []),
+            '--',
+            exec.path,
+            ...exec.arg,
+          ],
+          quiet,
+          stdin,
+        ),
+      );
     }
-    if (command === 'guest-exec-status') return qgaExecStatus(parsed(await qm(['guest', 'exec-status', String(vmid), String((args as { pid: number }).pid)], quiet)));
+    if (command === 'guest-exec-status')
+      return qgaExecStatus(parsed(await qm(['guest', 'exec-status', String(vmid), String((args as { pid: number }).pid)], quiet)));
     const said = await qm(['guest', 'cmd', String(vmid), command.slice('guest-'.length)], quiet);
     return said.trim() === '' ? null : parsed(said);
   } catch (error) {
-    if (error instanceof Error && error.message.includes(GUEST_AGENT_NOT_RUNNING)) throw new CommandFailure('unavailable', GUEST_AGENT_NOT_RUNNING);
+    if (error instanceof Error && error.message.includes(GUEST_AGENT_NOT_RUNNING))
+      throw new CommandFailure('unavailable', GUEST_AGENT_NOT_RUNNING);
     throw error;
   }
 }
@@ -41,7 +63,8 @@ function parsed(text: string): unknown {
 /** PVE's exec-status back to QGA's: output base64, flags booleans. */
 function qgaExecStatus(status: unknown): unknown {
   const fields = { ...(status as Record<string, unknown>) };
-  for (const key of ['out-data', 'err-data']) if (typeof fields[key] === 'string') fields[key] = Buffer.from(fields[key], 'utf8').toString('base64');
+  for (const key of ['out-data', 'err-data'])
+    if (typeof fields[key] === 'string') fields[key] = Buffer.from(fields[key], 'utf8').toString('base64');
   for (const key of ['exited', 'out-truncated', 'err-truncated']) if (typeof fields[key] === 'number') fields[key] = fields[key] === 1;
   return fields;
 }

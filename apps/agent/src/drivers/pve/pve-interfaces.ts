@@ -15,7 +15,9 @@ export function pveInterfaces(json: string): ContainerInterface[] {
     const addresses = (entry['ip-addresses'] ?? []).flatMap((ip): ContainerInterface['addresses'] => {
       const family = ip['ip-address-type'];
       const address = ip['ip-address'];
-      return (family === 'inet' || family === 'inet6') && typeof address === 'string' ? [{ family, address, prefix: Number(ip.prefix) }] : [];
+      return (family === 'inet' || family === 'inet6') && typeof address === 'string'
+        ? [{ family, address, prefix: Number(ip.prefix) }]
+        : [];
     });
     return [{ name: entry.name, hwaddr: typeof entry.hwaddr === 'string' ? entry.hwaddr : '', addresses }];
   });

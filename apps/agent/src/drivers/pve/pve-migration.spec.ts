@@ -8,7 +8,16 @@ const context: CommandContext = { signal: new AbortController().signal, log: () 
 /** web1 with a second disk on another storage, going to pve2. */
 const guest = {
   ...WEB1,
-  volumes: [...WEB1.volumes, { key: 'scsi1', volid: 'fast:100/vm-100-disk-1.raw', path: '/srv/fast/images/100/vm-100-disk-1.raw', format: 'raw' as const, size: 1024 }],
+  volumes: [
+    ...WEB1.volumes,
+    {
+      key: 'scsi1',
+      volid: 'fast:100/vm-100-disk-1.raw',
+      path: '/srv/fast/images/100/vm-100-disk-1.raw',
+      format: 'raw' as const,
+      size: 1024,
+    },
+  ],
 };
 const send = (online: boolean, volids: Record<string, string>, copy = Object.keys(volids)): ParamsOf<'guest.migrate.send'> => ({
   guest,
@@ -19,7 +28,15 @@ const send = (online: boolean, volids: Record<string, string>, copy = Object.key
 
 describe('qm migrate arguments', () => {
   it('migrates online with the local disks, naming no storages when each stays on its own', () => {
-    expect(migrateArguments(send(true, { scsi0: 'local:100/vm-100-disk-0.qcow2', scsi1: 'fast:100/vm-100-disk-1.raw' }))).toEqual(['migrate', '100', 'pve2', '--online', '1', '--with-local-disks', '1']);
+    expect(migrateArguments(send(true, { scsi0: 'local:100/vm-100-disk-0.qcow2', scsi1: 'fast:100/vm-100-disk-1.raw' }))).toEqual([
+      'migrate',
+      '100',
+      'pve2',
+      '--online',
+      '1',
+      '--with-local-disks',
+      '1',
+    ]);
   });
 
   it('migrates offline, and online without local disks, with no disk option', () => {
@@ -42,11 +59,25 @@ describe('qm migrate arguments', () => {
   });
 
   it('refuses what qm migrate cannot express, and a volume without a target', () => {
-    const twoWays = { ...guest, volumes: [...guest.volumes, { key: 'scsi2', volid: 'local:100/vm-100-disk-2.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-2.qcow2', format: 'qcow2' as const, size: 1024 }] };
-    expect(() => migrateArguments({ ...send(true, { scsi0: 'big:100/vm-100-disk-0.qcow2', scsi2: 'local:100/vm-100-disk-2.qcow2' }), guest: twoWays })).toThrow(
-      "VM 100: the volumes on storage 'local' go to both 'big' and 'local', which qm migrate cannot do",
+    const twoWays = {
+      ...guest,
+      volumes: [
+        ...guest.volumes,
+        {
+          key: 'scsi2',
+          volid: 'local:100/vm-100-disk-2.qcow2',
+          path: '/var/lib/vz/images/100/vm-100-disk-2.qcow2',
+          format: 'qcow2' as const,
+          size: 1024,
+        },
+      ],
+    };
+    expect(() =>
+      migrateArguments({ ...send(true, { scsi0: 'big:100/vm-100-disk-0.qcow2', scsi2: 'local:100/vm-100-disk-2.qcow2' }), guest: twoWays }),
+    ).toThrow("VM 100: the volumes on storage 'local' go to both 'big' and 'local', which qm migrate cannot do");
+    expect(() => migrateArguments(send(true, { scsi0: 'local:100/vm-100-disk-0.qcow2' }, ['scsi0', 'scsi1']))).toThrow(
+      'VM 100: volume scsi1 has no volume id on both nodes',
     );
-    expect(() => migrateArguments(send(true, { scsi0: 'local:100/vm-100-disk-0.qcow2' }, ['scsi0', 'scsi1']))).toThrow('VM 100: volume scsi1 has no volume id on both nodes');
   });
 });
 
@@ -55,7 +86,9 @@ describe('the pve driver migration', () => {
     const runs: (readonly string[])[] = [];
     const migration = new PveMigration(async (program, args) => runs.push([program, ...args]));
     await expect(migration.receive()).resolves.toEqual({ nbdPort: 0 });
-    await expect(migration.send(send(true, { scsi0: 'local:100/vm-100-disk-0.qcow2' }, ['scsi0']), context)).resolves.toEqual({ state: 'running' });
+    await expect(migration.send(send(true, { scsi0: 'local:100/vm-100-disk-0.qcow2' }, ['scsi0']), context)).resolves.toEqual({
+      state: 'running',
+    });
     await migration.finish();
     await migration.abort();
     expect(runs).toEqual([['qm', 'migrate', '100', 'pve2', '--online', '1', '--with-local-disks', '1']]);

@@ -46,10 +46,15 @@ export function migrateArguments({ guest, copy, online, target }: ParamsOf<'gues
   for (const key of copy) {
     const from = guest.volumes.find((volume) => volume.key === key)?.volid;
     const to = target.volids[key];
-    if (from === undefined || to === undefined) throw new CommandFailure('invalid-params', `${noun} ${guest.vmid}: volume ${key} has no volume id on both nodes`);
+    if (from === undefined || to === undefined)
+      throw new CommandFailure('invalid-params', `${noun} ${guest.vmid}: volume ${key} has no volume id on both nodes`);
     const [source, destination] = [storageOf(from), storageOf(to)];
     const mapped = pairs.get(source);
-    if (mapped !== undefined && mapped !== destination) throw new CommandFailure('invalid-params', `${noun} ${guest.vmid}: the volumes on storage '${source}' go to both '${mapped}' and '${destination}', which ${qemu ? 'qm' : 'pct'} migrate cannot do`);
+    if (mapped !== undefined && mapped !== destination)
+      throw new CommandFailure(
+        'invalid-params',
+        `${noun} ${guest.vmid}: the volumes on storage '${source}' go to both '${mapped}' and '${destination}', which ${qemu ? 'qm' : 'pct'} migrate cannot do`,
+      );
     pairs.set(source, destination);
   }
   const moves = [...pairs].some(([source, destination]) => source !== destination);

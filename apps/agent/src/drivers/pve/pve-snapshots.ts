@@ -11,7 +11,11 @@ import type { PveRunner } from './pve-backups.js';
 export function pveSnapshots(run: PveRunner): GuestSnapshots {
   return {
     create: async ({ guest, snapname, vmstate }, context) => {
-      await run(tool(guest.type), ['snapshot', String(guest.vmid), snapname, ...(vmstate && guest.type === 'qemu' ? ['--vmstate', '1'] : [])], context);
+      await run(
+        tool(guest.type),
+        ['snapshot', String(guest.vmid), snapname, ...(vmstate && guest.type === 'qemu' ? ['--vmstate', '1'] : [])],
+        context,
+      );
     },
     rollback: async ({ guest, snapname, start }, context) => {
       await run(tool(guest.type), ['rollback', String(guest.vmid), snapname, ...(start ? ['--start', '1'] : [])], context);

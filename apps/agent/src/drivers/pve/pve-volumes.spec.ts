@@ -5,10 +5,22 @@ import { PveVolumes } from './pve-volumes.js';
 // The argument vectors the pve driver's volume commands give PVE's tools, recorded.
 
 const GIB = 1024 ** 3;
-const SCSI1: GuestVolume = { key: 'scsi1', volid: 'local:100/vm-100-disk-1.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-1.qcow2', format: 'qcow2', size: 4 * GIB };
-const MP0: GuestVolume = { key: 'mp0', volid: 'local:200/subvol-200-disk-1', path: '/var/lib/vz/images/200/subvol-200-disk-1', format: 'subvol', size: 2 * GIB };
+const SCSI1: GuestVolume = {
+  key: 'scsi1',
+  volid: 'local:100/vm-100-disk-1.qcow2',
+  path: '/var/lib/vz/images/100/vm-100-disk-1.qcow2',
+  format: 'qcow2',
+  size: 4 * GIB,
+};
+const MP0: GuestVolume = {
+  key: 'mp0',
+  volid: 'local:200/subvol-200-disk-1',
+  path: '/var/lib/vz/images/200/subvol-200-disk-1',
+  format: 'subvol',
+  size: 2 * GIB,
+};
 
-describe('the pve driver\'s volumes of existing guests', () => {
+describe("the pve driver's volumes of existing guests", () => {
   const context: CommandContext = { signal: new AbortController().signal, log: () => undefined };
   let calls: string[][];
   let failing: string | undefined;
@@ -21,7 +33,7 @@ describe('the pve driver\'s volumes of existing guests', () => {
     failing = undefined;
   });
 
-  it('allocates with pvesm alloc under Corral\'s names (KiB), and frees what it made when one fails', async () => {
+  it("allocates with pvesm alloc under Corral's names (KiB), and frees what it made when one fails", async () => {
     await volumes.allocate({ type: 'qemu', vmid: 100, volumes: [SCSI1] }, context);
     expect(calls).toEqual([['pvesm', 'alloc', 'local', '100', 'vm-100-disk-1.qcow2', String(4 * 1024 * 1024), '--format', 'qcow2']]);
     calls = [];
@@ -45,8 +57,14 @@ describe('the pve driver\'s volumes of existing guests', () => {
   it('moves with qm disk move / pct move-volume, to a storage or to another guest', async () => {
     const raw = { ...SCSI1, volid: 'fast:100/vm-100-disk-1.raw', format: 'raw' as const };
     await volumes.move({ type: 'qemu', vmid: 100, source: SCSI1, target: raw, targetVmid: 100, delete: true }, context);
-    await volumes.move({ type: 'qemu', vmid: 100, source: SCSI1, target: { ...SCSI1, key: 'virtio3' }, targetVmid: 101, delete: true }, context);
-    await volumes.move({ type: 'lxc', vmid: 200, source: MP0, target: { ...MP0, volid: 'big:200/subvol-200-disk-1' }, targetVmid: 200, delete: false }, context);
+    await volumes.move(
+      { type: 'qemu', vmid: 100, source: SCSI1, target: { ...SCSI1, key: 'virtio3' }, targetVmid: 101, delete: true },
+      context,
+    );
+    await volumes.move(
+      { type: 'lxc', vmid: 200, source: MP0, target: { ...MP0, volid: 'big:200/subvol-200-disk-1' }, targetVmid: 200, delete: false },
+      context,
+    );
     expect(calls).toEqual([
       ['qm', 'disk', 'move', '100', 'scsi1', 'fast', '--format', 'raw', '--delete', '1'],
       ['qm', 'disk', 'move', '100', 'scsi1', '--target-vmid', '101', '--target-disk', 'virtio3', '--delete', '1'],

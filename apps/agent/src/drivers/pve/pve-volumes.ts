@@ -18,11 +18,27 @@ export class PveVolumes implements VolumeOperations {
   async allocate({ vmid, volumes }: ParamsOf<'guest.volume.allocate'>, context: CommandContext): Promise<void> {
     const efivars = volumes.find((volume) => volume.efivars !== undefined);
     // pvesm alloc makes an empty image, where PVE copies OVMF's vars template into a new EFI disk.
-    if (efivars !== undefined) throw new CommandFailure('unavailable', `the pve driver does not add an EFI disk (${efivars.key}) to an existing VM yet: give it when the VM is created`);
+    if (efivars !== undefined)
+      throw new CommandFailure(
+        'unavailable',
+        `the pve driver does not add an EFI disk (${efivars.key}) to an existing VM yet: give it when the VM is created`,
+      );
     const made: GuestVolume[] = [];
     try {
       for (const volume of volumes) {
-        await this.run('pvesm', ['alloc', storageOf(volume), String(vmid), basename(volume.volid), String(Math.ceil(volume.size / 1024)), '--format', volume.format], context);
+        await this.run(
+          'pvesm',
+          [
+            'alloc',
+            storageOf(volume),
+            String(vmid),
+            basename(volume.volid),
+            String(Math.ceil(volume.size / 1024)),
+            '--format',
+            volume.format,
+          ],
+          context,
+        );
         made.push(volume);
       }
     } catch (error) {
@@ -40,7 +56,10 @@ export class PveVolumes implements VolumeOperations {
   }
 
   /** `qm disk move <vmid> <disk> <storage> --format F` or `--target-vmid N --target-disk K`; `pct move-volume` likewise. */
-  async move({ type, vmid, source, target, targetVmid, delete: remove }: ParamsOf<'guest.volume.move'>, context: CommandContext): Promise<void> {
+  async move(
+    { type, vmid, source, target, targetVmid, delete: remove }: ParamsOf<'guest.volume.move'>,
+    context: CommandContext,
+  ): Promise<void> {
     const command = type === 'qemu' ? ['disk', 'move'] : ['move-volume'];
     const where =
       targetVmid === vmid

@@ -10,7 +10,14 @@ const SIMULATED = "Written by the Corral agent's sim driver: this archive holds 
  * its config, and a file `SIMULATED` saying what it is. Storage content lists, prunes and restores
  * then work on it as on any other, at the scale the simulator runs. Resolves with its size.
  */
-export function writeSimulatedArchive(storagePath: string, file: BackupFile, type: GuestType, config: string, compress: BackupCompression, signal: AbortSignal): Promise<number> {
+export function writeSimulatedArchive(
+  storagePath: string,
+  file: BackupFile,
+  type: GuestType,
+  config: string,
+  compress: BackupCompression,
+  signal: AbortSignal,
+): Promise<number> {
   const configMember = CONFIG_MEMBERS[type];
   // Beside the config: at the root of a container's tree, at the top of a VM's archive.
   const noteMember = type === 'lxc' ? './SIMULATED' : 'SIMULATED';

@@ -47,7 +47,15 @@ describe('the sim driver', () => {
     const [first] = await sim.list();
     jest.setSystemTime(Date.now() + 90_000);
     const [later] = await sim.list();
-    expect(first).toEqual({ vmid: 100, type: 'qemu', status: 'running', pid: expect.any(Number), uptime: 0, cpu: expect.any(Number), mem: expect.any(Number) });
+    expect(first).toEqual({
+      vmid: 100,
+      type: 'qemu',
+      status: 'running',
+      pid: expect.any(Number),
+      uptime: 0,
+      cpu: expect.any(Number),
+      mem: expect.any(Number),
+    });
     expect(later).toEqual({ ...first, uptime: 90, cpu: expect.any(Number) });
     for (const runtime of [first, later]) {
       expect(runtime?.cpu).toBeGreaterThan(0);
@@ -57,20 +65,26 @@ describe('the sim driver', () => {
     }
   });
 
-  it("simulates the volumes of existing guests: new ones refused where taken, moves refused while running, the volume ids kept in its state", async () => {
+  it('simulates the volumes of existing guests: new ones refused where taken, moves refused while running, the volume ids kept in its state', async () => {
     const sim = instant();
     await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
     const [disk] = WEB1.volumes;
     if (disk === undefined) throw new Error('WEB1 has a disk');
     const added = { ...disk, key: 'scsi1', volid: 'local:100/vm-100-disk-1.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-1.qcow2' };
     await sim.volumes.allocate({ type: 'qemu', vmid: 100, volumes: [added] }, context);
-    await expect(sim.volumes.allocate({ type: 'qemu', vmid: 100, volumes: [added] }, context)).rejects.toThrow('VM 100: volume scsi1 already exists');
-    await expect(sim.volumes.allocate({ type: 'lxc', vmid: 300, volumes: [added] }, context)).rejects.toThrow('CT 300 does not exist on this host');
+    await expect(sim.volumes.allocate({ type: 'qemu', vmid: 100, volumes: [added] }, context)).rejects.toThrow(
+      'VM 100: volume scsi1 already exists',
+    );
+    await expect(sim.volumes.allocate({ type: 'lxc', vmid: 300, volumes: [added] }, context)).rejects.toThrow(
+      'CT 300 does not exist on this host',
+    );
     await sim.start(WEB1, context);
     await sim.volumes.resize({ type: 'qemu', vmid: 100, volume: added, size: 2 * GIB }, context);
     expect(lines).toContain('scsi1 (local:100/vm-100-disk-1.qcow2) resized to 2147483648 bytes online');
     const moved = { ...added, volid: 'local:100/vm-100-disk-1.raw', format: 'raw' as const };
-    await expect(sim.volumes.move({ type: 'qemu', vmid: 100, source: added, target: moved, targetVmid: 100, delete: true }, context)).rejects.toThrow('VM 100 is running: move its disks once it is stopped');
+    await expect(
+      sim.volumes.move({ type: 'qemu', vmid: 100, source: added, target: moved, targetVmid: 100, delete: true }, context),
+    ).rejects.toThrow('VM 100 is running: move its disks once it is stopped');
     await sim.stop('qemu', 100, context);
     await sim.volumes.move({ type: 'qemu', vmid: 100, source: added, target: moved, targetVmid: 100, delete: true }, context);
     await sim.volumes.free({ type: 'qemu', vmid: 100, volumes: [moved] }, context);
@@ -82,8 +96,12 @@ describe('the sim driver', () => {
     const sim = instant();
     await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
     await sim.create({ guest: DB1, allocate: ['rootfs'] }, context);
-    await expect(sim.create({ guest: { ...WEB1, vmid: 101 }, allocate: ['scsi0'] }, context)).rejects.toThrow('VM 101: volume scsi0 already exists (/var/lib/vz/images/100/vm-100-disk-0.qcow2)');
-    await expect(sim.create({ guest: { ...DB1, vmid: 201 }, allocate: ['rootfs'] }, context)).rejects.toThrow('volume local:200/subvol-200-disk-0 already exists at /var/lib/vz/images/200/subvol-200-disk-0 and is not empty');
+    await expect(sim.create({ guest: { ...WEB1, vmid: 101 }, allocate: ['scsi0'] }, context)).rejects.toThrow(
+      'VM 101: volume scsi0 already exists (/var/lib/vz/images/100/vm-100-disk-0.qcow2)',
+    );
+    await expect(sim.create({ guest: { ...DB1, vmid: 201 }, allocate: ['rootfs'] }, context)).rejects.toThrow(
+      'volume local:200/subvol-200-disk-0 already exists at /var/lib/vz/images/200/subvol-200-disk-0 and is not empty',
+    );
     await expect(sim.create({ guest: DB1, allocate: [] }, context)).rejects.toThrow('CT 200 already exists on this host');
     await expect(sim.start({ ...WEB1, template: true }, context)).rejects.toThrow(/^VM 100 is a template$/);
     await expect(sim.suspend('qemu', 100, context)).rejects.toThrow('VM 100 is not running');
@@ -96,9 +114,17 @@ describe('the sim driver', () => {
     await expect(sim.destroy(WEB1, context)).rejects.toThrow('VM 100 is running: stop it before destroying it');
     await expect(sim.destroy(DB1, context)).rejects.toThrow('CT 200 is running: stop it before destroying it');
     await expect(sim.template(WEB1, context)).rejects.toThrow('VM 100 is running: make a template of it once it is stopped');
-    await expect(sim.clone({ source: DB1, target: { ...DB1, vmid: 201, volumes: [] } }, context)).rejects.toThrow('CT 200 is running: a full clone needs it stopped');
-    await expect(sim.reset(200, context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no reset' });
-    await expect(sim.monitor(200, 'info status', context)).rejects.toMatchObject({ code: 'invalid-params', message: 'CT 200 is a container: containers have no monitor' });
+    await expect(sim.clone({ source: DB1, target: { ...DB1, vmid: 201, volumes: [] } }, context)).rejects.toThrow(
+      'CT 200 is running: a full clone needs it stopped',
+    );
+    await expect(sim.reset(200, context)).rejects.toMatchObject({
+      code: 'invalid-params',
+      message: 'CT 200 is a container: containers have no reset',
+    });
+    await expect(sim.monitor(200, 'info status', context)).rejects.toMatchObject({
+      code: 'invalid-params',
+      message: 'CT 200 is a container: containers have no monitor',
+    });
     expect((await sim.list()).map((guest) => guest.status)).toEqual(['running', 'running']);
   });
 
@@ -125,7 +151,9 @@ describe('the sim driver', () => {
     const sim = instant();
     await sim.start(WEB1, context);
     lines.length = 0;
-    await expect(sim.shutdown({ type: 'qemu', vmid: 100, timeout: 0, forceStop: false }, context)).rejects.toThrow('VM 100 is still running after 0 s (shutdown timed out)');
+    await expect(sim.shutdown({ type: 'qemu', vmid: 100, timeout: 0, forceStop: false }, context)).rejects.toThrow(
+      'VM 100 is still running after 0 s (shutdown timed out)',
+    );
     expect((await sim.list())[0]?.status).toBe('running');
     await sim.shutdown({ type: 'qemu', vmid: 100, timeout: 0, forceStop: true }, context);
     expect(lines).toEqual(['VM 100 did not shut down within 0 s: stopping it']);
@@ -143,7 +171,9 @@ describe('the sim driver', () => {
     await sim.suspend('qemu', 100, context);
     await sim.suspend('lxc', 200, context);
     lines.length = 0;
-    await expect(sim.shutdown({ type: 'qemu', vmid: 100, timeout: 60, forceStop: false }, context)).rejects.toThrow('VM 100 is paused and cannot shut down (resume it first, or force the stop)');
+    await expect(sim.shutdown({ type: 'qemu', vmid: 100, timeout: 60, forceStop: false }, context)).rejects.toThrow(
+      'VM 100 is paused and cannot shut down (resume it first, or force the stop)',
+    );
     await sim.shutdown({ type: 'qemu', vmid: 100, timeout: 60, forceStop: true }, context);
     await sim.shutdown({ type: 'lxc', vmid: 200, timeout: 60, forceStop: false }, context);
     expect(lines).toEqual(['VM 100 is paused: stopping it', 'CT 200 is paused: resuming it so that it can shut down']);
@@ -168,7 +198,21 @@ describe('the sim driver', () => {
     await sim.template({ ...WEB1, template: true }, context);
     expect(lines.at(-1)).toBe('local:100/vm-100-disk-0.qcow2 is read-only');
     await expect(sim.start({ ...WEB1, template: true }, context)).rejects.toThrow('VM 100 is a template');
-    const target: GuestSpec = { ...WEB1, vmid: 101, name: 'web2', volumes: [{ key: 'scsi0', volid: 'local:101/vm-101-disk-0.qcow2', path: '/var/lib/vz/images/101/vm-101-disk-0.qcow2', format: 'qcow2', size: 32 * GIB, base: '/var/lib/vz/images/100/vm-100-disk-0.qcow2' }] };
+    const target: GuestSpec = {
+      ...WEB1,
+      vmid: 101,
+      name: 'web2',
+      volumes: [
+        {
+          key: 'scsi0',
+          volid: 'local:101/vm-101-disk-0.qcow2',
+          path: '/var/lib/vz/images/101/vm-101-disk-0.qcow2',
+          format: 'qcow2',
+          size: 32 * GIB,
+          base: '/var/lib/vz/images/100/vm-100-disk-0.qcow2',
+        },
+      ],
+    };
     await sim.clone({ source: WEB1, target }, context);
     expect(lines.at(-1)).toBe(
       `Formatting '/var/lib/vz/images/101/vm-101-disk-0.qcow2', fmt=qcow2 cluster_size=65536 extended_l2=off compression_type=zlib size=${32 * GIB} backing_file=/var/lib/vz/images/100/vm-100-disk-0.qcow2 backing_fmt=qcow2 lazy_refcounts=off refcount_bits=16`,
@@ -177,7 +221,9 @@ describe('the sim driver', () => {
       [100, 'stopped'],
       [101, 'stopped'],
     ]);
-    await expect(sim.clone({ source: WEB1, target }, context)).rejects.toThrow('VM 101: volume scsi0 already exists (/var/lib/vz/images/101/vm-101-disk-0.qcow2)');
+    await expect(sim.clone({ source: WEB1, target }, context)).rejects.toThrow(
+      'VM 101: volume scsi0 already exists (/var/lib/vz/images/101/vm-101-disk-0.qcow2)',
+    );
   });
 
   it('keeps snapshot names per guest in its state, refusing what the native driver refuses; a rollback with the state runs the VM', async () => {
@@ -185,18 +231,33 @@ describe('the sim driver', () => {
     await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
     await sim.snapshots.create({ guest: WEB1, snapname: 'first', vmstate: false }, context);
     expect(lines.at(-1)).toBe("local:100/vm-100-disk-0.qcow2: created snapshot 'first'");
-    await expect(sim.snapshots.create({ guest: WEB1, snapname: 'first', vmstate: false }, context)).rejects.toThrow("snapshot name 'first' already used");
-    const raw: GuestSpec = { ...WEB1, volumes: [{ key: 'scsi0', volid: 'local:100/vm-100-disk-0.raw', path: '/var/lib/vz/images/100/vm-100-disk-0.raw', format: 'raw', size: GIB }] };
-    await expect(sim.snapshots.create({ guest: raw, snapname: 'second', vmstate: false }, context)).rejects.toThrow('snapshot feature is not available');
-    await expect(sim.snapshots.rollback({ guest: WEB1, snapname: 'nothing', vmstate: false, start: false }, context)).rejects.toThrow("snapshot 'nothing' does not exist");
+    await expect(sim.snapshots.create({ guest: WEB1, snapname: 'first', vmstate: false }, context)).rejects.toThrow(
+      "snapshot name 'first' already used",
+    );
+    const raw: GuestSpec = {
+      ...WEB1,
+      volumes: [
+        { key: 'scsi0', volid: 'local:100/vm-100-disk-0.raw', path: '/var/lib/vz/images/100/vm-100-disk-0.raw', format: 'raw', size: GIB },
+      ],
+    };
+    await expect(sim.snapshots.create({ guest: raw, snapname: 'second', vmstate: false }, context)).rejects.toThrow(
+      'snapshot feature is not available',
+    );
+    await expect(sim.snapshots.rollback({ guest: WEB1, snapname: 'nothing', vmstate: false, start: false }, context)).rejects.toThrow(
+      "snapshot 'nothing' does not exist",
+    );
     // A restarted agent still knows them.
     const again = instant();
     await again.snapshots.rollback({ guest: WEB1, snapname: 'first', vmstate: true, start: false }, context);
     expect((await again.list()).map((guest) => [guest.vmid, guest.status])).toEqual([[100, 'running']]);
-    await expect(again.snapshots.rollback({ guest: WEB1, snapname: 'first', vmstate: false, start: false }, context)).rejects.toThrow('VM 100 is running: stop it before rolling it back');
+    await expect(again.snapshots.rollback({ guest: WEB1, snapname: 'first', vmstate: false, start: false }, context)).rejects.toThrow(
+      'VM 100 is running: stop it before rolling it back',
+    );
     await again.snapshots.delete({ guest: WEB1, snapname: 'first' }, context);
     await again.stop('qemu', 100, context);
-    await expect(again.snapshots.rollback({ guest: WEB1, snapname: 'first', vmstate: false, start: false }, context)).rejects.toThrow("snapshot 'first' does not exist");
+    await expect(again.snapshots.rollback({ guest: WEB1, snapname: 'first', vmstate: false, start: false }, context)).rejects.toThrow(
+      "snapshot 'first' does not exist",
+    );
   });
 
   it('keeps its guests in a state file, so that a restarted agent finds the running ones with their pid and uptime', async () => {
@@ -250,21 +311,31 @@ describe('the sim driver', () => {
     const target = await openHost(await mkdtemp(join(dir, 'target-')));
     const [from, to] = [instant(), new SimDriver(target, { speed: 0 })];
     const volids = { scsi0: 'local:100/vm-100-disk-0.qcow2' };
-    const send = (online: boolean) => ({ guest: WEB1, copy: ['scsi0'], online, target: { node: 'sim2', address: '192.0.2.12', nbdPort: 0, volids } });
+    const send = (online: boolean) => ({
+      guest: WEB1,
+      copy: ['scsi0'],
+      online,
+      target: { node: 'sim2', address: '192.0.2.12', nbdPort: 0, volids },
+    });
     await from.create({ guest: WEB1, allocate: ['scsi0'] }, context);
     await expect(from.migration.send(send(true), context)).rejects.toThrow('VM 100 is not running');
     await from.start(WEB1, context);
     await from.suspend('qemu', 100, context);
     await expect(from.migration.send(send(false), context)).rejects.toThrow('VM 100 is running: migrate it online');
 
-    await expect(to.migration.receive({ guest: WEB1, copy: ['scsi0'], online: true, listen: '192.0.2.12' }, context)).resolves.toEqual({ nbdPort: 0, migrationPort: 0 });
+    await expect(to.migration.receive({ guest: WEB1, copy: ['scsi0'], online: true, listen: '192.0.2.12' }, context)).resolves.toEqual({
+      nbdPort: 0,
+      migrationPort: 0,
+    });
     expect(await to.list()).toEqual([]);
     await expect(from.migration.send(send(true), context)).resolves.toEqual({ state: 'paused' });
     await to.migration.finish({ guest: WEB1, copy: ['scsi0'], state: 'paused' }, context);
     expect(await from.list()).toEqual([]);
     expect(await to.list()).toEqual([expect.objectContaining({ vmid: 100, status: 'paused' })]);
     expect(lines).toContain('copying local:100/vm-100-disk-0.qcow2 to node sim2');
-    await expect(to.migration.receive({ guest: WEB1, copy: ['scsi0'], online: true, listen: '192.0.2.12' }, context)).rejects.toThrow('VM 100 already exists on this node');
+    await expect(to.migration.receive({ guest: WEB1, copy: ['scsi0'], online: true, listen: '192.0.2.12' }, context)).rejects.toThrow(
+      'VM 100 already exists on this node',
+    );
 
     await to.stop('qemu', 100, context);
     await from.migration.receive({ guest: WEB1, copy: ['scsi0'], online: false, listen: '192.0.2.11' }, context);
@@ -277,7 +348,13 @@ describe('the sim driver', () => {
   it('takes longer to create larger volumes, up to a limit', () => {
     expect(createTime(DEFAULT_SIM_TIMING, WEB1, [])).toBe(300);
     expect(createTime(DEFAULT_SIM_TIMING, WEB1, ['scsi0'])).toBe(300 + 32 * 100);
-    expect(createTime(DEFAULT_SIM_TIMING, { ...WEB1, volumes: [{ key: 'scsi0', volid: 'local:1', path: '/x', format: 'raw', size: 1024 * GIB }] }, ['scsi0'])).toBe(DEFAULT_SIM_TIMING.createMaxMs);
+    expect(
+      createTime(
+        DEFAULT_SIM_TIMING,
+        { ...WEB1, volumes: [{ key: 'scsi0', volid: 'local:1', path: '/x', format: 'raw', size: 1024 * GIB }] },
+        ['scsi0'],
+      ),
+    ).toBe(DEFAULT_SIM_TIMING.createMaxMs);
     expect(backupTime(DEFAULT_SIM_TIMING, WEB1, ['scsi0'])).toBe(1_000 + 32 * 1_000);
     expect(restoreTime(DEFAULT_SIM_TIMING, DB1, ['rootfs'])).toBe(500 + 8 * 500);
   });
@@ -287,7 +364,16 @@ describe('the sim driver', () => {
     /** db1 with a mount point, which backups leave out. */
     const CT: GuestSpec = {
       ...DB1,
-      volumes: [...DB1.volumes, { key: 'mp0', volid: 'local:200/subvol-200-disk-1', path: '/var/lib/vz/images/200/subvol-200-disk-1', format: 'subvol', size: 2 * GIB }],
+      volumes: [
+        ...DB1.volumes,
+        {
+          key: 'mp0',
+          volid: 'local:200/subvol-200-disk-1',
+          path: '/var/lib/vz/images/200/subvol-200-disk-1',
+          format: 'subvol',
+          size: 2 * GIB,
+        },
+      ],
       config: { ...DB1.config, mp0: 'local:200/subvol-200-disk-1,mp=/srv/data,size=2G' },
     };
     const backup = (guest: GuestSpec, mode: ParamsOf<'guest.backup'>['mode'], notes?: string): ParamsOf<'guest.backup'> => ({
@@ -308,7 +394,11 @@ describe('the sim driver', () => {
       lines.length = 0;
       const result = await sim.backups.backup(backup(CT, 'snapshot', 'before the upgrade'), context);
 
-      expect(result).toEqual({ file: expect.stringMatching(/^dump\/vzdump-lxc-200-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}\.tar\.zst$/), size: expect.any(Number), mode: 'suspend' });
+      expect(result).toEqual({
+        file: expect.stringMatching(/^dump\/vzdump-lxc-200-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}\.tar\.zst$/),
+        size: expect.any(Number),
+        mode: 'suspend',
+      });
       expect(lines).toEqual(suspendedContainerLog(`INFO: creating vzdump archive '/var/lib/vz/${result.file}'`));
       expect(await sim.list()).toEqual([{ ...before, cpu: expect.any(Number) }]);
       const name = result.file.slice('dump/'.length);
@@ -328,28 +418,45 @@ describe('the sim driver', () => {
       expect(mode).toBe('stop');
       const archive = join(dir, 'var/lib/vz', file);
       expect((await runChecked('tar', ['-tf', archive], { signal: context.signal })).stdout).toBe('qemu-server.conf\nSIMULATED\n');
-      expect((await runChecked('tar', ['-xOf', archive, 'SIMULATED'], { signal: context.signal })).stdout).toContain("the Corral agent's sim driver");
-      await expect(sim.backups.config({ storage, file }, context)).resolves.toEqual({ type: 'qemu', vmid: 100, config: 'hostname: web1\n' });
+      expect((await runChecked('tar', ['-xOf', archive, 'SIMULATED'], { signal: context.signal })).stdout).toContain(
+        "the Corral agent's sim driver",
+      );
+      await expect(sim.backups.config({ storage, file }, context)).resolves.toEqual({
+        type: 'qemu',
+        vmid: 100,
+        config: 'hostname: web1\n',
+      });
 
       const restore = { guest: WEB1, storage, file, restore: ['scsi0'] };
-      await expect(sim.backups.restore(restore, context)).rejects.toThrow('VM 100: volume scsi0 already exists (/var/lib/vz/images/100/vm-100-disk-0.qcow2)');
+      await expect(sim.backups.restore(restore, context)).rejects.toThrow(
+        'VM 100: volume scsi0 already exists (/var/lib/vz/images/100/vm-100-disk-0.qcow2)',
+      );
       await sim.destroy(WEB1, context);
       await sim.backups.restore(restore, context);
       expect(await sim.list()).toEqual([{ vmid: 100, type: 'qemu', status: 'stopped', uptime: 0, cpu: 0, mem: 0 }]);
-      await expect(sim.create({ guest: { ...WEB1, vmid: 101 }, allocate: ['scsi0'] }, context)).rejects.toThrow('VM 101: volume scsi0 already exists');
+      await expect(sim.create({ guest: { ...WEB1, vmid: 101 }, allocate: ['scsi0'] }, context)).rejects.toThrow(
+        'VM 101: volume scsi0 already exists',
+      );
     });
 
     it('refuses what the native driver refuses: an archive of the other guest type, a container volume other than its root', async () => {
       const sim = instant();
       const { file } = await sim.backups.backup(backup(CT, 'stop'), context);
-      await expect(sim.backups.restore({ guest: WEB1, storage, file, restore: ['scsi0'] }, context)).rejects.toMatchObject({ code: 'invalid-params', message: `${file} is not a backup of a VM: it cannot restore VM 100` });
-      await expect(sim.backups.restore({ guest: CT, storage, file, restore: ['rootfs', 'mp0'] }, context)).rejects.toThrow("CT 200: a container's backup holds only its root file system (rootfs), not mp0");
-      await expect(sim.backups.restore({ guest: CT, storage, file: 'dump/vzdump-lxc-200-2025_01_31-02_00_00.tar', restore: ['rootfs'] }, context)).rejects.toThrow(
-        'backup archive dump/vzdump-lxc-200-2025_01_31-02_00_00.tar does not exist',
+      await expect(sim.backups.restore({ guest: WEB1, storage, file, restore: ['scsi0'] }, context)).rejects.toMatchObject({
+        code: 'invalid-params',
+        message: `${file} is not a backup of a VM: it cannot restore VM 100`,
+      });
+      await expect(sim.backups.restore({ guest: CT, storage, file, restore: ['rootfs', 'mp0'] }, context)).rejects.toThrow(
+        "CT 200: a container's backup holds only its root file system (rootfs), not mp0",
       );
+      await expect(
+        sim.backups.restore({ guest: CT, storage, file: 'dump/vzdump-lxc-200-2025_01_31-02_00_00.tar', restore: ['rootfs'] }, context),
+      ).rejects.toThrow('backup archive dump/vzdump-lxc-200-2025_01_31-02_00_00.tar does not exist');
       await sim.backups.restore({ guest: CT, storage, file, restore: ['rootfs'] }, context);
       expect(lines.at(-1)).toBe(`extracting archive '/var/lib/vz/${file}'`);
-      await expect(sim.backups.backup({ ...backup(CT, 'stop'), storage: { path: '/mnt/backups', mountpoint: true } }, context)).rejects.toThrow('storage path /mnt/backups is not a mounted file system');
+      await expect(
+        sim.backups.backup({ ...backup(CT, 'stop'), storage: { path: '/mnt/backups', mountpoint: true } }, context),
+      ).rejects.toThrow('storage path /mnt/backups is not a mounted file system');
     });
 
     it('takes the simulated time, and a cancelled backup leaves nothing behind and the guest running again', async () => {
@@ -361,7 +468,9 @@ describe('the sim driver', () => {
         lines.push(line);
         if (line.startsWith('INFO: creating vzdump archive')) controller.abort(new Error('the request was cancelled'));
       };
-      await expect(sim.backups.backup(backup(WEB1, 'stop'), { signal: controller.signal, log })).rejects.toThrow('the request was cancelled');
+      await expect(sim.backups.backup(backup(WEB1, 'stop'), { signal: controller.signal, log })).rejects.toThrow(
+        'the request was cancelled',
+      );
       expect(lines.slice(-2)).toEqual([expect.stringMatching(/^INFO: creating vzdump archive/), 'INFO: restarting vm']);
       expect(await dump()).toEqual([]);
       expect((await sim.list())[0]?.status).toBe('running');

@@ -101,7 +101,8 @@ export class SimDriver implements GuestDriver {
   readonly volumes: VolumeOperations = {
     allocate: (params, context) => this.allocateVolumes(params, context),
     free: (params) => this.freeVolumes(params),
-    resize: async ({ type, vmid, volume, size }, context) => context.log(resizedVolume(volume, size, (await this.known(type, vmid)).status !== 'stopped')),
+    resize: async ({ type, vmid, volume, size }, context) =>
+      context.log(resizedVolume(volume, size, (await this.known(type, vmid)).status !== 'stopped')),
     move: (params, context) => this.moveVolume(params, context),
   };
 
@@ -131,7 +132,8 @@ export class SimDriver implements GuestDriver {
     if (guest.template) throw new Error(isTemplate(guest.type, guest.vmid));
     const known = this.guests.get(guest.vmid);
     if (known !== undefined && known.status !== 'stopped') throw new Error(alreadyRunning(guest.type, guest.vmid));
-    if (guest.type === 'qemu') context.log(`qemu-system-x86_64 -name ${guest.name} -m ${guest.memoryMiB} -smp ${guest.cores * guest.sockets} (simulated)`);
+    if (guest.type === 'qemu')
+      context.log(`qemu-system-x86_64 -name ${guest.name} -m ${guest.memoryMiB} -smp ${guest.cores * guest.sockets} (simulated)`);
     await this.pause(this.timing.startMs, context);
     this.run({ ...describe(guest), ...simulatedAgent(guest), volids: known?.volids ?? guest.volumes.map((volume) => volume.volid) });
     await this.writer.save();
@@ -214,7 +216,15 @@ export class SimDriver implements GuestDriver {
     this.refuseTaken(target, made);
     await this.pause(this.timing.cloneMs, context);
     this.refuseTaken(target, made);
-    for (const volume of made) logLine(context, madeVolumeLine(target.type, volume, source.volumes.find((from) => from.key === volume.key)));
+    for (const volume of made)
+      logLine(
+        context,
+        madeVolumeLine(
+          target.type,
+          volume,
+          source.volumes.find((from) => from.key === volume.key),
+        ),
+      );
     this.guests.set(target.vmid, { ...describe(target), status: 'stopped', volids: target.volumes.map((volume) => volume.volid) });
     await this.writer.save();
   }
@@ -223,7 +233,12 @@ export class SimDriver implements GuestDriver {
     await this.refuseRunning(spec.type, spec.vmid, 'template');
     await this.pause(this.timing.templateMs, context);
     if (spec.type === 'qemu') for (const volume of ownVolumes(spec)) context.log(madeReadOnly(volume));
-    this.guests.set(spec.vmid, { ...describe(spec), template: true, status: 'stopped', volids: spec.volumes.map((volume) => volume.volid) });
+    this.guests.set(spec.vmid, {
+      ...describe(spec),
+      template: true,
+      status: 'stopped',
+      volids: spec.volumes.map((volume) => volume.volid),
+    });
     await this.writer.save();
   }
 
@@ -258,7 +273,16 @@ export class SimDriver implements GuestDriver {
   /** A simulated container's interfaces: its loopback (the simulator keeps no addresses of its cards). */
   async containerInterfaces(vmid: number): Promise<ContainerInterface[]> {
     await this.running('lxc', vmid);
-    return [{ name: 'lo', hwaddr: '00:00:00:00:00:00', addresses: [{ family: 'inet', address: '127.0.0.1', prefix: 8 }, { family: 'inet6', address: '::1', prefix: 128 }] }];
+    return [
+      {
+        name: 'lo',
+        hwaddr: '00:00:00:00:00:00',
+        addresses: [
+          { family: 'inet', address: '127.0.0.1', prefix: 8 },
+          { family: 'inet6', address: '::1', prefix: 128 },
+        ],
+      },
+    ];
   }
 
   /** A simulated VM has no display to show. */
@@ -266,14 +290,23 @@ export class SimDriver implements GuestDriver {
     throw new CommandFailure('unavailable', 'VNC is not available with the sim driver');
   }
 
-  private async receiveMigration({ guest, copy, online }: ParamsOf<'guest.migrate.receive'>, context: CommandContext): Promise<ResultOf<'guest.migrate.receive'>> {
+  private async receiveMigration(
+    { guest, copy, online }: ParamsOf<'guest.migrate.receive'>,
+    context: CommandContext,
+  ): Promise<ResultOf<'guest.migrate.receive'>> {
     if ((await this.find(guest.type, guest.vmid)) !== undefined) throw new Error(existsOnTarget(guest.type, guest.vmid));
-    this.refuseTaken(guest, guest.volumes.filter((volume) => copy.includes(volume.key)));
+    this.refuseTaken(
+      guest,
+      guest.volumes.filter((volume) => copy.includes(volume.key)),
+    );
     await this.pause(online ? this.timing.startMs : 0, context);
     return online ? { nbdPort: 0, migrationPort: 0 } : { nbdPort: 0 };
   }
 
-  private async sendMigration({ guest: spec, copy, online, target }: ParamsOf<'guest.migrate.send'>, context: CommandContext): Promise<ResultOf<'guest.migrate.send'>> {
+  private async sendMigration(
+    { guest: spec, copy, online, target }: ParamsOf<'guest.migrate.send'>,
+    context: CommandContext,
+  ): Promise<ResultOf<'guest.migrate.send'>> {
     const guest = await this.find(spec.type, spec.vmid);
     const state = guest?.status ?? 'stopped';
     if (online && state === 'stopped') throw new Error(notRunning(spec.type, spec.vmid));
@@ -295,11 +328,19 @@ export class SimDriver implements GuestDriver {
   }
 
   /** As the native driver: a running container's `snapshot` is a `suspend`, and a guest paused or stopped for the copy runs again after it. */
-  private async backupGuest({ guest: spec, config, mode, compress, storage, notes }: ParamsOf<'guest.backup'>, request: CommandContext): Promise<ResultOf<'guest.backup'>> {
+  private async backupGuest(
+    { guest: spec, config, mode, compress, storage, notes }: ParamsOf<'guest.backup'>,
+    request: CommandContext,
+  ): Promise<ResultOf<'guest.backup'>> {
     const { context, lines } = captureLog(request);
     const storagePath = await requireActive(this.host, storage);
     const guest = await this.find(spec.type, spec.vmid);
-    const used = backupMode(spec.type, pausedMode(mode, guest?.status === 'paused'), guest !== undefined && guest.status !== 'stopped', context.log);
+    const used = backupMode(
+      spec.type,
+      pausedMode(mode, guest?.status === 'paused'),
+      guest !== undefined && guest.status !== 'stopped',
+      context.log,
+    );
     if (spec.type === 'lxc') {
       context.log("INFO: including mount point rootfs ('/') in backup");
       for (const line of excludedMountPoints(spec)) context.log(line);
@@ -316,7 +357,8 @@ export class SimDriver implements GuestDriver {
 
   /** Runs `work` with a running guest paused (`suspend`) or stopped (`stop`), and runs it again after, whatever the outcome. */
   private async quiesced<T>(guest: SimGuest | undefined, mode: BackupMode, context: CommandContext, work: () => Promise<T>): Promise<T> {
-    if (guest === undefined || guest.status === 'stopped' || mode === 'snapshot' || (mode === 'suspend' && guest.status === 'paused')) return work();
+    if (guest === undefined || guest.status === 'stopped' || mode === 'snapshot' || (mode === 'suspend' && guest.status === 'paused'))
+      return work();
     if (mode === 'suspend') {
       context.log(MODE_STEPS.suspending);
       await this.pause(this.timing.suspendMs, context);
@@ -362,7 +404,8 @@ export class SimDriver implements GuestDriver {
     await this.load();
     const now = Date.now();
     return [...this.guests.values()].map((guest) => {
-      if (guest.status === 'stopped' || guest.pid === undefined) return { vmid: guest.vmid, type: guest.type, status: 'stopped', uptime: 0, cpu: 0, mem: 0 };
+      if (guest.status === 'stopped' || guest.pid === undefined)
+        return { vmid: guest.vmid, type: guest.type, status: 'stopped', uptime: 0, cpu: 0, mem: 0 };
       return {
         vmid: guest.vmid,
         type: guest.type,
@@ -390,7 +433,10 @@ export class SimDriver implements GuestDriver {
     await this.writer.save();
   }
 
-  private async moveVolume({ type, vmid, source, target, targetVmid, delete: remove }: ParamsOf<'guest.volume.move'>, context: CommandContext): Promise<void> {
+  private async moveVolume(
+    { type, vmid, source, target, targetVmid, delete: remove }: ParamsOf<'guest.volume.move'>,
+    context: CommandContext,
+  ): Promise<void> {
     const guest = await this.known(type, vmid);
     const owner = await this.known(type, targetVmid);
     if (guest.status !== 'stopped') throw new CommandFailure('invalid-params', refusedWhileRunning(type, vmid, 'move'));
@@ -405,7 +451,8 @@ export class SimDriver implements GuestDriver {
   /** A guest this simulator made: volumes change only on those. */
   private async known(type: GuestType, vmid: number): Promise<SimGuest> {
     const guest = await this.find(type, vmid);
-    if (guest === undefined) throw new CommandFailure('invalid-params', `${type === 'qemu' ? 'VM' : 'CT'} ${vmid} does not exist on this host`);
+    if (guest === undefined)
+      throw new CommandFailure('invalid-params', `${type === 'qemu' ? 'VM' : 'CT'} ${vmid} does not exist on this host`);
     return guest;
   }
 
@@ -415,7 +462,10 @@ export class SimDriver implements GuestDriver {
     if (volume !== undefined) throw new Error(volumeExists(type, vmid, volume));
   }
 
-  private async createSnapshot({ guest: spec, snapname, vmstate }: ParamsOf<'guest.snapshot.create'>, context: CommandContext): Promise<void> {
+  private async createSnapshot(
+    { guest: spec, snapname, vmstate }: ParamsOf<'guest.snapshot.create'>,
+    context: CommandContext,
+  ): Promise<void> {
     const volumes = snapshotVolumes(spec);
     const guest = await this.recorded(spec);
     const [first] = volumes;
@@ -427,7 +477,10 @@ export class SimDriver implements GuestDriver {
     await this.writer.save();
   }
 
-  private async rollbackSnapshot({ guest: spec, snapname, vmstate, start }: ParamsOf<'guest.snapshot.rollback'>, context: CommandContext): Promise<void> {
+  private async rollbackSnapshot(
+    { guest: spec, snapname, vmstate, start }: ParamsOf<'guest.snapshot.rollback'>,
+    context: CommandContext,
+  ): Promise<void> {
     await this.refuseRunning(spec.type, spec.vmid, 'rollback');
     const volumes = snapshotVolumes(spec);
     const guest = await this.recorded(spec);
@@ -442,14 +495,21 @@ export class SimDriver implements GuestDriver {
   private async deleteSnapshot({ guest: spec, snapname }: ParamsOf<'guest.snapshot.delete'>, context: CommandContext): Promise<void> {
     const guest = await this.recorded(spec);
     await this.pause(this.timing.snapshotMs, context);
-    if (guest.snapshots?.includes(snapname) === true) for (const volume of snapshotVolumes(spec)) context.log(snapshotLine('deleted', snapname, volume));
+    if (guest.snapshots?.includes(snapname) === true)
+      for (const volume of snapshotVolumes(spec)) context.log(snapshotLine('deleted', snapname, volume));
     this.guests.set(spec.vmid, { ...guest, snapshots: (guest.snapshots ?? []).filter((name) => name !== snapname) });
     await this.writer.save();
   }
 
   /** The guest's record, made for one the simulator has not seen (a guest of a control plane older than its state). */
   private async recorded(spec: GuestSpec): Promise<SimGuest> {
-    return (await this.find(spec.type, spec.vmid)) ?? { ...describe(spec), status: 'stopped', volids: spec.volumes.map((volume) => volume.volid) };
+    return (
+      (await this.find(spec.type, spec.vmid)) ?? {
+        ...describe(spec),
+        status: 'stopped',
+        volids: spec.volumes.map((volume) => volume.volid),
+      }
+    );
   }
 
   /** Reads the saved state once, before the first operation. */

@@ -28,9 +28,21 @@ export class SimGuestAgent {
       case 'guest-ping':
         return {};
       case 'guest-info':
-        return { version: '7.2.0', supported_commands: QGA_COMMANDS.map((name) => ({ name, enabled: true, 'success-response': name !== 'guest-shutdown' })) };
+        return {
+          version: '7.2.0',
+          supported_commands: QGA_COMMANDS.map((name) => ({ name, enabled: true, 'success-response': name !== 'guest-shutdown' })),
+        };
       case 'guest-get-osinfo':
-        return { id: 'debian', name: 'Debian GNU/Linux', 'pretty-name': 'Debian GNU/Linux 12 (bookworm)', version: '12 (bookworm)', 'version-id': '12', 'kernel-release': '6.1.0-18-amd64', 'kernel-version': '#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1', machine: 'x86_64' };
+        return {
+          id: 'debian',
+          name: 'Debian GNU/Linux',
+          'pretty-name': 'Debian GNU/Linux 12 (bookworm)',
+          version: '12 (bookworm)',
+          'version-id': '12',
+          'kernel-release': '6.1.0-18-amd64',
+          'kernel-version': '#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1',
+          machine: 'x86_64',
+        };
       case 'guest-get-host-name':
         return { 'host-name': guest.name };
       case 'guest-get-time':
@@ -42,11 +54,40 @@ export class SimGuestAgent {
       case 'guest-get-vcpus':
         return [{ 'logical-id': 0, online: true, 'can-offline': false }];
       case 'guest-get-fsinfo':
-        return [{ name: 'sda1', mountpoint: '/', type: 'ext4', 'used-bytes': 2 * GIB, 'total-bytes': 8 * GIB, disk: [{ 'bus-type': 'scsi', bus: 0, target: 0, unit: 0, dev: '/dev/sda1', 'pci-controller': { domain: 0, bus: 0, slot: 5, function: 0 } }] }];
+        return [
+          {
+            name: 'sda1',
+            mountpoint: '/',
+            type: 'ext4',
+            'used-bytes': 2 * GIB,
+            'total-bytes': 8 * GIB,
+            disk: [
+              {
+                'bus-type': 'scsi',
+                bus: 0,
+                target: 0,
+                unit: 0,
+                dev: '/dev/sda1',
+                'pci-controller': { domain: 0, bus: 0, slot: 5, function: 0 },
+              },
+            ],
+          },
+        ];
       case 'guest-network-get-interfaces':
         return [
-          { name: 'lo', 'hardware-address': '00:00:00:00:00:00', 'ip-addresses': [{ 'ip-address-type': 'ipv4', 'ip-address': '127.0.0.1', prefix: 8 }, { 'ip-address-type': 'ipv6', 'ip-address': '::1', prefix: 128 }] },
-          ...guest.agent.macs.map((mac, index) => ({ name: `eth${index}`, 'hardware-address': mac, 'ip-addresses': index === 0 ? [{ 'ip-address-type': 'ipv4', 'ip-address': address, prefix: 24 }] : [] })),
+          {
+            name: 'lo',
+            'hardware-address': '00:00:00:00:00:00',
+            'ip-addresses': [
+              { 'ip-address-type': 'ipv4', 'ip-address': '127.0.0.1', prefix: 8 },
+              { 'ip-address-type': 'ipv6', 'ip-address': '::1', prefix: 128 },
+            ],
+          },
+          ...guest.agent.macs.map((mac, index) => ({
+            name: `eth${index}`,
+            'hardware-address': mac,
+            'ip-addresses': index === 0 ? [{ 'ip-address-type': 'ipv4', 'ip-address': address, prefix: 24 }] : [],
+          })),
         ];
       case 'guest-fsfreeze-status':
         return this.frozen.has(guest.vmid) ? 'frozen' : 'thawed';

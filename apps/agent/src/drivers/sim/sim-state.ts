@@ -46,7 +46,10 @@ export async function readSimState(host: Host): Promise<SimState> {
     throw new Error(`${SIM_STATE_FILE} is not JSON: remove it to start the simulator afresh`);
   }
   const parsed = SimState.safeParse(json);
-  if (!parsed.success) throw new Error(`${SIM_STATE_FILE} is not the simulator's state (${parsed.error.issues[0]?.message ?? 'invalid'}): remove it to start afresh`);
+  if (!parsed.success)
+    throw new Error(
+      `${SIM_STATE_FILE} is not the simulator's state (${parsed.error.issues[0]?.message ?? 'invalid'}): remove it to start afresh`,
+    );
   return parsed.data;
 }
 

@@ -11,5 +11,4 @@ export class AccessIndexController {
   index(): ResultOf<typeof accessIndex> {
     return this.access.index();
   }
-
 }

@@ -7,5 +7,4 @@ export class AccessIndexService {
   index(): { subdir: string }[] {
     return SUBDIRS.map((subdir) => ({ subdir }));
   }
-
 }

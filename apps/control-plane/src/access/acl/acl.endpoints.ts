@@ -13,11 +13,17 @@ export const AclListing = z.object({
 });
 
 const changeParams = z.object({
-  path: stringParam({ description: 'The ACL path: `/`, `/vms/100`, `/storage/local`, `/pool/dev`, `/access/groups/ops`...', maxLength: 1024 }),
+  path: stringParam({
+    description: 'The ACL path: `/`, `/vms/100`, `/storage/local`, `/pool/dev`, `/access/groups/ops`...',
+    maxLength: 1024,
+  }),
   roles: commaListParam(roleidParam(), 'The roles, comma separated.'),
   users: commaListParam(useridParam(), 'Users, comma separated.').optional(),
   groups: commaListParam(groupidParam(), 'Groups, comma separated.').optional(),
-  tokens: commaListParam(fullTokenidParam('An API token.'), "API tokens `user@realm!tokenid` (or Corral's `user@realm=tokenid`), comma separated.").optional(),
+  tokens: commaListParam(
+    fullTokenidParam('An API token.'),
+    "API tokens `user@realm!tokenid` (or Corral's `user@realm=tokenid`), comma separated.",
+  ).optional(),
   propagate: booleanParam({ description: 'Whether the roles also apply below the path (default 1).' }).default(true),
 });
 

@@ -8,7 +8,8 @@ type Listing = { path: string; type: string; ugid: string; roleid: string; propa
 
 describe('/access/acl', () => {
   let t: TestApp;
-  const rowsOn = async (path: string) => (await aclRows(t)).filter((row) => row.path === path).map(({ type, ugid, roleid, propagate }) => ({ type, ugid, roleid, propagate }));
+  const rowsOn = async (path: string) =>
+    (await aclRows(t)).filter((row) => row.path === path).map(({ type, ugid, roleid, propagate }) => ({ type, ugid, roleid, propagate }));
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [AclModule, PermissionsModule] });
@@ -29,7 +30,11 @@ describe('/access/acl', () => {
 
   describe('PUT (PVE)', () => {
     it('grants a role to users, groups and tokens on a path, propagating by default', async () => {
-      dataOf(await call(t, 'PUT', '/access/acl', { form: { path: '/vms/200', roles: 'PVEVMUser', users: 'alice@pve', groups: 'ops', tokens: 'alice@pve!ci' } }));
+      dataOf(
+        await call(t, 'PUT', '/access/acl', {
+          form: { path: '/vms/200', roles: 'PVEVMUser', users: 'alice@pve', groups: 'ops', tokens: 'alice@pve!ci' },
+        }),
+      );
       expect(await rowsOn('/vms/200')).toEqual([
         { type: 'group', ugid: 'ops', roleid: 'PVEVMUser', propagate: true },
         { type: 'token', ugid: 'alice@pve!ci', roleid: 'PVEVMUser', propagate: true },
@@ -38,7 +43,11 @@ describe('/access/acl', () => {
     });
 
     it('grants every role to every holder listed, on the normalised path', async () => {
-      dataOf(await call(t, 'PUT', '/access/acl', { form: { path: '//storage//local/', roles: 'PVEDatastoreUser,PVEAuditor', users: 'alice@pve,bob@pve', propagate: 0 } }));
+      dataOf(
+        await call(t, 'PUT', '/access/acl', {
+          form: { path: '//storage//local/', roles: 'PVEDatastoreUser,PVEAuditor', users: 'alice@pve,bob@pve', propagate: 0 },
+        }),
+      );
       expect(await rowsOn('/storage/local')).toEqual([
         { type: 'user', ugid: 'alice@pve', roleid: 'PVEAuditor', propagate: false },
         { type: 'user', ugid: 'alice@pve', roleid: 'PVEDatastoreUser', propagate: false },
@@ -48,7 +57,11 @@ describe('/access/acl', () => {
     });
 
     it('writes an entry named twice once, whichever form names the token', async () => {
-      dataOf(await call(t, 'PUT', '/access/acl', { form: { path: '/vms/201', roles: 'PVEVMUser,PVEVMUser', tokens: 'alice@pve!ci,alice@pve=ci' } }));
+      dataOf(
+        await call(t, 'PUT', '/access/acl', {
+          form: { path: '/vms/201', roles: 'PVEVMUser,PVEVMUser', tokens: 'alice@pve!ci,alice@pve=ci' },
+        }),
+      );
       expect(await rowsOn('/vms/201')).toEqual([{ type: 'token', ugid: 'alice@pve!ci', roleid: 'PVEVMUser', propagate: true }]);
     });
 
@@ -78,7 +91,9 @@ describe('/access/acl', () => {
     });
 
     it('answers 401 without credentials', async () => {
-      expect((await call(t, 'PUT', '/access/acl', { form: { path: '/', roles: 'PVEAuditor', users: 'bob@pve' }, as: {} })).status).toBe(401);
+      expect((await call(t, 'PUT', '/access/acl', { form: { path: '/', roles: 'PVEAuditor', users: 'bob@pve' }, as: {} })).status).toBe(
+        401,
+      );
     });
   });
 
@@ -121,15 +136,30 @@ describe('/access/acl', () => {
     });
 
     it.each(['/foo', '/vms/99', '/storage/a b'])('names path for the invalid ACL path %s', async (path) => {
-      expectError(await call(t, 'PUT', '/access/acl', { form: { path, roles: 'PVEAuditor', users: 'bob@pve' } }), 400, `invalid ACL path '${path}'`, 'path');
+      expectError(
+        await call(t, 'PUT', '/access/acl', { form: { path, roles: 'PVEAuditor', users: 'bob@pve' } }),
+        400,
+        `invalid ACL path '${path}'`,
+        'path',
+      );
     });
 
     it('names roles when it is missing', async () => {
-      expectError(await call(t, 'POST', '/access/acl', { form: { path: '/', users: 'bob@pve' } }), 400, "parameter 'roles' is missing", 'roles');
+      expectError(
+        await call(t, 'POST', '/access/acl', { form: { path: '/', users: 'bob@pve' } }),
+        400,
+        "parameter 'roles' is missing",
+        'roles',
+      );
     });
 
     it('names roles when it lists none', async () => {
-      expectError(await call(t, 'PUT', '/access/acl', { form: { path: '/', roles: ',', users: 'bob@pve' } }), 400, 'at least one role is required', 'roles');
+      expectError(
+        await call(t, 'PUT', '/access/acl', { form: { path: '/', roles: ',', users: 'bob@pve' } }),
+        400,
+        'at least one role is required',
+        'roles',
+      );
     });
 
     it('names roles for an unknown role, even next to a known one', async () => {
@@ -139,7 +169,13 @@ describe('/access/acl', () => {
 
     it('names each of users, groups and tokens that holds an unknown id, writing none of the known ones', async () => {
       const res = await call(t, 'PUT', '/access/acl', {
-        form: { path: '/vms/400', roles: 'PVEVMUser', users: 'alice@pve,ghost@pve', groups: 'ops,phantoms', tokens: 'alice@pve!ci,alice@pve!gone' },
+        form: {
+          path: '/vms/400',
+          roles: 'PVEVMUser',
+          users: 'alice@pve,ghost@pve',
+          groups: 'ops,phantoms',
+          tokens: 'alice@pve!ci,alice@pve!gone',
+        },
       });
       expectError(res, 400, "user 'ghost@pve' does not exist", 'users');
       expect(res.json<{ errors: { param: string; message: string }[] }>().errors).toEqual([
@@ -150,46 +186,101 @@ describe('/access/acl', () => {
     });
 
     it('names tokens for a token id that is not user@realm!tokenid', async () => {
-      expectError(await call(t, 'PUT', '/access/acl', { form: { path: '/', roles: 'PVEAuditor', tokens: 'alice@pve' } }), 400, "parameter 'tokens'", 'tokens');
+      expectError(
+        await call(t, 'PUT', '/access/acl', { form: { path: '/', roles: 'PVEAuditor', tokens: 'alice@pve' } }),
+        400,
+        "parameter 'tokens'",
+        'tokens',
+      );
     });
 
     it('names users for a malformed user id', async () => {
-      expectError(await call(t, 'PUT', '/access/acl', { form: { path: '/', roles: 'PVEAuditor', users: 'alice' } }), 400, "parameter 'users'", 'users');
+      expectError(
+        await call(t, 'PUT', '/access/acl', { form: { path: '/', roles: 'PVEAuditor', users: 'alice' } }),
+        400,
+        "parameter 'users'",
+        'users',
+      );
     });
 
     it('answers 403 to a caller who may not change the ACL on the path', async () => {
-      expectError(await call(t, 'PUT', '/access/acl', { form: { path: '/', roles: 'PVEAuditor', users: 'nobody@pve' }, as: basic('nobody@pve', PASSWORD) }), 403, 'permission denied');
-      expectError(await call(t, 'POST', '/access/acl', { form: { path: '/vms/101', roles: 'PVEVMUser', users: 'bob@pve' }, as: basic('vmadmin@pve', PASSWORD) }), 403, 'permission denied');
+      expectError(
+        await call(t, 'PUT', '/access/acl', {
+          form: { path: '/', roles: 'PVEAuditor', users: 'nobody@pve' },
+          as: basic('nobody@pve', PASSWORD),
+        }),
+        403,
+        'permission denied',
+      );
+      expectError(
+        await call(t, 'POST', '/access/acl', {
+          form: { path: '/vms/101', roles: 'PVEVMUser', users: 'bob@pve' },
+          as: basic('vmadmin@pve', PASSWORD),
+        }),
+        403,
+        'permission denied',
+      );
     });
   });
 
   describe('a caller without Permissions.Modify on the path', () => {
     it('may grant a role whose privileges it holds there, through VM.Allocate', async () => {
-      dataOf(await call(t, 'PUT', '/access/acl', { form: { path: '/vms/100', roles: 'PVEVMUser', users: 'bob@pve' }, as: basic('vmadmin@pve', PASSWORD) }));
+      dataOf(
+        await call(t, 'PUT', '/access/acl', {
+          form: { path: '/vms/100', roles: 'PVEVMUser', users: 'bob@pve' },
+          as: basic('vmadmin@pve', PASSWORD),
+        }),
+      );
       expect(await rowsOn('/vms/100')).toContainEqual({ type: 'user', ugid: 'bob@pve', roleid: 'PVEVMUser', propagate: true });
     });
 
-    it.each(['Administrator', 'PVEAuditor', 'NoAccess'])('may not grant %s, whose privileges it lacks there, and nothing is written', async (roleid) => {
-      const before = await aclRows(t);
-      const res = await call(t, 'PUT', '/access/acl', { form: { path: '/vms/100', roles: `PVEVMUser,${roleid}`, users: 'alice@pve' }, as: basic('vmadmin@pve', PASSWORD) });
-      expectError(res, 403, 'permission denied');
-      expect(res.reason).toContain('/vms/100');
-      expect(await aclRows(t)).toEqual(before);
-    });
+    it.each(['Administrator', 'PVEAuditor', 'NoAccess'])(
+      'may not grant %s, whose privileges it lacks there, and nothing is written',
+      async (roleid) => {
+        const before = await aclRows(t);
+        const res = await call(t, 'PUT', '/access/acl', {
+          form: { path: '/vms/100', roles: `PVEVMUser,${roleid}`, users: 'alice@pve' },
+          as: basic('vmadmin@pve', PASSWORD),
+        });
+        expectError(res, 403, 'permission denied');
+        expect(res.reason).toContain('/vms/100');
+        expect(await aclRows(t)).toEqual(before);
+      },
+    );
 
     it('may grant a propagating entry only with privileges that propagate', async () => {
-      const res = await call(t, 'PUT', '/access/acl', { form: { path: '/vms/101', roles: 'PVEVMUser', users: 'bob@pve' }, as: basic('vmlocal@pve', PASSWORD) });
+      const res = await call(t, 'PUT', '/access/acl', {
+        form: { path: '/vms/101', roles: 'PVEVMUser', users: 'bob@pve' },
+        as: basic('vmlocal@pve', PASSWORD),
+      });
       expectError(res, 403, 'permission denied');
       expect(await rowsOn('/vms/101')).not.toContainEqual(expect.objectContaining({ ugid: 'bob@pve' }));
-      dataOf(await call(t, 'PUT', '/access/acl', { form: { path: '/vms/101', roles: 'PVEVMUser', users: 'bob@pve', propagate: 0 }, as: basic('vmlocal@pve', PASSWORD) }));
+      dataOf(
+        await call(t, 'PUT', '/access/acl', {
+          form: { path: '/vms/101', roles: 'PVEVMUser', users: 'bob@pve', propagate: 0 },
+          as: basic('vmlocal@pve', PASSWORD),
+        }),
+      );
       expect(await rowsOn('/vms/101')).toContainEqual({ type: 'user', ugid: 'bob@pve', roleid: 'PVEVMUser', propagate: false });
     });
 
     it('may revoke only roles whose privileges it holds there', async () => {
       await grant(t, { path: '/vms/100', type: 'user', ugid: 'alice@pve', roleid: 'PVEAuditor' });
       await grant(t, { path: '/vms/100', type: 'user', ugid: 'alice@pve', roleid: 'PVETemplateUser' });
-      expectError(await call(t, 'DELETE', '/access/acl', { form: { path: '/vms/100', roles: 'PVEAuditor', users: 'alice@pve' }, as: basic('vmadmin@pve', PASSWORD) }), 403, 'permission denied');
-      dataOf(await call(t, 'DELETE', '/access/acl', { form: { path: '/vms/100', roles: 'PVETemplateUser', users: 'alice@pve' }, as: basic('vmadmin@pve', PASSWORD) }));
+      expectError(
+        await call(t, 'DELETE', '/access/acl', {
+          form: { path: '/vms/100', roles: 'PVEAuditor', users: 'alice@pve' },
+          as: basic('vmadmin@pve', PASSWORD),
+        }),
+        403,
+        'permission denied',
+      );
+      dataOf(
+        await call(t, 'DELETE', '/access/acl', {
+          form: { path: '/vms/100', roles: 'PVETemplateUser', users: 'alice@pve' },
+          as: basic('vmadmin@pve', PASSWORD),
+        }),
+      );
       const left = (await rowsOn('/vms/100')).filter((row) => row.ugid === 'alice@pve').map((row) => row.roleid);
       expect(left).toEqual(['PVEAuditor']);
     });
@@ -209,7 +300,9 @@ describe('/access/acl', () => {
     });
 
     it('shows a caller with Sys.Audit on /access every entry', async () => {
-      expect(dataOf<Listing[]>(await call(t, 'GET', '/access/acl', { as: basic('auditor@pve', PASSWORD) }))).toHaveLength((await aclRows(t)).length);
+      expect(dataOf<Listing[]>(await call(t, 'GET', '/access/acl', { as: basic('auditor@pve', PASSWORD) }))).toHaveLength(
+        (await aclRows(t)).length,
+      );
     });
 
     it('shows another caller only the entries on paths where it may change the ACL', async () => {

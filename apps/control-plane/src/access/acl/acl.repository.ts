@@ -33,7 +33,10 @@ export async function lockReferences(db: EntityManager, refs: AclReferences): Pr
   const custom = await db.find(RoleRow, { where: { roleid: In([...refs.roles]) }, lock: SHARE });
   const users = await db.find(UserRow, { select: { userid: true }, where: { userid: In([...refs.users]) }, lock: SHARE });
   const groups = await db.find(GroupRow, { select: { groupid: true }, where: { groupid: In([...refs.groups]) }, lock: SHARE });
-  const tokens = refs.tokens.length === 0 ? [] : await db.find(ApiTokenRow, { select: { userid: true, tokenid: true }, where: refs.tokens.map(splitFullTokenid), lock: SHARE });
+  const tokens =
+    refs.tokens.length === 0
+      ? []
+      : await db.find(ApiTokenRow, { select: { userid: true, tokenid: true }, where: refs.tokens.map(splitFullTokenid), lock: SHARE });
   const roles = new Map<string, Role>();
   for (const roleid of refs.roles) {
     const builtIn = BUILT_IN_ROLES.get(roleid);
@@ -50,7 +53,11 @@ export async function lockReferences(db: EntityManager, refs: AclReferences): Pr
 
 /** Adds the entries; one that exists gets the new `propagate`. */
 export async function upsertEntries(db: EntityManager, entries: readonly AclEntry[]): Promise<void> {
-  await db.upsert(AclEntryRow, entries.map((entry) => ({ ...entry })), ['path', 'type', 'ugid', 'roleid']);
+  await db.upsert(
+    AclEntryRow,
+    entries.map((entry) => ({ ...entry })),
+    ['path', 'type', 'ugid', 'roleid'],
+  );
 }
 
 /** Removes the entries that exist, whatever their `propagate`. */

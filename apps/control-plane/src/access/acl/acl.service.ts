@@ -62,7 +62,9 @@ export class AclService {
         if (missing.length > 0) throw permissionDenied({ path, privileges: missing });
       }
       const entries = refs.roles.flatMap((roleid) =>
-        HOLDERS.flatMap((list) => refs[list].map((ugid): AclEntry => ({ path, type: HOLDER_TYPE[list], ugid, roleid, propagate: change.propagate }))),
+        HOLDERS.flatMap((list) =>
+          refs[list].map((ugid): AclEntry => ({ path, type: HOLDER_TYPE[list], ugid, roleid, propagate: change.propagate })),
+        ),
       );
       await (change.remove ? deleteEntries(db, entries) : upsertEntries(db, entries));
     });
@@ -85,7 +87,10 @@ function refuseMissing(refs: AclReferences, found: FoundReferences): void {
   for (const list of ['roles', ...HOLDERS] as const) {
     const missing = refs[list].filter((id) => !found[list].has(id));
     if (missing.length > 0) {
-      problems.push({ param: list, message: `parameter '${list}': ${missing.map((id) => `${NAMED[list]} '${id}' does not exist`).join(', ')}` });
+      problems.push({
+        param: list,
+        message: `parameter '${list}': ${missing.map((id) => `${NAMED[list]} '${id}' does not exist`).join(', ')}`,
+      });
     }
   }
   refuse(problems);

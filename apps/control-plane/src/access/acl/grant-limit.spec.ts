@@ -16,15 +16,37 @@ describe('missingToGrant', () => {
   });
 
   it('lets a caller grant a role whose privileges it holds, propagating', () => {
-    expect(missingToGrant(held([['VM.Allocate', true], ['VM.Audit', true], ['VM.Clone', true]]), role('PVETemplateUser'), add)).toEqual([]);
+    expect(
+      missingToGrant(
+        held([
+          ['VM.Allocate', true],
+          ['VM.Audit', true],
+          ['VM.Clone', true],
+        ]),
+        role('PVETemplateUser'),
+        add,
+      ),
+    ).toEqual([]);
   });
 
   it('names the privileges of the role the caller lacks', () => {
-    expect(missingToGrant(held([['VM.Allocate', true], ['VM.Audit', true]]), role('PVETemplateUser'), add)).toEqual(['VM.Clone']);
+    expect(
+      missingToGrant(
+        held([
+          ['VM.Allocate', true],
+          ['VM.Audit', true],
+        ]),
+        role('PVETemplateUser'),
+        add,
+      ),
+    ).toEqual(['VM.Clone']);
   });
 
   it('needs the privileges to propagate only when adding a propagating entry', () => {
-    const local = held([['VM.Audit', false], ['VM.Clone', false]]);
+    const local = held([
+      ['VM.Audit', false],
+      ['VM.Clone', false],
+    ]);
     expect(missingToGrant(local, role('PVETemplateUser'), add).sort()).toEqual(['VM.Audit', 'VM.Clone']);
     expect(missingToGrant(local, role('PVETemplateUser'), { remove: false, propagate: false })).toEqual([]);
     expect(missingToGrant(local, role('PVETemplateUser'), { remove: true, propagate: true })).toEqual([]);

@@ -7,7 +7,11 @@ import { NO_ACCESS, type Privilege, type Privileges, type Role } from '@corral/a
  * such a caller may only hand out (or take back) roles whose privileges it holds there itself, also
  * propagating when it adds a propagating entry; NoAccess needs Permissions.Modify.
  */
-export function missingToGrant(held: Privileges, role: Role, change: { readonly remove: boolean; readonly propagate: boolean }): Privilege[] {
+export function missingToGrant(
+  held: Privileges,
+  role: Role,
+  change: { readonly remove: boolean; readonly propagate: boolean },
+): Privilege[] {
   if (held.has('Permissions.Modify')) return [];
   if (role.roleid === NO_ACCESS) return ['Permissions.Modify'];
   const mustPropagate = change.propagate && !change.remove;

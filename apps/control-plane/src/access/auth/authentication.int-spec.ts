@@ -53,11 +53,19 @@ interface TicketData {
 
 describe('authentication', () => {
   let t: TestApp;
-  let issuer: { server: Server; url: string; sign: (claims: Record<string, unknown>, options?: { audience?: string; expiresIn?: string | null; notBefore?: string }) => Promise<string> };
+  let issuer: {
+    server: Server;
+    url: string;
+    sign: (
+      claims: Record<string, unknown>,
+      options?: { audience?: string; expiresIn?: string | null; notBefore?: string },
+    ) => Promise<string>;
+  };
 
   const login = async (username: string, password: string): Promise<ApiResponse> =>
     t.api.send('/access/ticket', { method: 'POST', headers: FORM, body: new URLSearchParams({ username, password }).toString() });
-  const ticketOf = async (username = 'root@pam', password = TEST_ROOT_PASSWORD) => (await login(username, password)).json<{ data: TicketData }>().data;
+  const ticketOf = async (username = 'root@pam', password = TEST_ROOT_PASSWORD) =>
+    (await login(username, password)).json<{ data: TicketData }>().data;
   /** Changes the access tables behind the API's back, the one way the API itself does. */
   const sql = (query: string, params: unknown[] = []) => write(t, (db) => db.query(query, params));
 
@@ -66,7 +74,12 @@ describe('authentication', () => {
     t = await startTestApp({
       imports: [TicketModule],
       controllers: [FixtureController],
-      env: { CORRAL_OIDC_ISSUER: issuer.url, CORRAL_OIDC_AUDIENCE: 'corral', CORRAL_OIDC_JWKS_URL: `${issuer.url}/jwks`, CORRAL_OIDC_AUTOCREATE: '1' },
+      env: {
+        CORRAL_OIDC_ISSUER: issuer.url,
+        CORRAL_OIDC_AUDIENCE: 'corral',
+        CORRAL_OIDC_JWKS_URL: `${issuer.url}/jwks`,
+        CORRAL_OIDC_AUTOCREATE: '1',
+      },
     });
   });
   afterAll(async () => {
@@ -84,11 +97,17 @@ describe('authentication', () => {
       expect(data.CSRFPreventionToken).toMatch(/^[0-9A-F]{8}:[A-Za-z0-9+/]{43}$/);
       expect(data.clustername).toBe('corral');
       expect(data.cap['vms']?.['VM.Allocate']).toBe(1);
-      expect(res.headers['set-cookie']?.[0]).toMatch(/^PVEAuthCookie=PVE%3Aroot%40pam%3A.*; Path=\/; Max-Age=7200; Secure; HttpOnly; SameSite=Lax$/);
+      expect(res.headers['set-cookie']?.[0]).toMatch(
+        /^PVEAuthCookie=PVE%3Aroot%40pam%3A.*; Path=\/; Max-Age=7200; Secure; HttpOnly; SameSite=Lax$/,
+      );
     });
 
     it('take the realm apart, or Basic credentials', async () => {
-      const res = await t.api.send('/access/ticket', { method: 'POST', headers: FORM, body: `username=root&realm=pam&password=${TEST_ROOT_PASSWORD}` });
+      const res = await t.api.send('/access/ticket', {
+        method: 'POST',
+        headers: FORM,
+        body: `username=root&realm=pam&password=${TEST_ROOT_PASSWORD}`,
+      });
       expect(res.json<{ data: TicketData }>().data.username).toBe('root@pam');
       const spec = await t.api.send('/access/ticket', { method: 'POST', headers: ROOT });
       expect(spec.status).toBe(200);
@@ -98,7 +117,9 @@ describe('authentication', () => {
     it('authenticate as the cookie or the Authorization header; other methods need the CSRF token', async () => {
       const { ticket, CSRFPreventionToken } = await ticketOf();
       const cookie = { cookie: `PVEAuthCookie=${encodeURIComponent(ticket)}` };
-      expect((await t.api.send('/fixture/whoami', { headers: cookie })).json()).toEqual({ data: { userid: 'root@pam', tokenid: null, method: 'ticket' } });
+      expect((await t.api.send('/fixture/whoami', { headers: cookie })).json()).toEqual({
+        data: { userid: 'root@pam', tokenid: null, method: 'ticket' },
+      });
       expect((await t.api.send('/fixture/whoami', { headers: { authorization: `PVEAuthCookie=${ticket}` } })).status).toBe(200);
       const noCsrf = await t.api.send('/fixture/whoami', { method: 'POST', headers: cookie });
       expect([noCsrf.status, noCsrf.reason]).toEqual([401, 'Permission denied - invalid csrf token']);
@@ -116,7 +137,10 @@ describe('authentication', () => {
     });
 
     it('expire after two hours, and a forged or altered one is refused with the phrase npm clients re-login on', async () => {
-      const [key] = (await t.dataSource.query('SELECT id, secret FROM ticket_keys ORDER BY id DESC LIMIT 1')) as { id: number; secret: Buffer }[];
+      const [key] = (await t.dataSource.query('SELECT id, secret FROM ticket_keys ORDER BY id DESC LIMIT 1')) as {
+        id: number;
+        secret: Buffer;
+      }[];
       const now = Math.floor(Date.now() / 1000);
       if (!key) throw new Error('no ticket key after a login');
       const valid = signTicket('root@pam', now - 7000, key);
@@ -134,7 +158,8 @@ describe('authentication', () => {
       const next = (await ticketOf()).ticket;
       const keys = (await t.dataSource.query('SELECT id FROM ticket_keys ORDER BY id')) as { id: number }[];
       expect(keys).toHaveLength(2);
-      for (const ticket of [old, next]) expect((await t.api.send('/fixture/whoami', { headers: { cookie: `PVEAuthCookie=${ticket}` } })).status).toBe(200);
+      for (const ticket of [old, next])
+        expect((await t.api.send('/fixture/whoami', { headers: { cookie: `PVEAuthCookie=${ticket}` } })).status).toBe(200);
       await t.dataSource.query(`UPDATE ticket_keys SET created_at = created_at - interval '25 hours'`);
       await ticketOf();
       expect((await t.api.send('/fixture/whoami', { headers: { cookie: `PVEAuthCookie=${old}` } })).status).toBe(401);
@@ -145,7 +170,11 @@ describe('authentication', () => {
       await addUser(t, 'carol@pve', { password: 'carol-password' });
       expect((await login('carol@pve', 'carol-password')).status).toBe(200);
       await sql(`UPDATE users SET enable = false WHERE userid = 'carol@pve'`);
-      const bodies = await Promise.all([login('root@pam', 'wrong-password'), login('nobody@pve', 'whatever1'), login('carol@pve', 'carol-password')]);
+      const bodies = await Promise.all([
+        login('root@pam', 'wrong-password'),
+        login('nobody@pve', 'whatever1'),
+        login('carol@pve', 'carol-password'),
+      ]);
       for (const res of bodies) {
         expect(res.status).toBe(401);
         expect(res.json()).toEqual({ data: null, errors: [{ code: 401, message: 'authentication failed' }] });
@@ -177,7 +206,9 @@ describe('authentication', () => {
   describe('Basic authentication', () => {
     it('works on every endpoint, and a password change takes effect at once', async () => {
       await addUser(t, 'erin@pve', { password: 'erin-password' });
-      expect((await t.api.send('/fixture/whoami', { headers: basic('erin@pve', 'erin-password') })).json()).toEqual({ data: { userid: 'erin@pve', tokenid: null, method: 'basic' } });
+      expect((await t.api.send('/fixture/whoami', { headers: basic('erin@pve', 'erin-password') })).json()).toEqual({
+        data: { userid: 'erin@pve', tokenid: null, method: 'basic' },
+      });
       await sql('UPDATE users SET password_hash = $1 WHERE userid = $2', [await hashPassword('erin-new-password'), 'erin@pve']);
       expect((await t.api.send('/fixture/whoami', { headers: basic('erin@pve', 'erin-password') })).status).toBe(401);
       expect((await t.api.send('/fixture/whoami', { headers: basic('erin@pve', 'erin-new-password') })).status).toBe(200);
@@ -206,7 +237,12 @@ describe('authentication', () => {
 
     it('refuse a wrong secret, an unknown token and an expired one', async () => {
       await addToken(t, 'root@pam', 'old', { privsep: true, secret: 'old-secret', expire: Math.floor(Date.now() / 1000) - 1 });
-      for (const authorization of [`PVEAPIToken=root@pam!ci=${secret}x`, `PVEAPIToken=root@pam!nope=${secret}`, 'PVEAPIToken=root@pam!old=old-secret', `PVEAPIToken=carol@pve!ci=${secret}`]) {
+      for (const authorization of [
+        `PVEAPIToken=root@pam!ci=${secret}x`,
+        `PVEAPIToken=root@pam!nope=${secret}`,
+        'PVEAPIToken=root@pam!old=old-secret',
+        `PVEAPIToken=carol@pve!ci=${secret}`,
+      ]) {
         const res = await t.api.send('/fixture/whoami', { headers: { authorization } });
         expect([res.status, res.json()]).toEqual([401, { data: null, errors: [{ code: 401, message: 'authentication failed' }] }]);
       }
@@ -214,7 +250,8 @@ describe('authentication', () => {
 
     it('answer a wrong secret 429 with Retry-After after five failures from an address, and never refuse the right one', async () => {
       await addToken(t, 'root@pam', 'shared', { privsep: false, secret: 'shared-secret' });
-      const as = (tokenSecret: string) => t.api.send('/fixture/whoami', { headers: { authorization: `PVEAPIToken=root@pam!shared=${tokenSecret}` } });
+      const as = (tokenSecret: string) =>
+        t.api.send('/fixture/whoami', { headers: { authorization: `PVEAPIToken=root@pam!shared=${tokenSecret}` } });
       for (let i = 0; i < 5; i++) expect((await as('guessed')).status).toBe(401);
       const throttled = await as('guessed');
       expect(throttled.status).toBe(429);
@@ -229,9 +266,11 @@ describe('authentication', () => {
   });
 
   describe('OAuth 2.0 bearer tokens', () => {
-    it("authenticate as <claim>@<realm>, creating the user when the realm says so", async () => {
+    it('authenticate as <claim>@<realm>, creating the user when the realm says so', async () => {
       const jwt = await issuer.sign({ sub: 'frank' });
-      expect((await t.api.send('/fixture/whoami', { headers: { authorization: `Bearer ${jwt}` } })).json()).toEqual({ data: { userid: 'frank@oidc', tokenid: null, method: 'bearer' } });
+      expect((await t.api.send('/fixture/whoami', { headers: { authorization: `Bearer ${jwt}` } })).json()).toEqual({
+        data: { userid: 'frank@oidc', tokenid: null, method: 'bearer' },
+      });
       expect(await t.dataSource.query(`SELECT realm FROM users WHERE userid = 'frank@oidc'`)).toEqual([{ realm: 'oidc' }]);
     });
 
@@ -244,7 +283,8 @@ describe('authentication', () => {
         issuer.sign({ sub: 'frank' }, { notBefore: '10m' }),
         issuer.sign({ sub: 'gina' }),
       ]);
-      for (const jwt of tokens) expect((await t.api.send('/fixture/whoami', { headers: { authorization: `Bearer ${jwt}` } })).status).toBe(401);
+      for (const jwt of tokens)
+        expect((await t.api.send('/fixture/whoami', { headers: { authorization: `Bearer ${jwt}` } })).status).toBe(401);
     });
   });
 
@@ -273,7 +313,11 @@ async function startIssuer() {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   /** A JWT of the issuer's; `expiresIn: null` leaves out `exp`. */
   const sign = (claims: Record<string, unknown>, options: { audience?: string; expiresIn?: string | null; notBefore?: string } = {}) => {
-    let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'test' }).setIssuer(url).setAudience(options.audience ?? 'corral').setIssuedAt();
+    let jwt = new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: 'test' })
+      .setIssuer(url)
+      .setAudience(options.audience ?? 'corral')
+      .setIssuedAt();
     if (options.expiresIn !== null) jwt = jwt.setExpirationTime(options.expiresIn ?? '5m');
     if (options.notBefore) jwt = jwt.setNotBefore(options.notBefore);
     return jwt.sign(privateKey);

@@ -81,7 +81,8 @@ export class Authenticator {
    */
   async checkPassword(userid: string, password: string, address: string): Promise<UserState> {
     const retryAfter = this.throttle.retryAfter(userid, address, nowS());
-    if (retryAfter > 0) throw tooManyFailures(`too many failed logins for '${userid}' from this address: try again in ${retryAfter} s`, retryAfter);
+    if (retryAfter > 0)
+      throw tooManyFailures(`too many failed logins for '${userid}' from this address: try again in ${retryAfter} s`, retryAfter);
     const user = activeUser(await this.state.current(), userid);
     if (user && (this.cachedPassword(user, password) || (await this.hashing.run(() => verifyPassword(user.passwordHash, password))))) {
       this.throttle.succeeded(userid, address);
@@ -97,7 +98,8 @@ export class Authenticator {
   async ticketUser(ticket: string): Promise<UserState | null> {
     let userid = verifyTicket(ticket, nowS(), await this.keys.verificationKeys());
     const issued = ticketTime(ticket);
-    if (userid === null && issued !== null && (await this.keys.reloadAfterMiss(issued))) userid = verifyTicket(ticket, nowS(), await this.keys.verificationKeys());
+    if (userid === null && issued !== null && (await this.keys.reloadAfterMiss(issued)))
+      userid = verifyTicket(ticket, nowS(), await this.keys.verificationKeys());
     return userid === null ? null : activeUser(await this.state.current(), userid);
   }
 
@@ -106,8 +108,10 @@ export class Authenticator {
     // npm's proxmox-api logs in again only on this phrase.
     if (!user) throw new ApiError('AUTHENTICATION_FAILED', 'authentication failed', { reason: 'permission denied - invalid PVE ticket' });
     if (!SAFE_METHODS.has(attempt.method)) {
-      const valid = attempt.csrfToken !== undefined && verifyCsrfToken(attempt.csrfToken, user.userid, nowS(), await this.keys.verificationKeys());
-      if (!valid) throw new ApiError('AUTHENTICATION_FAILED', 'authentication failed', { reason: 'Permission denied - invalid csrf token' });
+      const valid =
+        attempt.csrfToken !== undefined && verifyCsrfToken(attempt.csrfToken, user.userid, nowS(), await this.keys.verificationKeys());
+      if (!valid)
+        throw new ApiError('AUTHENTICATION_FAILED', 'authentication failed', { reason: 'Permission denied - invalid csrf token' });
     }
     return principalOf(await this.state.current(), user.userid, 'ticket');
   }
@@ -128,7 +132,8 @@ export class Authenticator {
     // The right secret is never refused: a token's holder cannot be locked out by whoever shares its address.
     if (!valid) {
       const retryAfter = this.throttle.retryAfter(throttleKey, address, nowS());
-      if (retryAfter > 0) throw tooManyFailures(`too many failed attempts for '${claimed}' from this address: try again in ${retryAfter} s`, retryAfter);
+      if (retryAfter > 0)
+        throw tooManyFailures(`too many failed attempts for '${claimed}' from this address: try again in ${retryAfter} s`, retryAfter);
       this.throttle.failed(throttleKey, address, nowS());
       throw authenticationFailed();
     }
@@ -141,7 +146,9 @@ export class Authenticator {
     let access = await this.state.current();
     const realm = access.realms.get(realmOf(userid));
     if (!access.users.has(userid) && realm?.type === 'oidc' && realm.autocreate) {
-      await this.state.write((db) => db.createQueryBuilder().insert().into(UserRow).values({ userid, realm: realm.realm }).orIgnore().execute());
+      await this.state.write((db) =>
+        db.createQueryBuilder().insert().into(UserRow).values({ userid, realm: realm.realm }).orIgnore().execute(),
+      );
       access = await this.state.current();
     }
     if (!activeUser(access, userid)) throw authenticationFailed();
@@ -169,13 +176,20 @@ export function activeUser(access: AccessSnapshot, userid: string): UserState | 
   return user;
 }
 
-export function principalOf(access: AccessSnapshot, userid: string, method: AuthMethod, token?: { fullTokenid: string; privsep: boolean }): Principal {
+export function principalOf(
+  access: AccessSnapshot,
+  userid: string,
+  method: AuthMethod,
+  token?: { fullTokenid: string; privsep: boolean },
+): Principal {
   const groups = access.users.get(userid)?.groups ?? [];
   return {
     userid,
     tokenid: token?.fullTokenid ?? null,
     method,
-    subject: token ? { kind: 'token', userid, groups, tokenid: token.fullTokenid, privsep: token.privsep } : { kind: 'user', userid, groups },
+    subject: token
+      ? { kind: 'token', userid, groups, tokenid: token.fullTokenid, privsep: token.privsep }
+      : { kind: 'user', userid, groups },
   };
 }
 

@@ -37,7 +37,10 @@ function evaluate(check: Check, context: CheckContext): Denial | null {
       return context.principal.tokenid === null && context.params[check.param] === context.principal.userid ? null : {};
     case 'groups': {
       const paths = groupPaths(context, context.params[check.param]);
-      const ok = paths.kind === 'each' ? paths.paths.every((p) => holds(context, p, check.privileges, check.any)) : paths.paths.some((p) => holds(context, p, check.privileges, check.any));
+      const ok =
+        paths.kind === 'each'
+          ? paths.paths.every((p) => holds(context, p, check.privileges, check.any))
+          : paths.paths.some((p) => holds(context, p, check.privileges, check.any));
       return ok ? null : { path: '/access/groups', privileges: check.privileges };
     }
     case 'permModify': {
@@ -79,7 +82,9 @@ function groupPaths(context: CheckContext, value: unknown): { kind: 'any' | 'eac
     return { kind: 'any', paths: ['/access/groups', ...groups.map((g) => `/access/groups/${g}`)] };
   }
   const groups = Array.isArray(value) ? value.map(String) : [];
-  return groups.length > 0 ? { kind: 'each', paths: groups.map((g) => `/access/groups/${g}`) } : { kind: 'each', paths: ['/access/groups'] };
+  return groups.length > 0
+    ? { kind: 'each', paths: groups.map((g) => `/access/groups/${g}`) }
+    : { kind: 'each', paths: ['/access/groups'] };
 }
 
 function allocatePrivilege(path: string): Privilege[] {

@@ -24,7 +24,11 @@ export class BearerTokens {
     if (!oidc) return null;
     try {
       // A token without `exp` would never expire: refused.
-      const { payload } = await jwtVerify(jwt, await this.keySet(oidc), { issuer: oidc.issuer, audience: oidc.audience, requiredClaims: ['exp'] });
+      const { payload } = await jwtVerify(jwt, await this.keySet(oidc), {
+        issuer: oidc.issuer,
+        audience: oidc.audience,
+        requiredClaims: ['exp'],
+      });
       const name = payload[oidc.userClaim];
       return typeof name === 'string' && /^[^\s@:!]+$/.test(name) ? `${name}@${oidc.realm}` : null;
     } catch {

@@ -43,8 +43,16 @@ export class EndpointGuard implements CanActivate {
 
   private async authorize(declaration: EndpointDeclaration, request: FastifyRequest): Promise<boolean> {
     // An upload's parameters are the form's fields before its file, whose bytes stay unread for the handler.
-    const parts = declaration.upload && request.isMultipart() ? { params: request.params, query: request.query, body: await readUploadForm(request, declaration.upload) } : request;
-    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access }, declaration, { method: request.method, headers: request.headers, address: request.ip, parts });
+    const parts =
+      declaration.upload && request.isMultipart()
+        ? { params: request.params, query: request.query, body: await readUploadForm(request, declaration.upload) }
+        : request;
+    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access }, declaration, {
+      method: request.method,
+      headers: request.headers,
+      address: request.ip,
+      parts,
+    });
     request.corralParams = params;
     request.corralPrincipal = principal;
     return true;
@@ -79,7 +87,9 @@ export async function admit(
     csrfToken: header(request.headers, 'csrfpreventiontoken'),
   });
   if (declaration.allowToken === false && principal.tokenid !== null) {
-    throw new ApiError('PERMISSION_DENIED', 'permission denied', { reason: `permission denied - ${declaration.path} is not available with an API token, log in with a password` });
+    throw new ApiError('PERMISSION_DENIED', 'permission denied', {
+      reason: `permission denied - ${declaration.path} is not available with an API token, log in with a password`,
+    });
   }
   const params = decodeParams(declaration, request.parts);
   const permission = declaration.permission;

@@ -19,7 +19,10 @@ export class HashingSlots {
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.active < this.limits.running) this.active += 1;
     else if (this.queue.length < this.limits.waiting) await new Promise<void>((resolve) => this.queue.push(resolve));
-    else throw new ApiError('TOO_MANY_LOGINS', 'too many logins at once: try again shortly', { headers: { 'retry-after': String(RETRY_AFTER_S) } });
+    else
+      throw new ApiError('TOO_MANY_LOGINS', 'too many logins at once: try again shortly', {
+        headers: { 'retry-after': String(RETRY_AFTER_S) },
+      });
     try {
       return await work();
     } finally {

@@ -8,7 +8,11 @@ export class LoginThrottle {
   private readonly failures = new Map<string, number[]>();
 
   constructor(
-    private readonly options: { readonly limit: number; readonly windowS: number; readonly maxTracked: number } = { limit: 5, windowS: 300, maxTracked: 100_000 },
+    private readonly options: { readonly limit: number; readonly windowS: number; readonly maxTracked: number } = {
+      limit: 5,
+      windowS: 300,
+      maxTracked: 100_000,
+    },
   ) {}
 
   /** Seconds until `user` may try again from `address`; 0 when it may now. */

@@ -20,7 +20,11 @@ describe('groups API (/access/groups)', () => {
     await addUser(t, 'bo@pve', { groups: ['dev'] });
     await addUser(t, 'al@pve', { groups: ['dev'] });
     expect(dataOf(await call(t, 'GET', '/access/groups/dev'))).toEqual({ comment: 'developers', members: ['al@pve', 'bo@pve'] });
-    expect(dataOf(await call(t, 'GET', '/access/groups'))).toContainEqual({ groupid: 'dev', comment: 'developers', users: 'al@pve,bo@pve' });
+    expect(dataOf(await call(t, 'GET', '/access/groups'))).toContainEqual({
+      groupid: 'dev',
+      comment: 'developers',
+      users: 'al@pve,bo@pve',
+    });
     dataOf(await call(t, 'PUT', '/access/groups/dev', { form: { comment: 'all developers' } }));
     expect((await groupRow('dev'))?.comment).toBe('all developers');
     dataOf(await call(t, 'PUT', '/access/groups/dev', { form: { comment: '' } }));
@@ -36,18 +40,28 @@ describe('groups API (/access/groups)', () => {
 
   it('answers a duplicate with 409 and leaves the group as it was', async () => {
     await addGroup(t, 'dup', 'original');
-    expectError(await call(t, 'POST', '/access/groups', { form: { groupid: 'dup', comment: 'second' } }), 409, "group 'dup' already exists");
+    expectError(
+      await call(t, 'POST', '/access/groups', { form: { groupid: 'dup', comment: 'second' } }),
+      409,
+      "group 'dup' already exists",
+    );
     expect((await groupRow('dup'))?.comment).toBe('original');
   });
 
   it('lets exactly one of two concurrent creates of the same group win; the other gets 409', async () => {
-    const results = await Promise.all([1, 2].map((n) => call(t, 'POST', '/access/groups', { form: { groupid: 'race', comment: `create ${n}` } })));
+    const results = await Promise.all(
+      [1, 2].map((n) => call(t, 'POST', '/access/groups', { form: { groupid: 'race', comment: `create ${n}` } })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
   });
 
   it('answers an unknown group with 404 on read, update and delete', async () => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
-      expectError(await call(t, method, '/access/groups/ghost', method === 'PUT' ? { form: { comment: 'x' } } : {}), 404, "group 'ghost' does not exist");
+      expectError(
+        await call(t, method, '/access/groups/ghost', method === 'PUT' ? { form: { comment: 'x' } } : {}),
+        404,
+        "group 'ghost' does not exist",
+      );
     }
     expect(await groupRow('ghost')).toBeNull();
   });

@@ -1,9 +1,19 @@
 import { BUILT_IN_ROLES, type AccessConfig, type AclEntry, type Subject } from '@corral/acl';
 import { permissionMap, privilegeFlags } from './permission-map.js';
 
-const config = (acl: AclEntry[], memberPools: ReadonlyMap<string, string[]> = new Map()): AccessConfig => ({ acl, roles: BUILT_IN_ROLES, memberPools });
+const config = (acl: AclEntry[], memberPools: ReadonlyMap<string, string[]> = new Map()): AccessConfig => ({
+  acl,
+  roles: BUILT_IN_ROLES,
+  memberPools,
+});
 const alice: Subject = { kind: 'user', userid: 'alice@pve', groups: [] };
-const entry = (path: string, roleid: string, propagate: boolean): AclEntry => ({ path, type: 'user', ugid: 'alice@pve', roleid, propagate });
+const entry = (path: string, roleid: string, propagate: boolean): AclEntry => ({
+  path,
+  type: 'user',
+  ugid: 'alice@pve',
+  roleid,
+  propagate,
+});
 
 describe('permissionMap', () => {
   it('reports the summary paths and the ACL paths where the subject holds something, with 1 for propagating', () => {
@@ -36,7 +46,16 @@ describe('permissionMap', () => {
 
 describe('privilegeFlags', () => {
   it('sorts the privileges and maps propagation to 1 or 0', () => {
-    expect(Object.entries(privilegeFlags(new Map([['VM.Clone', false], ['VM.Audit', true]])))).toEqual([
+    expect(
+      Object.entries(
+        privilegeFlags(
+          new Map([
+            ['VM.Clone', false],
+            ['VM.Audit', true],
+          ]),
+        ),
+      ),
+    ).toEqual([
       ['VM.Audit', 1],
       ['VM.Clone', 0],
     ]);

@@ -11,7 +11,9 @@ const SUMMARY_PATHS = ['/', '/access', '/access/groups', '/nodes', '/pool', '/sd
  * leaving out paths where it holds none. Telmate's provider reads `["/"]` of this at start.
  */
 export function permissionMap(config: AccessConfig, subject: Subject): Record<string, PrivilegeFlags> {
-  const paths = [...new Set([...SUMMARY_PATHS, ...config.acl.map((entry) => normalizeAclPath(entry.path)), ...config.memberPools.keys()])].sort();
+  const paths = [
+    ...new Set([...SUMMARY_PATHS, ...config.acl.map((entry) => normalizeAclPath(entry.path)), ...config.memberPools.keys()]),
+  ].sort();
   const map: Record<string, PrivilegeFlags> = {};
   for (const path of paths) {
     const flags = privilegeFlags(effectivePrivileges(config, subject, path));
@@ -21,5 +23,7 @@ export function permissionMap(config: AccessConfig, subject: Subject): Record<st
 }
 
 export function privilegeFlags(privileges: Privileges): PrivilegeFlags {
-  return Object.fromEntries([...privileges].sort(([a], [b]) => (a < b ? -1 : 1)).map(([privilege, propagates]) => [privilege, propagates ? 1 : 0]));
+  return Object.fromEntries(
+    [...privileges].sort(([a], [b]) => (a < b ? -1 : 1)).map(([privilege, propagates]) => [privilege, propagates ? 1 : 0]),
+  );
 }

@@ -10,7 +10,8 @@ const SUMMARY = ['/', '/access', '/access/groups', '/nodes', '/pool', '/sdn', '/
 
 describe('GET /access/permissions', () => {
   let t: TestApp;
-  const get = (as: Record<string, string>, query?: string) => call(t, 'GET', '/access/permissions', { as, ...(query !== undefined ? { query } : {}) });
+  const get = (as: Record<string, string>, query?: string) =>
+    call(t, 'GET', '/access/permissions', { as, ...(query !== undefined ? { query } : {}) });
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [PermissionsModule] });
@@ -28,7 +29,10 @@ describe('GET /access/permissions', () => {
   afterAll(() => t.close());
 
   it("answers the caller's own privileges on the summary and ACL paths that hold any", async () => {
-    expect(dataOf(await get(basic('dave@pve', PASSWORD)))).toEqual({ '/vms': flags('PVEVMUser', 1), '/vms/100': flags('PVETemplateUser', 0) });
+    expect(dataOf(await get(basic('dave@pve', PASSWORD)))).toEqual({
+      '/vms': flags('PVEVMUser', 1),
+      '/vms/100': flags('PVETemplateUser', 0),
+    });
   });
 
   it('answers root every privilege on every summary path', async () => {
@@ -72,7 +76,10 @@ describe('GET /access/permissions', () => {
     });
 
     it('answers with Sys.Audit on /access', async () => {
-      expect(dataOf(await get(basic('auditor@pve', PASSWORD), 'userid=dave@pve'))).toEqual({ '/vms': flags('PVEVMUser', 1), '/vms/100': flags('PVETemplateUser', 0) });
+      expect(dataOf(await get(basic('auditor@pve', PASSWORD), 'userid=dave@pve'))).toEqual({
+        '/vms': flags('PVEVMUser', 1),
+        '/vms/100': flags('PVETemplateUser', 0),
+      });
     });
 
     it('answers 400 naming userid for a user or token that does not exist', async () => {

@@ -15,7 +15,10 @@ export class PermissionsService {
   constructor(private readonly state: AccessState) {}
 
   /** As PVE: anyone about itself and its own tokens; about others with Sys.Audit on `/access`. */
-  async of(caller: Principal, query: { readonly userid?: string | undefined; readonly path?: string | undefined }): Promise<Record<string, PrivilegeFlags>> {
+  async of(
+    caller: Principal,
+    query: { readonly userid?: string | undefined; readonly path?: string | undefined },
+  ): Promise<Record<string, PrivilegeFlags>> {
     const access = await this.state.current();
     const self = callerName(caller);
     const asked = query.userid ?? self;

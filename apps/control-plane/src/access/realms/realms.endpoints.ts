@@ -21,14 +21,23 @@ export const RealmRecord = z.object({
   type: z.string().meta({ description: TYPE_TEXT }),
   comment: z.string().optional(),
   default: SetFlag.meta({ description: 'The realm the login box preselects.' }),
-  autocreate: z.union([z.literal(0), z.literal(1)]).optional().meta({ description: '`oidc` realms: 1 when a user is created the first time a valid token names one.' }),
+  autocreate: z
+    .union([z.literal(0), z.literal(1)])
+    .optional()
+    .meta({ description: '`oidc` realms: 1 when a user is created the first time a valid token names one.' }),
   'issuer-url': z.string().optional().meta({ description: 'The realm CORRAL_OIDC_REALM names: the issuer whose tokens it accepts.' }),
   'client-id': z.string().optional().meta({ description: 'The realm CORRAL_OIDC_REALM names: the audience its tokens must have.' }),
   'username-claim': z.string().optional().meta({ description: 'The realm CORRAL_OIDC_REALM names: the claim holding the user name.' }),
   digest: z.string().meta({ description: 'SHA-1 of the entry, for `digest` in a change.' }),
 });
 
-const realmParam = () => stringParam({ description: 'The realm.', maxLength: 32, pattern: REALM_PATTERN, patternHint: 'must be a letter followed by letters, digits, ., _ or -' });
+const realmParam = () =>
+  stringParam({
+    description: 'The realm.',
+    maxLength: 32,
+    pattern: REALM_PATTERN,
+    patternHint: 'must be a letter followed by letters, digits, ., _ or -',
+  });
 
 const SETTINGS = {
   comment: commentParam().optional(),
@@ -66,10 +75,12 @@ export const createDomain = endpoint({
   path: '/access/domains',
   summary: 'Add a realm',
   description:
-    'Only `openid` (stored as Corral\'s `oidc`) realms are created: `pam` and `pve` are built in, and `ldap` and `ad` are not served (a 400 saying so, as for their settings).',
+    "Only `openid` (stored as Corral's `oidc`) realms are created: `pam` and `pve` are built in, and `ldap` and `ad` are not served (a 400 saying so, as for their settings).",
   parameters: z.object({
     realm: realmParam(),
-    type: z.enum(REALM_TYPES, { error: (issue) => `expected one of ${REALM_TYPES.join(', ')}, got '${String(issue.input)}'` }).meta({ description: 'The realm type.' }),
+    type: z
+      .enum(REALM_TYPES, { error: (issue) => `expected one of ${REALM_TYPES.join(', ')}, got '${String(issue.input)}'` })
+      .meta({ description: 'The realm type.' }),
     ...SETTINGS,
   }),
   returns: z.null(),

@@ -41,13 +41,20 @@ export class RealmsService {
   async create(params: ParamsOf<typeof createDomain>): Promise<void> {
     refuseUnserved(params);
     const { realm, type } = params;
-    if (type === 'ldap' || type === 'ad') throw badParam('type', `${type} realms are not served: Corral's realms are pam, pve and oidc (openid)`);
+    if (type === 'ldap' || type === 'ad')
+      throw badParam('type', `${type} realms are not served: Corral's realms are pam, pve and oidc (openid)`);
     await this.state.write(async (db) => {
       if (await db.existsBy(RealmRow, { realm })) throw alreadyExists(`domain '${realm}'`);
       if (BUILT_IN.has(realm)) throw badParam('realm', `unable to use reserved name '${realm}'`);
       if (type === 'pam' || type === 'pve') throw badParam('type', `unable to create builtin type '${type}'`);
       if (params.default) await clearDefault(db);
-      await db.insert(RealmRow, { realm, type: 'oidc', comment: params.comment ?? '', isDefault: params.default ?? false, autocreate: params.autocreate ?? false });
+      await db.insert(RealmRow, {
+        realm,
+        type: 'oidc',
+        comment: params.comment ?? '',
+        isDefault: params.default ?? false,
+        autocreate: params.autocreate ?? false,
+      });
     });
   }
 
@@ -62,7 +69,8 @@ export class RealmsService {
       if (!row) throw missing(realm);
       checkDigest(this.recordOf(row).digest, digest);
       const autocreate = deleted.includes('autocreate') ? false : params.autocreate;
-      if (autocreate !== undefined && row.type !== 'oidc') throw badParam(params.autocreate !== undefined ? 'autocreate' : 'delete', `${row.type} realms do not create users`);
+      if (autocreate !== undefined && row.type !== 'oidc')
+        throw badParam(params.autocreate !== undefined ? 'autocreate' : 'delete', `${row.type} realms do not create users`);
       const isDefault = deleted.includes('default') ? false : (params.default ?? row.isDefault);
       if (isDefault && !row.isDefault) await clearDefault(db);
       const comment = deleted.includes('comment') ? '' : (params.comment ?? row.comment);
@@ -75,11 +83,15 @@ export class RealmsService {
       const row = await db.findOneBy(RealmRow, { realm });
       if (!row) throw notFound(`authentication domain '${realm}'`);
       if (BUILT_IN.has(realm)) throw badParam('realm', `the built-in realm '${realm}' cannot be removed`);
-      if (realm === this.config.oidc?.realm) throw badParam('realm', `realm '${realm}' is the one CORRAL_OIDC_REALM names: it is made again at every start`);
+      if (realm === this.config.oidc?.realm)
+        throw badParam('realm', `realm '${realm}' is the one CORRAL_OIDC_REALM names: it is made again at every start`);
       // Every access change holds the write lock, so no user of the realm is added meanwhile.
       const users = await db.find(UserRow, { where: { realm }, order: { userid: 'ASC' }, take: 6 });
       if (users.length > 0) {
-        const named = users.slice(0, 5).map((user) => user.userid).join(', ');
+        const named = users
+          .slice(0, 5)
+          .map((user) => user.userid)
+          .join(', ');
         throw new ApiError('IN_USE', `realm '${realm}' still has users (${named}${users.length > 5 ? ', ...' : ''}): remove them first`);
       }
       await db.delete(RealmRow, { realm });
@@ -93,7 +105,9 @@ export class RealmsService {
       ...commentOf(row),
       ...flag('default', row.isDefault),
       ...(row.type === 'oidc' ? { autocreate: row.autocreate ? (1 as const) : (0 as const) } : {}),
-      ...(oidc && oidc.realm === row.realm ? { 'issuer-url': oidc.issuer, 'client-id': oidc.audience, 'username-claim': oidc.userClaim } : {}),
+      ...(oidc && oidc.realm === row.realm
+        ? { 'issuer-url': oidc.issuer, 'client-id': oidc.audience, 'username-claim': oidc.userClaim }
+        : {}),
     };
     return { ...entry, digest: entryDigest(entry) };
   }

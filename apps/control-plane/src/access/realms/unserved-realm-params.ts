@@ -9,14 +9,45 @@ import { badParam } from '../../errors/resource-errors.js';
  */
 
 const DIRECTORY = [
-  'base_dn', 'bind_dn', 'capath', 'case-sensitive', 'cert', 'certkey', 'check-connection', 'domain', 'filter', 'group_classes', 'group_dn',
-  'group_filter', 'group_name_attr', 'mode', 'password', 'port', 'secure', 'server1', 'server2', 'sslversion', 'sync-defaults-options',
-  'sync_attributes', 'user_attr', 'user_classes', 'verify',
+  'base_dn',
+  'bind_dn',
+  'capath',
+  'case-sensitive',
+  'cert',
+  'certkey',
+  'check-connection',
+  'domain',
+  'filter',
+  'group_classes',
+  'group_dn',
+  'group_filter',
+  'group_name_attr',
+  'mode',
+  'password',
+  'port',
+  'secure',
+  'server1',
+  'server2',
+  'sslversion',
+  'sync-defaults-options',
+  'sync_attributes',
+  'user_attr',
+  'user_classes',
+  'verify',
 ] as const;
 
 const OPENID_LOGIN = [
-  'issuer-url', 'client-id', 'client-key', 'username-claim', 'scopes', 'prompt', 'acr-values', 'query-userinfo', 'groups-claim',
-  'groups-autocreate', 'groups-overwrite',
+  'issuer-url',
+  'client-id',
+  'client-key',
+  'username-claim',
+  'scopes',
+  'prompt',
+  'acr-values',
+  'query-userinfo',
+  'groups-claim',
+  'groups-autocreate',
+  'groups-overwrite',
 ] as const;
 
 const UNSERVED = [...DIRECTORY, ...OPENID_LOGIN, 'tfa'] as const;
@@ -31,7 +62,15 @@ function why(key: Unserved): string {
 }
 
 /** The unserved settings as optional parameters of any type, for a realm endpoint's parameter schema. */
-export const UNSERVED_REALM_PARAMS = Object.fromEntries(UNSERVED.map((key) => [key, z.unknown().optional().meta({ description: `Refused: ${why(key)}.` })])) as {
+export const UNSERVED_REALM_PARAMS = Object.fromEntries(
+  UNSERVED.map((key) => [
+    key,
+    z
+      .unknown()
+      .optional()
+      .meta({ description: `Refused: ${why(key)}.` }),
+  ]),
+) as {
   [K in Unserved]: z.ZodOptional<z.ZodUnknown>;
 };
 

@@ -57,7 +57,9 @@ export const updateRole = endpoint({
   summary: "Replace (or, with `append`, extend) a custom role's privileges",
   parameters: z.object({
     roleid: roleidParam(),
-    privs: privsParam('The privileges, comma separated; without `append` they replace the current ones (none given: none left).').optional(),
+    privs: privsParam(
+      'The privileges, comma separated; without `append` they replace the current ones (none given: none left).',
+    ).optional(),
     append: booleanParam({ description: 'Add `privs` to the current privileges instead of replacing them.' }).optional(),
   }),
   returns: z.null(),

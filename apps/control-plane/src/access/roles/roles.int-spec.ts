@@ -20,8 +20,17 @@ describe('/access/roles', () => {
   describe('GET', () => {
     it('lists every built-in role with special 1 and its privileges sorted, to any authenticated caller', async () => {
       const roles = dataOf<Listing[]>(await call(t, 'GET', '/access/roles', { as: basic('nobody@pve', PASSWORD) }));
-      expect(roles.filter((r) => r.special === 1).map((r) => r.roleid).sort()).toEqual([...BUILT_IN_ROLES.keys()].sort());
-      expect(roles).toContainEqual({ roleid: 'PVEAuditor', privs: 'Datastore.Audit,Mapping.Audit,Pool.Audit,SDN.Audit,Sys.Audit,VM.Audit,VM.GuestAgent.Audit', special: 1 });
+      expect(
+        roles
+          .filter((r) => r.special === 1)
+          .map((r) => r.roleid)
+          .sort(),
+      ).toEqual([...BUILT_IN_ROLES.keys()].sort());
+      expect(roles).toContainEqual({
+        roleid: 'PVEAuditor',
+        privs: 'Datastore.Audit,Mapping.Audit,Pool.Audit,SDN.Audit,Sys.Audit,VM.Audit,VM.GuestAgent.Audit',
+        special: 1,
+      });
       expect(roles).toContainEqual({ roleid: 'NoAccess', privs: '', special: 1 });
       expect(roles.find((r) => r.roleid === 'Administrator')?.privs).toBe(PRIVILEGES.join(','));
     });
@@ -32,8 +41,11 @@ describe('/access/roles', () => {
       expect(roles).toContainEqual({ roleid: 'Listed', privs: 'VM.Audit,VM.Console', special: 0 });
     });
 
-    it("answers one role as PVE does, {privilege: 1}", async () => {
-      expect(dataOf(await call(t, 'GET', '/access/roles/PVETemplateUser', { as: basic('nobody@pve', PASSWORD) }))).toEqual({ 'VM.Audit': 1, 'VM.Clone': 1 });
+    it('answers one role as PVE does, {privilege: 1}', async () => {
+      expect(dataOf(await call(t, 'GET', '/access/roles/PVETemplateUser', { as: basic('nobody@pve', PASSWORD) }))).toEqual({
+        'VM.Audit': 1,
+        'VM.Clone': 1,
+      });
       expect(dataOf(await call(t, 'GET', '/access/roles/NoAccess'))).toEqual({});
     });
 
@@ -64,15 +76,27 @@ describe('/access/roles', () => {
       expect((await roleRows(t)).map((r) => r.roleid)).not.toContain('Flyer');
     });
 
-    it.each(['PVEOperator', 'Administrator', 'NoAccess'])('answers 400 naming roleid for the reserved id %s, and creates nothing', async (roleid) => {
-      const before = await roleRows(t);
-      expectError(await call(t, 'POST', '/access/roles', { form: { roleid, privs: 'VM.Audit' } }), 400, `'${roleid}' is reserved`, 'roleid');
-      expect(await roleRows(t)).toEqual(before);
-    });
+    it.each(['PVEOperator', 'Administrator', 'NoAccess'])(
+      'answers 400 naming roleid for the reserved id %s, and creates nothing',
+      async (roleid) => {
+        const before = await roleRows(t);
+        expectError(
+          await call(t, 'POST', '/access/roles', { form: { roleid, privs: 'VM.Audit' } }),
+          400,
+          `'${roleid}' is reserved`,
+          'roleid',
+        );
+        expect(await roleRows(t)).toEqual(before);
+      },
+    );
 
     it('answers 409 for an existing role and leaves it as it was', async () => {
       await addRole(t, 'Taken', ['Sys.Audit']);
-      expectError(await call(t, 'POST', '/access/roles', { form: { roleid: 'Taken', privs: 'VM.Audit' } }), 409, "role 'Taken' already exists");
+      expectError(
+        await call(t, 'POST', '/access/roles', { form: { roleid: 'Taken', privs: 'VM.Audit' } }),
+        409,
+        "role 'Taken' already exists",
+      );
       expect((await roleRows(t)).find((r) => r.roleid === 'Taken')?.privs).toEqual(['Sys.Audit']);
     });
 
@@ -81,7 +105,11 @@ describe('/access/roles', () => {
     });
 
     it('answers 403 without Sys.Modify on /access, and creates nothing', async () => {
-      expectError(await call(t, 'POST', '/access/roles', { form: { roleid: 'Sneaky' }, as: basic('nobody@pve', PASSWORD) }), 403, 'permission denied');
+      expectError(
+        await call(t, 'POST', '/access/roles', { form: { roleid: 'Sneaky' }, as: basic('nobody@pve', PASSWORD) }),
+        403,
+        'permission denied',
+      );
       expect((await roleRows(t)).map((r) => r.roleid)).not.toContain('Sneaky');
     });
   });
@@ -92,7 +120,12 @@ describe('/access/roles', () => {
     const privsOf = async () => (await roleRows(t)).find((r) => r.roleid === 'Changing')?.privs;
 
     it('replaces the privileges', async () => {
-      dataOf(await call(t, 'PUT', '/access/roles/Changing', { form: { privs: 'Sys.Audit,Datastore.Audit' }, as: basic('roleadmin@pve', PASSWORD) }));
+      dataOf(
+        await call(t, 'PUT', '/access/roles/Changing', {
+          form: { privs: 'Sys.Audit,Datastore.Audit' },
+          as: basic('roleadmin@pve', PASSWORD),
+        }),
+      );
       expect(await privsOf()).toEqual(['Datastore.Audit', 'Sys.Audit']);
     });
 
@@ -110,7 +143,9 @@ describe('/access/roles', () => {
       await addUser(t, 'changing@pve', { password: PASSWORD });
       await grant(t, { path: '/', type: 'user', ugid: 'changing@pve', roleid: 'Changing' });
       // The role is granted on / and propagates to /access: once it holds Sys.Modify, so does the user.
-      expect((await call(t, 'POST', '/access/roles', { form: { roleid: 'ByChanging' }, as: basic('changing@pve', PASSWORD) })).status).toBe(403);
+      expect((await call(t, 'POST', '/access/roles', { form: { roleid: 'ByChanging' }, as: basic('changing@pve', PASSWORD) })).status).toBe(
+        403,
+      );
       dataOf(await call(t, 'PUT', '/access/roles/Changing', { form: { privs: 'Sys.Modify' } }));
       dataOf(await call(t, 'POST', '/access/roles', { form: { roleid: 'ByChanging' }, as: basic('changing@pve', PASSWORD) }));
     });
@@ -121,12 +156,22 @@ describe('/access/roles', () => {
     });
 
     it('answers 400 naming privs for an unknown privilege, and changes nothing', async () => {
-      expectError(await call(t, 'PUT', '/access/roles/Changing', { form: { privs: 'Sys.Audit,Bogus' } }), 400, "unknown privilege 'Bogus'", 'privs');
+      expectError(
+        await call(t, 'PUT', '/access/roles/Changing', { form: { privs: 'Sys.Audit,Bogus' } }),
+        400,
+        "unknown privilege 'Bogus'",
+        'privs',
+      );
       expect(await privsOf()).toEqual(['VM.Audit']);
     });
 
     it('answers 400 naming roleid for a built-in role', async () => {
-      expectError(await call(t, 'PUT', '/access/roles/PVEAuditor', { form: { privs: 'Sys.Modify' } }), 400, "built-in role 'PVEAuditor' cannot be changed", 'roleid');
+      expectError(
+        await call(t, 'PUT', '/access/roles/PVEAuditor', { form: { privs: 'Sys.Modify' } }),
+        400,
+        "built-in role 'PVEAuditor' cannot be changed",
+        'roleid',
+      );
       expect(dataOf(await call(t, 'GET', '/access/roles/PVEAuditor'))).not.toHaveProperty('Sys.Modify');
     });
 
@@ -136,7 +181,11 @@ describe('/access/roles', () => {
     });
 
     it('answers 403 without Sys.Modify on /access', async () => {
-      expectError(await call(t, 'PUT', '/access/roles/Changing', { form: { privs: 'Sys.Modify' }, as: basic('nobody@pve', PASSWORD) }), 403, 'permission denied');
+      expectError(
+        await call(t, 'PUT', '/access/roles/Changing', { form: { privs: 'Sys.Modify' }, as: basic('nobody@pve', PASSWORD) }),
+        403,
+        'permission denied',
+      );
       expect(await privsOf()).toEqual(['VM.Audit']);
     });
   });

@@ -76,7 +76,19 @@ export async function loadAccessSnapshot(db: EntityManager): Promise<AccessSnaps
     secretHash: t.secretHash,
   }));
   return {
-    users: new Map(users.map((u) => [u.userid, { userid: u.userid, realm: u.realm, enable: u.enable, expire: u.expire, passwordHash: u.passwordHash, groups: groupsOf.get(u.userid) ?? [] }])),
+    users: new Map(
+      users.map((u) => [
+        u.userid,
+        {
+          userid: u.userid,
+          realm: u.realm,
+          enable: u.enable,
+          expire: u.expire,
+          passwordHash: u.passwordHash,
+          groups: groupsOf.get(u.userid) ?? [],
+        },
+      ]),
+    ),
     tokens: new Map(tokenStates.map((t) => [t.fullTokenid, t])),
     tokensBySecretHash: new Map(tokenStates.map((t) => [t.secretHash, t])),
     groups: new Map([...membersOf].map(([groupid, list]) => [groupid, { groupid, members: list }])),

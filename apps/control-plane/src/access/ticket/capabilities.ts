@@ -15,7 +15,8 @@ export function capabilities(access: AccessSnapshot, subject: Subject): Capabili
     for (const privilege of effectivePrivileges(access, subject, path).keys()) held.add(privilege);
   }
   const atRoot = effectivePrivileges(access, subject, '/');
-  const pick = (privileges: Iterable<Privilege>, keep: (p: Privilege) => boolean) => Object.fromEntries([...privileges].filter(keep).map((p) => [p, 1 as const]));
+  const pick = (privileges: Iterable<Privilege>, keep: (p: Privilege) => boolean) =>
+    Object.fromEntries([...privileges].filter(keep).map((p) => [p, 1 as const]));
   const modify = (prefixes: string[]) => (p: Privilege) => p === 'Permissions.Modify' || prefixes.some((prefix) => p.startsWith(prefix));
   return {
     vms: pick(held, modify(['VM.'])),

@@ -20,11 +20,15 @@ export class TicketController {
   ): Promise<ResultOf<typeof createTicket>> {
     const { username, password } = credentialsOf(params, request);
     if (params.otp !== undefined) throw badParam('otp', 'two-factor authentication is not built yet: log in without otp');
-    if ((params.path === undefined) !== (params.privs === undefined)) throw badParam(params.path === undefined ? 'path' : 'privs', "parameters 'path' and 'privs' go together");
+    if ((params.path === undefined) !== (params.privs === undefined))
+      throw badParam(params.path === undefined ? 'path' : 'privs', "parameters 'path' and 'privs' go together");
     const verify = params.path !== undefined && params.privs !== undefined ? { path: params.path, privs: params.privs } : undefined;
     const result = await this.tickets.login({ username, password, address: request.ip, ...(verify ? { verify } : {}) });
     if (result.ticket) {
-      reply.header('set-cookie', `${TICKET_COOKIE}=${encodeURIComponent(result.ticket)}; Path=/; Max-Age=${TICKET_LIFETIME_S}; Secure; HttpOnly; SameSite=Lax`);
+      reply.header(
+        'set-cookie',
+        `${TICKET_COOKIE}=${encodeURIComponent(result.ticket)}; Path=/; Max-Age=${TICKET_LIFETIME_S}; Secure; HttpOnly; SameSite=Lax`,
+      );
     }
     return result;
   }

@@ -35,7 +35,8 @@ export class TicketService {
     const { subject } = principalOf(access, user.userid, 'ticket');
     if (login.verify) {
       const privileges = verifyPrivileges(login.verify.privs);
-      if (!allows(access, subject, normalizeAclPath(login.verify.path), privileges)) throw authenticationFailed('lacks the privileges asked for');
+      if (!allows(access, subject, normalizeAclPath(login.verify.path), privileges))
+        throw authenticationFailed('lacks the privileges asked for');
       return { username: user.userid };
     }
     const key = await this.keys.signingKey();

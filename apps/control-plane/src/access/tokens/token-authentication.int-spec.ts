@@ -39,7 +39,10 @@ describe('authenticating with API tokens', () => {
     const res = await send(t, PVE_FORM, 'PUT', PVE_FORM.item('root@pam', 'rotate'), { body: { regenerate: 1 } });
     const { value: fresh } = res.json<{ data: { value: string } }>().data;
     const refused = await listRootTokens(apiToken('root@pam!rotate', old));
-    expect({ status: refused.status, errors: errorsOf(refused) }).toEqual({ status: 401, errors: [{ code: 401, message: 'authentication failed' }] });
+    expect({ status: refused.status, errors: errorsOf(refused) }).toEqual({
+      status: 401,
+      errors: [{ code: 401, message: 'authentication failed' }],
+    });
     expect((await listRootTokens(apiToken('root@pam!rotate', fresh))).status).toBe(200);
   });
 
@@ -54,7 +57,11 @@ describe('authenticating with API tokens', () => {
     const expire = nowS() + 5; // whole seconds: a slow machine still sees it work first
     const { value } = await createToken(t, PVE_FORM, 'root@pam', 'brief', { privsep: 0, expire });
     expect((await listRootTokens(apiToken('root@pam!brief', value))).status).toBe(200);
-    await waitFor(async () => (await listRootTokens(apiToken('root@pam!brief', value))).status === 401, { timeoutMs: 10_000, intervalMs: 250, what: 'the token to expire' });
+    await waitFor(async () => (await listRootTokens(apiToken('root@pam!brief', value))).status === 401, {
+      timeoutMs: 10_000,
+      intervalMs: 250,
+      what: 'the token to expire',
+    });
     expect(nowS()).toBeGreaterThanOrEqual(expire);
   });
 
@@ -71,7 +78,12 @@ describe('authenticating with API tokens', () => {
         ['POST', PVE_FORM.item('root@pam', 'escalate'), { privsep: 0 }],
       ] as const) {
         const res = await send(t, PVE_FORM, method, path, { body, headers: token });
-        expect({ method, path, status: res.status, errors: errorsOf(res) }).toEqual({ method, path, status: 403, errors: [{ code: 403, message: 'permission denied' }] });
+        expect({ method, path, status: res.status, errors: errorsOf(res) }).toEqual({
+          method,
+          path,
+          status: 403,
+          errors: [{ code: 403, message: 'permission denied' }],
+        });
       }
       expect(await storedTokens(t, 'root@pam')).toEqual(before);
     });

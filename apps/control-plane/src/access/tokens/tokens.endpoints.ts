@@ -13,7 +13,9 @@ export const MANAGE_TOKENS: Check = {
 };
 
 export const TokenInfo = z.object({
-  privsep: z.union([z.literal(0), z.literal(1)]).meta({ description: "1: the token's privileges are its own ACL entries intersected with its user's; 0: its user's." }),
+  privsep: z
+    .union([z.literal(0), z.literal(1)])
+    .meta({ description: "1: the token's privileges are its own ACL entries intersected with its user's; 0: its user's." }),
   expire: z.number().int().meta({ description: 'Expiry as epoch seconds; 0 means never.' }),
   comment: z.string().optional(),
 });
@@ -26,7 +28,9 @@ export type TokenListEntry = z.infer<typeof TokenListEntry>;
 export const CreatedToken = z.object({
   'full-tokenid': z.string().meta({ description: '`<userid>!<tokenid>`' }),
   info: TokenInfo,
-  value: z.string().meta({ description: 'The secret (a lowercase UUID): shown only here. Send `Authorization: PVEAPIToken=<full-tokenid>=<value>`.' }),
+  value: z
+    .string()
+    .meta({ description: 'The secret (a lowercase UUID): shown only here. Send `Authorization: PVEAPIToken=<full-tokenid>=<value>`.' }),
 });
 export type CreatedToken = z.infer<typeof CreatedToken>;
 
@@ -41,7 +45,10 @@ const token = { ...user, tokenid: tokenidParam() };
 const settings = {
   comment: commentParam().optional(),
   expire: expireParam("Expiry as epoch seconds; 0 means never. Not later than the user's own expiry; by default the same.").optional(),
-  privsep: booleanParam({ description: "Separate privileges (default 1): the token gets only what its own ACL entries grant, within its user's privileges; 0: all of its user's." }).optional(),
+  privsep: booleanParam({
+    description:
+      "Separate privileges (default 1): the token gets only what its own ACL entries grant, within its user's privileges; 0: all of its user's.",
+  }).optional(),
 };
 
 /**
@@ -87,7 +94,9 @@ function tokenEndpoints(form: { readonly segment: 'tokens' | 'token'; readonly c
           stringParam({ description: 'A setting to clear.', pattern: /^comment$/, patternHint: "only 'comment' can be deleted" }),
           'Settings to clear: only `comment`.',
         ).optional(),
-        regenerate: booleanParam({ description: 'Replace the secret: the response carries the new one, and the old one stops working at once.' }).optional(),
+        regenerate: booleanParam({
+          description: 'Replace the secret: the response carries the new one, and the old one stops working at once.',
+        }).optional(),
       }),
       returns: UpdatedToken,
       permission: MANAGE_TOKENS,

@@ -39,7 +39,13 @@ export const PVE_FORM: PathForm = {
 };
 
 /** A request as root@pam (Basic), unless `headers` carry other credentials. */
-export function send(t: TestApp, form: PathForm, method: string, path: string, options: { body?: Body; headers?: Headers } = {}): Promise<ApiResponse> {
+export function send(
+  t: TestApp,
+  form: PathForm,
+  method: string,
+  path: string,
+  options: { body?: Body; headers?: Headers } = {},
+): Promise<ApiResponse> {
   const withBody = options.body !== undefined && Object.keys(options.body).length > 0;
   return t.api.send(path, {
     method,
@@ -55,7 +61,14 @@ export interface Created {
 }
 
 /** Creates a token as root@pam and returns the response's data (failing the test on anything but 200). */
-export async function createToken(t: TestApp, form: PathForm, userid: string, tokenid: string, settings: Body = {}, headers?: Headers): Promise<Created> {
+export async function createToken(
+  t: TestApp,
+  form: PathForm,
+  userid: string,
+  tokenid: string,
+  settings: Body = {},
+  headers?: Headers,
+): Promise<Created> {
   const { path, body } = form.create(userid, tokenid);
   return dataOf<Created>(await send(t, form, 'POST', path, { body: { ...body, ...settings }, ...(headers ? { headers } : {}) }));
 }

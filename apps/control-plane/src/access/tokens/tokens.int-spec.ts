@@ -23,7 +23,9 @@ describe('API token management', () => {
       const created = await createToken(t, form, userid, 'ci');
       expect(created).toEqual({ 'full-tokenid': `${userid}!ci`, info: { privsep: 1, expire: 0 }, value: expect.stringMatching(UUID) });
       const [row] = await storedTokens(t, userid);
-      expect(row).toEqual(expect.objectContaining({ userid, tokenid: 'ci', privsep: true, expire: 0, comment: null, secretHash: sha256(created.value) }));
+      expect(row).toEqual(
+        expect.objectContaining({ userid, tokenid: 'ci', privsep: true, expire: 0, comment: null, secretHash: sha256(created.value) }),
+      );
       expect(JSON.stringify(row)).not.toContain(created.value);
       const read = await send(t, form, 'GET', form.item(userid, 'ci'));
       expect(read.json()).toEqual({ data: { privsep: 1, expire: 0 } });
@@ -33,7 +35,9 @@ describe('API token management', () => {
       const expire = nowS() + 86_400;
       const created = await createToken(t, form, userid, 'backup', { comment: 'nightly backups', expire, privsep: 0 });
       expect(created.info).toEqual({ privsep: 0, expire, comment: 'nightly backups' });
-      expect((await send(t, form, 'GET', form.item(userid, 'backup'))).json()).toEqual({ data: { privsep: 0, expire, comment: 'nightly backups' } });
+      expect((await send(t, form, 'GET', form.item(userid, 'backup'))).json()).toEqual({
+        data: { privsep: 0, expire, comment: 'nightly backups' },
+      });
       expect((await send(t, form, 'GET', form.collection(userid))).json()).toEqual({
         data: [
           { tokenid: 'backup', privsep: 0, expire, comment: 'nightly backups' },
@@ -64,14 +68,22 @@ describe('API token management', () => {
         ['DELETE', form.item('ghost@pve', 'ci')],
       ] as const) {
         const other = await send(t, form, method, path);
-        expect({ method, status: other.status, errors: errorsOf(other) }).toEqual({ method, status: 404, errors: [{ code: 404, message: "user 'ghost@pve' does not exist" }] });
+        expect({ method, status: other.status, errors: errorsOf(other) }).toEqual({
+          method,
+          status: 404,
+          errors: [{ code: 404, message: "user 'ghost@pve' does not exist" }],
+        });
       }
     });
 
     it('answers 404 naming the full token id for an unknown token', async () => {
       for (const method of ['GET', 'PUT', 'DELETE']) {
         const res = await send(t, form, method, form.item(userid, 'nope'), method === 'PUT' ? { body: { comment: 'x' } } : {});
-        expect({ method, status: res.status, errors: errorsOf(res) }).toEqual({ method, status: 404, errors: [{ code: 404, message: `token '${userid}!nope' does not exist` }] });
+        expect({ method, status: res.status, errors: errorsOf(res) }).toEqual({
+          method,
+          status: 404,
+          errors: [{ code: 404, message: `token '${userid}!nope' does not exist` }],
+        });
       }
       expect((await storedTokens(t, userid)).map((row) => row.tokenid)).toEqual(['backup', 'ci']);
     });
@@ -89,7 +101,12 @@ describe('API token management', () => {
       for (const [tokenid, settings, param] of cases) {
         const { path, body } = form.create(userid, tokenid);
         const res = await send(t, form, 'POST', path, { body: { ...body, ...settings } });
-        expect({ tokenid, settings: Object.keys(settings), status: res.status, param: errorsOf(res)[0]?.param }).toEqual({ tokenid, settings: Object.keys(settings), status: 400, param });
+        expect({ tokenid, settings: Object.keys(settings), status: res.status, param: errorsOf(res)[0]?.param }).toEqual({
+          tokenid,
+          settings: Object.keys(settings),
+          status: 400,
+          param,
+        });
       }
       expect((await storedTokens(t, userid)).map((row) => row.tokenid)).toEqual(['backup', 'ci']);
     });
@@ -118,7 +135,11 @@ describe('API token management', () => {
       const before = await storedTokens(t, userid);
       const cases: [Record<string, string | number>, string, string][] = [
         [{ delete: 'expire' }, 'delete', "parameter 'delete': only 'comment' can be deleted"],
-        [{ delete: 'comment', comment: 'both', privsep: 0 }, 'delete', "parameter 'delete': cannot set and delete 'comment' at the same time"],
+        [
+          { delete: 'comment', comment: 'both', privsep: 0 },
+          'delete',
+          "parameter 'delete': cannot set and delete 'comment' at the same time",
+        ],
         [{ regenerate: 'yes', comment: 'changed' }, 'regenerate', "parameter 'regenerate': expected a boolean (0 or 1), got 'yes'"],
         [{ tokenid: 'other', comment: 'changed' }, 'tokenid', "parameter 'tokenid' conflicts with the value given in the path"],
       ];
@@ -159,7 +180,10 @@ describe('API token management', () => {
 
     it("gives a token its user's expiry by default", async () => {
       expect((await createToken(t, PVE_FORM, 'temp@pve', 'default')).info).toEqual({ privsep: 1, expire });
-      expect((await createToken(t, SPEC_FORM, 'temp@pve', 'sooner', { expire: expire - 60 })).info).toEqual({ privsep: 1, expire: expire - 60 });
+      expect((await createToken(t, SPEC_FORM, 'temp@pve', 'sooner', { expire: expire - 60 })).info).toEqual({
+        privsep: 1,
+        expire: expire - 60,
+      });
     });
 
     it('refuses a token that would outlive its user, on create and on change, and writes nothing', async () => {
@@ -168,7 +192,9 @@ describe('API token management', () => {
       for (const late of [expire + 1, 0]) {
         const created = await send(t, SPEC_FORM, 'POST', SPEC_FORM.collection('temp@pve'), { body: { tokenid: 'late', expire: late } });
         expect(errorsOf(created)).toEqual([{ code: 400, param: 'expire', message }]);
-        const changed = await send(t, PVE_FORM, 'PUT', PVE_FORM.item('temp@pve', 'default'), { body: { expire: late, comment: 'changed' } });
+        const changed = await send(t, PVE_FORM, 'PUT', PVE_FORM.item('temp@pve', 'default'), {
+          body: { expire: late, comment: 'changed' },
+        });
         expect(errorsOf(changed)).toEqual([{ code: 400, param: 'expire', message }]);
       }
       expect(await storedTokens(t, 'temp@pve')).toEqual(before);
@@ -187,7 +213,9 @@ describe('API token management', () => {
     it('lets a user manage its own tokens', async () => {
       const created = await createToken(t, PVE_FORM, 'alice@pve', 'mine', {}, alice);
       expect(created['full-tokenid']).toBe('alice@pve!mine');
-      expect((await send(t, SPEC_FORM, 'GET', SPEC_FORM.collection('alice@pve'), { headers: alice })).json()).toEqual({ data: [{ tokenid: 'mine', privsep: 1, expire: 0 }] });
+      expect((await send(t, SPEC_FORM, 'GET', SPEC_FORM.collection('alice@pve'), { headers: alice })).json()).toEqual({
+        data: [{ tokenid: 'mine', privsep: 1, expire: 0 }],
+      });
       expect((await send(t, PVE_FORM, 'DELETE', PVE_FORM.item('alice@pve', 'mine'), { headers: alice })).status).toBe(200);
     });
 
@@ -198,7 +226,11 @@ describe('API token management', () => {
         ['POST', path, body],
       ] as const) {
         const res = await send(t, SPEC_FORM, method, target, { body: sent, headers: alice });
-        expect({ method, status: res.status, errors: errorsOf(res) }).toEqual({ method, status: 403, errors: [{ code: 403, message: 'permission denied' }] });
+        expect({ method, status: res.status, errors: errorsOf(res) }).toEqual({
+          method,
+          status: 403,
+          errors: [{ code: 403, message: 'permission denied' }],
+        });
       }
       expect(await storedTokens(t, 'bob@pve')).toEqual([]);
     });
@@ -206,7 +238,9 @@ describe('API token management', () => {
     it("lets a user with User.Modify on a group of the user manage that user's tokens, and no one else's", async () => {
       const carol = basic('carol@pve', 'carol-password');
       expect((await createToken(t, PVE_FORM, 'bob@pve', 'ops', {}, carol))['full-tokenid']).toBe('bob@pve!ops');
-      expect((await send(t, PVE_FORM, 'GET', PVE_FORM.collection('bob@pve'), { headers: carol })).json()).toEqual({ data: [{ tokenid: 'ops', privsep: 1, expire: 0 }] });
+      expect((await send(t, PVE_FORM, 'GET', PVE_FORM.collection('bob@pve'), { headers: carol })).json()).toEqual({
+        data: [{ tokenid: 'ops', privsep: 1, expire: 0 }],
+      });
       await addUser(t, 'dave@pve', { groups: ['admins'] });
       expect((await send(t, PVE_FORM, 'GET', PVE_FORM.collection('dave@pve'), { headers: carol })).status).toBe(403);
     });

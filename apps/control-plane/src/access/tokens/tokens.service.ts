@@ -54,7 +54,14 @@ export class TokensService {
         const expire = options.expire ?? owner.expire;
         checkExpire(owner, expire);
         // PVE keeps no empty comment.
-        const row: TokenFields = { userid, tokenid, privsep: options.privsep ?? true, expire, comment: options.comment || null, secretHash: sha256(secret) };
+        const row: TokenFields = {
+          userid,
+          tokenid,
+          privsep: options.privsep ?? true,
+          expire,
+          comment: options.comment || null,
+          secretHash: sha256(secret),
+        };
         await this.repository.insert(db, row);
         return row;
       });

@@ -11,7 +11,11 @@ export class PasswordController {
   constructor(private readonly passwords: PasswordService) {}
 
   @Endpoint(changePassword)
-  async change(@Caller() caller: Principal, @Params() params: ParamsOf<typeof changePassword>, @Req() request: FastifyRequest): Promise<null> {
+  async change(
+    @Caller() caller: Principal,
+    @Params() params: ParamsOf<typeof changePassword>,
+    @Req() request: FastifyRequest,
+  ): Promise<null> {
     // The address throttles wrong confirmation passwords like failed logins.
     await this.passwords.change(caller, params, request.ip);
     return null;

@@ -15,9 +15,18 @@ export const changePassword = endpoint({
   parameters: z.object({
     userid: useridParam(),
     password: passwordParam('The new password.'),
-    'confirmation-password': stringParam({ description: 'The current password of the caller (not needed for root@pam).', maxLength: 64 }).optional(),
+    'confirmation-password': stringParam({
+      description: 'The current password of the caller (not needed for root@pam).',
+      maxLength: 64,
+    }).optional(),
   }),
   returns: z.null(),
-  permission: { kind: 'anyOf', checks: [{ kind: 'self', param: 'userid' }, { kind: 'allOf', checks: [realmAllocate, userAdmin(['User.Modify'])] }] },
+  permission: {
+    kind: 'anyOf',
+    checks: [
+      { kind: 'self', param: 'userid' },
+      { kind: 'allOf', checks: [realmAllocate, userAdmin(['User.Modify'])] },
+    ],
+  },
   allowToken: false,
 });

@@ -12,13 +12,18 @@ describe('PUT /access/password', () => {
   afterAll(() => t.close());
 
   const change = (as: Record<string, string>, form: Record<string, string>) => call(t, 'PUT', '/access/password', { form, as });
-  const canLogIn = async (userid: string, password: string) => (await call(t, 'GET', `/access/users/${userid}`, { as: basic(userid, password) })).status === 200;
+  const canLogIn = async (userid: string, password: string) =>
+    (await call(t, 'GET', `/access/users/${userid}`, { as: basic(userid, password) })).status === 200;
   const hashOf = async (userid: string) => (await userRow(t, userid))?.passwordHash;
 
   it('lets users change their own password with their current one; the old one is refused at once, even though it was cached', async () => {
     await addUser(t, 'pat@pve', { password: 'old-password-1' });
     expect(await canLogIn('pat@pve', 'old-password-1')).toBe(true);
-    const res = await change(basic('pat@pve', 'old-password-1'), { userid: 'pat@pve', password: 'new-password-1', 'confirmation-password': 'old-password-1' });
+    const res = await change(basic('pat@pve', 'old-password-1'), {
+      userid: 'pat@pve',
+      password: 'new-password-1',
+      'confirmation-password': 'old-password-1',
+    });
     expect(dataOf(res)).toBeNull();
     expect(await canLogIn('pat@pve', 'old-password-1')).toBe(false);
     expect(await canLogIn('pat@pve', 'new-password-1')).toBe(true);
@@ -28,8 +33,18 @@ describe('PUT /access/password', () => {
     await addUser(t, 'cat@pve', { password: 'cat-password-1' });
     const before = await hashOf('cat@pve');
     const as = basic('cat@pve', 'cat-password-1');
-    expectError(await change(as, { userid: 'cat@pve', password: 'cat-password-2' }), 400, "parameter 'confirmation-password' is missing", 'confirmation-password');
-    expectError(await change(as, { userid: 'cat@pve', password: 'cat-password-2', 'confirmation-password': 'wrong-password' }), 400, 'wrong password', 'confirmation-password');
+    expectError(
+      await change(as, { userid: 'cat@pve', password: 'cat-password-2' }),
+      400,
+      "parameter 'confirmation-password' is missing",
+      'confirmation-password',
+    );
+    expectError(
+      await change(as, { userid: 'cat@pve', password: 'cat-password-2', 'confirmation-password': 'wrong-password' }),
+      400,
+      'wrong password',
+      'confirmation-password',
+    );
     expect(await hashOf('cat@pve')).toBe(before);
   });
 
@@ -43,9 +58,17 @@ describe('PUT /access/password', () => {
     await addUser(t, 'admin@pve', { password: 'admin-password-1' });
     await addUser(t, 'joe@pve', { password: 'joe-password-1', groups: ['staff'] });
     const as = basic('admin@pve', 'admin-password-1');
-    expectError(await change(as, { userid: 'joe@pve', password: 'joe-password-2', 'confirmation-password': 'admin-password-1' }), 403, 'permission denied');
+    expectError(
+      await change(as, { userid: 'joe@pve', password: 'joe-password-2', 'confirmation-password': 'admin-password-1' }),
+      403,
+      'permission denied',
+    );
     await grant(t, { path: '/access/groups/staff', type: 'user', ugid: 'admin@pve', roleid: 'PVEUserAdmin' });
-    expectError(await change(as, { userid: 'joe@pve', password: 'joe-password-2', 'confirmation-password': 'admin-password-1' }), 403, 'permission denied');
+    expectError(
+      await change(as, { userid: 'joe@pve', password: 'joe-password-2', 'confirmation-password': 'admin-password-1' }),
+      403,
+      'permission denied',
+    );
     await grant(t, { path: '/access/realm/pve', type: 'user', ugid: 'admin@pve', roleid: 'PVEUserAdmin' });
     expect(await canLogIn('joe@pve', 'joe-password-1')).toBe(true);
     dataOf(await change(as, { userid: 'joe@pve', password: 'joe-password-2', 'confirmation-password': 'admin-password-1' }));
@@ -59,13 +82,27 @@ describe('PUT /access/password', () => {
     const rootHash = await hashOf('root@pam');
     const opsHash = await hashOf('ops@pam');
     const as = basic('boss@pve', 'boss-password-1');
-    expectError(await change(as, { userid: 'root@pam', password: 'taken-over-1', 'confirmation-password': 'boss-password-1' }), 403, 'permission denied');
-    expectError(await change(as, { userid: 'ops@pam', password: 'taken-over-1', 'confirmation-password': 'boss-password-1' }), 403, 'permission denied');
+    expectError(
+      await change(as, { userid: 'root@pam', password: 'taken-over-1', 'confirmation-password': 'boss-password-1' }),
+      403,
+      'permission denied',
+    );
+    expectError(
+      await change(as, { userid: 'ops@pam', password: 'taken-over-1', 'confirmation-password': 'boss-password-1' }),
+      403,
+      'permission denied',
+    );
     expect(await hashOf('root@pam')).toBe(rootHash);
     expect(await hashOf('ops@pam')).toBe(opsHash);
     expect(await canLogIn('root@pam', TEST_ROOT_PASSWORD)).toBe(true);
     // A pam user still changes its own.
-    dataOf(await change(basic('ops@pam', 'ops-password-1'), { userid: 'ops@pam', password: 'ops-password-2', 'confirmation-password': 'ops-password-1' }));
+    dataOf(
+      await change(basic('ops@pam', 'ops-password-1'), {
+        userid: 'ops@pam',
+        password: 'ops-password-2',
+        'confirmation-password': 'ops-password-1',
+      }),
+    );
     expect(await canLogIn('ops@pam', 'ops-password-2')).toBe(true);
   });
 
@@ -73,7 +110,10 @@ describe('PUT /access/password', () => {
     await addUser(t, 'bot@pve', { password: 'bot-password-1' });
     await addToken(t, 'bot@pve', 'ci', { privsep: false, secret: 'bot-secret' });
     const before = await hashOf('bot@pve');
-    const res = await change({ authorization: 'PVEAPIToken=bot@pve!ci=bot-secret' }, { userid: 'bot@pve', password: 'bot-password-2', 'confirmation-password': 'bot-password-1' });
+    const res = await change(
+      { authorization: 'PVEAPIToken=bot@pve!ci=bot-secret' },
+      { userid: 'bot@pve', password: 'bot-password-2', 'confirmation-password': 'bot-password-1' },
+    );
     expectError(res, 403, 'permission denied');
     expect(res.reason).toContain('not available with an API token');
     expect(await hashOf('bot@pve')).toBe(before);
@@ -86,7 +126,12 @@ describe('PUT /access/password', () => {
     expect(await canLogIn('lee@pve', 'lee-password-1')).toBe(true);
     await write(t, (db) => db.insert(RealmRow, { realm: 'sso', type: 'oidc', comment: '', autocreate: false }));
     await addUser(t, 'sam@sso');
-    expectError(await change(ROOT, { userid: 'sam@sso', password: 'sam-password-1' }), 400, "realm 'sso' authenticates with bearer tokens", 'password');
+    expectError(
+      await change(ROOT, { userid: 'sam@sso', password: 'sam-password-1' }),
+      400,
+      "realm 'sso' authenticates with bearer tokens",
+      'password',
+    );
     expect(await hashOf('sam@sso')).toBeNull();
   });
 });

@@ -37,18 +37,21 @@ export class PasswordService {
       await this.confirm(caller.userid, params[CONFIRMATION], address);
       if (userid !== caller.userid && realmType === 'pam') throw permissionDenied();
     }
-    if (realmType === 'oidc') throw badParam('password', `realm '${user.realm}' authenticates with bearer tokens: its users have no password`);
+    if (realmType === 'oidc')
+      throw badParam('password', `realm '${user.realm}' authenticates with bearer tokens: its users have no password`);
     const passwordHash = await hashPassword(params.password);
     if (!(await this.state.write((db) => setPasswordHash(db, userid, passwordHash)))) throw notFound(`user '${userid}'`);
   }
 
   /** The caller's own password, checked (and throttled) like a login; a wrong one is a bad parameter, not a failed authentication. */
   private async confirm(userid: string, password: string | undefined, address: string): Promise<void> {
-    if (password === undefined) throw badParam(CONFIRMATION, `parameter '${CONFIRMATION}' is missing: confirm the change with your current password`);
+    if (password === undefined)
+      throw badParam(CONFIRMATION, `parameter '${CONFIRMATION}' is missing: confirm the change with your current password`);
     try {
       await this.authenticator.checkPassword(userid, password, address);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'AUTHENTICATION_FAILED') throw badParam(CONFIRMATION, `parameter '${CONFIRMATION}': wrong password`);
+      if (error instanceof ApiError && error.code === 'AUTHENTICATION_FAILED')
+        throw badParam(CONFIRMATION, `parameter '${CONFIRMATION}': wrong password`);
       throw error;
     }
   }

@@ -41,7 +41,12 @@ export const UserRecord = z.object({
 });
 
 /** PVE `userid-group`: the privileges on `/access/groups`, or on a group the user named by `userid` is in. */
-export const userAdmin = (privileges: ['User.Modify'] | ['User.Modify', 'Sys.Audit']): Check => ({ kind: 'groups', param: 'userid', privileges, any: true });
+export const userAdmin = (privileges: ['User.Modify'] | ['User.Modify', 'Sys.Audit']): Check => ({
+  kind: 'groups',
+  param: 'userid',
+  privileges,
+  any: true,
+});
 /** PVE `userid-param Realm.AllocateUser`: `{realm}` is the realm of the `userid` parameter. */
 export const realmAllocate: Check = { kind: 'privileges', path: '/access/realm/{realm}', privileges: ['Realm.AllocateUser'] };
 // PVE `groups_param`: User.Modify on each group given, or on /access/groups when none is.
@@ -51,7 +56,8 @@ export const listUsers = endpoint({
   method: 'GET',
   path: '/access/users',
   summary: 'List users',
-  description: "Only users the caller may see: with User.Modify or Sys.Audit on `/access/groups` or on a group of the user; the caller's own user always.",
+  description:
+    "Only users the caller may see: with User.Modify or Sys.Audit on `/access/groups` or on a group of the user; the caller's own user always.",
   parameters: z.object({
     enabled: booleanParam({ description: 'Only enabled (1) or only disabled (0) users.' }).optional(),
     full: booleanParam({ description: 'Include groups and API tokens.' }).optional(),
@@ -65,7 +71,8 @@ export const createUser = endpoint({
   method: 'POST',
   path: '/access/users',
   summary: 'Create a user',
-  description: 'Without `password` the user cannot log in with one (users of an oidc realm never can). Needs Realm.AllocateUser on `/access/realm/<realm>` and User.Modify on each group given (on `/access/groups` when none is).',
+  description:
+    'Without `password` the user cannot log in with one (users of an oidc realm never can). Needs Realm.AllocateUser on `/access/realm/<realm>` and User.Modify on each group given (on `/access/groups` when none is).',
   parameters: z.object({
     userid: useridParam(),
     password: passwordParam('Initial password.').optional(),
@@ -107,7 +114,8 @@ export const deleteUser = endpoint({
   method: 'DELETE',
   path: '/access/users/{userid}',
   summary: 'Delete a user',
-  description: 'Also deletes its API tokens, group memberships and the ACL entries of the user and of its tokens. root@pam cannot be deleted.',
+  description:
+    'Also deletes its API tokens, group memberships and the ACL entries of the user and of its tokens. root@pam cannot be deleted.',
   parameters: z.object({ userid: useridParam() }),
   returns: z.null(),
   permission: { kind: 'allOf', checks: [realmAllocate, userAdmin(['User.Modify'])] },

@@ -37,7 +37,11 @@ export function lockRealm(db: EntityManager, realm: string): Promise<RealmRow | 
 /** Which of `groupids` are not groups; the others are kept from being deleted until the transaction ends. */
 export async function missingGroups(db: EntityManager, groupids: readonly string[]): Promise<string[]> {
   if (groupids.length === 0) return [];
-  const found = await db.find(GroupRow, { select: { groupid: true }, where: { groupid: In([...groupids]) }, lock: { mode: 'for_key_share' } });
+  const found = await db.find(GroupRow, {
+    select: { groupid: true },
+    where: { groupid: In([...groupids]) },
+    lock: { mode: 'for_key_share' },
+  });
   const existing = new Set(found.map((g) => g.groupid));
   return groupids.filter((g) => !existing.has(g));
 }
@@ -77,7 +81,10 @@ export async function deleteUser(db: EntityManager, userid: string): Promise<boo
     .delete()
     .from(AclEntryRow)
     // starts_with, not LIKE: a user name may hold % or _.
-    .where("(type = 'user' AND ugid = :userid) OR (type = 'token' AND starts_with(ugid, :tokenPrefix))", { userid, tokenPrefix: `${userid}!` })
+    .where("(type = 'user' AND ugid = :userid) OR (type = 'token' AND starts_with(ugid, :tokenPrefix))", {
+      userid,
+      tokenPrefix: `${userid}!`,
+    })
     .execute();
   return true;
 }

@@ -12,7 +12,16 @@ import { TEXT_FIELDS, type TextField } from './user-params.js';
 import { listEntry, userRecord } from './user-records.js';
 import { visibleUsers } from './user-visibility.js';
 import type { createUser, getUser, listUsers, updateUser } from './users.endpoints.js';
-import { deleteUser, insertUser, lockRealm, lockUser, missingGroups, readUsers, setGroups, updateUser as updateUserRow } from './users.repository.js';
+import {
+  deleteUser,
+  insertUser,
+  lockRealm,
+  lockUser,
+  missingGroups,
+  readUsers,
+  setGroups,
+  updateUser as updateUserRow,
+} from './users.repository.js';
 
 const RECOVERY = 'it is the recovery account';
 
@@ -54,7 +63,14 @@ export class UsersService {
         }
         if (await lockUser(db, userid)) throw alreadyExists(`user '${userid}'`);
         await requireGroups(db, groups);
-        await insertUser(db, { userid, realm, enable: params.enable ?? true, expire: params.expire ?? 0, passwordHash, ...textChanges(params) });
+        await insertUser(db, {
+          userid,
+          realm,
+          enable: params.enable ?? true,
+          expire: params.expire ?? 0,
+          passwordHash,
+          ...textChanges(params),
+        });
         await setGroups(db, userid, groups, false);
       });
     } catch (error) {

@@ -50,9 +50,22 @@ describe('backup job scheduler', () => {
 
   /** A scheduler as one replica runs it; in this process, every replica holds the agents that are connected. */
   const replica = () =>
-    new BackupJobScheduler(new BackupJobsRepository(t.dataSource), vzdump, t.app.get(GuestView), t.app.get(NodeView), t.app.get(AgentHub), t.app.get(AccessState), pino({ level: 'silent' }), clock);
+    new BackupJobScheduler(
+      new BackupJobsRepository(t.dataSource),
+      vzdump,
+      t.app.get(GuestView),
+      t.app.get(NodeView),
+      t.app.get(AgentHub),
+      t.app.get(AccessState),
+      pino({ level: 'silent' }),
+      clock,
+    );
 
-  const addJob = (id: string, params: VzdumpParams, options: { schedule?: string; dueAfter?: number; repeatMissed?: boolean; node?: string; enabled?: boolean } = {}) =>
+  const addJob = (
+    id: string,
+    params: VzdumpParams,
+    options: { schedule?: string; dueAfter?: number; repeatMissed?: boolean; node?: string; enabled?: boolean } = {},
+  ) =>
     new BackupJobsRepository(t.dataSource).insert({
       id,
       schedule: options.schedule ?? '*/1',
@@ -74,7 +87,12 @@ describe('backup job scheduler', () => {
       else agents.push(await onlineAgent(t, node, credential));
     }
     await waitFor(() => t.app.get(NodeView).get('pve2')?.online === true, { timeoutMs: 5000, what: 'the nodes online' });
-    for (const [vmid, node] of [[100, 'pve1'], [101, 'pve1'], [200, 'pve2'], [300, 'pve3']] as const) {
+    for (const [vmid, node] of [
+      [100, 'pve1'],
+      [101, 'pve1'],
+      [200, 'pve2'],
+      [300, 'pve3'],
+    ] as const) {
       await t.app.get(GuestsRepository).insert({ vmid, type: 'qemu', node, config: {}, lock: null });
       await t.app.get(GuestView).reload(vmid);
     }

@@ -18,7 +18,6 @@ import { SCHEDULER_CLOCK, type SchedulerClock } from './scheduler-clock.js';
 /** How often every replica looks for due jobs, besides waking at the next slot it knows of: a job made on another replica runs at most this late. */
 const TICK_MS = 5000;
 
-
 /** A job's run as it stands: its options, the guests it selects on each node, and the listed guests that do not exist. */
 interface Plan {
   readonly options: VzdumpOptions;
@@ -143,7 +142,8 @@ export class BackupJobScheduler implements OnApplicationBootstrap, OnApplication
   /** The job's part on `node` of a slot claimed: its vzdump task when the job has guests there. */
   private async runSlot(job: BackupJobRow, node: string, decision: Exclude<JobDecision, { kind: 'wait' }>): Promise<void> {
     const log = this.logger.child({ job: job.id, node, slot: decision.slot.toISOString() });
-    if (decision.kind === 'skip') return log.info('backup job: skipped a run missed while the node or the control plane was away (repeat-missed=0)');
+    if (decision.kind === 'skip')
+      return log.info('backup job: skipped a run missed while the node or the control plane was away (repeat-missed=0)');
     const plan = await this.plan(job);
     if (!plan.guests.has(node)) return;
     if (this.loggedOffline.delete(`${job.id} ${node}`)) log.info('backup job: the node is back; running the slot it missed');
@@ -171,7 +171,8 @@ export class BackupJobScheduler implements OnApplicationBootstrap, OnApplication
     const guests = new Map<string, number[]>();
     for (const { row } of this.guests.list()) {
       if (job.node !== null && row.node !== job.node) continue;
-      if (selects(options.selection, row.vmid, memberPools.get(`/vms/${row.vmid}`) ?? [])) guests.set(row.node, [...(guests.get(row.node) ?? []), row.vmid]);
+      if (selects(options.selection, row.vmid, memberPools.get(`/vms/${row.vmid}`) ?? []))
+        guests.set(row.node, [...(guests.get(row.node) ?? []), row.vmid]);
     }
     return { options, guests, missing };
   }
@@ -181,6 +182,9 @@ export class BackupJobScheduler implements OnApplicationBootstrap, OnApplication
     const key = `${job.id} ${node}`;
     if (this.loggedOffline.get(key) === slot.getTime()) return;
     this.loggedOffline.set(key, slot.getTime());
-    this.logger.warn({ job: job.id, node, slot: slot.toISOString() }, 'backup job: the node is offline; its guests are not backed up until it is back');
+    this.logger.warn(
+      { job: job.id, node, slot: slot.toISOString() },
+      'backup job: the node is offline; its guests are not backed up until it is back',
+    );
   }
 }

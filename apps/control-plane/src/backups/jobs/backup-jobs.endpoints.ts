@@ -18,11 +18,13 @@ const Flag = z.union([z.literal(0), z.literal(1)]);
 // PVE's pve-configid for a new id; an existing one is any text without spaces of up to 50 characters.
 const NEW_ID = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
-const jobIdParam = () => stringParam({ description: 'The job.', maxLength: 50, pattern: /^\S+$/, patternHint: 'must not contain white space' });
+const jobIdParam = () =>
+  stringParam({ description: 'The job.', maxLength: 50, pattern: /^\S+$/, patternHint: 'must not contain white space' });
 
 /** A calendar event that parses: the error names the position of what is wrong. */
 const scheduleParam = () => {
-  const description = 'When the job runs: a calendar event (`daily`, `sat 02:00`, `mon..fri 22:30`, `*/15`), on the control plane\'s local time unless it ends in `UTC`.';
+  const description =
+    "When the job runs: a calendar event (`daily`, `sat 02:00`, `mon..fri 22:30`, `*/15`), on the control plane's local time unless it ends in `UTC`.";
   return stringParam({ description, maxLength: 128 })
     .superRefine((text, context) => {
       try {
@@ -41,7 +43,9 @@ const JOB_FIELDS = {
   enabled: booleanParam({ description: 'Whether the job runs on its schedule (default 1).' }).optional(),
   node: nodeParam('Only back up the guests of this node; absent: the guests of every node.').optional(),
   comment: stringParam({ description: 'A description of the job.', maxLength: 512 }).optional(),
-  'repeat-missed': booleanParam({ description: 'Run a slot missed while no control plane ran once, as soon as one runs again (default 1; PVE: 0).' }).optional(),
+  'repeat-missed': booleanParam({
+    description: 'Run a slot missed while no control plane ran once, as soon as one runs again (default 1; PVE: 0).',
+  }).optional(),
 };
 
 /** The settings `delete` may reset: every optional one. */
@@ -52,7 +56,11 @@ export const BackupJobEntry = z.object({
   type: z.literal('vzdump'),
   schedule: z.string(),
   enabled: Flag,
-  'next-run': z.number().int().optional().meta({ description: 'Epoch seconds of the next run; absent when the job is disabled or its schedule has no time left.' }),
+  'next-run': z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: 'Epoch seconds of the next run; absent when the job is disabled or its schedule has no time left.' }),
   'repeat-missed': Flag.meta({ description: "Always present: Corral's default (1) differs from PVE's." }),
   node: z.string().optional(),
   comment: z.string().optional(),
@@ -91,7 +99,12 @@ export const BACKUP_JOB_ENDPOINTS = {
     description:
       'Give the guests (`vmid`, `all=1` or `pool`) and a `schedule`; `storage`, `node` and `pool` must exist. Without `id`, a UUID is made up. A job runs at the slots of its schedule after its creation.',
     parameters: z.object({
-      id: stringParam({ description: 'The job id (default: a new UUID).', maxLength: 50, pattern: NEW_ID, patternHint: 'must be a letter followed by letters, digits, _ or -' }).optional(),
+      id: stringParam({
+        description: 'The job id (default: a new UUID).',
+        maxLength: 50,
+        pattern: NEW_ID,
+        patternHint: 'must be a letter followed by letters, digits, _ or -',
+      }).optional(),
       schedule: scheduleParam(),
       ...JOB_FIELDS,
     }),
@@ -116,7 +129,10 @@ export const BACKUP_JOB_ENDPOINTS = {
       ...ID,
       schedule: scheduleParam().optional(),
       ...JOB_FIELDS,
-      delete: commaListParam(z.enum(DELETABLE, { error: (issue) => `cannot delete '${String(issue.input)}'` }), 'Settings to reset, comma-separated.').optional(),
+      delete: commaListParam(
+        z.enum(DELETABLE, { error: (issue) => `cannot delete '${String(issue.input)}'` }),
+        'Settings to reset, comma-separated.',
+      ).optional(),
     }),
     returns: z.null(),
     permission: MODIFY,

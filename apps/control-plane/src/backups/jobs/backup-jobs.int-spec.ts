@@ -19,18 +19,39 @@ describe('backup jobs API (/cluster/backup)', () => {
     t = await startTestApp({ imports: [ClusterModule, PoolsModule, BackupJobsModule] });
     await joinNode(t, 'pve1');
     dataOf(await call(t, 'POST', '/pools', { form: { poolid: 'prod' } }));
-    await t.dataSource.manager.insert(StorageRow, { storage: 'isos', type: 'dir', path: '/srv/isos', content: ['iso'], nodes: null, shared: false, disable: false, pruneBackups: null, isMountpoint: false });
+    await t.dataSource.manager.insert(StorageRow, {
+      storage: 'isos',
+      type: 'dir',
+      path: '/srv/isos',
+      content: ['iso'],
+      nodes: null,
+      shared: false,
+      disable: false,
+      pruneBackups: null,
+      isMountpoint: false,
+    });
   });
   afterAll(() => t.close());
 
   const job = async (id: string) => dataOf<BackupJobEntry>(await call(t, 'GET', `/cluster/backup/${id}`));
-  const create = async (form: Record<string, string | number>) => dataOf(await call(t, 'POST', '/cluster/backup', { form: { schedule: YEARLY, ...form } }));
+  const create = async (form: Record<string, string | number>) =>
+    dataOf(await call(t, 'POST', '/cluster/backup', { form: { schedule: YEARLY, ...form } }));
 
   it('creates a job with PVE names and shows it with its next run', async () => {
     expect(
       dataOf(
         await call(t, 'POST', '/cluster/backup', {
-          form: { id: 'nightly', schedule: 'mon..fri 22:30', vmid: '100,101', storage: 'local', mode: 'snapshot', compress: 'zstd', comment: 'weekdays', 'prune-backups': 'keep-last=3,keep-weekly=2', 'notes-template': '{{guestname}}' },
+          form: {
+            id: 'nightly',
+            schedule: 'mon..fri 22:30',
+            vmid: '100,101',
+            storage: 'local',
+            mode: 'snapshot',
+            compress: 'zstd',
+            comment: 'weekdays',
+            'prune-backups': 'keep-last=3,keep-weekly=2',
+            'notes-template': '{{guestname}}',
+          },
         }),
       ),
     ).toBeNull();
@@ -61,12 +82,26 @@ describe('backup jobs API (/cluster/backup)', () => {
     const before = new Set(dataOf<BackupJobEntry[]>(await call(t, 'GET', '/cluster/backup')).map((j) => j.id));
     await create({ all: 1, exclude: '100', 'repeat-missed': 0, enabled: 0 });
     const made = dataOf<BackupJobEntry[]>(await call(t, 'GET', '/cluster/backup')).filter((j) => !before.has(j.id));
-    expect(made).toEqual([{ id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), type: 'vzdump', schedule: YEARLY, enabled: 0, 'repeat-missed': 0, all: 1, exclude: '100' }]);
+    expect(made).toEqual([
+      {
+        id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+        type: 'vzdump',
+        schedule: YEARLY,
+        enabled: 0,
+        'repeat-missed': 0,
+        all: 1,
+        exclude: '100',
+      },
+    ]);
   });
 
-  it('answers 409 with PVE\'s words for an id that exists', async () => {
+  it("answers 409 with PVE's words for an id that exists", async () => {
     await create({ id: 'twice', pool: 'prod' });
-    expectError(await call(t, 'POST', '/cluster/backup', { form: { id: 'twice', schedule: 'daily', all: 1 } }), 409, "Job 'twice' already exists");
+    expectError(
+      await call(t, 'POST', '/cluster/backup', { form: { id: 'twice', schedule: 'daily', all: 1 } }),
+      409,
+      "Job 'twice' already exists",
+    );
   });
 
   it.each([
@@ -97,7 +132,17 @@ describe('backup jobs API (/cluster/backup)', () => {
   it('changes a job: a new selection replaces the old, `delete` resets settings', async () => {
     await create({ id: 'change', all: 1, exclude: '100,101', storage: 'local', comment: 'old', node: 'pve1', mode: 'stop' });
     dataOf(await call(t, 'PUT', '/cluster/backup/change', { form: { vmid: '105', comment: 'new', delete: 'mode,node' } }));
-    expect(await job('change')).toEqual({ id: 'change', type: 'vzdump', schedule: YEARLY, enabled: 1, 'next-run': expect.any(Number), 'repeat-missed': 1, vmid: '105', storage: 'local', comment: 'new' });
+    expect(await job('change')).toEqual({
+      id: 'change',
+      type: 'vzdump',
+      schedule: YEARLY,
+      enabled: 1,
+      'next-run': expect.any(Number),
+      'repeat-missed': 1,
+      vmid: '105',
+      storage: 'local',
+      comment: 'new',
+    });
     dataOf(await call(t, 'PUT', '/cluster/backup/change', { form: { pool: 'prod', exclude: '107' } }));
     expect(await job('change')).toEqual(expect.objectContaining({ pool: 'prod', exclude: '107' }));
     expect(await job('change')).not.toHaveProperty('vmid');
@@ -111,10 +156,30 @@ describe('backup jobs API (/cluster/backup)', () => {
   it('refuses a change that leaves no guests, names what does not exist, or sets and deletes one setting', async () => {
     await create({ id: 'strict', vmid: '100' });
     expectError(await call(t, 'PUT', '/cluster/backup/strict', { form: { delete: 'vmid' } }), 400, 'give the guests', 'vmid');
-    expectError(await call(t, 'PUT', '/cluster/backup/strict', { form: { storage: 'nowhere' } }), 400, "storage 'nowhere' does not exist", 'storage');
-    expectError(await call(t, 'PUT', '/cluster/backup/strict', { form: { schedule: 'every day' } }), 400, 'invalid calendar event', 'schedule');
-    expectError(await call(t, 'PUT', '/cluster/backup/strict', { form: { comment: 'x', delete: 'comment' } }), 400, "cannot set and delete 'comment'", 'delete');
-    expectError(await call(t, 'PUT', '/cluster/backup/strict', { form: { delete: 'schedule' } }), 400, "cannot delete 'schedule'", 'delete');
+    expectError(
+      await call(t, 'PUT', '/cluster/backup/strict', { form: { storage: 'nowhere' } }),
+      400,
+      "storage 'nowhere' does not exist",
+      'storage',
+    );
+    expectError(
+      await call(t, 'PUT', '/cluster/backup/strict', { form: { schedule: 'every day' } }),
+      400,
+      'invalid calendar event',
+      'schedule',
+    );
+    expectError(
+      await call(t, 'PUT', '/cluster/backup/strict', { form: { comment: 'x', delete: 'comment' } }),
+      400,
+      "cannot set and delete 'comment'",
+      'delete',
+    );
+    expectError(
+      await call(t, 'PUT', '/cluster/backup/strict', { form: { delete: 'schedule' } }),
+      400,
+      "cannot delete 'schedule'",
+      'delete',
+    );
     expect(await job('strict')).toEqual(expect.objectContaining({ vmid: '100', schedule: YEARLY }));
   });
 
@@ -132,7 +197,11 @@ describe('backup jobs API (/cluster/backup)', () => {
 
   it('answers 404 for a job that does not exist, and deletes one that does', async () => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
-      expectError(await call(t, method, '/cluster/backup/ghost', method === 'PUT' ? { form: { comment: 'x' } } : {}), 404, "backup job 'ghost' does not exist");
+      expectError(
+        await call(t, method, '/cluster/backup/ghost', method === 'PUT' ? { form: { comment: 'x' } } : {}),
+        404,
+        "backup job 'ghost' does not exist",
+      );
     }
     await create({ id: 'gone', all: 1 });
     expect(dataOf(await call(t, 'DELETE', '/cluster/backup/gone'))).toBeNull();

@@ -69,7 +69,12 @@ export class BackupJobsRepository {
    * elected by an advisory lock: every replica schedules the nodes it holds, and none has to notice
    * another's death.
    */
-  claim(job: Pick<BackupJobRow, 'id' | 'schedule'>, node: string, slot: Date, claimed: (job: BackupJobRow) => Promise<void>): Promise<boolean> {
+  claim(
+    job: Pick<BackupJobRow, 'id' | 'schedule'>,
+    node: string,
+    slot: Date,
+    claimed: (job: BackupJobRow) => Promise<void>,
+  ): Promise<boolean> {
     return this.dataSource.transaction(async (db) => {
       const rows = (await db.query(
         `INSERT INTO "backup_job_runs" ("job_id", "node", "last_slot")

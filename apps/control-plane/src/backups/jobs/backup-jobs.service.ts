@@ -97,7 +97,10 @@ export class BackupJobsService {
         params: runParams,
       };
       // A new node must find the job's storage there too.
-      await this.checkNames({ storage: vzdump.storage !== undefined || node !== undefined ? options.storage : undefined, pool: vzdump.pool, node }, next.node);
+      await this.checkNames(
+        { storage: vzdump.storage !== undefined || node !== undefined ? options.storage : undefined, pool: vzdump.pool, node },
+        next.node,
+      );
       if (next.schedule !== current.schedule || next.enabled !== current.enabled) next.dueAfter = now;
       return next;
     });
@@ -113,11 +116,15 @@ export class BackupJobsService {
     if (names.storage !== undefined) {
       const storage = await this.repository.storage(names.storage);
       if (!storage) throw badParam('storage', `storage '${names.storage}' does not exist`);
-      if (!storage.content.includes('backup')) throw badParam('storage', `storage '${names.storage}' does not hold backups (content 'backup')`);
-      if (node && storage.nodes !== null && !storage.nodes.includes(node)) throw badParam('storage', `storage '${names.storage}' is not available on node '${node}'`);
+      if (!storage.content.includes('backup'))
+        throw badParam('storage', `storage '${names.storage}' does not hold backups (content 'backup')`);
+      if (node && storage.nodes !== null && !storage.nodes.includes(node))
+        throw badParam('storage', `storage '${names.storage}' is not available on node '${node}'`);
     }
-    if (names.pool !== undefined && !(await this.repository.poolExists(names.pool))) throw badParam('pool', `pool '${names.pool}' does not exist`);
-    if (names.node !== undefined && !(await this.repository.nodeExists(names.node))) throw badParam('node', `node '${names.node}' does not exist`);
+    if (names.pool !== undefined && !(await this.repository.poolExists(names.pool)))
+      throw badParam('pool', `pool '${names.pool}' does not exist`);
+    if (names.node !== undefined && !(await this.repository.nodeExists(names.node)))
+      throw badParam('node', `node '${names.node}' does not exist`);
   }
 
   /**
@@ -127,7 +134,9 @@ export class BackupJobsService {
   private entryOf(job: BackupJobRow, lastSlots: ReadonlyMap<string, Date> | undefined, now: Date): BackupJobEntry {
     const p = job.params;
     const dueAfter = new Date(Math.max(job.dueAfter.getTime(), ...[...(lastSlots?.values() ?? [])].map((slot) => slot.getTime())));
-    const next = job.enabled ? nextRunOf({ event: parseCalendarEvent(job.schedule), dueAfter, repeatMissed: job.repeatMissed }, now, this.clock.timeZone) : null;
+    const next = job.enabled
+      ? nextRunOf({ event: parseCalendarEvent(job.schedule), dueAfter, repeatMissed: job.repeatMissed }, now, this.clock.timeZone)
+      : null;
     return {
       id: job.id,
       type: 'vzdump',
@@ -165,7 +174,9 @@ function changedParams(current: VzdumpParams, change: Partial<VzdumpParams>, del
 
 /** PVE shows a job's retention as an object of its options. */
 function pruneObject(text: string): Record<string, number> {
-  return Object.fromEntries(Object.entries(parsePruneOptions(text)).map(([key, value]) => [key, typeof value === 'boolean' ? bit(value) : value]));
+  return Object.fromEntries(
+    Object.entries(parsePruneOptions(text)).map(([key, value]) => [key, typeof value === 'boolean' ? bit(value) : value]),
+  );
 }
 
 function defined<T extends object>(values: T): Partial<T> {

@@ -25,7 +25,9 @@ describe('the event stream (GET /cluster/events)', () => {
 
   const record = (event: NewEvent): Promise<number> => t.dataSource.transaction((db) => recordEvent(db, event));
   const committedAfter = async (seq: number): Promise<number[]> =>
-    ((await t.dataSource.query('SELECT "seq" FROM "events" WHERE "seq" > $1 ORDER BY "seq"', [seq])) as { seq: string }[]).map((row) => Number(row.seq));
+    ((await t.dataSource.query('SELECT "seq" FROM "events" WHERE "seq" > $1 ORDER BY "seq"', [seq])) as { seq: string }[]).map((row) =>
+      Number(row.seq),
+    );
   const ws = async (query: Record<string, string>, headers: Record<string, string> = ROOT) => {
     const client = opened(await openWebsocket(t, query, headers));
     sockets.push(client);
@@ -37,7 +39,8 @@ describe('the event stream (GET /cluster/events)', () => {
     return client;
   };
   const seqs = (events: readonly EventEntry[]) => events.map((event) => event.seq);
-  const received = (events: () => readonly EventEntry[], seq: number, what: string) => waitFor(() => events().some((event) => event.seq === seq), { ...WAIT, what });
+  const received = (events: () => readonly EventEntry[], seq: number, what: string) =>
+    waitFor(() => events().some((event) => event.seq === seq), { ...WAIT, what });
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [AccessModule, ClusterEventsModule] });
@@ -86,7 +89,12 @@ describe('the event stream (GET /cluster/events)', () => {
     await Promise.all(writers);
     const last = await record({ event: 'vm-delete', node: 'pve1', vmid: 100 });
 
-    for (const [name, events] of [['from the start', () => fromStart.events], ['from the middle', fromMiddle.events], ['live', () => live.events], ['midway', () => midway.events]] as const) {
+    for (const [name, events] of [
+      ['from the start', () => fromStart.events],
+      ['from the middle', fromMiddle.events],
+      ['live', () => live.events],
+      ['midway', () => midway.events],
+    ] as const) {
       await received(events, last, `the last event, ${name}`);
     }
     expect(seqs(fromStart.events)).toEqual(await committedAfter(before));
@@ -117,16 +125,35 @@ describe('the event stream (GET /cluster/events)', () => {
     expect(seqs(vmid.events)).toEqual([stop301, start301]);
 
     const json = dataOf<EventEntry[]>(await call(t, 'GET', '/cluster/events', { query: `since=${start}&event-type=vm-start&node=pve2` }));
-    expect(json).toEqual([{ seq: start301, id: expect.stringMatching(/^[0-9a-f-]{36}$/), event: 'vm-start', node: 'pve2', vmid: 301, timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), details: {} }]);
+    expect(json).toEqual([
+      {
+        seq: start301,
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        event: 'vm-start',
+        node: 'pve2',
+        vmid: 301,
+        timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        details: {},
+      },
+    ]);
     const down = dataOf<EventEntry[]>(await call(t, 'GET', '/cluster/events', { query: `since=${start}&event-type=node-down` }));
     expect(down).toEqual([expect.objectContaining({ seq: down2, event: 'node-down', node: 'pve2' })]);
     expect(down[0]).not.toHaveProperty('vmid');
-    expectError(await call(t, 'GET', '/cluster/events', { query: 'event-type=vm-start,vm-explode' }), 400, "unknown event kind 'vm-explode'", 'event-type');
+    expectError(
+      await call(t, 'GET', '/cluster/events', { query: 'event-type=vm-start,vm-explode' }),
+      400,
+      "unknown event kind 'vm-explode'",
+      'event-type',
+    );
   });
 
   it('pages JSON for polling clients: after since at most limit, and without since the newest', async () => {
     const start = await record({ event: 'vm-create', node: 'pve1', vmid: 400 });
-    const written = [await record({ event: 'vm-start', node: 'pve1', vmid: 400 }), await record({ event: 'vm-stop', node: 'pve1', vmid: 400 }), await record({ event: 'vm-delete', node: 'pve1', vmid: 400 })];
+    const written = [
+      await record({ event: 'vm-start', node: 'pve1', vmid: 400 }),
+      await record({ event: 'vm-stop', node: 'pve1', vmid: 400 }),
+      await record({ event: 'vm-delete', node: 'pve1', vmid: 400 }),
+    ];
     expect(seqs(dataOf(await call(t, 'GET', '/cluster/events', { query: `since=${start}&limit=2` })))).toEqual(written.slice(0, 2));
     expect(seqs(dataOf(await call(t, 'GET', '/cluster/events', { query: `since=${written[1]}` })))).toEqual(written.slice(2));
     expect(seqs(dataOf(await call(t, 'GET', '/cluster/events', { query: `since=${written[2]}` })))).toEqual([]);
@@ -174,7 +201,9 @@ describe('the event stream (GET /cluster/events)', () => {
   it('accepts a websocket with an API token or a ticket cookie, and refuses one without valid credentials with 401', async () => {
     const start = await record({ event: 'vm-create', node: 'pve1', vmid: 600 });
     const byToken = await ws({ since: String(start) }, apiToken('root@pam!events', TOKEN_SECRET));
-    const { ticket } = dataOf<{ ticket: string }>(await call(t, 'POST', '/access/ticket', { as: {}, form: { username: 'auditor@pve', password: PASSWORD } }));
+    const { ticket } = dataOf<{ ticket: string }>(
+      await call(t, 'POST', '/access/ticket', { as: {}, form: { username: 'auditor@pve', password: PASSWORD } }),
+    );
     const byTicket = await ws({ since: String(start) }, { cookie: `PVEAuthCookie=${encodeURIComponent(ticket)}` });
     const seq = await record({ event: 'vm-start', node: 'pve1', vmid: 600 });
     await received(() => byToken.events, seq, 'the event, by token');
@@ -190,7 +219,12 @@ describe('the event stream (GET /cluster/events)', () => {
     const newest = await record({ event: 'vm-create', node: 'pve1', vmid: 700 });
     expectError(await call(t, 'GET', '/cluster/events', { query: 'since=abc' }), 400, "expected an integer, got 'abc'", 'since');
     expectError(await call(t, 'GET', '/cluster/events', { query: 'since=-1' }), 400, 'must be at least 0', 'since');
-    expectError(await call(t, 'GET', '/cluster/events', { query: `since=${newest + 1000}` }), 400, `since ${newest + 1000} is in the future: the newest event is`, 'since');
+    expectError(
+      await call(t, 'GET', '/cluster/events', { query: `since=${newest + 1000}` }),
+      400,
+      `since ${newest + 1000} is in the future: the newest event is`,
+      'since',
+    );
     expect(await openWebsocket(t, { since: String(newest + 1000) }, ROOT)).toBe(400);
     const future = await sse({ since: String(newest + 1000) });
     expect(future.status).toBe(400);
@@ -204,7 +238,10 @@ describe('the event stream (GET /cluster/events)', () => {
   it('deletes events past the retention period, and answers a cursor before them 410 with the oldest available seq', async () => {
     const old = new Date(Date.now() - 8 * DAY_MS);
     const before = await record({ event: 'vm-create', node: 'pve1', vmid: 800 });
-    const expired = [await record({ event: 'vm-start', node: 'pve1', vmid: 800, timestamp: old }), await record({ event: 'vm-stop', node: 'pve1', vmid: 800, timestamp: old })];
+    const expired = [
+      await record({ event: 'vm-start', node: 'pve1', vmid: 800, timestamp: old }),
+      await record({ event: 'vm-stop', node: 'pve1', vmid: 800, timestamp: old }),
+    ];
     const kept = await record({ event: 'vm-delete', node: 'pve1', vmid: 800, timestamp: new Date(Date.now() - 6 * DAY_MS) });
     expect(await t.app.get(EventRetention).sweep()).toBe(2);
     expect(await t.app.get(EventRetention).sweep()).toBe(0);
@@ -231,8 +268,14 @@ describe('the event stream (GET /cluster/events)', () => {
       await db.query('UPDATE "event_retention" SET "pruned_through" = $1 WHERE "id" = 1', [written[100]]);
     });
     await waitFor(() => socket.closed !== null && events.ended(), { ...WAIT, what: 'both streams to end' });
-    expect(socket.closed).toEqual({ code: EVENT_STREAM_CLOSE.expired, reason: expect.stringMatching(/^events after \d+ were deleted \(retention\): the oldest available is \d+/) });
-    expect(events.blocks().at(-1)).toEqual({ event: 'end', data: expect.stringMatching(/^\{"status":410,"message":"events after \d+ were deleted/) });
+    expect(socket.closed).toEqual({
+      code: EVENT_STREAM_CLOSE.expired,
+      reason: expect.stringMatching(/^events after \d+ were deleted \(retention\): the oldest available is \d+/),
+    });
+    expect(events.blocks().at(-1)).toEqual({
+      event: 'end',
+      data: expect.stringMatching(/^\{"status":410,"message":"events after \d+ were deleted/),
+    });
     expect(events.events()).toEqual([]);
   });
 });

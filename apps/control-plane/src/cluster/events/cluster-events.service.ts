@@ -40,7 +40,7 @@ export class ClusterEventsService {
     const visible = await this.visibility(caller);
     if (p.since === undefined) return (await this.repository.newest(filter, limit)).filter(visible);
     const found: EventEntry[] = [];
-    for (let cursor = p.since; ; ) {
+    for (let cursor = p.since; ;) {
       const page = await this.repository.page(cursor, filter, PAGE_SIZE);
       checkCursor(cursor, page.bounds, 'since');
       found.push(...page.events.filter(visible));
@@ -85,13 +85,19 @@ export class ClusterEventsService {
   private async visibility(caller: Principal): Promise<(entry: EventEntry) => boolean> {
     const access = await this.access.current();
     return (entry) =>
-      entry.vmid === undefined ? allows(access, caller.subject, `/nodes/${entry.node}`, ['Sys.Audit']) : allows(access, caller.subject, `/vms/${entry.vmid}`, ['VM.Audit']);
+      entry.vmid === undefined
+        ? allows(access, caller.subject, `/nodes/${entry.node}`, ['Sys.Audit'])
+        : allows(access, caller.subject, `/vms/${entry.vmid}`, ['VM.Audit']);
   }
 }
 
 function filterOf(p: Params): EventFilter {
   const kinds = p['event-type'];
-  return { ...(kinds && kinds.length > 0 ? { kinds } : {}), ...(p.node === undefined ? {} : { node: p.node }), ...(p.vmid === undefined ? {} : { vmid: p.vmid }) };
+  return {
+    ...(kinds && kinds.length > 0 ? { kinds } : {}),
+    ...(p.node === undefined ? {} : { node: p.node }),
+    ...(p.vmid === undefined ? {} : { vmid: p.vmid }),
+  };
 }
 
 function parseLastEventId(text: string): number {

@@ -5,7 +5,15 @@ import type { EventEntry } from '../../events/event-entry.js';
 import type { ClusterEventsService } from './cluster-events.service.js';
 import { EventStreams, HEARTBEAT_MS, type StreamEnd, type StreamTransport } from './event-streams.js';
 
-const entry = (seq: number): EventEntry => ({ seq, id: `id-${seq}`, event: 'vm-start', node: 'pve1', vmid: 100, timestamp: '2026-05-04T09:31:02.000Z', details: {} });
+const entry = (seq: number): EventEntry => ({
+  seq,
+  id: `id-${seq}`,
+  event: 'vm-start',
+  node: 'pve1',
+  vmid: 100,
+  timestamp: '2026-05-04T09:31:02.000Z',
+  details: {},
+});
 const STREAM = { start: 10, filter: {}, caller: {} as Principal };
 
 /** A client's connection: whether it takes more (`full`), what it got, and how it ended. */
@@ -93,7 +101,10 @@ describe('the event streams of a replica', () => {
 
   it('ends a stream whose next events were deleted with their 410 message, and one that failed as internal', async () => {
     const expired = new FakeTransport();
-    streamsOf([entry(11)], new ApiError('CURSOR_EXPIRED', 'events after 11 were deleted (retention): the oldest available is 20')).run(expired, STREAM);
+    streamsOf([entry(11)], new ApiError('CURSOR_EXPIRED', 'events after 11 were deleted (retention): the oldest available is 20')).run(
+      expired,
+      STREAM,
+    );
     const failed = new FakeTransport();
     streamsOf([], new Error('connection terminated')).run(failed, STREAM);
     await jest.advanceTimersByTimeAsync(0);

@@ -64,7 +64,8 @@ export class EventStreams implements OnModuleDestroy {
       .follow(stream, send, closed.signal)
       .catch((error: unknown) => {
         if (closed.signal.aborted) return;
-        if (error instanceof TooSlow) return transport.end({ kind: 'slow', message: `too slow: events came faster than they were read; resume with since=${last}` });
+        if (error instanceof TooSlow)
+          return transport.end({ kind: 'slow', message: `too slow: events came faster than they were read; resume with since=${last}` });
         if (error instanceof ApiError && error.code === 'CURSOR_EXPIRED') return transport.end({ kind: 'expired', message: error.message });
         this.logger.error({ err: error }, 'an event stream failed');
         transport.end({ kind: 'failed', message: 'internal error' });

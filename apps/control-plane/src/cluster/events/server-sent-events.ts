@@ -33,7 +33,12 @@ export class ServerSentEvents {
   ) {}
 
   /** Checks the cursor (errors still get the JSON envelope), then takes the response over from the framework and streams into it. */
-  async serve(p: ParamsOf<(typeof CLUSTER_EVENTS_ENDPOINTS)['events']>, caller: Principal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async serve(
+    p: ParamsOf<(typeof CLUSTER_EVENTS_ENDPOINTS)['events']>,
+    caller: Principal,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
     const lastEventId = request.headers['last-event-id'];
     const stream = await this.events.open(p, caller, Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
     reply.hijack();

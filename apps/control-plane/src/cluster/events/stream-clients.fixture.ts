@@ -42,13 +42,23 @@ export function openSse(t: TestApp, query: Record<string, string>, headers: Reco
         text
           .split('\n\n')
           .slice(0, -1)
-          .map((block) => Object.fromEntries(block.split('\n').flatMap((line) => (/^[a-z]+: /.test(line) ? [[line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]] : []))) as SseBlock)
+          .map(
+            (block) =>
+              Object.fromEntries(
+                block
+                  .split('\n')
+                  .flatMap((line) =>
+                    /^[a-z]+: /.test(line) ? [[line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]] : [],
+                  ),
+              ) as SseBlock,
+          )
           .filter((block) => block.data !== undefined);
       resolve({
         status: res.statusCode ?? 0,
         text: () => text,
         blocks,
-        events: () => blocks().flatMap((block) => (block.event === 'end' || block.data === undefined ? [] : [JSON.parse(block.data) as EventEntry])),
+        events: () =>
+          blocks().flatMap((block) => (block.event === 'end' || block.data === undefined ? [] : [JSON.parse(block.data) as EventEntry])),
         ended: () => ended,
         close: () => req.destroy(),
       });

@@ -16,7 +16,8 @@ export function parseGroupNodes(text: string): HaGroupNode[] {
   for (const item of items) {
     const [node = '', priority, ...rest] = item.split(':');
     if (!NODE_NAME_PATTERN.test(node)) throw new GroupNodesError(`'${item}': '${node}' is not a node name`);
-    if (rest.length > 0 || (priority !== undefined && !/^\d{1,9}$/.test(priority))) throw new GroupNodesError(`'${item}': the priority must be a non-negative integer`);
+    if (rest.length > 0 || (priority !== undefined && !/^\d{1,9}$/.test(priority)))
+      throw new GroupNodesError(`'${item}': the priority must be a non-negative integer`);
     if (nodes.some((known) => known.node === node)) throw new GroupNodesError(`node '${node}' is given twice`);
     nodes.push({ node, priority: priority === undefined ? null : Number(priority) });
   }

@@ -27,10 +27,17 @@ const nodesParam = () => {
 };
 
 const SETTINGS = {
-  restricted: booleanParam({ description: 'The resources run only on the group\'s nodes; otherwise on any node when none of them is online (default 0).' }).optional(),
-  nofailback: booleanParam({ description: 'A resource stays where it runs when a node of higher priority comes back (default 0).' }).optional(),
+  restricted: booleanParam({
+    description: "The resources run only on the group's nodes; otherwise on any node when none of them is online (default 0).",
+  }).optional(),
+  nofailback: booleanParam({
+    description: 'A resource stays where it runs when a node of higher priority comes back (default 0).',
+  }).optional(),
   comment: commentParam().optional(),
-  type: z.literal('group', { error: (issue) => `expected group, got '${String(issue.input)}'` }).optional().meta({ description: "PVE's section type: `group` only." }),
+  type: z
+    .literal('group', { error: (issue) => `expected group, got '${String(issue.input)}'` })
+    .optional()
+    .meta({ description: "PVE's section type: `group` only." }),
 };
 
 /** The settings `delete` may reset. */
@@ -51,7 +58,14 @@ const BASE = '/cluster/ha/groups';
 const GROUP = { group: groupNameParam('The HA group.') };
 
 export const HA_GROUP_ENDPOINTS = {
-  list: endpoint({ method: 'GET', path: BASE, summary: 'List the HA groups', parameters: z.object({}), returns: z.array(HaGroupEntry), permission: MAY_AUDIT }),
+  list: endpoint({
+    method: 'GET',
+    path: BASE,
+    summary: 'List the HA groups',
+    parameters: z.object({}),
+    returns: z.array(HaGroupEntry),
+    permission: MAY_AUDIT,
+  }),
   create: endpoint({
     method: 'POST',
     path: BASE,
@@ -61,13 +75,26 @@ export const HA_GROUP_ENDPOINTS = {
     returns: z.null(),
     permission: MAY_CONFIGURE,
   }),
-  get: endpoint({ method: 'GET', path: `${BASE}/{group}`, summary: 'Read an HA group', parameters: z.object(GROUP), returns: HaGroupEntry, permission: MAY_AUDIT }),
+  get: endpoint({
+    method: 'GET',
+    path: `${BASE}/{group}`,
+    summary: 'Read an HA group',
+    parameters: z.object(GROUP),
+    returns: HaGroupEntry,
+    permission: MAY_AUDIT,
+  }),
   update: endpoint({
     method: 'PUT',
     path: `${BASE}/{group}`,
     summary: 'Change an HA group',
     description: 'Sets what is given and resets what `delete` names; `nodes` replaces the list.',
-    parameters: z.object({ ...GROUP, nodes: nodesParam().optional(), ...SETTINGS, delete: deleteParam(DELETABLE).optional(), digest: digestParam().optional() }),
+    parameters: z.object({
+      ...GROUP,
+      nodes: nodesParam().optional(),
+      ...SETTINGS,
+      delete: deleteParam(DELETABLE).optional(),
+      digest: digestParam().optional(),
+    }),
     returns: z.null(),
     permission: MAY_CONFIGURE,
   }),

@@ -24,15 +24,43 @@ describe('HA groups API (/cluster/ha/groups)', () => {
   afterAll(() => t.close());
 
   it('creates, lists, reads, changes and deletes a group with PVE names and answers', async () => {
-    expect(dataOf(await call(t, 'POST', '/cluster/ha/groups', { form: { group: 'prod', nodes: 'pve1:2,pve2', restricted: 1, comment: 'production', type: 'group' } }))).toBeNull();
+    expect(
+      dataOf(
+        await call(t, 'POST', '/cluster/ha/groups', {
+          form: { group: 'prod', nodes: 'pve1:2,pve2', restricted: 1, comment: 'production', type: 'group' },
+        }),
+      ),
+    ).toBeNull();
     const created = await group('prod');
-    expect(created).toEqual({ group: 'prod', type: 'group', nodes: 'pve1:2,pve2', restricted: 1, comment: 'production', digest: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(created).toEqual({
+      group: 'prod',
+      type: 'group',
+      nodes: 'pve1:2,pve2',
+      restricted: 1,
+      comment: 'production',
+      digest: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(dataOf(await call(t, 'GET', '/cluster/ha/groups'))).toEqual([created]);
-    expect(await t.dataSource.manager.findOneByOrFail(HaGroupRow, { group: 'prod' })).toEqual(expect.objectContaining({ nodes: [{ node: 'pve1', priority: 2 }, { node: 'pve2', priority: null }] }));
+    expect(await t.dataSource.manager.findOneByOrFail(HaGroupRow, { group: 'prod' })).toEqual(
+      expect.objectContaining({
+        nodes: [
+          { node: 'pve1', priority: 2 },
+          { node: 'pve2', priority: null },
+        ],
+      }),
+    );
 
-    dataOf(await call(t, 'PUT', '/cluster/ha/groups/prod', { form: { nodes: 'pve2:1', nofailback: 1, delete: 'restricted,comment', digest: created.digest } }));
+    dataOf(
+      await call(t, 'PUT', '/cluster/ha/groups/prod', {
+        form: { nodes: 'pve2:1', nofailback: 1, delete: 'restricted,comment', digest: created.digest },
+      }),
+    );
     expect(await group('prod')).toEqual({ group: 'prod', type: 'group', nodes: 'pve2:1', nofailback: 1, digest: expect.any(String) });
-    expectError(await call(t, 'PUT', '/cluster/ha/groups/prod', { form: { comment: 'late', digest: created.digest } }), 409, 'file changed by other user');
+    expectError(
+      await call(t, 'PUT', '/cluster/ha/groups/prod', { form: { comment: 'late', digest: created.digest } }),
+      409,
+      'file changed by other user',
+    );
 
     expect(dataOf(await call(t, 'DELETE', '/cluster/ha/groups/prod'))).toBeNull();
     expectError(await call(t, 'GET', '/cluster/ha/groups/prod'), 404, "HA group 'prod' does not exist");
@@ -53,11 +81,24 @@ describe('HA groups API (/cluster/ha/groups)', () => {
 
   it('answers 409 for a name taken, refuses unknown nodes in a change, and 404 for a group that does not exist', async () => {
     dataOf(await call(t, 'POST', '/cluster/ha/groups', { form: { group: 'twice', nodes: 'pve1' } }));
-    expectError(await call(t, 'POST', '/cluster/ha/groups', { form: { group: 'twice', nodes: 'pve2' } }), 409, "HA group 'twice' already exists");
-    expectError(await call(t, 'PUT', '/cluster/ha/groups/twice', { form: { nodes: 'pve1,ghost' } }), 400, "node 'ghost' does not exist", 'nodes');
+    expectError(
+      await call(t, 'POST', '/cluster/ha/groups', { form: { group: 'twice', nodes: 'pve2' } }),
+      409,
+      "HA group 'twice' already exists",
+    );
+    expectError(
+      await call(t, 'PUT', '/cluster/ha/groups/twice', { form: { nodes: 'pve1,ghost' } }),
+      400,
+      "node 'ghost' does not exist",
+      'nodes',
+    );
     expect(await group('twice')).toEqual(expect.objectContaining({ nodes: 'pve1' }));
     for (const method of ['GET', 'PUT', 'DELETE']) {
-      expectError(await call(t, method, '/cluster/ha/groups/ghost', method === 'PUT' ? { form: { comment: 'x' } } : {}), 404, "HA group 'ghost' does not exist");
+      expectError(
+        await call(t, method, '/cluster/ha/groups/ghost', method === 'PUT' ? { form: { comment: 'x' } } : {}),
+        404,
+        "HA group 'ghost' does not exist",
+      );
     }
     dataOf(await call(t, 'DELETE', '/cluster/ha/groups/twice'));
   });

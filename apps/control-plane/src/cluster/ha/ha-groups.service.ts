@@ -72,7 +72,10 @@ export class HaGroupsService {
     } catch (error) {
       if (!isForeignKeyViolation(error)) throw error;
       const sids = (await this.repository.resourcesOf(group)).map(sidOf);
-      throw new ApiError('IN_USE', `HA group '${group}' is used by the HA resource${sids.length === 1 ? '' : 's'} ${sids.join(', ')}: move or remove them first`);
+      throw new ApiError(
+        'IN_USE',
+        `HA group '${group}' is used by the HA resource${sids.length === 1 ? '' : 's'} ${sids.join(', ')}: move or remove them first`,
+      );
     }
   }
 
@@ -81,7 +84,11 @@ export class HaGroupsService {
     const nodes = parseGroupNodes(text);
     const joined = await this.repository.nodesOf(nodes.map((entry) => entry.node));
     const unknown = nodes.filter((entry) => !joined.has(entry.node)).map((entry) => `'${entry.node}'`);
-    if (unknown.length > 0) throw badParam('nodes', `node${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} ${unknown.length === 1 ? 'does' : 'do'} not exist`);
+    if (unknown.length > 0)
+      throw badParam(
+        'nodes',
+        `node${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} ${unknown.length === 1 ? 'does' : 'do'} not exist`,
+      );
     return nodes;
   }
 }

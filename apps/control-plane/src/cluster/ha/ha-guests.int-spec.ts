@@ -19,7 +19,11 @@ describe('guests under HA: their status, and their destroy', () => {
   beforeAll(async () => {
     t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule, HaModule] });
     agent = await onlineAgent(t, 'pve1', await joinNode(t, 'pve1'), { answer: () => ({ result: null }) });
-    for (const [vmid, type] of [[100, 'qemu'], [101, 'lxc'], [102, 'qemu']] as const) {
+    for (const [vmid, type] of [
+      [100, 'qemu'],
+      [101, 'lxc'],
+      [102, 'qemu'],
+    ] as const) {
       await t.app.get(GuestsRepository).insert({ vmid, type, node: 'pve1', config: {}, lock: null });
       await t.app.get(GuestView).reload(vmid);
     }
@@ -42,8 +46,16 @@ describe('guests under HA: their status, and their destroy', () => {
   });
 
   it("refuses to destroy a guest under HA without purge=1, with PVE's words, keeping both", async () => {
-    expectError(await call(t, 'DELETE', '/nodes/pve1/qemu/100'), 409, 'unable to remove VM 100 - used in HA resources and purge parameter not set.');
-    expectError(await call(t, 'DELETE', '/nodes/pve1/lxc/101', { form: { purge: 0 } }), 409, 'unable to remove CT 101 - used in HA resources and purge parameter not set.');
+    expectError(
+      await call(t, 'DELETE', '/nodes/pve1/qemu/100'),
+      409,
+      'unable to remove VM 100 - used in HA resources and purge parameter not set.',
+    );
+    expectError(
+      await call(t, 'DELETE', '/nodes/pve1/lxc/101', { form: { purge: 0 } }),
+      409,
+      'unable to remove CT 101 - used in HA resources and purge parameter not set.',
+    );
     expect(await t.dataSource.manager.count(GuestRow)).toBe(3);
     expect(await t.dataSource.manager.count(HaResourceRow)).toBe(2);
   });

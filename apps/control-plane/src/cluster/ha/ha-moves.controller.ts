@@ -12,12 +12,18 @@ export class HaMovesController {
   constructor(private readonly moves: HaMoves) {}
 
   @Endpoint(HA_MOVE_ENDPOINTS.migrate)
-  async migrate(@Params() params: ParamsOf<HaMoveEndpoints['migrate']>, @Caller() caller: Principal): Promise<ResultOf<HaMoveEndpoints['migrate']>> {
+  async migrate(
+    @Params() params: ParamsOf<HaMoveEndpoints['migrate']>,
+    @Caller() caller: Principal,
+  ): Promise<ResultOf<HaMoveEndpoints['migrate']>> {
     return this.moves.move(parseSid(params.sid), params.node, 'migrate', caller);
   }
 
   @Endpoint(HA_MOVE_ENDPOINTS.relocate)
-  async relocate(@Params() params: ParamsOf<HaMoveEndpoints['relocate']>, @Caller() caller: Principal): Promise<ResultOf<HaMoveEndpoints['relocate']>> {
+  async relocate(
+    @Params() params: ParamsOf<HaMoveEndpoints['relocate']>,
+    @Caller() caller: Principal,
+  ): Promise<ResultOf<HaMoveEndpoints['relocate']>> {
     return this.moves.move(parseSid(params.sid), params.node, 'relocate', caller);
   }
 }

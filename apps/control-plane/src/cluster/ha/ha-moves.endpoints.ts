@@ -10,7 +10,7 @@ import { MAY_CONFIGURE, sidParam } from './ha-params.js';
 
 const MOVE_PARAMETERS = z.object({ sid: sidParam(), node: nodeParam('The target node.') });
 const ALLOWED =
-  'The target must be another online node, allowed by the resource\'s group when it is restricted, where the guest\'s volumes are (shared storage): a 400 naming `node` otherwise. A container is relocated (PVE moves containers only that way). Answers at once with the resource and the node asked for, as PVE 9; the `qmigrate`/`vzmigrate` task shows the move.';
+  "The target must be another online node, allowed by the resource's group when it is restricted, where the guest's volumes are (shared storage): a 400 naming `node` otherwise. A container is relocated (PVE moves containers only that way). Answers at once with the resource and the node asked for, as PVE 9; the `qmigrate`/`vzmigrate` task shows the move.";
 
 /** PVE 9's answer to a move: what was asked. Corral moves no other resource with it (PVE's affinity rules). */
 export const MoveAnswer = z.object({

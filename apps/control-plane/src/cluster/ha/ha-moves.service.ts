@@ -37,7 +37,12 @@ export class HaMoves {
   ) {}
 
   /** Starts the move as a task of the guest's, and answers what PVE 9 answers: the resource and the node asked for. */
-  async move(sid: GivenSid, target: string, how: 'migrate' | 'relocate', caller: Principal): Promise<{ sid: string; 'requested-node': string }> {
+  async move(
+    sid: GivenSid,
+    target: string,
+    how: 'migrate' | 'relocate',
+    caller: Principal,
+  ): Promise<{ sid: string; 'requested-node': string }> {
     const name = await this.start(sid, target, how, caller);
     return { sid: name, 'requested-node': target };
   }
@@ -45,7 +50,8 @@ export class HaMoves {
   /** Submits the move's task; resolves with the resource's sid. */
   private async start(sid: GivenSid, target: string, how: 'migrate' | 'relocate', caller: Principal): Promise<string> {
     const resource = await this.resources.find(sid.vmid);
-    if (resource === null || (sid.type !== undefined && sid.type !== resource.type)) throw notFound(`HA resource '${sid.type === undefined ? sid.vmid : sidOf({ type: sid.type, vmid: sid.vmid })}'`);
+    if (resource === null || (sid.type !== undefined && sid.type !== resource.type))
+      throw notFound(`HA resource '${sid.type === undefined ? sid.vmid : sidOf({ type: sid.type, vmid: sid.vmid })}'`);
     const name = sidOf(resource);
     const state = this.view.get(resource.vmid);
     if (!state) throw notFound(`${resource.type === 'vm' ? 'VM' : 'CT'} ${resource.vmid}`);
@@ -53,7 +59,10 @@ export class HaMoves {
     if (target === node) throw badParam('node', `${name} is on node '${node}' already`);
     const group = resource.group === null ? null : await this.groups.find(resource.group);
     if (group?.restricted === true && !group.nodes.some((member) => member.node === target)) {
-      throw badParam('node', `the group '${group.group}' of ${name} is restricted to nodes ${group.nodes.map((member) => `'${member.node}'`).join(', ')}, and '${target}' is none of them`);
+      throw badParam(
+        'node',
+        `the group '${group.group}' of ${name} is restricted to nodes ${group.nodes.map((member) => `'${member.node}'`).join(', ')}, and '${target}' is none of them`,
+      );
     }
     const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
     // PVE moves containers by relocation only: they have no live migration.

@@ -37,5 +37,9 @@ export const resourceTypeParam = (description: string) =>
 
 /** PVE's `pve-configid`, the form of a group's name. */
 export const groupNameParam = (description: string) =>
-  stringParam({ description, maxLength: 64, pattern: /^[A-Za-z][A-Za-z0-9_-]+$/, patternHint: 'must be a letter followed by letters, digits, _ or - (at least 2 characters)' });
-
+  stringParam({
+    description,
+    maxLength: 64,
+    pattern: /^[A-Za-z][A-Za-z0-9_-]+$/,
+    patternHint: 'must be a letter followed by letters, digits, _ or - (at least 2 characters)',
+  });

@@ -35,7 +35,8 @@ export class HaResourcesService {
 
   async create(params: CreateParams): Promise<void> {
     const given = parseSid(params.sid);
-    if (given.type !== undefined && params.type !== undefined && params.type !== given.type) throw badParam('type', `type '${params.type}' does not match sid '${params.sid}'`);
+    if (given.type !== undefined && params.type !== undefined && params.type !== given.type)
+      throw badParam('type', `type '${params.type}' does not match sid '${params.sid}'`);
     const sid = { type: given.type ?? params.type, vmid: given.vmid };
     await this.write(sid.vmid, params.group, async (context) => {
       const type = checkGuest(context.guest, sid, params.sid);
@@ -90,12 +91,17 @@ export class HaResourcesService {
 
   private async existing(sid: GivenSid): Promise<HaResourceRow> {
     const resource = await this.repository.find(sid.vmid);
-    if (resource === null || (sid.type !== undefined && sid.type !== resource.type)) throw missing(sid.type === undefined ? String(sid.vmid) : sidOf({ type: sid.type, vmid: sid.vmid }));
+    if (resource === null || (sid.type !== undefined && sid.type !== resource.type))
+      throw missing(sid.type === undefined ? String(sid.vmid) : sidOf({ type: sid.type, vmid: sid.vmid }));
     return resource;
   }
 
   /** The write, with a concurrent create of the same resource a 409 and a group removed meanwhile a 400. */
-  private async write(vmid: number, group: string | undefined, change: (context: ResourceChangeContext) => Promise<HaResourceRow>): Promise<void> {
+  private async write(
+    vmid: number,
+    group: string | undefined,
+    change: (context: ResourceChangeContext) => Promise<HaResourceRow>,
+  ): Promise<void> {
     try {
       await this.repository.write(vmid, change);
     } catch (error) {
@@ -124,15 +130,23 @@ export function entryOf(resource: HaResourceRow): HaResourceEntry {
 function checkGuest(guest: GuestRow | null, sid: { type: HaResourceType | undefined; vmid: number }, text: string): HaResourceType {
   if (guest === null) throw notFound(`${sid.type === 'ct' ? 'CT' : sid.type === 'vm' ? 'VM' : 'guest'} ${sid.vmid}`);
   const type: HaResourceType = guest.type === 'qemu' ? 'vm' : 'ct';
-  if (sid.type !== undefined && sid.type !== type) throw badParam('sid', `sid '${text}': guest ${sid.vmid} is a ${type === 'vm' ? 'VM' : 'container'}, its sid is '${sidOf({ type, vmid: sid.vmid })}'`);
-  if (guest.config['template'] === '1') throw badParam('sid', `sid '${text}': ${guest.type === 'qemu' ? 'VM' : 'CT'} ${sid.vmid} is a template, which HA cannot run`);
+  if (sid.type !== undefined && sid.type !== type)
+    throw badParam(
+      'sid',
+      `sid '${text}': guest ${sid.vmid} is a ${type === 'vm' ? 'VM' : 'container'}, its sid is '${sidOf({ type, vmid: sid.vmid })}'`,
+    );
+  if (guest.config['template'] === '1')
+    throw badParam('sid', `sid '${text}': ${guest.type === 'qemu' ? 'VM' : 'CT'} ${sid.vmid} is a template, which HA cannot run`);
   return type;
 }
 
 /** Asking for a state the manager acts on would fight the operation that holds the guest's lock. */
 function checkLock(guest: GuestRow | null, state: HaRequestedState): void {
   if (!guest?.lock || state === 'ignored') return;
-  throw new ApiError('GUEST_STATE', `${guest.type === 'qemu' ? 'VM' : 'CT'} ${guest.vmid} is locked (${guest.lock}): cannot request HA state '${state}' until the ${guest.lock} ends`);
+  throw new ApiError(
+    'GUEST_STATE',
+    `${guest.type === 'qemu' ? 'VM' : 'CT'} ${guest.vmid} is locked (${guest.lock}): cannot request HA state '${state}' until the ${guest.lock} ends`,
+  );
 }
 
 async function checkGroup(context: ResourceChangeContext, group: string | undefined): Promise<void> {

@@ -19,11 +19,23 @@ type LrmState = 'active' | 'idle' | 'lost';
  */
 export function currentEntries(snapshot: HaSnapshot, quorum: Quorum): HaStatusEntry[] {
   const entries: HaStatusEntry[] = [
-    { id: 'quorum', type: 'quorum', node: quorum.node, status: quorum.quorate ? 'OK' : `No quorum on node '${quorum.node}'!`, quorate: quorum.quorate ? 1 : 0 },
+    {
+      id: 'quorum',
+      type: 'quorum',
+      node: quorum.node,
+      status: quorum.quorate ? 'OK' : `No quorum on node '${quorum.node}'!`,
+      quorate: quorum.quorate ? 1 : 0,
+    },
   ];
   const manager = liveManager(snapshot);
   if (manager !== null) {
-    entries.push({ id: 'master', type: 'master', node: manager.holder, status: `${manager.holder} (active, ${ctime(manager.lastRound)})`, timestamp: epoch(manager.lastRound) });
+    entries.push({
+      id: 'master',
+      type: 'master',
+      node: manager.holder,
+      status: `${manager.holder} (active, ${ctime(manager.lastRound)})`,
+      timestamp: epoch(manager.lastRound),
+    });
   }
   for (const node of snapshot.nodes) {
     const seen = node.lastSeen ?? node.joinedAt;
@@ -62,15 +74,26 @@ export function managerStatus(snapshot: HaSnapshot, quorum: Quorum): HaManagerSt
   return {
     manager_status: {
       ...(manager !== null ? { master_node: manager.holder } : {}),
-      node_status: Object.fromEntries(snapshot.nodes.map((node) => [node.name, node.online ? 'online' : hasHaGuests(snapshot, node.name) ? 'fence' : 'unknown'] as const)),
-      service_status: Object.fromEntries(snapshot.resources.map((resource) => [sidOf(resource), { node: resource.node, state: resource.crmState }])),
+      node_status: Object.fromEntries(
+        snapshot.nodes.map((node) => [node.name, node.online ? 'online' : hasHaGuests(snapshot, node.name) ? 'fence' : 'unknown'] as const),
+      ),
+      service_status: Object.fromEntries(
+        snapshot.resources.map((resource) => [sidOf(resource), { node: resource.node, state: resource.crmState }]),
+      ),
       ...(manager !== null ? { timestamp: epoch(manager.lastRound) } : {}),
     },
     quorum: { node: quorum.node, quorate: quorum.quorate ? '1' : '0' },
     lrm_status: Object.fromEntries(
       snapshot.nodes.map((node) => {
         const state = lrmState(snapshot, node);
-        return [node.name, { mode: 'active' as const, state: state === 'idle' ? ('wait_for_agent_lock' as const) : state, timestamp: epoch(node.lastSeen ?? node.joinedAt) }];
+        return [
+          node.name,
+          {
+            mode: 'active' as const,
+            state: state === 'idle' ? ('wait_for_agent_lock' as const) : state,
+            timestamp: epoch(node.lastSeen ?? node.joinedAt),
+          },
+        ];
       }),
     ),
   };

@@ -8,7 +8,13 @@ import { MAY_AUDIT } from './ha-params.js';
  * `/status/manager_status` PVE's raw manager status.
  */
 
-const QuorumEntry = z.object({ id: z.literal('quorum'), type: z.literal('quorum'), node: z.string(), status: z.string(), quorate: z.union([z.literal(0), z.literal(1)]) });
+const QuorumEntry = z.object({
+  id: z.literal('quorum'),
+  type: z.literal('quorum'),
+  node: z.string(),
+  status: z.string(),
+  quorate: z.union([z.literal(0), z.literal(1)]),
+});
 
 const MasterEntry = z.object({
   id: z.literal('master'),
@@ -22,9 +28,15 @@ const LrmEntry = z.object({
   id: z.string().meta({ description: '`lrm:<node>`.' }),
   type: z.literal('lrm'),
   node: z.string(),
-  status: z.string().meta({ description: '`<node> (active|idle|lost, <time>)`: active, online with HA guests; idle, online without; lost, offline.' }),
+  status: z
+    .string()
+    .meta({ description: '`<node> (active|idle|lost, <time>)`: active, online with HA guests; idle, online without; lost, offline.' }),
   timestamp: z.number().int().meta({ description: 'Epoch seconds the node was last seen.' }),
-  lease_until: z.number().int().optional().meta({ description: "Corral's: epoch seconds until which the node's agent holds its HA lease." }),
+  lease_until: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: "Corral's: epoch seconds until which the node's agent holds its HA lease." }),
 });
 
 const ServiceEntry = z.object({
@@ -48,21 +60,45 @@ export type HaStatusEntry = z.infer<typeof HaStatusEntry>;
 export const HaManagerStatus = z.object({
   manager_status: z.object({
     master_node: z.string().optional().meta({ description: 'Absent until a manager has run.' }),
-    node_status: z.record(z.string(), z.enum(['online', 'unknown', 'fence'])).meta({ description: 'online; fence: offline with HA guests to recover; unknown: offline without.' }),
+    node_status: z
+      .record(z.string(), z.enum(['online', 'unknown', 'fence']))
+      .meta({ description: 'online; fence: offline with HA guests to recover; unknown: offline without.' }),
     service_status: z.record(z.string(), z.object({ node: z.string(), state: z.string() })),
     timestamp: z.number().int().optional().meta({ description: "Epoch seconds of the manager's last round." }),
   }),
   quorum: z.object({ node: z.string(), quorate: z.enum(['0', '1']) }),
-  lrm_status: z.record(z.string(), z.object({ mode: z.literal('active'), state: z.enum(['active', 'wait_for_agent_lock', 'lost']), timestamp: z.number().int() })),
+  lrm_status: z.record(
+    z.string(),
+    z.object({ mode: z.literal('active'), state: z.enum(['active', 'wait_for_agent_lock', 'lost']), timestamp: z.number().int() }),
+  ),
 });
 export type HaManagerStatus = z.infer<typeof HaManagerStatus>;
 
 const status = (path: string, summary: string, description?: string) =>
-  endpoint({ method: 'GET', path, summary, ...(description !== undefined ? { description } : {}), parameters: z.object({}), returns: z.array(HaStatusEntry), permission: MAY_AUDIT });
+  endpoint({
+    method: 'GET',
+    path,
+    summary,
+    ...(description !== undefined ? { description } : {}),
+    parameters: z.object({}),
+    returns: z.array(HaStatusEntry),
+    permission: MAY_AUDIT,
+  });
 
 export const HA_STATUS_ENDPOINTS = {
-  index: endpoint({ method: 'GET', path: '/cluster/ha', summary: 'The HA sub-resources', parameters: z.object({}), returns: z.array(z.object({ id: z.string() })), permission: MAY_AUDIT }),
-  status: status('/cluster/ha/status', 'The HA status', 'The entries of `/cluster/ha/status/current` (PVE lists sub-resources here; Corral has the status).'),
+  index: endpoint({
+    method: 'GET',
+    path: '/cluster/ha',
+    summary: 'The HA sub-resources',
+    parameters: z.object({}),
+    returns: z.array(z.object({ id: z.string() })),
+    permission: MAY_AUDIT,
+  }),
+  status: status(
+    '/cluster/ha/status',
+    'The HA status',
+    'The entries of `/cluster/ha/status/current` (PVE lists sub-resources here; Corral has the status).',
+  ),
   current: status(
     '/cluster/ha/status/current',
     'The HA status as PVE shows it',

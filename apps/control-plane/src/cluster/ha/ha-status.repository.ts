@@ -24,7 +24,10 @@ export class HaStatusRepository {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
       const [{ now }] = (await db.query('SELECT now() AS "now"')) as [{ now: Date }];
       const manager = await db.findOneBy(HaManagerRow, { id: 1 });
-      const nodes = await db.find(NodeRow, { select: { name: true, online: true, lastSeen: true, joinedAt: true, leaseUntil: true }, order: { name: 'ASC' } });
+      const nodes = await db.find(NodeRow, {
+        select: { name: true, online: true, lastSeen: true, joinedAt: true, leaseUntil: true },
+        order: { name: 'ASC' },
+      });
       const resources = await db.find(HaResourceRow, { relations: { guest: true }, order: { vmid: 'ASC' } });
       return { now, manager, nodes, resources: resources.map(({ guest, ...resource }) => ({ ...resource, node: guest?.node ?? '' })) };
     });

@@ -15,7 +15,9 @@ export const JoinTokenInfo = z.object({
 export type JoinTokenInfo = z.infer<typeof JoinTokenInfo>;
 
 export const CreatedJoinToken = JoinTokenInfo.extend({
-  token: z.string().meta({ description: 'The token, shown only here: `corral agent join <url> --token <token> --fingerprint <fingerprint>`. Single use.' }),
+  token: z.string().meta({
+    description: 'The token, shown only here: `corral agent join <url> --token <token> --fingerprint <fingerprint>`. Single use.',
+  }),
   fingerprint: z.string().meta({ description: "The SHA-256 fingerprint of the control plane's certificate, which the agent pins." }),
 });
 export type CreatedJoinToken = z.infer<typeof CreatedJoinToken>;
@@ -38,7 +40,9 @@ export const JOIN_TOKEN_ENDPOINTS = {
     parameters: z.object({
       ttl: integerParam({ description: 'Lifetime in seconds (default 900).', min: 60, max: 86_400 }).optional(),
       node: nodeParam('The only node name the token may join (default: any name not yet joined).').optional(),
-      replace: booleanParam({ description: 'Consent to take over the existing node `node`: its agent must re-join after a reinstall. Needs `node`.' }).optional(),
+      replace: booleanParam({
+        description: 'Consent to take over the existing node `node`: its agent must re-join after a reinstall. Needs `node`.',
+      }).optional(),
       comment: stringParam({ description: 'A free-form comment.', maxLength: 4096 }).optional(),
     }),
     returns: CreatedJoinToken,
@@ -48,7 +52,9 @@ export const JOIN_TOKEN_ENDPOINTS = {
     method: 'DELETE',
     path: '/cluster/join-tokens/{id}',
     summary: 'Revoke a join token',
-    parameters: z.object({ id: stringParam({ description: "The token's id.", pattern: JOIN_TOKEN_ID, patternHint: 'must be 16 hexadecimal digits' }) }),
+    parameters: z.object({
+      id: stringParam({ description: "The token's id.", pattern: JOIN_TOKEN_ID, patternHint: 'must be 16 hexadecimal digits' }),
+    }),
     returns: z.null(),
     permission: ADMIN,
   }),

@@ -38,7 +38,15 @@ export class JoinTokensService {
     const id = randomBytes(8).toString('hex');
     const secret = randomBytes(32).toString('base64url');
     const now = nowS();
-    const row = { id, secretHash: sha256(secret), expire: now + (options.ttl ?? DEFAULT_TTL_S), node: options.node ?? null, replace: options.replace ?? false, comment: options.comment || null, createdBy };
+    const row = {
+      id,
+      secretHash: sha256(secret),
+      expire: now + (options.ttl ?? DEFAULT_TTL_S),
+      node: options.node ?? null,
+      replace: options.replace ?? false,
+      comment: options.comment || null,
+      createdBy,
+    };
     await this.repository.insert(row, now);
     return { ...infoOf(row), token: `${id}.${secret}`, fingerprint: this.fingerprint };
   }

@@ -16,7 +16,9 @@ export const JOIN_ENDPOINT = endpoint({
   }),
   returns: z.object({
     node: z.string(),
-    credential: z.string().meta({ description: "The agent's credential, shown only here: `Authorization: CorralNode <node>:<credential>` on `wss://.../agent/v1`." }),
+    credential: z.string().meta({
+      description: "The agent's credential, shown only here: `Authorization: CorralNode <node>:<credential>` on `wss://.../agent/v1`.",
+    }),
   }),
   permission: { kind: 'public' },
 });

@@ -5,7 +5,9 @@ import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { ClusterModule } from '../cluster.module.js';
 
 const createToken = async (t: TestApp, form: Record<string, string | number> = {}) =>
-  dataOf<{ id: string; token: string; expire: number; fingerprint: string; replace: number; node?: string }>(await call(t, 'POST', '/cluster/join-tokens', { form }));
+  dataOf<{ id: string; token: string; expire: number; fingerprint: string; replace: number; node?: string }>(
+    await call(t, 'POST', '/cluster/join-tokens', { form }),
+  );
 const join = (t: TestApp, token: string, node: string) => call(t, 'POST', '/cluster/join', { form: { token, node }, as: {} });
 
 describe('joining nodes with join tokens', () => {
@@ -19,14 +21,28 @@ describe('joining nodes with join tokens', () => {
   it('creates a single-use token with the fingerprint to pin, lists it without its secret, and trades it once for a credential', async () => {
     const before = Math.floor(Date.now() / 1000);
     const created = await createToken(t, { comment: 'rack 4' });
-    expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f]{16}$/), token: expect.stringMatching(/^[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/), expire: expect.any(Number), replace: 0, comment: 'rack 4', fingerprint: expect.stringMatching(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/) });
+    expect(created).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      token: expect.stringMatching(/^[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/),
+      expire: expect.any(Number),
+      replace: 0,
+      comment: 'rack 4',
+      fingerprint: expect.stringMatching(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/),
+    });
     expect(created.expire - before).toBeGreaterThanOrEqual(900);
     expect(created.expire - before).toBeLessThanOrEqual(901 + 60);
-    expect(dataOf<unknown[]>(await call(t, 'GET', '/cluster/join-tokens'))).toContainEqual({ id: created.id, expire: created.expire, replace: 0, comment: 'rack 4' });
+    expect(dataOf<unknown[]>(await call(t, 'GET', '/cluster/join-tokens'))).toContainEqual({
+      id: created.id,
+      expire: created.expire,
+      replace: 0,
+      comment: 'rack 4',
+    });
 
     const joined = dataOf<{ node: string; credential: string }>(await join(t, created.token, 'alpha'));
     expect(joined).toEqual({ node: 'alpha', credential: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
-    expect((await events(t)).filter((e) => e.node === 'alpha')).toEqual([{ seq: expect.any(Number), event: 'cluster-join', node: 'alpha' }]);
+    expect((await events(t)).filter((e) => e.node === 'alpha')).toEqual([
+      { seq: expect.any(Number), event: 'cluster-join', node: 'alpha' },
+    ]);
     expect(dataOf<{ id: string }[]>(await call(t, 'GET', '/cluster/join-tokens')).map((token) => token.id)).not.toContain(created.id);
 
     // Replayed: the token is gone.
@@ -60,7 +76,9 @@ describe('joining nodes with join tokens', () => {
     expect(rejoined.credential).not.toBe(oldCredential);
     expect((await events(t)).filter((e) => e.node === 'delta').map((e) => e.event)).toEqual(['cluster-join', 'cluster-join']);
     // The old agent's credential is dead.
-    await expect(FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node: 'delta', credential: oldCredential })).rejects.toThrow('upgrade refused: 401');
+    await expect(FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node: 'delta', credential: oldCredential })).rejects.toThrow(
+      'upgrade refused: 401',
+    );
     const agent = await FakeAgent.connect({ url: t.agentUrl, ca: t.cert, node: 'delta', credential: rejoined.credential });
     agent.close();
   });

@@ -40,7 +40,9 @@ export class JoinService {
         const found = await this.tokens.take(db, id);
         if (!found || !sameHex(found.secretHash, sha256(secret)) || found.expire <= Date.now() / 1000) throw authenticationFailed(REFUSED);
         if (found.node !== null && found.node !== node) {
-          throw new ApiError('PERMISSION_DENIED', 'permission denied', { reason: `permission denied - this join token is for node '${found.node}'` });
+          throw new ApiError('PERMISSION_DENIED', 'permission denied', {
+            reason: `permission denied - this join token is for node '${found.node}'`,
+          });
         }
         const existing = await this.nodes.lock(db, node);
         if (existing && !found.replace) throw nodeExists(node);

@@ -15,7 +15,12 @@ export const MAY_AUDIT: Check = { kind: 'privileges', path: NOTIFICATIONS, privi
 /** PVE's reads of one entry: Mapping.Modify or Mapping.Audit. */
 export const MAY_READ: Check = { kind: 'privileges', path: NOTIFICATIONS, privileges: ['Mapping.Modify', 'Mapping.Audit'], any: true };
 /** PVE's lists of targets and matchers: Mapping.Use suffices too. */
-export const MAY_USE: Check = { kind: 'privileges', path: NOTIFICATIONS, privileges: ['Mapping.Modify', 'Mapping.Audit', 'Mapping.Use'], any: true };
+export const MAY_USE: Check = {
+  kind: 'privileges',
+  path: NOTIFICATIONS,
+  privileges: ['Mapping.Modify', 'Mapping.Audit', 'Mapping.Use'],
+  any: true,
+};
 /** Making or changing a target sends requests from the control plane's network: PVE wants Sys.Audit and Sys.Modify, or Sys.AccessNetwork, on `/` besides. */
 export const MAY_WRITE_TARGET: Check = {
   kind: 'allOf',
@@ -33,8 +38,12 @@ export const MAY_WRITE_TARGET: Check = {
 
 /** PVE's `pve-configid`. */
 export const notificationNameParam = (description: string) =>
-  stringParam({ description, maxLength: 64, pattern: /^[A-Za-z][A-Za-z0-9_-]+$/, patternHint: 'must be a letter followed by letters, digits, _ or - (at least 2 characters)' });
+  stringParam({
+    description,
+    maxLength: 64,
+    pattern: /^[A-Za-z][A-Za-z0-9_-]+$/,
+    patternHint: 'must be a letter followed by letters, digits, _ or - (at least 2 characters)',
+  });
 
 /** PVE's `origin`: every Corral target and matcher is made by a user; there are no built-in ones. */
 export const Origin = z.literal('user-created');
-

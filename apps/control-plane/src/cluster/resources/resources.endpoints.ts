@@ -49,7 +49,9 @@ export const RESOURCES_ENDPOINTS = {
     summary: 'Nodes, guests and storages of the cluster',
     description:
       "Each entry only where the caller may audit it (Sys.Audit for node load, VM.Audit per guest, Datastore.Audit per storage, Pool.Audit per pool). A guest in a pool names it in `pool`; pools are listed only without `type`. Nodes and guests from memory; a storage's `disk` and `maxdisk` (used and total bytes on that node) as its node's agent reported them, asked at most every 10 s.",
-    parameters: z.object({ type: z.enum(['node', 'vm', 'storage'], { error: 'must be node, vm or storage' }).optional().meta({ description: 'Only this kind.' }) }),
+    parameters: z.object({
+      type: z.enum(['node', 'vm', 'storage'], { error: 'must be node, vm or storage' }).optional().meta({ description: 'Only this kind.' }),
+    }),
     returns: z.array(z.union([ResourceEntry, PoolResourceEntry])),
     permission: { kind: 'authenticated' },
   }),
@@ -57,7 +59,9 @@ export const RESOURCES_ENDPOINTS = {
     method: 'GET',
     path: '/cluster/nextid',
     summary: 'A free vmid, as a string, kept from other nextid callers for a minute',
-    parameters: z.object({ vmid: integerParam({ description: 'Check this id instead: returned when free, else a 400.', min: 100, max: 999_999_999 }).optional() }),
+    parameters: z.object({
+      vmid: integerParam({ description: 'Check this id instead: returned when free, else a 400.', min: 100, max: 999_999_999 }).optional(),
+    }),
     returns: z.string(),
     permission: { kind: 'authenticated' },
   }),

@@ -32,7 +32,9 @@ export class ResourcesService {
     return [
       ...(type === undefined || type === 'node' ? this.nodeEntries(may) : []),
       ...(type === undefined || type === 'vm' ? this.guestEntries(access, (vmid) => may(`/vms/${vmid}`, 'VM.Audit')) : []),
-      ...(type === undefined || type === 'storage' ? await this.storageEntries((storage) => may(`/storage/${storage}`, 'Datastore.Audit')) : []),
+      ...(type === undefined || type === 'storage'
+        ? await this.storageEntries((storage) => may(`/storage/${storage}`, 'Datastore.Audit'))
+        : []),
       ...(type === undefined ? this.poolEntries(access, (pool) => may(`/pool/${pool}`, 'Pool.Audit')) : []),
     ];
   }
@@ -41,7 +43,8 @@ export class ResourcesService {
   async members(vmids: ReadonlySet<number>, storages: ReadonlySet<string>): Promise<ResourceEntry[]> {
     const access = await this.access.current();
     const firstNodes = new Map<string, ResourceEntry>();
-    for (const entry of await this.storageEntries((storage) => storages.has(storage))) if (!firstNodes.has(entry.storage ?? '')) firstNodes.set(entry.storage ?? '', entry);
+    for (const entry of await this.storageEntries((storage) => storages.has(storage)))
+      if (!firstNodes.has(entry.storage ?? '')) firstNodes.set(entry.storage ?? '', entry);
     return [...this.guestEntries(access, (vmid) => vmids.has(vmid)), ...firstNodes.values()];
   }
 
@@ -59,7 +62,13 @@ export class ResourcesService {
 
   private nodeEntries(may: Auditor): ResourceEntry[] {
     return this.nodes.list().map((node) => {
-      const entry: ResourceEntry = { id: `node/${node.name}`, type: 'node', node: node.name, status: node.online ? 'online' : 'offline', level: '' };
+      const entry: ResourceEntry = {
+        id: `node/${node.name}`,
+        type: 'node',
+        node: node.name,
+        status: node.online ? 'online' : 'offline',
+        level: '',
+      };
       const inventory = node.inventory;
       if (!inventory || !node.online || !may(`/nodes/${node.name}`, 'Sys.Audit')) return entry;
       const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
@@ -100,7 +109,11 @@ export class ResourcesService {
   /** One entry per storage and node it is on, with PVE's `disk` and `maxdisk` (used and total bytes there) where that node reported them. */
   private async storageEntries(include: (storage: string) => boolean): Promise<ResourceEntry[]> {
     const storages = (await this.storages.all()).filter((storage) => !storage.disable && include(storage.storage));
-    const onNodes = this.nodes.list().flatMap((node) => storages.filter((storage) => storage.nodes === null || storage.nodes.includes(node.name)).map((storage) => ({ node, storage })));
+    const onNodes = this.nodes
+      .list()
+      .flatMap((node) =>
+        storages.filter((storage) => storage.nodes === null || storage.nodes.includes(node.name)).map((storage) => ({ node, storage })),
+      );
     return Promise.all(
       onNodes.map(async ({ node, storage }) => ({
         id: `storage/${node.name}/${storage.storage}`,
@@ -124,7 +137,9 @@ export class ResourcesService {
       const status = statusEntry(state);
       if (pool !== undefined && status.uptime > 0) running.set(pool, [...(running.get(pool) ?? []), status]);
     }
-    return access.pools.filter(include).map((pool) => ({ id: `/pool/${pool}`, type: 'pool' as const, pool, ...poolLoad(running.get(pool) ?? []) }));
+    return access.pools
+      .filter(include)
+      .map((pool) => ({ id: `/pool/${pool}`, type: 'pool' as const, pool, ...poolLoad(running.get(pool) ?? []) }));
   }
 }
 
@@ -141,5 +156,11 @@ function poolLoad(running: readonly GuestStatus[]): Omit<PoolResourceEntry, 'id'
   if (running.length === 0) return {};
   const sum = (pick: (status: GuestStatus) => number) => running.reduce((total, status) => total + pick(status), 0);
   const maxcpu = sum((s) => s.cpus);
-  return { cpu: maxcpu > 0 ? sum((s) => s.cpu * s.cpus) / maxcpu : 0, maxcpu, mem: sum((s) => s.mem), maxmem: sum((s) => s.maxmem), uptime: Math.max(...running.map((s) => s.uptime)) };
+  return {
+    cpu: maxcpu > 0 ? sum((s) => s.cpu * s.cpus) / maxcpu : 0,
+    maxcpu,
+    mem: sum((s) => s.mem),
+    maxmem: sum((s) => s.maxmem),
+    uptime: Math.max(...running.map((s) => s.uptime)),
+  };
 }

@@ -31,10 +31,12 @@ export class StorageSizesOnNodes {
     const now = Date.now();
     const known = this.answers.get(key);
     if (known && now - known.at < FRESH_MS) return known.sizes;
-    const sizes = this.hub.request(node, 'storage.status', { path: storage.path, mountpoint: storage.isMountpoint }, { timeoutMs: READ_MS }).then(
-      (status) => (status.active ? { disk: status.used, maxdisk: status.total } : null),
-      () => null,
-    );
+    const sizes = this.hub
+      .request(node, 'storage.status', { path: storage.path, mountpoint: storage.isMountpoint }, { timeoutMs: READ_MS })
+      .then(
+        (status) => (status.active ? { disk: status.used, maxdisk: status.total } : null),
+        () => null,
+      );
     this.answers.set(key, { at: now, sizes });
     return sizes;
   }

@@ -7,7 +7,8 @@ const ClusterEntry = z.object({
   name: z.string(),
   nodes: z.number().int().meta({ description: 'How many nodes have joined.' }),
   quorate: z.boolean().meta({
-    description: "Whether this control plane is in touch with the cluster's database, where every decision is made (Corral's quorum: there is no corosync vote).",
+    description:
+      "Whether this control plane is in touch with the cluster's database, where every decision is made (Corral's quorum: there is no corosync vote).",
   }),
   version: z.number().int(),
 });

@@ -6,7 +6,12 @@ import { GUEST } from '../guest.endpoints.js';
 
 type GuestAgentPrivilege = 'VM.GuestAgent.Audit' | 'VM.GuestAgent.FileSystemMgmt' | 'VM.PowerMgmt' | 'VM.GuestAgent.Unrestricted';
 /** PVE 9's checks: the command's privilege, or VM.GuestAgent.Unrestricted, which allows every command. */
-const on = (...privileges: GuestAgentPrivilege[]): Check => ({ kind: 'privileges', path: '/vms/{vmid}', privileges: ['VM.GuestAgent.Unrestricted', ...privileges], any: true });
+const on = (...privileges: GuestAgentPrivilege[]): Check => ({
+  kind: 'privileges',
+  path: '/vms/{vmid}',
+  privileges: ['VM.GuestAgent.Unrestricted', ...privileges],
+  any: true,
+});
 const AUDIT = on('VM.GuestAgent.Audit');
 const FILE_SYSTEMS = on('VM.GuestAgent.FileSystemMgmt');
 const UNRESTRICTED = on();
@@ -88,8 +93,13 @@ export const GUEST_AGENT_ENDPOINTS = {
     summary: 'Start a program in the VM through the guest agent; answers its pid for exec-status',
     parameters: z.object({
       ...GUEST,
-      command: listParam(stringParam({ description: 'A single part of the program + arguments.', maxLength: 65_536 }), { description: 'The command as a list of program + arguments.' }),
-      'input-data': stringParam({ description: "Data to pass as 'input-data' to the guest. Usually treated as STDIN to 'command'.", maxLength: 65_536 }).optional(),
+      command: listParam(stringParam({ description: 'A single part of the program + arguments.', maxLength: 65_536 }), {
+        description: 'The command as a list of program + arguments.',
+      }),
+      'input-data': stringParam({
+        description: "Data to pass as 'input-data' to the guest. Usually treated as STDIN to 'command'.",
+        maxLength: 65_536,
+      }).optional(),
     }),
     returns: z.object({ pid: z.number().int().meta({ description: 'The PID of the process started by the guest-agent.' }) }),
     permission: UNRESTRICTED,

@@ -15,7 +15,13 @@ import { GuestView } from '../../inventory/guests/guest-view.js';
  * (agent enabled) runs without a guest agent in it, VM 103 (agent: 1) is stopped.
  */
 
-const INTERFACES = [{ name: 'eth0', 'hardware-address': 'bc:24:11:0a:1b:2c', 'ip-addresses': [{ 'ip-address-type': 'ipv4', 'ip-address': '192.0.2.10', prefix: 24 }] }];
+const INTERFACES = [
+  {
+    name: 'eth0',
+    'hardware-address': 'bc:24:11:0a:1b:2c',
+    'ip-addresses': [{ 'ip-address-type': 'ipv4', 'ip-address': '192.0.2.10', prefix: 24 }],
+  },
+];
 
 function answers(asked: RequestFrame[]) {
   return (request: RequestFrame): FakeAnswer => {
@@ -25,7 +31,8 @@ function answers(asked: RequestFrame[]) {
     if (vmid === 101) return { failure: 'unavailable', message: 'QEMU guest agent is not running' };
     if (command === 'guest-network-get-interfaces') return { result: INTERFACES };
     if (command === 'guest-exec') return { result: { pid: 77 } };
-    if (command === 'guest-exec-status') return { result: { exited: true, exitcode: 0, 'out-data': Buffer.from('hello\n').toString('base64'), 'out-truncated': false } };
+    if (command === 'guest-exec-status')
+      return { result: { exited: true, exitcode: 0, 'out-data': Buffer.from('hello\n').toString('base64'), 'out-truncated': false } };
     if (command === 'guest-get-osinfo') return { result: { id: 'debian', 'pretty-name': 'Debian GNU/Linux 12 (bookworm)' } };
     return { result: {} };
   };
@@ -35,21 +42,44 @@ describe('the QEMU guest agent and pending (/nodes/{node}/qemu/{vmid}/agent, ...
   let t: TestApp;
   let agent: FakeAgent | undefined;
   const asked: RequestFrame[] = [];
-  const running = (vmid: number) => ({ vmid, type: 'qemu' as const, status: 'running' as const, pid: 4000 + vmid, uptime: 5, cpu: 0.01, mem: 1024 });
+  const running = (vmid: number) => ({
+    vmid,
+    type: 'qemu' as const,
+    status: 'running' as const,
+    pid: 4000 + vmid,
+    uptime: 5,
+    cpu: 0.01,
+    mem: 1024,
+  });
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule] });
     const credential = await joinNode(t, 'pve1');
     agent = await onlineAgent(t, 'pve1', credential, { answer: answers(asked) });
     const guests = t.app.get(GuestsRepository);
-    await guests.insert({ vmid: 100, type: 'qemu', node: 'pve1', config: { name: 'web1', memory: '2048', cores: '2', agent: 'enabled=1,type=virtio', onboot: '1' }, lock: null });
+    await guests.insert({
+      vmid: 100,
+      type: 'qemu',
+      node: 'pve1',
+      config: { name: 'web1', memory: '2048', cores: '2', agent: 'enabled=1,type=virtio', onboot: '1' },
+      lock: null,
+    });
     await guests.insert({ vmid: 101, type: 'qemu', node: 'pve1', config: { agent: '1' }, lock: null });
     await guests.insert({ vmid: 102, type: 'qemu', node: 'pve1', config: { agent: '0' }, lock: null });
     await guests.insert({ vmid: 103, type: 'qemu', node: 'pve1', config: { agent: '1' }, lock: null });
-    await guests.insert({ vmid: 200, type: 'lxc', node: 'pve1', config: { hostname: 'ct200', memory: '512', rootfs: 'local:200/subvol-200-disk-0.subvol,size=4G', unprivileged: '1' }, lock: null });
+    await guests.insert({
+      vmid: 200,
+      type: 'lxc',
+      node: 'pve1',
+      config: { hostname: 'ct200', memory: '512', rootfs: 'local:200/subvol-200-disk-0.subvol,size=4G', unprivileged: '1' },
+      lock: null,
+    });
     for (const vmid of [100, 101, 102, 103, 200]) await t.app.get(GuestView).reload(vmid);
     agent?.send({ type: 'report', payload: { kind: 'runtime', guests: [running(100), running(101), running(102)] } });
-    await waitFor(async () => dataOf<{ status: string }>(await call(t, 'GET', '/nodes/pve1/qemu/102/status/current')).status === 'running', { timeoutMs: 10_000, what: 'the VMs to run' });
+    await waitFor(
+      async () => dataOf<{ status: string }>(await call(t, 'GET', '/nodes/pve1/qemu/102/status/current')).status === 'running',
+      { timeoutMs: 10_000, what: 'the VMs to run' },
+    );
     await addUser(t, 'watcher@pve', { password: 'watcher-password' });
     await grant(t, { path: '/vms/100', type: 'user', ugid: 'watcher@pve', roleid: 'PVEVMUser' });
   });
@@ -69,7 +99,9 @@ describe('the QEMU guest agent and pending (/nodes/{node}/qemu/{vmid}/agent, ...
   it("answers ping and the reads with QGA's value under result, asking the VM's node for exactly that command", async () => {
     expect(dataOf(await call(t, 'POST', '/nodes/pve1/qemu/100/agent/ping'))).toStrictEqual({ result: {} });
     expect(dataOf(await call(t, 'GET', '/nodes/pve1/qemu/100/agent/network-get-interfaces'))).toStrictEqual({ result: INTERFACES });
-    expect(dataOf(await call(t, 'POST', '/nodes/pve1/qemu/100/agent', { form: { command: 'get-osinfo' } }))).toStrictEqual({ result: { id: 'debian', 'pretty-name': 'Debian GNU/Linux 12 (bookworm)' } });
+    expect(dataOf(await call(t, 'POST', '/nodes/pve1/qemu/100/agent', { form: { command: 'get-osinfo' } }))).toStrictEqual({
+      result: { id: 'debian', 'pretty-name': 'Debian GNU/Linux 12 (bookworm)' },
+    });
     expect(asked.map((request) => request.params)).toStrictEqual([
       { vmid: 100, command: 'guest-ping' },
       { vmid: 100, command: 'guest-network-get-interfaces' },
@@ -87,14 +119,30 @@ describe('the QEMU guest agent and pending (/nodes/{node}/qemu/{vmid}/agent, ...
     expect(asked.map((request) => request.params)).toStrictEqual([{ vmid: 101, command: 'guest-get-fsinfo' }]);
   });
 
-  it("runs a program through exec (its input base64-encoded for QGA) and answers exec-status as PVE: output decoded, flags 0/1", async () => {
-    expect(dataOf(await call(t, 'POST', '/nodes/pve1/qemu/100/agent/exec', { form: { command: ['cat', '-n'], 'input-data': 'hello\n' } }))).toStrictEqual({ pid: 77 });
-    expect(dataOf(await call(t, 'GET', '/nodes/pve1/qemu/100/agent/exec-status?pid=77'))).toStrictEqual({ exited: 1, exitcode: 0, 'out-data': 'hello\n', 'out-truncated': 0 });
+  it('runs a program through exec (its input base64-encoded for QGA) and answers exec-status as PVE: output decoded, flags 0/1', async () => {
+    expect(
+      dataOf(await call(t, 'POST', '/nodes/pve1/qemu/100/agent/exec', { form: { command: ['cat', '-n'], 'input-data': 'hello\n' } })),
+    ).toStrictEqual({ pid: 77 });
+    expect(dataOf(await call(t, 'GET', '/nodes/pve1/qemu/100/agent/exec-status?pid=77'))).toStrictEqual({
+      exited: 1,
+      exitcode: 0,
+      'out-data': 'hello\n',
+      'out-truncated': 0,
+    });
     expect(asked.map((request) => request.params)).toStrictEqual([
-      { vmid: 100, command: 'guest-exec', arguments: { path: 'cat', arg: ['-n'], 'input-data': Buffer.from('hello\n').toString('base64'), 'capture-output': true } },
+      {
+        vmid: 100,
+        command: 'guest-exec',
+        arguments: { path: 'cat', arg: ['-n'], 'input-data': Buffer.from('hello\n').toString('base64'), 'capture-output': true },
+      },
       { vmid: 100, command: 'guest-exec-status', arguments: { pid: 77 } },
     ]);
-    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/agent/exec', { form: { command: '' } }), 400, 'give the program to run', 'command');
+    expectError(
+      await call(t, 'POST', '/nodes/pve1/qemu/100/agent/exec', { form: { command: '' } }),
+      400,
+      'give the program to run',
+      'command',
+    );
     expectError(await call(t, 'GET', '/nodes/pve1/qemu/100/agent/exec-status?pid=x'), 400, 'expected an integer', 'pid');
   });
 
@@ -116,10 +164,22 @@ describe('the QEMU guest agent and pending (/nodes/{node}/qemu/{vmid}/agent, ...
     const vm = dataOf<{ key: string; value?: unknown; pending?: unknown }[]>(await call(t, 'GET', '/nodes/pve1/qemu/100/pending'));
     const config = dataOf<Record<string, unknown>>(await call(t, 'GET', '/nodes/pve1/qemu/100/config'));
     expect(Object.fromEntries(vm.map((entry) => [entry.key, entry.value]))).toStrictEqual(config);
-    expect(vm).toEqual(expect.arrayContaining([{ key: 'cores', value: 2 }, { key: 'onboot', value: 1 }, { key: 'name', value: 'web1' }]));
+    expect(vm).toEqual(
+      expect.arrayContaining([
+        { key: 'cores', value: 2 },
+        { key: 'onboot', value: 1 },
+        { key: 'name', value: 'web1' },
+      ]),
+    );
     expect(vm.some((entry) => 'pending' in entry || 'delete' in entry)).toBe(false);
     const ct = dataOf<{ key: string; value?: unknown }[]>(await call(t, 'GET', '/nodes/pve1/lxc/200/pending'));
-    expect(ct).toEqual(expect.arrayContaining([{ key: 'hostname', value: 'ct200' }, { key: 'memory', value: 512 }, { key: 'unprivileged', value: 1 }]));
+    expect(ct).toEqual(
+      expect.arrayContaining([
+        { key: 'hostname', value: 'ct200' },
+        { key: 'memory', value: 512 },
+        { key: 'unprivileged', value: 1 },
+      ]),
+    );
     expectError(await call(t, 'GET', '/nodes/pve1/lxc/100/pending'), 404, 'does not exist');
   });
 });

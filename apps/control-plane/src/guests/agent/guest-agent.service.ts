@@ -49,7 +49,15 @@ export class GuestAgentService {
   async exec(node: string, vmid: number, command: readonly string[], input: string | undefined): Promise<{ pid: number }> {
     const [path, ...arg] = command;
     if (path === undefined || path === '') throw badParam('command', 'give the program to run, then its arguments');
-    const started = await this.run(node, vmid, { command: 'guest-exec', arguments: { path, arg, ...(input !== undefined ? { 'input-data': Buffer.from(input).toString('base64') } : {}), 'capture-output': true } });
+    const started = await this.run(node, vmid, {
+      command: 'guest-exec',
+      arguments: {
+        path,
+        arg,
+        ...(input !== undefined ? { 'input-data': Buffer.from(input).toString('base64') } : {}),
+        'capture-output': true,
+      },
+    });
     return { pid: Number((started as { pid?: unknown }).pid) };
   }
 
@@ -76,10 +84,16 @@ export class GuestAgentService {
     if (runState(state) === 'stopped') throw new ApiError('GUEST_STATE', `VM ${vmid} is not running`);
     this.hub.reachable(node);
     try {
-      return await this.hub.request(node, 'guest.agent', { vmid, ...request }, { timeoutMs: SLOW.includes(request.command) ? SLOW_AGENT_MS : AGENT_MS });
+      return await this.hub.request(
+        node,
+        'guest.agent',
+        { vmid, ...request },
+        { timeoutMs: SLOW.includes(request.command) ? SLOW_AGENT_MS : AGENT_MS },
+      );
     } catch (error) {
       // PVE answers 500 with these words; a client waiting for the agent (bpg) retries on them.
-      if (error instanceof ApiError && error.message.startsWith('QEMU guest agent is not running')) throw new ApiError('HOST_COMMAND_FAILED', 'QEMU guest agent is not running');
+      if (error instanceof ApiError && error.message.startsWith('QEMU guest agent is not running'))
+        throw new ApiError('HOST_COMMAND_FAILED', 'QEMU guest agent is not running');
       throw error;
     }
   }

@@ -6,9 +6,21 @@ import { GUEST } from '../guest.endpoints.js';
 /** One entry of PVE's pending list; Corral has no pending values, so only `key` and `value` (docs/guests.md "Pending changes"). */
 export const PendingEntry = z.object({
   key: z.string().meta({ description: 'Configuration option name.' }),
-  value: z.union([z.string(), z.number()]).optional().meta({ description: "Current value, in the key's JSON type as the config answers it." }),
-  pending: z.union([z.string(), z.number()]).optional().meta({ description: 'Pending value: never, as Corral applies a change to the config at once.' }),
-  delete: z.number().int().min(0).max(2).optional().meta({ description: 'A pending delete: never, as Corral removes a deleted key at once.' }),
+  value: z
+    .union([z.string(), z.number()])
+    .optional()
+    .meta({ description: "Current value, in the key's JSON type as the config answers it." }),
+  pending: z
+    .union([z.string(), z.number()])
+    .optional()
+    .meta({ description: 'Pending value: never, as Corral applies a change to the config at once.' }),
+  delete: z
+    .number()
+    .int()
+    .min(0)
+    .max(2)
+    .optional()
+    .meta({ description: 'A pending delete: never, as Corral removes a deleted key at once.' }),
 });
 export type PendingEntry = z.infer<typeof PendingEntry>;
 

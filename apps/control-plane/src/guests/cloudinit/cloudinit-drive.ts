@@ -11,7 +11,10 @@ import { formatVolume, isDiskKey, parseDisk, type VolumeValue } from '@corral/pv
 
 /** The config keys cloud-init reads (PVE's pending list shows these). */
 export function isCloudinitKey(key: string): boolean {
-  return ['cicustom', 'cipassword', 'citype', 'ciupgrade', 'ciuser', 'nameserver', 'searchdomain', 'sshkeys'].includes(key) || /^ipconfig\d+$/.test(key);
+  return (
+    ['cicustom', 'cipassword', 'citype', 'ciupgrade', 'ciuser', 'nameserver', 'searchdomain', 'sshkeys'].includes(key) ||
+    /^ipconfig\d+$/.test(key)
+  );
 }
 
 /** Whether a volume name is a cloud-init drive's (`100/vm-100-cloudinit.qcow2`). */
@@ -24,13 +27,20 @@ export function isCloudinitVolname(volname: string): boolean {
  * clone copies) as guest `vmid`'s own drive on that storage, else undefined. The storage must
  * hold VM images (400 naming `key`).
  */
-export function cloudinitDrive(key: string, volume: VolumeValue, placement: { readonly vmid: number; readonly node: string; readonly storages: ReadonlyMap<string, StorageRow> }): string | undefined {
+export function cloudinitDrive(
+  key: string,
+  volume: VolumeValue,
+  placement: { readonly vmid: number; readonly node: string; readonly storages: ReadonlyMap<string, StorageRow> },
+): string | undefined {
   const { source, options } = volume;
   if (source.kind !== 'volume' || (source.volname !== 'cloudinit' && !isCloudinitVolname(source.volname))) return undefined;
   usableStorage(placement.storages, source.storage, placement.node, 'images', key);
   const format = options.get('format') ?? /\.(qcow2|raw)$/.exec(source.volname)?.[1] ?? 'qcow2';
   const rest = new Map([...options].filter(([item]) => item !== 'format' && item !== 'size' && item !== 'media'));
-  return formatVolume({ source: { kind: 'volume', storage: source.storage, volname: `${placement.vmid}/vm-${placement.vmid}-cloudinit.${format}` }, options: new Map([['media', 'cdrom'], ...rest]) });
+  return formatVolume({
+    source: { kind: 'volume', storage: source.storage, volname: `${placement.vmid}/vm-${placement.vmid}-cloudinit.${format}` },
+    options: new Map([['media', 'cdrom'], ...rest]),
+  });
 }
 
 /** The key of the VM's cloud-init drive, if it has one. */

@@ -29,7 +29,19 @@ describe('cloud-init rendering', () => {
 
   it('lets root log in, leaves out the upgrade with ciupgrade=0, and names the VM by id without a name', () => {
     const { user } = renderCloudinit({ ciuser: 'root', ciupgrade: '0', searchdomain: 'example.org' }, 123);
-    expect(user).toBe(['#cloud-config', 'hostname: VM123', 'manage_etc_hosts: true', 'fqdn: VM123.example.org', 'user: root', 'disable_root: False', 'chpasswd:', '  expire: False', ''].join('\n'));
+    expect(user).toBe(
+      [
+        '#cloud-config',
+        'hostname: VM123',
+        'manage_etc_hosts: true',
+        'fqdn: VM123.example.org',
+        'user: root',
+        'disable_root: False',
+        'chpasswd:',
+        '  expire: False',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('writes NoCloud network config v1: static IPv4 and IPv6 with gateways, DHCP, SLAAC, name servers and search domains', () => {
@@ -85,9 +97,28 @@ describe('cloud-init rendering', () => {
   });
 
   it('writes the OpenStack layout for configdrive2: interfaces-format network and JSON meta data', () => {
-    const { network, meta } = renderCloudinit({ citype: 'configdrive2', net0: 'virtio=BC:24:11:0A:1B:2C', ipconfig0: 'ip=10.0.0.5/8,gw=10.0.0.1', nameserver: '10.0.0.53' }, 100);
-    expect(network).toBe(['auto lo', 'iface lo inet loopback', '', '        dns_nameservers 10.0.0.53', 'auto eth0', 'iface eth0 inet static', '        address 10.0.0.5', '        netmask 255.0.0.0', '        gateway 10.0.0.1', ''].join('\n'));
-    expect(JSON.parse(meta)).toStrictEqual({ uuid: expect.stringMatching(/^[0-9a-f]{40}$/), network_config: { content_path: '/content/0000' } });
+    const { network, meta } = renderCloudinit(
+      { citype: 'configdrive2', net0: 'virtio=BC:24:11:0A:1B:2C', ipconfig0: 'ip=10.0.0.5/8,gw=10.0.0.1', nameserver: '10.0.0.53' },
+      100,
+    );
+    expect(network).toBe(
+      [
+        'auto lo',
+        'iface lo inet loopback',
+        '',
+        '        dns_nameservers 10.0.0.53',
+        'auto eth0',
+        'iface eth0 inet static',
+        '        address 10.0.0.5',
+        '        netmask 255.0.0.0',
+        '        gateway 10.0.0.1',
+        '',
+      ].join('\n'),
+    );
+    expect(JSON.parse(meta)).toStrictEqual({
+      uuid: expect.stringMatching(/^[0-9a-f]{40}$/),
+      network_config: { content_path: '/content/0000' },
+    });
   });
 
   it('refuses the opennebula format, naming citype', () => {

@@ -14,11 +14,19 @@ export type CloudinitFormat = 'nocloud' | 'configdrive2';
 export type CloudinitPart = 'user' | 'network' | 'meta' | 'vendor';
 
 /** Where each part goes on the drive, by format, and the drive's volume label. */
-export const DRIVE_LAYOUT: Record<CloudinitFormat, { readonly label: 'cidata' | 'config-2'; readonly paths: Record<CloudinitPart, string> }> = {
+export const DRIVE_LAYOUT: Record<
+  CloudinitFormat,
+  { readonly label: 'cidata' | 'config-2'; readonly paths: Record<CloudinitPart, string> }
+> = {
   nocloud: { label: 'cidata', paths: { user: '/user-data', network: '/network-config', meta: '/meta-data', vendor: '/vendor-data' } },
   configdrive2: {
     label: 'config-2',
-    paths: { user: '/openstack/latest/user_data', network: '/openstack/content/0000', meta: '/openstack/latest/meta_data.json', vendor: '/openstack/latest/vendor_data.json' },
+    paths: {
+      user: '/openstack/latest/user_data',
+      network: '/openstack/content/0000',
+      meta: '/openstack/latest/meta_data.json',
+      vendor: '/openstack/latest/vendor_data.json',
+    },
   },
 };
 
@@ -27,7 +35,8 @@ type Config = Readonly<Record<string, string>>;
 /** The drive's format: `citype`, else `nocloud` (PVE picks configdrive2 for Windows guests, which Corral does not render). */
 export function cloudinitFormat(config: Config): CloudinitFormat {
   const citype = config['citype'] ?? 'nocloud';
-  if (citype !== 'nocloud' && citype !== 'configdrive2') throw badParam('citype', `${citype} drives are not supported by Corral yet: use nocloud or configdrive2`);
+  if (citype !== 'nocloud' && citype !== 'configdrive2')
+    throw badParam('citype', `${citype} drives are not supported by Corral yet: use nocloud or configdrive2`);
   return citype;
 }
 
@@ -36,8 +45,13 @@ export function renderCloudinit(config: Config, vmid: number): Record<CloudinitP
   const format = cloudinitFormat(config);
   const user = userData(config, vmid);
   const network = format === 'nocloud' ? nocloudNetwork(config) : configdrive2Network(config);
-  const id = createHash('sha1').update(user + network).digest('hex');
-  const meta = format === 'nocloud' ? `instance-id: ${id}\n` : `{\n     "uuid": "${id}",\n     "network_config": { "content_path": "/content/0000" }\n}\n`;
+  const id = createHash('sha1')
+    .update(user + network)
+    .digest('hex');
+  const meta =
+    format === 'nocloud'
+      ? `instance-id: ${id}\n`
+      : `{\n     "uuid": "${id}",\n     "network_config": { "content_path": "/content/0000" }\n}\n`;
   return { user, network, meta, vendor: '' };
 }
 
@@ -68,7 +82,10 @@ function sshKeys(value: string | undefined): string[] | undefined {
   } catch {
     throw badParam('sshkeys', 'must be URL-encoded keys');
   }
-  return decoded.split('\n').map((key) => key.replace(/\r$/, '')).filter((key) => /\S/.test(key));
+  return decoded
+    .split('\n')
+    .map((key) => key.replace(/\r$/, ''))
+    .filter((key) => /\S/.test(key));
 }
 
 interface Interface {
@@ -93,7 +110,16 @@ function interfaces(config: Config): Interface[] {
       const mac = parseQemuNic(config[key] ?? '').mac;
       if (mac === undefined) throw badParam(key, `network interface '${key}' has no MAC address`);
       const [ip, gw, ip6, gw6] = ['ip', 'gw', 'ip6', 'gw6'].map((item) => items.get(item));
-      return [{ index, mac, ...(ip !== undefined ? { ip } : {}), ...(gw !== undefined ? { gw } : {}), ...(ip6 !== undefined ? { ip6 } : {}), ...(gw6 !== undefined ? { gw6 } : {}) }];
+      return [
+        {
+          index,
+          mac,
+          ...(ip !== undefined ? { ip } : {}),
+          ...(gw !== undefined ? { gw } : {}),
+          ...(ip6 !== undefined ? { ip6 } : {}),
+          ...(gw6 !== undefined ? { gw6 } : {}),
+        },
+      ];
     });
 }
 

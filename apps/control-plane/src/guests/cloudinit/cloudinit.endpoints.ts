@@ -3,7 +3,8 @@ import { endpoint } from '../../http/endpoint.js';
 import { GUEST } from '../guest.endpoints.js';
 
 const one = '/nodes/{node}/qemu/{vmid}/cloudinit';
-const on = (privilege: 'VM.Audit' | 'VM.Config.Cloudinit') => ({ kind: 'privileges', path: '/vms/{vmid}', privileges: [privilege] }) as const;
+const on = (privilege: 'VM.Audit' | 'VM.Config.Cloudinit') =>
+  ({ kind: 'privileges', path: '/vms/{vmid}', privileges: [privilege] }) as const;
 
 /** One cloud-init key: its `value` as the drive was last generated from it, its `pending` new value, or `delete: 1` when it was removed since. */
 export const CloudinitEntry = z.object({
@@ -36,7 +37,10 @@ export const CLOUDINIT_ENDPOINTS = {
     method: 'GET',
     path: `${one}/dump`,
     summary: 'A generated cloud-init file, as the drive would hold it now',
-    parameters: z.object({ ...GUEST, type: z.enum(['user', 'network', 'meta'], { error: 'must be user, network or meta' }).meta({ description: 'Which file.' }) }),
+    parameters: z.object({
+      ...GUEST,
+      type: z.enum(['user', 'network', 'meta'], { error: 'must be user, network or meta' }).meta({ description: 'Which file.' }),
+    }),
     returns: z.string(),
     permission: on('VM.Audit'),
   }),

@@ -85,13 +85,18 @@ export class CloudinitService {
   /** Removes the VM's drive from its node (its destroy: the drive is no volume the driver's destroy knows). */
   async release(work: GuestWork, row: GuestRow): Promise<void> {
     if (cloudinitDriveKey(row.config) === undefined) return;
-    await work.agent('guest.volume.free', { type: 'qemu', vmid: row.vmid, volumes: [this.volumeOf(row, await this.storageMap())] }, WRITE_MS);
+    await work.agent(
+      'guest.volume.free',
+      { type: 'qemu', vmid: row.vmid, volumes: [this.volumeOf(row, await this.storageMap())] },
+      WRITE_MS,
+    );
   }
 
   /** The drive's key, or a 409 saying the VM has none. */
   private driveOf(row: GuestRow): string {
     const key = cloudinitDriveKey(row.config);
-    if (key === undefined) throw new ApiError('GUEST_STATE', `VM ${row.vmid} has no cloud-init drive: add one first (e.g. ide2: <storage>:cloudinit)`);
+    if (key === undefined)
+      throw new ApiError('GUEST_STATE', `VM ${row.vmid} has no cloud-init drive: add one first (e.g. ide2: <storage>:cloudinit)`);
     return key;
   }
 

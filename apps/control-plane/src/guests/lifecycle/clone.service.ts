@@ -47,9 +47,15 @@ export class CloneService {
     const template = source.row.config['template'] === '1';
     // PVE's default: a linked clone of a template, a full clone of anything else.
     const linked = options.full === undefined ? template && kind.type === 'qemu' : !options.full;
-    if (linked && kind.type === 'lxc') throw badParam('full', 'linked clones of containers need a storage with snapshots, and directory storages have none: clone with full=1');
-    if (linked && !template) throw badParam('full', `linked clones are made of templates, and ${kind.noun} ${vmid} is none: clone with full=1`);
-    if (linked && options.storage !== undefined) throw badParam('storage', 'a linked clone stays on the storage of its template: give storage only with full=1');
+    if (linked && kind.type === 'lxc')
+      throw badParam(
+        'full',
+        'linked clones of containers need a storage with snapshots, and directory storages have none: clone with full=1',
+      );
+    if (linked && !template)
+      throw badParam('full', `linked clones are made of templates, and ${kind.noun} ${vmid} is none: clone with full=1`);
+    if (linked && options.storage !== undefined)
+      throw badParam('storage', 'a linked clone stays on the storage of its template: give storage only with full=1');
     const target = options.target ?? node;
     if (target !== node) {
       if (kind.type === 'lxc') throw badParam('target', 'containers cannot move between nodes yet: clone on the same node');
@@ -59,13 +65,22 @@ export class CloneService {
     }
     this.hub.reachable(node);
     const check = () => {
-      if (this.states.existing(guest).row.config['template'] !== '1') this.states.mustBe(guest, ['stopped'], 'is running: clone it once it is stopped');
+      if (this.states.existing(guest).row.config['template'] !== '1')
+        this.states.mustBe(guest, ['stopped'], 'is running: clone it once it is stopped');
     };
     // Before the new guest exists: a refusal must leave nothing behind.
     if (!this.tasks.busy(vmid)) check();
     const storages = await this.states.storageMap();
     const { newid, name, storage, format } = options;
-    const resolved = cloneConfig(kind, source.row.config, { vmid: newid, node, storages, linked, ...(name !== undefined ? { name } : {}), ...(storage !== undefined ? { storage } : {}), ...(format !== undefined ? { format } : {}) });
+    const resolved = cloneConfig(kind, source.row.config, {
+      vmid: newid,
+      node,
+      storages,
+      linked,
+      ...(name !== undefined ? { name } : {}),
+      ...(storage !== undefined ? { storage } : {}),
+      ...(format !== undefined ? { format } : {}),
+    });
     await this.newGuests.mayAllocate(resolved.storages, caller);
     // A clone copies the current state only: it has none of the source's snapshots, so no `parent`.
     const { parent: _parent, ...cloned } = resolved.config;
@@ -79,7 +94,9 @@ export class CloneService {
       check,
       work: async (work) => {
         const copy = guestSpec({ vmid: newid, type: kind.type, config }, storages);
-        await this.newGuests.finish(kind, node, newid, () => work.agent('guest.clone', { source: guestSpec(this.states.existing(guest).row, storages), target: copy }, CREATE_MS));
+        await this.newGuests.finish(kind, node, newid, () =>
+          work.agent('guest.clone', { source: guestSpec(this.states.existing(guest).row, storages), target: copy }, CREATE_MS),
+        );
         // PVE's clone to another node: made here, then moved there (offline: the new VM is stopped).
         if (target !== node) await this.migrations.move(work, { node, vmid: newid, target }, storages, storageMapping({}));
       },

@@ -41,7 +41,8 @@ export class CreateService {
   async create(command: CreateCommand, caller: Principal): Promise<string> {
     const restore = restoreRequestOf(command, archiveOf(command));
     if (restore !== undefined) return this.restores.restore(restore, caller);
-    if (command.guest.kind.type === 'qemu' && command.storage !== undefined) throw badParam('storage', 'applies to restores only (with archive): give a disk as scsi0: <storage>:<size in GiB>');
+    if (command.guest.kind.type === 'qemu' && command.storage !== undefined)
+      throw badParam('storage', 'applies to restores only (with archive): give a disk as scsi0: <storage>:<size in GiB>');
     return this.createNew(command, caller);
   }
 
@@ -78,7 +79,9 @@ export class CreateService {
       type: kind.tasks.create ?? 'create',
       caller,
       work: async (work) => {
-        await this.newGuests.finish(kind, node, vmid, () => work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...container }, CREATE_MS));
+        await this.newGuests.finish(kind, node, vmid, () =>
+          work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...container }, CREATE_MS),
+        );
         if (command.template) await this.templates.templateWork(guest, work);
         if (command.start) await this.power.startWork(kind, vmid, work);
       },

@@ -30,7 +30,8 @@ export class DestroyService {
     this.states.existing(guest);
     const { kind, node, vmid } = guest;
     // PVE's words; with purge=1 the HA resource goes with the guest (its foreign key cascades).
-    if (options.purge !== true && (await this.ha.find(vmid)) !== null) throw new ApiError('IN_USE', `unable to remove ${kind.noun} ${vmid} - used in HA resources and purge parameter not set.`);
+    if (options.purge !== true && (await this.ha.find(vmid)) !== null)
+      throw new ApiError('IN_USE', `unable to remove ${kind.noun} ${vmid} - used in HA resources and purge parameter not set.`);
     const force = options.force === true;
     return this.tasks.submit({
       node,
@@ -40,13 +41,22 @@ export class DestroyService {
       check: () => {
         const state = this.states.existing(guest);
         const { row } = state;
-        if (row.config['protection'] === '1') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is protected: set protection=0 first`);
-        const clones = linkedClonesOf(vmid, this.view.list().map((state) => state.row));
-        if (clones.length > 0) throw new ApiError('IN_USE', `${kind.noun} ${vmid} is the base of the linked clones ${clones.join(', ')}: destroy them first`);
+        if (row.config['protection'] === '1')
+          throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is protected: set protection=0 first`);
+        const clones = linkedClonesOf(
+          vmid,
+          this.view.list().map((state) => state.row),
+        );
+        if (clones.length > 0)
+          throw new ApiError('IN_USE', `${kind.noun} ${vmid} is the base of the linked clones ${clones.join(', ')}: destroy them first`);
         if (force) return;
         if (row.lock !== null) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is locked (${row.lock})`);
         // In PVE's words: Telmate's provider stops a container and destroys it again when the refusal ends in "is running".
-        if (runState(state) !== 'stopped') throw new ApiError('GUEST_STATE', kind.type === 'lxc' ? `unable to destroy CT ${vmid} - container is running` : `VM ${vmid} is running - destroy failed`);
+        if (runState(state) !== 'stopped')
+          throw new ApiError(
+            'GUEST_STATE',
+            kind.type === 'lxc' ? `unable to destroy CT ${vmid} - container is running` : `VM ${vmid} is running - destroy failed`,
+          );
       },
       work: async (work) => {
         if (runState(this.states.existing(guest)) !== 'stopped') await this.power.stopWork(kind, vmid, work);

@@ -34,7 +34,8 @@ export class TemplateService {
       type: kind.tasks.template ?? 'template',
       caller,
       check: () => {
-        if (this.states.existing(guest).row.config['template'] === '1') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is already a template`);
+        if (this.states.existing(guest).row.config['template'] === '1')
+          throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is already a template`);
         this.states.mustBe(guest, ['stopped'], 'is running: templates are made of stopped guests');
       },
       work: (work) => this.templateWork(guest, work),

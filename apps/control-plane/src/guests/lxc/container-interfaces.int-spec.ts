@@ -8,7 +8,7 @@ import { ClusterModule } from '../../cluster/cluster.module.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
 import { GuestsModule } from '../guests.module.js';
 
-describe('a container\'s interfaces (GET /nodes/{node}/lxc/{vmid}/interfaces)', () => {
+describe("a container's interfaces (GET /nodes/{node}/lxc/{vmid}/interfaces)", () => {
   let t: TestApp;
   let agent: FakeAgent;
   const asked: RequestFrame[] = [];
@@ -18,14 +18,32 @@ describe('a container\'s interfaces (GET /nodes/{node}/lxc/{vmid}/interfaces)', 
     agent = await onlineAgent(t, 'pve1', await joinNode(t, 'pve1'), {
       answer: (request) => {
         asked.push(request);
-        if (request.command === 'guest.start') agent.send({ type: 'report', payload: { kind: 'runtime', guests: [{ vmid: 200, type: 'lxc', status: 'running', pid: 4242, uptime: 1, cpu: 0, mem: 1 }] } });
+        if (request.command === 'guest.start')
+          agent.send({
+            type: 'report',
+            payload: { kind: 'runtime', guests: [{ vmid: 200, type: 'lxc', status: 'running', pid: 4242, uptime: 1, cpu: 0, mem: 1 }] },
+          });
         if (request.command === 'guest.interfaces') {
-          return { result: [{ name: 'lo', hwaddr: '00:00:00:00:00:00', addresses: [{ family: 'inet', address: '127.0.0.1', prefix: 8 }, { family: 'inet6', address: '::1', prefix: 128 }] }, { name: 'eth0', hwaddr: 'bc:24:11:3a:5f:02', addresses: [] }] };
+          return {
+            result: [
+              {
+                name: 'lo',
+                hwaddr: '00:00:00:00:00:00',
+                addresses: [
+                  { family: 'inet', address: '127.0.0.1', prefix: 8 },
+                  { family: 'inet6', address: '::1', prefix: 128 },
+                ],
+              },
+              { name: 'eth0', hwaddr: 'bc:24:11:3a:5f:02', addresses: [] },
+            ],
+          };
         }
         return { result: null };
       },
     });
-    const created = dataOf<string>(await call(t, 'POST', '/nodes/pve1/lxc', { form: { vmid: 200, ostemplate: 'local:vztmpl/busybox.tar.gz' } }));
+    const created = dataOf<string>(
+      await call(t, 'POST', '/nodes/pve1/lxc', { form: { vmid: 200, ostemplate: 'local:vztmpl/busybox.tar.gz' } }),
+    );
     expect(await finished(t, 'pve1', created)).toBe('OK');
   });
   afterAll(async () => {

@@ -65,7 +65,11 @@ function pveEntry(found: ContainerInterface): z.output<typeof InterfaceEntry> {
     'hardware-address': found.hwaddr,
     ...(inet !== undefined ? { inet: `${inet.address}/${inet.prefix}` } : {}),
     ...(inet6 !== undefined ? { inet6: `${inet6.address}/${inet6.prefix}` } : {}),
-    'ip-addresses': found.addresses.map((address) => ({ 'ip-address': address.address, 'ip-address-type': address.family, prefix: address.prefix })),
+    'ip-addresses': found.addresses.map((address) => ({
+      'ip-address': address.address,
+      'ip-address-type': address.family,
+      prefix: address.prefix,
+    })),
   };
 }
 

@@ -54,7 +54,13 @@ export class ContainerMigrations {
    * `timeout` seconds stopped) and started on the target after, as PVE's restart mode; a stopped
    * one stays stopped. Also an HA relocation's (the HA manager then starts it, `start: false`).
    */
-  async restartMove(work: GuestWork, request: Pick<ContainerMigrateRequest, 'node' | 'vmid' | 'target' | 'timeout'>, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping, options: { readonly start?: boolean } = {}): Promise<void> {
+  async restartMove(
+    work: GuestWork,
+    request: Pick<ContainerMigrateRequest, 'node' | 'vmid' | 'target' | 'timeout'>,
+    storages: ReadonlyMap<string, StorageRow>,
+    mapping: StorageMapping,
+    options: { readonly start?: boolean } = {},
+  ): Promise<void> {
     const { node, vmid, target } = request;
     const wasRunning = runState(this.existing(node, vmid)) !== 'stopped';
     if (wasRunning) {
@@ -83,7 +89,8 @@ export class ContainerMigrations {
   private existing(node: string, vmid: number) {
     const state = this.view.get(vmid);
     if (!state || state.row.type !== 'lxc') throw notFound(`CT ${vmid}`);
-    if (state.row.node !== node) throw new ApiError('NOT_FOUND', `CT ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`);
+    if (state.row.node !== node)
+      throw new ApiError('NOT_FOUND', `CT ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`);
     return state;
   }
 }

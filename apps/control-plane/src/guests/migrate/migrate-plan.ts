@@ -20,7 +20,11 @@ const STORAGE_ID = /^[A-Za-z][A-Za-z0-9_.-]*$/;
  * `<source>:<target>,...` maps some and an `<id>` among them the rest; or Corral's `storage`
  * (all to one). Not both.
  */
-export function storageMapping(params: { readonly targetstorage?: string; readonly 'target-storage'?: string; readonly storage?: string }): StorageMapping {
+export function storageMapping(params: {
+  readonly targetstorage?: string;
+  readonly 'target-storage'?: string;
+  readonly storage?: string;
+}): StorageMapping {
   const { storage } = params;
   const param = params.targetstorage !== undefined ? 'targetstorage' : 'target-storage';
   const pairsText = params.targetstorage ?? params['target-storage'];
@@ -36,7 +40,8 @@ export function storageMapping(params: { readonly targetstorage?: string; readon
       if (fallback !== undefined) throw badParam(param, 'maps the other storages twice');
       fallback = source;
     } else if (target !== undefined) {
-      if (rest.length > 0 || !STORAGE_ID.test(source) || !STORAGE_ID.test(target)) throw badParam(param, `'${entry}' is not a pair <source storage>:<target storage>`);
+      if (rest.length > 0 || !STORAGE_ID.test(source) || !STORAGE_ID.test(target))
+        throw badParam(param, `'${entry}' is not a pair <source storage>:<target storage>`);
       if (pairs.has(source)) throw badParam(param, `maps storage '${source}' twice`);
       pairs.set(source, target);
     }
@@ -68,7 +73,12 @@ export interface PlannedGuest {
  * storage the target does not share (PVE: "can't migrate local cdrom drive"), and a linked clone,
  * whose base image stays behind.
  */
-export function migratePlan(guest: PlannedGuest, target: string, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping): MigratePlan {
+export function migratePlan(
+  guest: PlannedGuest,
+  target: string,
+  storages: ReadonlyMap<string, StorageRow>,
+  mapping: StorageMapping,
+): MigratePlan {
   const { vmid, kind, config } = guest;
   const qemu = kind.type === 'qemu';
   const copy: string[] = [];
@@ -88,7 +98,11 @@ export function migratePlan(guest: PlannedGuest, target: string, storages: Reado
       usableStorage(storages, source.storage, target, 'iso', key);
       continue;
     }
-    if (parseVolname(source.volname)?.base !== undefined) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is a linked clone (${key}: ${volid}): migrating linked clones is not supported yet`);
+    if (parseVolname(source.volname)?.base !== undefined)
+      throw new ApiError(
+        'GUEST_STATE',
+        `${kind.noun} ${vmid} is a linked clone (${key}: ${volid}): migrating linked clones is not supported yet`,
+      );
     const destination = mapping.targetOf(source.storage);
     usableStorage(storages, destination, target, qemu ? 'images' : 'rootdir', mapping.param ?? key);
     if (home.shared && destination === source.storage) continue;

@@ -16,7 +16,8 @@ const bwlimitParam = () => integerParam({ description: 'A bandwidth limit in KiB
 /** PVE's `storage-pair-list` of a migration's target storages (`targetstorage` of VMs, `target-storage` of containers). */
 export const storagePairsParam = () =>
   stringParam({
-    description: "PVE's mapping of source to target storages: `<source>:<target>` pairs, one `<storage>` for all (the others), or `1` for each to itself (the default).",
+    description:
+      "PVE's mapping of source to target storages: `<source>:<target>` pairs, one `<storage>` for all (the others), or `1` for each to itself (the default).",
     maxLength: 4096,
     pattern: STORAGE_PAIRS,
     patternHint: 'must be a storage, or <source>:<target> storage pairs separated by commas, or 1',
@@ -28,8 +29,12 @@ const Flag = z.union([z.literal(0), z.literal(1)]);
 export const MigratePreconditions = z.object({
   running: Flag,
   allowed_nodes: z.array(z.string()).meta({ description: 'The nodes (the target, when given) whose storages can take the VM.' }),
-  not_allowed_nodes: z.record(z.string(), z.object({ unavailable_storages: z.array(z.string()) })).meta({ description: 'The other nodes, with the storages they lack.' }),
-  local_disks: z.array(z.object({ volid: z.string(), size: z.number().int(), cdrom: Flag, is_unused: Flag })).meta({ description: 'The volumes on storages that are not shared: a migration copies them.' }),
+  not_allowed_nodes: z
+    .record(z.string(), z.object({ unavailable_storages: z.array(z.string()) }))
+    .meta({ description: 'The other nodes, with the storages they lack.' }),
+  local_disks: z
+    .array(z.object({ volid: z.string(), size: z.number().int(), cdrom: Flag, is_unused: Flag }))
+    .meta({ description: 'The volumes on storages that are not shared: a migration copies them.' }),
   local_resources: z.array(z.string()).meta({ description: 'Host devices that keep the VM on its node: Corral passes none through.' }),
   'mapped-resources': z.array(z.string()),
   'mapped-resource-info': z.record(z.string(), z.never()),
@@ -56,9 +61,15 @@ export const MIGRATE_ENDPOINTS = {
       ...GUEST,
       target: nodeParam('The target node.'),
       online: booleanParam({ description: 'Live migration, when the VM runs (needed when it does).' }).optional(),
-      'with-local-disks': booleanParam({ description: 'Copy the disks on local storages during a live migration (needed when there are any).' }).optional(),
+      'with-local-disks': booleanParam({
+        description: 'Copy the disks on local storages during a live migration (needed when there are any).',
+      }).optional(),
       targetstorage: storagePairsParam().optional(),
-      storage: stringParam({ description: 'The target storage of all disks (Corral\'s name for a single `targetstorage`).', pattern: new RegExp(`^${STORAGE_ID}$`), patternHint: 'must be a storage id' }).optional(),
+      storage: stringParam({
+        description: "The target storage of all disks (Corral's name for a single `targetstorage`).",
+        pattern: new RegExp(`^${STORAGE_ID}$`),
+        patternHint: 'must be a storage id',
+      }).optional(),
       bwlimit: bwlimitParam().optional(),
     }),
     returns: UPID,
@@ -73,10 +84,17 @@ export const MIGRATE_ENDPOINTS = {
     parameters: z.object({
       ...GUEST,
       target: nodeParam('The target node.'),
-      online: booleanParam({ description: 'Live migration: refused for a running container (PVE has none for containers); a stopped one moves offline.' }).optional(),
-      restart: booleanParam({ description: "PVE's restart mode for a running container: shut down, moved, started on the target." }).optional(),
+      online: booleanParam({
+        description: 'Live migration: refused for a running container (PVE has none for containers); a stopped one moves offline.',
+      }).optional(),
+      restart: booleanParam({
+        description: "PVE's restart mode for a running container: shut down, moved, started on the target.",
+      }).optional(),
       'target-storage': storagePairsParam().optional(),
-      timeout: integerParam({ description: 'Seconds the shutdown of restart mode waits before it stops the container (default 180).', min: 0 }).optional(),
+      timeout: integerParam({
+        description: 'Seconds the shutdown of restart mode waits before it stops the container (default 180).',
+        min: 0,
+      }).optional(),
       bwlimit: bwlimitParam().optional(),
     }),
     returns: UPID,

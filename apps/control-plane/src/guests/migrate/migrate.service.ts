@@ -73,7 +73,12 @@ export class MigrateService {
    * target exists, is another node and is reachable, the volumes can go to their target storages,
    * and the caller may allocate space on those a request chose. Resolves with the storages.
    */
-  async prepare(request: Pick<MoveRequest, 'node' | 'vmid' | 'target'>, kind: GuestKind, mapping: StorageMapping, caller: Principal): Promise<Map<string, StorageRow>> {
+  async prepare(
+    request: Pick<MoveRequest, 'node' | 'vmid' | 'target'>,
+    kind: GuestKind,
+    mapping: StorageMapping,
+    caller: Principal,
+  ): Promise<Map<string, StorageRow>> {
     const { node, vmid, target } = request;
     this.existing(node, vmid, kind);
     this.nodes.existing(target);
@@ -85,7 +90,8 @@ export class MigrateService {
     if (mapping.param !== undefined) {
       const access = await this.access.current();
       for (const storage of plan.storages) {
-        if (!allows(access, caller.subject, `/storage/${storage}`, ['Datastore.AllocateSpace'])) throw permissionDenied({ path: `/storage/${storage}`, privileges: ['Datastore.AllocateSpace'] });
+        if (!allows(access, caller.subject, `/storage/${storage}`, ['Datastore.AllocateSpace']))
+          throw permissionDenied({ path: `/storage/${storage}`, privileges: ['Datastore.AllocateSpace'] });
       }
     }
     return storages;
@@ -107,7 +113,9 @@ export class MigrateService {
     return {
       running: flag(runState(state) !== 'stopped'),
       allowed_nodes: candidates.filter((name) => unavailable(name).length === 0),
-      not_allowed_nodes: Object.fromEntries(candidates.flatMap((name) => (unavailable(name).length > 0 ? [[name, { unavailable_storages: unavailable(name) }]] : []))),
+      not_allowed_nodes: Object.fromEntries(
+        candidates.flatMap((name) => (unavailable(name).length > 0 ? [[name, { unavailable_storages: unavailable(name) }]] : [])),
+      ),
       local_disks: spec.volumes
         .filter((volume) => storages.get(volume.volid.slice(0, volume.volid.indexOf(':')))?.shared !== true)
         .map((volume) => ({ volid: volume.volid, size: volume.size, cdrom: flag(volume.cdrom === true), is_unused: 0 as const })),
@@ -125,12 +133,25 @@ export class MigrateService {
     if (state.row.lock !== null) throw new ApiError('GUEST_STATE', `VM ${vmid} is locked (${state.row.lock})`);
     this.hub.reachable(target);
     const running = runState(state) !== 'stopped';
-    if (request.online === true && state.row.config['template'] === '1') throw new ApiError('GUEST_STATE', `VM ${vmid} is a template: templates migrate offline (online=0)`);
+    if (request.online === true && state.row.config['template'] === '1')
+      throw new ApiError('GUEST_STATE', `VM ${vmid} is a template: templates migrate offline (online=0)`);
     if (running && request.online !== true) throw new ApiError('GUEST_STATE', "can't migrate running VM without --online");
-    if (running && state.row.config['tpmstate0'] !== undefined) throw new ApiError('GUEST_STATE', `VM ${vmid} has a TPM (tpmstate0): Corral does not migrate a running TPM's state yet, migrate it stopped`);
-    if (running && plan.copy.length > 0 && request['with-local-disks'] !== true) throw badParam('with-local-disks', "can't live migrate attached local disks without with-local-disks option");
-    const clones = linkedClonesOf(vmid, this.view.list().map(({ row }) => row));
-    if (clones.length > 0) throw new ApiError('IN_USE', `VM ${vmid} is the base of the linked clones ${clones.join(', ')}: they need its images on node '${node}'`);
+    if (running && state.row.config['tpmstate0'] !== undefined)
+      throw new ApiError(
+        'GUEST_STATE',
+        `VM ${vmid} has a TPM (tpmstate0): Corral does not migrate a running TPM's state yet, migrate it stopped`,
+      );
+    if (running && plan.copy.length > 0 && request['with-local-disks'] !== true)
+      throw badParam('with-local-disks', "can't live migrate attached local disks without with-local-disks option");
+    const clones = linkedClonesOf(
+      vmid,
+      this.view.list().map(({ row }) => row),
+    );
+    if (clones.length > 0)
+      throw new ApiError(
+        'IN_USE',
+        `VM ${vmid} is the base of the linked clones ${clones.join(', ')}: they need its images on node '${node}'`,
+      );
   }
 
   /**
@@ -138,7 +159,13 @@ export class MigrateService {
    * HA move's, or a clone's to another node. Live when a VM runs, unless `offline`: the caller
    * stopped it in this task, before the view may show it.
    */
-  async move(work: GuestWork, request: MoveRequest, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping, options: { readonly offline?: boolean } = {}): Promise<void> {
+  async move(
+    work: GuestWork,
+    request: MoveRequest,
+    storages: ReadonlyMap<string, StorageRow>,
+    mapping: StorageMapping,
+    options: { readonly offline?: boolean } = {},
+  ): Promise<void> {
     const { node, vmid, target } = request;
     const state = this.existing(node, vmid);
     const kind = kindOf(state.row.type);
@@ -158,14 +185,22 @@ export class MigrateService {
     const started = Date.now();
     try {
       work.line(`starting ${online ? 'online' : 'offline'} migration of ${kind.noun} ${vmid} to node '${target}' (${address})`);
-      if (copy.length > 0) work.line(`moving ${copy.map((key) => describeMove(key, volidOf(source, key), volidOf(moved, key))).join(', ')}`);
+      if (copy.length > 0)
+        work.line(`moving ${copy.map((key) => describeMove(key, volidOf(source, key), volidOf(moved, key))).join(', ')}`);
       const ports = await work.on(target, 'guest.migrate.receive', { guest: moved, copy, online, listen: address }, RECEIVE_MS);
       const volids = Object.fromEntries(copy.map((key) => [key, volidOf(moved, key)]));
       let sent;
       try {
-        sent = await work.on(node, 'guest.migrate.send', { guest: source, copy, online, target: { node: target, address, ...ports, volids } }, SEND_MS);
+        sent = await work.on(
+          node,
+          'guest.migrate.send',
+          { guest: source, copy, online, target: { node: target, address, ...ports, volids } },
+          SEND_MS,
+        );
       } catch (error) {
-        await work.on(target, 'guest.migrate.abort', { guest: moved, copy }, FINISH_MS, { cleanup: true }).catch((cleanup: Error) => work.line(`could not clean up node '${target}': ${cleanup.message}`));
+        await work
+          .on(target, 'guest.migrate.abort', { guest: moved, copy }, FINISH_MS, { cleanup: true })
+          .catch((cleanup: Error) => work.line(`could not clean up node '${target}': ${cleanup.message}`));
         throw error;
       }
       // The guest and its volumes are on the target now, whatever follows.
@@ -181,10 +216,21 @@ export class MigrateService {
   /** A guest's snapshots live beside its volumes on its node, and a migration copies only their current state. */
   private async refuseSnapshots(kind: GuestKind, vmid: number): Promise<void> {
     const names = (await this.snapshots.list(vmid)).map((snapshot) => snapshot.name);
-    if (names.length > 0) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} has snapshots (${names.join(', ')}): migrating them is not supported yet; delete them first`);
+    if (names.length > 0)
+      throw new ApiError(
+        'GUEST_STATE',
+        `${kind.noun} ${vmid} has snapshots (${names.join(', ')}): migrating them is not supported yet; delete them first`,
+      );
   }
 
-  private plan(node: string, vmid: number, target: string, storages: ReadonlyMap<string, StorageRow>, mapping: StorageMapping, kind: GuestKind): MigratePlan {
+  private plan(
+    node: string,
+    vmid: number,
+    target: string,
+    storages: ReadonlyMap<string, StorageRow>,
+    mapping: StorageMapping,
+    kind: GuestKind,
+  ): MigratePlan {
     return migratePlan({ vmid, kind, config: this.existing(node, vmid, kind).row.config }, target, storages, mapping);
   }
 
@@ -192,7 +238,11 @@ export class MigrateService {
   private existing(node: string, vmid: number, kind?: GuestKind): GuestState {
     const state = this.view.get(vmid);
     if (!state || (kind !== undefined && state.row.type !== kind.type)) throw notFound(`${kind?.noun ?? 'guest'} ${vmid}`);
-    if (state.row.node !== node) throw new ApiError('NOT_FOUND', `${kindOf(state.row.type).noun} ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`);
+    if (state.row.node !== node)
+      throw new ApiError(
+        'NOT_FOUND',
+        `${kindOf(state.row.type).noun} ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`,
+      );
     return state;
   }
 

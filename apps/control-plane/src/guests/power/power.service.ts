@@ -32,7 +32,14 @@ export class PowerService {
     this.states.existing(guest);
     const { kind, node, vmid } = guest;
     if (await this.underHa(vmid)) return this.haRequest(guest, 'started', caller);
-    return this.tasks.submit({ node, vmid, type: kind.tasks.start ?? 'start', caller, check: () => this.mayStart(guest), work: (work) => this.startWork(kind, vmid, work) });
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.start ?? 'start',
+      caller,
+      check: () => this.mayStart(guest),
+      work: (work) => this.startWork(kind, vmid, work),
+    });
   }
 
   /** A hard stop; for a guest under HA, PVE's `hastop`: its requested state becomes `stopped`, then it stops. */
@@ -49,9 +56,17 @@ export class PowerService {
     this.states.existing(guest);
     const { kind, node, vmid } = guest;
     const timeout = options.timeout ?? SHUTDOWN_DEFAULT_S[kind.type];
-    const work = (work: GuestWork) => work.agent('guest.shutdown', { type: kind.type, vmid, timeout, forceStop: options.forceStop ?? false }, (timeout + 60) * 1000);
+    const work = (work: GuestWork) =>
+      work.agent('guest.shutdown', { type: kind.type, vmid, timeout, forceStop: options.forceStop ?? false }, (timeout + 60) * 1000);
     if (await this.underHa(vmid)) return this.haRequest(guest, 'stopped', caller, work);
-    return this.tasks.submit({ node, vmid, type: kind.tasks.shutdown ?? 'shutdown', caller, check: () => this.states.mustBe(guest, ['running', 'paused'], 'is not running'), work });
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.shutdown ?? 'shutdown',
+      caller,
+      check: () => this.states.mustBe(guest, ['running', 'paused'], 'is not running'),
+      work,
+    });
   }
 
   async reboot(guest: GuestRef, options: { timeout?: number }, caller: Principal): Promise<string> {
@@ -74,20 +89,41 @@ export class PowerService {
   async reset(guest: GuestRef, caller: Principal): Promise<string> {
     this.states.existing(guest);
     const { kind, node, vmid } = guest;
-    return this.tasks.submit({ node, vmid, type: kind.tasks.reset ?? 'reset', caller, check: () => this.states.mustBe(guest, ['running', 'paused'], 'is not running'), work: (work) => work.agent('guest.reset', { vmid }, POWER_MS) });
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.reset ?? 'reset',
+      caller,
+      check: () => this.states.mustBe(guest, ['running', 'paused'], 'is not running'),
+      work: (work) => work.agent('guest.reset', { vmid }, POWER_MS),
+    });
   }
 
   async suspend(guest: GuestRef, options: { todisk?: boolean }, caller: Principal): Promise<string> {
     this.states.existing(guest);
     const { kind, node, vmid } = guest;
     if (options.todisk === true) throw badParam('todisk', 'hibernating to disk is not supported by Corral yet');
-    return this.tasks.submit({ node, vmid, type: kind.tasks.suspend ?? 'suspend', caller, check: () => this.states.mustBe(guest, ['running'], 'is not running'), work: (work) => work.agent('guest.suspend', { type: kind.type, vmid }, POWER_MS) });
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.suspend ?? 'suspend',
+      caller,
+      check: () => this.states.mustBe(guest, ['running'], 'is not running'),
+      work: (work) => work.agent('guest.suspend', { type: kind.type, vmid }, POWER_MS),
+    });
   }
 
   async resume(guest: GuestRef, caller: Principal): Promise<string> {
     this.states.existing(guest);
     const { kind, node, vmid } = guest;
-    return this.tasks.submit({ node, vmid, type: kind.tasks.resume ?? 'resume', caller, check: () => this.states.mustBe(guest, ['paused'], 'is not paused'), work: (work) => work.agent('guest.resume', { type: kind.type, vmid }, POWER_MS) });
+    return this.tasks.submit({
+      node,
+      vmid,
+      type: kind.tasks.resume ?? 'resume',
+      caller,
+      check: () => this.states.mustBe(guest, ['paused'], 'is not paused'),
+      work: (work) => work.agent('guest.resume', { type: kind.type, vmid }, POWER_MS),
+    });
   }
 
   /**
@@ -97,8 +133,12 @@ export class PowerService {
    */
   async haPower(kind: GuestKind, vmid: number, action: 'start' | 'stop'): Promise<void> {
     const guest = { kind, node: this.states.anywhere(kind, vmid).row.node, vmid };
-    const work = action === 'start' ? (work: GuestWork) => this.startWork(kind, vmid, work, { ha: true }) : (work: GuestWork) => this.stopWork(kind, vmid, work);
-    const check = action === 'start' ? () => this.mayStart(guest) : () => this.states.mustBe(guest, ['running', 'paused'], 'is not running');
+    const work =
+      action === 'start'
+        ? (work: GuestWork) => this.startWork(kind, vmid, work, { ha: true })
+        : (work: GuestWork) => this.stopWork(kind, vmid, work);
+    const check =
+      action === 'start' ? () => this.mayStart(guest) : () => this.states.mustBe(guest, ['running', 'paused'], 'is not running');
     await this.tasks.completed({ node: guest.node, vmid, type: kind.tasks[action] ?? action, caller: SYSTEM_CALLER, check, work });
   }
 
@@ -121,7 +161,12 @@ export class PowerService {
    * an agent whose lease covers the guest may start it); a stop or shutdown (`action`) runs at once
    * in the guest's turn, unless the guest is stopped already.
    */
-  private haRequest(guest: GuestRef, state: 'started' | 'stopped', caller: Principal, action?: (work: GuestWork) => Promise<void>): Promise<string> {
+  private haRequest(
+    guest: GuestRef,
+    state: 'started' | 'stopped',
+    caller: Principal,
+    action?: (work: GuestWork) => Promise<void>,
+  ): Promise<string> {
     const { kind, node, vmid } = guest;
     return this.tasks.submit({
       node,
@@ -146,7 +191,8 @@ export class PowerService {
 
   private mayStart(guest: GuestRef): void {
     const state = this.states.existing(guest);
-    if (state.row.config['template'] === '1') throw new ApiError('GUEST_STATE', `${guest.kind.noun} ${guest.vmid} is a template: templates cannot start (clone it)`);
+    if (state.row.config['template'] === '1')
+      throw new ApiError('GUEST_STATE', `${guest.kind.noun} ${guest.vmid} is a template: templates cannot start (clone it)`);
     this.states.mustBe(guest, ['stopped'], 'is already running');
   }
 }

@@ -28,7 +28,8 @@ export class MonitorService {
     const kind = monitorCommandKind(command);
     if (kind === null) throw badParam('command', `'${command}' is not a monitor command Corral runs (GET .../monitor lists them)`);
     const privilege = kind === 'read-only' ? 'Sys.Audit' : 'Sys.Modify';
-    if (!allows(await this.access.current(), caller.subject, `/vms/${vmid}`, [privilege])) throw permissionDenied({ path: `/vms/${vmid}`, privileges: [privilege] });
+    if (!allows(await this.access.current(), caller.subject, `/vms/${vmid}`, [privilege]))
+      throw permissionDenied({ path: `/vms/${vmid}`, privileges: [privilege] });
     this.hub.reachable(node);
     this.states.mustBe(vm, ['running', 'paused'], 'is not running');
     return this.hub.request(node, 'guest.monitor', { vmid, command: command.trim().replace(/\s+/g, ' ') }, { timeoutMs: MONITOR_MS });

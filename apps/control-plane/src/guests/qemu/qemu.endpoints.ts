@@ -27,7 +27,9 @@ export const QEMU_ENDPOINTS = {
     returns: UPID,
     permission: ALLOCATE_INTO_POOL,
   }),
-  suspend: powerAction(QEMU, 'suspend', 'Pause the VM', { todisk: booleanParam({ description: 'Hibernate to disk: not supported by Corral yet (only 0).' }).optional() }),
+  suspend: powerAction(QEMU, 'suspend', 'Pause the VM', {
+    todisk: booleanParam({ description: 'Hibernate to disk: not supported by Corral yet (only 0).' }).optional(),
+  }),
   reset: powerAction(QEMU, 'reset', 'Reset the VM (the reset button)'),
   setConfigAsync: configChange(QEMU, 'POST', "Change the VM's configuration, as a task"),
   monitorCommands: endpoint({
@@ -42,9 +44,19 @@ export const QEMU_ENDPOINTS = {
     method: 'POST',
     path: '/nodes/{node}/qemu/{vmid}/monitor',
     summary: 'Run a human-monitor command on the running VM and return its output',
-    parameters: z.object({ ...GUEST, command: stringParam({ description: 'One of the commands GET .../monitor lists, e.g. `info status`.', maxLength: 1024 }) }),
+    parameters: z.object({
+      ...GUEST,
+      command: stringParam({ description: 'One of the commands GET .../monitor lists, e.g. `info status`.', maxLength: 1024 }),
+    }),
     returns: z.string(),
     permission: MONITOR,
   }),
-  template: endpoint({ method: 'POST', path: '/nodes/{node}/qemu/{vmid}/template', summary: 'Turn the stopped VM into a template', parameters: z.object(GUEST), returns: UPID, permission: ALLOCATE }),
+  template: endpoint({
+    method: 'POST',
+    path: '/nodes/{node}/qemu/{vmid}/template',
+    summary: 'Turn the stopped VM into a template',
+    parameters: z.object(GUEST),
+    returns: UPID,
+    permission: ALLOCATE,
+  }),
 };

@@ -58,16 +58,36 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
   });
 
   const create = (form: Form) => call(t, 'POST', '/nodes/pve1/qemu', { form });
-  const action = async (vmid: number, what: string, form: Form = {}) => finished(t, 'pve1', dataOf<string>(await call(t, 'POST', `/nodes/pve1/qemu/${vmid}/status/${what}`, { form })));
+  const action = async (vmid: number, what: string, form: Form = {}) =>
+    finished(t, 'pve1', dataOf<string>(await call(t, 'POST', `/nodes/pve1/qemu/${vmid}/status/${what}`, { form })));
   const config = async (vmid: number) => dataOf<Record<string, string>>(await call(t, 'GET', `/nodes/pve1/qemu/${vmid}/config`));
 
   it('creates a VM: the disk named and allocated by the agent, a MAC generated, a vm-create event once it exists', async () => {
-    const upid = dataOf<string>(await create({ vmid: 100, name: 'web1', memory: 2048, cores: 2, cpu: 'x86-64-v2-AES', ostype: 'l26', scsi0: 'local:32', net0: 'virtio,bridge=vmbr0' }));
+    const upid = dataOf<string>(
+      await create({
+        vmid: 100,
+        name: 'web1',
+        memory: 2048,
+        cores: 2,
+        cpu: 'x86-64-v2-AES',
+        ostype: 'l26',
+        scsi0: 'local:32',
+        net0: 'virtio,bridge=vmbr0',
+      }),
+    );
     expect(upid).toMatch(/^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:qmcreate:100:root@pam:$/);
     expect(await finished(t, 'pve1', upid)).toBe('OK');
 
     const created = await config(100);
-    expect(created).toMatchObject({ name: 'web1', memory: '2048', cores: 2, cpu: 'x86-64-v2-AES', ostype: 'l26', scsi0: 'local:100/vm-100-disk-0.qcow2,size=32G', boot: 'order=scsi0;net0' });
+    expect(created).toMatchObject({
+      name: 'web1',
+      memory: '2048',
+      cores: 2,
+      cpu: 'x86-64-v2-AES',
+      ostype: 'l26',
+      scsi0: 'local:100/vm-100-disk-0.qcow2,size=32G',
+      boot: 'order=scsi0;net0',
+    });
     expect(created['net0']).toMatch(/^virtio=BC:24:11:[0-9A-F]{2}:[0-9A-F]{2}:[0-9A-F]{2},bridge=vmbr0$/);
     expect(created['digest']).toMatch(/^[0-9a-f]{40}$/);
     expect(created['smbios1']).toMatch(/^uuid=[0-9a-f-]{36}$/);
@@ -76,7 +96,23 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expect(request?.command).toBe('guest.create');
     expect(request?.params).toMatchObject({
       allocate: ['scsi0'],
-      guest: { vmid: 100, name: 'web1', memoryMiB: 2048, cores: 2, sockets: 1, cpu: 'x86-64-v2-AES', volumes: [{ key: 'scsi0', volid: 'local:100/vm-100-disk-0.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-0.qcow2', format: 'qcow2', size: 32 * 1024 ** 3 }] },
+      guest: {
+        vmid: 100,
+        name: 'web1',
+        memoryMiB: 2048,
+        cores: 2,
+        sockets: 1,
+        cpu: 'x86-64-v2-AES',
+        volumes: [
+          {
+            key: 'scsi0',
+            volid: 'local:100/vm-100-disk-0.qcow2',
+            path: '/var/lib/vz/images/100/vm-100-disk-0.qcow2',
+            format: 'qcow2',
+            size: 32 * 1024 ** 3,
+          },
+        ],
+      },
     });
     expect((await events(t)).filter((event) => event.event === 'vm-create')).toHaveLength(1);
   });
@@ -84,15 +120,31 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
   it('starts and stops it: the status follows the agent, with vm-start and vm-stop events; a second start is a 409', async () => {
     expect(await action(100, 'start')).toBe('OK');
     const current = dataOf<Record<string, unknown>>(await call(t, 'GET', '/nodes/pve1/qemu/100/status/current'));
-    expect(current).toMatchObject({ vmid: 100, name: 'web1', status: 'running', qmpstatus: 'running', pid: 4242, maxmem: 2048 * 1024 ** 2, cpus: 2, maxdisk: 32 * 1024 ** 3, ha: { managed: 0 } });
+    expect(current).toMatchObject({
+      vmid: 100,
+      name: 'web1',
+      status: 'running',
+      qmpstatus: 'running',
+      pid: 4242,
+      maxmem: 2048 * 1024 ** 2,
+      cpus: 2,
+      maxdisk: 32 * 1024 ** 3,
+      ha: { managed: 0 },
+    });
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/status/start'), 409, 'VM 100 is already running');
 
     const resources = dataOf<Record<string, unknown>[]>(await call(t, 'GET', '/cluster/resources?type=vm'));
-    expect(resources).toContainEqual(expect.objectContaining({ id: 'qemu/100', type: 'qemu', vmid: 100, name: 'web1', node: 'pve1', status: 'running', template: 0 }));
+    expect(resources).toContainEqual(
+      expect.objectContaining({ id: 'qemu/100', type: 'qemu', vmid: 100, name: 'web1', node: 'pve1', status: 'running', template: 0 }),
+    );
 
     expect(await action(100, 'stop')).toBe('OK');
     expect(dataOf<{ status: string }>(await call(t, 'GET', '/nodes/pve1/qemu/100/status')).status).toBe('stopped');
-    expect((await events(t)).map((event) => event.event).filter((event) => event.startsWith('vm-'))).toEqual(['vm-create', 'vm-start', 'vm-stop']);
+    expect((await events(t)).map((event) => event.event).filter((event) => event.startsWith('vm-'))).toEqual([
+      'vm-create',
+      'vm-start',
+      'vm-stop',
+    ]);
   });
 
   it('refuses bad input before any task, naming the parameter', async () => {
@@ -141,8 +193,14 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expect(commands).toContainEqual({ command: 'system_reset', privilege: 'Sys.Modify' });
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/monitor', { form: { command: 'info status' } }), 409, 'VM 100 is not running');
     expect(await action(100, 'start')).toBe('OK');
-    expect(dataOf(await call(t, 'POST', '/nodes/pve1/qemu/100/monitor', { form: { command: '  info   status ' } }))).toBe('ran info status');
-    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/monitor', { form: { command: 'migrate tcp:evil:1' } }), 400, "'migrate tcp:evil:1' is not a monitor command Corral runs");
+    expect(dataOf(await call(t, 'POST', '/nodes/pve1/qemu/100/monitor', { form: { command: '  info   status ' } }))).toBe(
+      'ran info status',
+    );
+    expectError(
+      await call(t, 'POST', '/nodes/pve1/qemu/100/monitor', { form: { command: 'migrate tcp:evil:1' } }),
+      400,
+      "'migrate tcp:evil:1' is not a monitor command Corral runs",
+    );
     expect(await action(100, 'stop')).toBe('OK');
   });
 
@@ -155,9 +213,19 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expect(copy).toMatchObject({ name: 'web2', memory: source['memory'], scsi0: 'local:120/vm-120-disk-0.qcow2,size=32G' });
     expect(copy['net0']).not.toBe(source['net0']);
     expect(copy['smbios1']).not.toBe(source['smbios1']);
-    expect(asked[0]).toMatchObject({ command: 'guest.clone', params: { source: { vmid: 100 }, target: { vmid: 120, name: 'web2', volumes: [{ key: 'scsi0', path: '/var/lib/vz/images/120/vm-120-disk-0.qcow2' }] } } });
+    expect(asked[0]).toMatchObject({
+      command: 'guest.clone',
+      params: {
+        source: { vmid: 100 },
+        target: { vmid: 120, name: 'web2', volumes: [{ key: 'scsi0', path: '/var/lib/vz/images/120/vm-120-disk-0.qcow2' }] },
+      },
+    });
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 120 } }), 409, 'VM 120 already exists');
-    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 121, full: 0 } }), 400, 'linked clones are made of templates, and VM 100 is none');
+    expectError(
+      await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 121, full: 0 } }),
+      400,
+      'linked clones are made of templates, and VM 100 is none',
+    );
     expect(await action(120, 'start')).toBe('OK');
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/120/clone', { form: { newid: 122 } }), 409, 'VM 120 is running');
     expectError(await call(t, 'GET', '/nodes/pve1/qemu/122/config'), 404, 'VM 122 does not exist');
@@ -172,12 +240,22 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
 
   it('makes a linked clone of a template by default, and keeps the template while the clone needs it', async () => {
     asked.length = 0;
-    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 130 } })))).toBe('OK');
+    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 130 } })))).toBe(
+      'OK',
+    );
     expect((await config(130))['scsi0']).toBe('local:100/vm-100-disk-0.qcow2/130/vm-130-disk-0.qcow2,size=32G');
-    expect(asked[0]?.params).toMatchObject({ target: { volumes: [{ key: 'scsi0', path: '/var/lib/vz/images/130/vm-130-disk-0.qcow2', base: '/var/lib/vz/images/100/vm-100-disk-0.qcow2' }] } });
+    expect(asked[0]?.params).toMatchObject({
+      target: {
+        volumes: [{ key: 'scsi0', path: '/var/lib/vz/images/130/vm-130-disk-0.qcow2', base: '/var/lib/vz/images/100/vm-100-disk-0.qcow2' }],
+      },
+    });
     expectError(await call(t, 'DELETE', '/nodes/pve1/qemu/100'), 409, 'VM 100 is the base of the linked clones 130: destroy them first');
     expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'DELETE', '/nodes/pve1/qemu/130')))).toBe('OK');
-    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 131, full: 0, storage: 'local' } }), 400, 'a linked clone stays on the storage of its template');
+    expectError(
+      await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 131, full: 0, storage: 'local' } }),
+      400,
+      'a linked clone stays on the storage of its template',
+    );
   });
 
   it('creates a VM into a pool, which a user with VM.Allocate on the pool may do; an unknown pool creates nothing', async () => {
@@ -186,8 +264,12 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     await grant(t, { path: '/pool/dev', type: 'user', ugid: 'dev@pve', roleid: 'PVEVMAdmin' });
     const asDev = basic('dev@pve', 'dev-password');
     expectError(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 150 }, as: asDev }), 403, 'permission denied');
-    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 150, pool: 'dev' }, as: asDev })))).toBe('OK');
-    expect(dataOf<{ members: { vmid?: number }[] }>(await call(t, 'GET', '/pools/dev')).members.map((member) => member.vmid)).toEqual([150]);
+    expect(
+      await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 150, pool: 'dev' }, as: asDev }))),
+    ).toBe('OK');
+    expect(dataOf<{ members: { vmid?: number }[] }>(await call(t, 'GET', '/pools/dev')).members.map((member) => member.vmid)).toEqual([
+      150,
+    ]);
     expectError(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 151, pool: 'nosuch' } }), 404, "pool 'nosuch' does not exist");
     expectError(await call(t, 'GET', '/nodes/pve1/qemu/151/config'), 404, 'VM 151 does not exist');
     expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'DELETE', '/nodes/pve1/qemu/150')))).toBe('OK');
@@ -203,7 +285,11 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
   });
 
   it("takes an agent's events only about the guests its node hosts: one about another node's VM or an unknown one is not recorded", async () => {
-    const insert = (vmid: number, node: string) => t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "status") VALUES ($1, 'qemu', $2, '{}', 'running')`, [vmid, node]);
+    const insert = (vmid: number, node: string) =>
+      t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "status") VALUES ($1, 'qemu', $2, '{}', 'running')`, [
+        vmid,
+        node,
+      ]);
     await insert(770, 'pve2');
     await insert(771, 'pve1');
     const now = new Date().toISOString();
@@ -211,7 +297,11 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     agent.send({ type: 'event', event: 'vm-start', vmid: 779, timestamp: now });
     // Frames are handled in order: once the last one is recorded, the two before it were handled.
     agent.send({ type: 'event', event: 'backup-start', vmid: 771, timestamp: now });
-    const recorded = async () => (await t.dataSource.query(`SELECT "event", "vmid" FROM "events" WHERE "vmid" IN (770, 771, 779) ORDER BY "seq"`)) as { event: string; vmid: number }[];
+    const recorded = async () =>
+      (await t.dataSource.query(`SELECT "event", "vmid" FROM "events" WHERE "vmid" IN (770, 771, 779) ORDER BY "seq"`)) as {
+        event: string;
+        vmid: number;
+      }[];
     await waitFor(async () => (await recorded()).length > 0, { timeoutMs: 10_000, what: 'the backup-start of 771 recorded' });
     expect(await recorded()).toEqual([{ event: 'backup-start', vmid: 771 }]);
     expect(await t.dataSource.query(`SELECT "status" FROM "guests" WHERE "vmid" = 770`)).toEqual([{ status: 'running' }]);

@@ -54,7 +54,12 @@ export class BackupArchives {
 
   /** The config file text the archive holds, read by the node's agent (a missing archive is its 404-like failure, as the agent words it). */
   async config(node: string, archive: BackupArchive): Promise<string> {
-    const { config } = await this.hub.request(node, 'guest.backup.config', { storage: { path: archive.storage.path, mountpoint: archive.storage.isMountpoint }, file: archive.file }, { timeoutMs: READ_CONFIG_MS });
+    const { config } = await this.hub.request(
+      node,
+      'guest.backup.config',
+      { storage: { path: archive.storage.path, mountpoint: archive.storage.isMountpoint }, file: archive.file },
+      { timeoutMs: READ_CONFIG_MS },
+    );
     return config;
   }
 }

@@ -62,10 +62,20 @@ export class RestoreService {
     this.nodes.existing(node);
     this.hub.reachable(node);
     const archive = await this.archives.find(node, request.archive.volid, request.archive.param, caller);
-    if (archive.type !== kind.type) throw badParam(request.archive.param, `'${request.archive.volid}' is a backup of a ${archive.type === 'qemu' ? 'VM' : 'container'}, not of a ${kind.type === 'qemu' ? 'VM' : 'container'}`);
+    if (archive.type !== kind.type)
+      throw badParam(
+        request.archive.param,
+        `'${request.archive.volid}' is a backup of a ${archive.type === 'qemu' ? 'VM' : 'container'}, not of a ${kind.type === 'qemu' ? 'VM' : 'container'}`,
+      );
     const archived = checkedConfig(kind, await this.archives.config(node, archive), request.archive.param);
     const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
-    const resolved = restoreConfig(kind, archived, { vmid, node, storages, unique: request.unique, ...(request.storage !== undefined ? { storage: request.storage } : {}) });
+    const resolved = restoreConfig(kind, archived, {
+      vmid,
+      node,
+      storages,
+      unique: request.unique,
+      ...(request.storage !== undefined ? { storage: request.storage } : {}),
+    });
     await this.newGuests.mayAllocate(resolved.storages, caller);
     const replaced = this.replaced(guest, force);
     if (replaced === undefined) await this.newGuests.insert(kind, { vmid, node, config: resolved.config, lock: 'create' }, request.pool);
@@ -99,7 +109,11 @@ export class RestoreService {
     const { vmid } = guest;
     const existing = this.view.get(vmid)?.row;
     if (existing === undefined) return undefined;
-    if (!force) throw alreadyExists(`${existing.type === 'lxc' ? 'CT' : 'VM'} ${vmid}`, `it is on node '${existing.node}' (force=1 restores over it)`);
+    if (!force)
+      throw alreadyExists(
+        `${existing.type === 'lxc' ? 'CT' : 'VM'} ${vmid}`,
+        `it is on node '${existing.node}' (force=1 restores over it)`,
+      );
     this.mayReplace(guest);
     return existing;
   }
@@ -109,14 +123,25 @@ export class RestoreService {
     const state = this.view.get(vmid);
     if (state === undefined) return;
     const { row } = state;
-    if (row.type !== kind.type) throw new ApiError('GUEST_STATE', `${vmid} is a ${row.type === 'qemu' ? 'VM' : 'container'}: a ${kind.type === 'qemu' ? 'VM' : 'container'} backup cannot replace it`);
+    if (row.type !== kind.type)
+      throw new ApiError(
+        'GUEST_STATE',
+        `${vmid} is a ${row.type === 'qemu' ? 'VM' : 'container'}: a ${kind.type === 'qemu' ? 'VM' : 'container'} backup cannot replace it`,
+      );
     if (row.node !== node) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is on node '${row.node}': restore it there`);
     if (row.lock !== null) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is locked (${row.lock})`);
-    if (runState(state) !== 'stopped') throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is running: stop it before restoring over it`);
+    if (runState(state) !== 'stopped')
+      throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is running: stop it before restoring over it`);
   }
 
   /** Takes the replaced guest for the restore (its lock, then its new config) after removing its volumes. */
-  private async destroyReplaced(kind: GuestKind, vmid: number, config: Record<string, string>, storages: ReadonlyMap<string, StorageRow>, work: GuestWork): Promise<void> {
+  private async destroyReplaced(
+    kind: GuestKind,
+    vmid: number,
+    config: Record<string, string>,
+    storages: ReadonlyMap<string, StorageRow>,
+    work: GuestWork,
+  ): Promise<void> {
     const old = await this.repository.update(vmid, async () => ({ lock: 'create' }));
     await this.view.reload(vmid);
     work.line(`destroying the volumes of ${kind.noun} ${vmid}`);
@@ -142,7 +167,11 @@ function checkedConfig(kind: GuestKind, text: string, param: string): Record<str
   return Object.fromEntries(
     Object.entries(config).map(([key, value]) => {
       const rule = kind.keys[key];
-      if (rule === undefined) throw badParam(param, `the archive's config has '${key}', ${key in kind.unsupported ? 'which Corral does not support' : 'which is not a config key'}`);
+      if (rule === undefined)
+        throw badParam(
+          param,
+          `the archive's config has '${key}', ${key in kind.unsupported ? 'which Corral does not support' : 'which is not a config key'}`,
+        );
       try {
         return [key, rule.parse(value)];
       } catch (error) {

@@ -5,7 +5,9 @@ import type { GuestKind } from '../guest-kinds.js';
 import { GUEST, UPID } from '../guest.endpoints.js';
 
 /** PVE's checks: VM.Snapshot to take, delete and describe; either snapshot privilege to roll back; and to read a snapshot's config, VM.Audit too. */
-const on = (privileges: readonly ['VM.Snapshot' | 'VM.Snapshot.Rollback' | 'VM.Audit', ...('VM.Snapshot' | 'VM.Snapshot.Rollback' | 'VM.Audit')[]]): Check => ({ kind: 'privileges', path: '/vms/{vmid}', privileges, any: true });
+const on = (
+  privileges: readonly ['VM.Snapshot' | 'VM.Snapshot.Rollback' | 'VM.Audit', ...('VM.Snapshot' | 'VM.Snapshot.Rollback' | 'VM.Audit')[]],
+): Check => ({ kind: 'privileges', path: '/vms/{vmid}', privileges, any: true });
 const SNAPSHOT = on(['VM.Snapshot']);
 const ROLLBACK = on(['VM.Snapshot', 'VM.Snapshot.Rollback']);
 const AUDIT = on(['VM.Audit']);
@@ -26,7 +28,10 @@ export const SnapshotEntry = z.object({
   name: z.string().meta({ description: "The snapshot's name; `current` is the guest's current state." }),
   description: z.string(),
   snaptime: z.number().int().optional().meta({ description: 'When it was taken (seconds since the epoch).' }),
-  parent: z.string().optional().meta({ description: 'The snapshot it was taken after (for `current`: the last one taken or rolled back to).' }),
+  parent: z
+    .string()
+    .optional()
+    .meta({ description: 'The snapshot it was taken after (for `current`: the last one taken or rolled back to).' }),
   vmstate: Flag.optional().meta({ description: "VMs: whether the VM's memory was saved with it." }),
   running: Flag.optional().meta({ description: 'VMs, on `current`: whether the VM runs.' }),
   digest: z.string().optional().meta({ description: "On `current`: the config's digest." }),
@@ -39,7 +44,14 @@ export function snapshotEndpoints(kind: GuestKind) {
   const snapshot = { ...GUEST, snapname: SNAPNAME };
   const qemu = kind.type === 'qemu';
   return {
-    list: endpoint({ method: 'GET', path: `${one}/snapshot`, summary: 'The snapshots, as a tree by `parent`, and last the current state', parameters: z.object(GUEST), returns: z.array(SnapshotEntry), permission: AUDIT }),
+    list: endpoint({
+      method: 'GET',
+      path: `${one}/snapshot`,
+      summary: 'The snapshots, as a tree by `parent`, and last the current state',
+      parameters: z.object(GUEST),
+      returns: z.array(SnapshotEntry),
+      permission: AUDIT,
+    }),
     create: endpoint({
       method: 'POST',
       path: `${one}/snapshot`,
@@ -47,16 +59,30 @@ export function snapshotEndpoints(kind: GuestKind) {
       description: qemu
         ? "A `qmsnapshot` task. Every disk must be qcow2 (else PVE's `snapshot feature is not available`); with `vmstate=1` a running VM's memory is saved too."
         : 'A `vzsnapshot` task; a running container is frozen while its volumes are copied.',
-      parameters: z.object({ ...snapshot, description: DESCRIPTION, ...(qemu ? { vmstate: booleanParam({ description: "Save the VM's memory and device state too (a running VM)." }).optional() } : {}) }),
+      parameters: z.object({
+        ...snapshot,
+        description: DESCRIPTION,
+        ...(qemu ? { vmstate: booleanParam({ description: "Save the VM's memory and device state too (a running VM)." }).optional() } : {}),
+      }),
       returns: UPID,
       permission: SNAPSHOT,
     }),
-    index: endpoint({ method: 'GET', path: `${one}/snapshot/{snapname}`, summary: "The snapshot's sub-resources", parameters: z.object(snapshot), returns: z.array(z.object({ cmd: z.string() })), permission: { kind: 'authenticated' } }),
+    index: endpoint({
+      method: 'GET',
+      path: `${one}/snapshot/{snapname}`,
+      summary: "The snapshot's sub-resources",
+      parameters: z.object(snapshot),
+      returns: z.array(z.object({ cmd: z.string() })),
+      permission: { kind: 'authenticated' },
+    }),
     destroy: endpoint({
       method: 'DELETE',
       path: `${one}/snapshot/{snapname}`,
       summary: 'Delete the snapshot (its children keep their place in the tree under its parent)',
-      parameters: z.object({ ...snapshot, force: booleanParam({ description: 'Remove it from the config even when removing its data fails.' }).optional() }),
+      parameters: z.object({
+        ...snapshot,
+        force: booleanParam({ description: 'Remove it from the config even when removing its data fails.' }).optional(),
+      }),
       returns: UPID,
       permission: SNAPSHOT,
     }),
@@ -66,13 +92,31 @@ export function snapshotEndpoints(kind: GuestKind) {
       summary: `Return the ${qemu ? 'VM' : 'container'} to the snapshot: its volumes and config (a running one is stopped first)`,
       parameters: z.object({
         ...snapshot,
-        start: booleanParam({ description: qemu ? 'Start the VM after the rollback (a snapshot with the VM\'s memory starts it in that state anyway).' : 'Start the container after the rollback.' }).optional(),
+        start: booleanParam({
+          description: qemu
+            ? "Start the VM after the rollback (a snapshot with the VM's memory starts it in that state anyway)."
+            : 'Start the container after the rollback.',
+        }).optional(),
       }),
       returns: UPID,
       permission: ROLLBACK,
     }),
-    config: endpoint({ method: 'GET', path: `${one}/snapshot/{snapname}/config`, summary: "The snapshot's config: the guest's when it was taken", parameters: z.object(snapshot), returns: z.record(z.string(), z.union([z.string(), z.number()])), permission: READ_CONFIG }),
-    setConfig: endpoint({ method: 'PUT', path: `${one}/snapshot/{snapname}/config`, summary: "Change the snapshot's description", parameters: z.object({ ...snapshot, description: DESCRIPTION }), returns: z.null(), permission: SNAPSHOT }),
+    config: endpoint({
+      method: 'GET',
+      path: `${one}/snapshot/{snapname}/config`,
+      summary: "The snapshot's config: the guest's when it was taken",
+      parameters: z.object(snapshot),
+      returns: z.record(z.string(), z.union([z.string(), z.number()])),
+      permission: READ_CONFIG,
+    }),
+    setConfig: endpoint({
+      method: 'PUT',
+      path: `${one}/snapshot/{snapname}/config`,
+      summary: "Change the snapshot's description",
+      parameters: z.object({ ...snapshot, description: DESCRIPTION }),
+      returns: z.null(),
+      permission: SNAPSHOT,
+    }),
     feature: endpoint({
       method: 'GET',
       path: `${one}/feature`,

@@ -42,29 +42,45 @@ describe('guest snapshots through the API (/nodes/{node}/<qemu|lxc>/{vmid}/snaps
   const list = async (vmid: number, type = 'qemu') => dataOf<SnapshotEntry[]>(await call(t, 'GET', path(vmid, '/snapshot', type)));
   const config = async (vmid: number, type = 'qemu') => dataOf<Record<string, string>>(await call(t, 'GET', path(vmid, '/config', type)));
   const asked = () => pve1.asked.map((request) => request.command);
-  const params = (command: string) => pve1.asked.find((request) => request.command === command)?.params as Record<string, unknown> | undefined;
+  const params = (command: string) =>
+    pve1.asked.find((request) => request.command === command)?.params as Record<string, unknown> | undefined;
 
   it("takes a VM's snapshot as a qmsnapshot task: the list shows it, and the config names it as parent", async () => {
     const upid = dataOf<string>(await snapshot(100, { snapname: 'first', description: 'before the upgrade', vmstate: 1 }));
     expect(upid).toMatch(/:qmsnapshot:100:root@pam:$/);
     expect(await done(upid)).toBe('OK');
-    expect(params('guest.snapshot.create')).toMatchObject({ snapname: 'first', vmstate: false, guest: { vmid: 100, volumes: [{ key: 'scsi0', format: 'qcow2' }] } });
+    expect(params('guest.snapshot.create')).toMatchObject({
+      snapname: 'first',
+      vmstate: false,
+      guest: { vmid: 100, volumes: [{ key: 'scsi0', format: 'qcow2' }] },
+    });
     const [first, current] = await list(100);
     expect(first).toEqual({ name: 'first', description: 'before the upgrade', snaptime: expect.any(Number), vmstate: 0 });
-    expect(current).toEqual({ name: 'current', description: 'You are here!', parent: 'first', running: 0, digest: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(current).toEqual({
+      name: 'current',
+      description: 'You are here!',
+      parent: 'first',
+      running: 0,
+      digest: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(await config(100)).toMatchObject({ parent: 'first', memory: '512' });
     const log = dataOf<{ t: string }[]>(await call(t, 'GET', `/nodes/pve1/tasks/${encodeURIComponent(upid)}/log`)).map((line) => line.t);
     expect(log).toContain('VM 100 is not running: the snapshot holds its disks only');
   });
 
-  it('refuses bad names, a used name, an unknown guest and a raw disk before any task, in PVE\'s words', async () => {
+  it("refuses bad names, a used name, an unknown guest and a raw disk before any task, in PVE's words", async () => {
     expectError(await snapshot(100, { snapname: 'current' }), 400, "unable to use snapshot name 'current' (reserved name)", 'snapname');
     expectError(await snapshot(100, { snapname: 'no spaces' }), 400, 'must be a snapshot name', 'snapname');
     expectError(await snapshot(100, { snapname: 'x'.repeat(41) }), 400, 'at most 40', 'snapname');
     expectError(await snapshot(100, { snapname: 'first' }), 409, "snapshot name 'first' already used");
     expectError(await snapshot(999, { snapname: 'first' }), 404, 'VM 999 does not exist');
     expectError(await snapshot(101, { snapname: 'first' }), 409, 'snapshot feature is not available');
-    expectError(await snapshot(200, { snapname: 'vzdump' }, 'lxc'), 400, "unable to use snapshot name 'vzdump' (reserved name)", 'snapname');
+    expectError(
+      await snapshot(200, { snapname: 'vzdump' }, 'lxc'),
+      400,
+      "unable to use snapshot name 'vzdump' (reserved name)",
+      'snapname',
+    );
     expectError(await snapshot(200, { snapname: 'ct', vmstate: 1 }, 'lxc'), 400, 'vmstate', 'vmstate');
     expect(asked()).toEqual([]);
   });
@@ -82,7 +98,11 @@ describe('guest snapshots through the API (/nodes/{node}/<qemu|lxc>/{vmid}/snaps
   });
 
   it('refuses to migrate a VM with snapshots: they live in its images on its node', async () => {
-    expectError(await call(t, 'POST', path(100, '/migrate'), { form: { target: 'pve2', online: 1, 'with-local-disks': 1 } }), 409, 'VM 100 has snapshots (first, second): migrating them is not supported yet');
+    expectError(
+      await call(t, 'POST', path(100, '/migrate'), { form: { target: 'pve2', online: 1, 'with-local-disks': 1 } }),
+      409,
+      'VM 100 has snapshots (first, second): migrating them is not supported yet',
+    );
     expect(pve2.asked).toEqual([]);
   });
 
@@ -108,7 +128,7 @@ describe('guest snapshots through the API (/nodes/{node}/<qemu|lxc>/{vmid}/snaps
     expect(dataOf<{ lock?: string }>(await call(t, 'GET', path(100, '/status/current'))).lock).toBeUndefined();
   });
 
-  it('rolls back to a snapshot with the VM\'s state, telling the agent to resume it', async () => {
+  it("rolls back to a snapshot with the VM's state, telling the agent to resume it", async () => {
     expect(await done(dataOf<string>(await call(t, 'POST', path(100, '/snapshot/second/rollback'), { form: { start: 1 } })))).toBe('OK');
     expect(params('guest.snapshot.rollback')).toMatchObject({ snapname: 'second', vmstate: true, start: true });
     expect((await config(100))['parent']).toBe('second');
@@ -144,7 +164,8 @@ describe('guest snapshots through the API (/nodes/{node}/<qemu|lxc>/{vmid}/snaps
   });
 
   it('answers the feature check as PVE: by the volumes, a VM with the nodes it could run on', async () => {
-    const feature = async (vmid: number, query: string, type = 'qemu') => dataOf(await call(t, 'GET', path(vmid, '/feature', type), { query }));
+    const feature = async (vmid: number, query: string, type = 'qemu') =>
+      dataOf(await call(t, 'GET', path(vmid, '/feature', type), { query }));
     expect(await feature(100, 'feature=snapshot')).toEqual({ hasFeature: 1, nodes: ['pve1'] });
     expect(await feature(101, 'feature=snapshot')).toEqual({ hasFeature: 0, nodes: ['pve1'] });
     expect(await feature(100, 'feature=clone')).toEqual({ hasFeature: 0, nodes: ['pve1'] });
@@ -157,7 +178,12 @@ describe('guest snapshots through the API (/nodes/{node}/<qemu|lxc>/{vmid}/snaps
     const upid = dataOf<string>(await snapshot(200, { snapname: 'ct1' }, 'lxc'));
     expect(upid).toMatch(/:vzsnapshot:200:root@pam:$/);
     expect(await done(upid)).toBe('OK');
-    expect((await list(200, 'lxc')).at(-1)).toEqual({ name: 'current', description: 'You are here!', parent: 'ct1', digest: expect.any(String) });
+    expect((await list(200, 'lxc')).at(-1)).toEqual({
+      name: 'current',
+      description: 'You are here!',
+      parent: 'ct1',
+      digest: expect.any(String),
+    });
     expect(await done(dataOf<string>(await call(t, 'POST', path(200, '/clone', 'lxc'), { form: { newid: 201 } })))).toBe('OK');
     expect((await config(201, 'lxc'))['parent']).toBeUndefined();
     expect(await done(dataOf<string>(await call(t, 'DELETE', path(200, '', 'lxc'))))).toBe('OK');

@@ -73,7 +73,11 @@ export class SnapshotsService {
     return [...entries, current];
   }
 
-  async create(kind: GuestKind, request: SnapshotRequest & { description?: string; vmstate?: boolean }, caller: Principal): Promise<string> {
+  async create(
+    kind: GuestKind,
+    request: SnapshotRequest & { description?: string; vmstate?: boolean },
+    caller: Principal,
+  ): Promise<string> {
     const { node, vmid, snapname } = request;
     if (RESERVED[kind.type].includes(snapname)) throw badParam('snapname', `unable to use snapshot name '${snapname}' (reserved name)`);
     existingGuest(this.view, kind, node, vmid);
@@ -94,7 +98,15 @@ export class SnapshotsService {
           await work.agent('guest.snapshot.create', { guest: guestSpec(row, storages), snapname, vmstate }, SNAPSHOT_MS);
           return async (db, config) => {
             const { [PARENT]: parent, ...taken } = config;
-            await this.snapshots.insert(db, { vmid, name: snapname, parent: parent ?? null, description: request.description ?? '', snaptime: new Date(), vmstate, config: taken });
+            await this.snapshots.insert(db, {
+              vmid,
+              name: snapname,
+              parent: parent ?? null,
+              description: request.description ?? '',
+              snaptime: new Date(),
+              vmstate,
+              config: taken,
+            });
             return { ...config, [PARENT]: snapname };
           };
         });
@@ -108,9 +120,14 @@ export class SnapshotsService {
     return this.onSnapshot(kind, request, 'rollback', caller, async (snapshot, storages, work) => {
       const config = { ...snapshot.config, [PARENT]: snapname };
       await this.locked(kind, vmid, 'rollback', async (row) => {
-        if (runState(existingGuest(this.view, kind, node, vmid)) !== 'stopped') await work.agent('guest.stop', { type: kind.type, vmid }, STOP_MS);
+        if (runState(existingGuest(this.view, kind, node, vmid)) !== 'stopped')
+          await work.agent('guest.stop', { type: kind.type, vmid }, STOP_MS);
         const vmstate = kind.type === 'qemu' && snapshot.vmstate;
-        await work.agent('guest.snapshot.rollback', { guest: guestSpec({ ...row, config }, storages), snapname, vmstate, start: request.start === true }, SNAPSHOT_MS);
+        await work.agent(
+          'guest.snapshot.rollback',
+          { guest: guestSpec({ ...row, config }, storages), snapname, vmstate, start: request.start === true },
+          SNAPSHOT_MS,
+        );
         return async () => config;
       });
     });
@@ -125,7 +142,9 @@ export class SnapshotsService {
           await work.agent('guest.snapshot.delete', { guest: guestSpec(row, storages), snapname }, SNAPSHOT_MS);
         } catch (error) {
           if (request.force !== true) throw error;
-          work.line(`could not remove the data of snapshot '${snapname}' (${(error as Error).message}); removing it from the config (force)`);
+          work.line(
+            `could not remove the data of snapshot '${snapname}' (${(error as Error).message}); removing it from the config (force)`,
+          );
         }
         return async (db, config) => {
           await this.snapshots.remove(db, snapshot);
@@ -186,7 +205,10 @@ export class SnapshotsService {
   }
 
   /** PVE's feature check, by the guest's volumes; a VM's answer lists the nodes it could run on. */
-  async feature(kind: GuestKind, request: { node: string; vmid: number; feature: GuestFeature; snapname?: string | undefined }): Promise<{ hasFeature: 0 | 1; nodes?: string[] }> {
+  async feature(
+    kind: GuestKind,
+    request: { node: string; vmid: number; feature: GuestFeature; snapname?: string | undefined },
+  ): Promise<{ hasFeature: 0 | 1; nodes?: string[] }> {
     const { node, vmid, feature, snapname } = request;
     const state = existingGuest(this.view, kind, node, vmid);
     if (snapname !== undefined) await this.snapshot(kind, vmid, snapname);
@@ -194,7 +216,15 @@ export class SnapshotsService {
     const spec = guestSpec(state.row, storages);
     const has = flag(hasFeature(spec, feature, snapname));
     if (kind.type === 'lxc') return { hasFeature: has };
-    return { hasFeature: has, nodes: sharedNodes(spec, node, this.nodes.list().map((each) => each.name), storages) };
+    return {
+      hasFeature: has,
+      nodes: sharedNodes(
+        spec,
+        node,
+        this.nodes.list().map((each) => each.name),
+        storages,
+      ),
+    };
   }
 
   /**
@@ -202,7 +232,12 @@ export class SnapshotsService {
    * its agent is done, which is written with the new config and the unlock in one transaction.
    * When `work` fails, the guest is only unlocked.
    */
-  private async locked(kind: GuestKind, vmid: number, lock: GuestLock, work: (row: GuestState['row']) => Promise<MetadataChange>): Promise<void> {
+  private async locked(
+    kind: GuestKind,
+    vmid: number,
+    lock: GuestLock,
+    work: (row: GuestState['row']) => Promise<MetadataChange>,
+  ): Promise<void> {
     const row = await this.guests.update(vmid, async (current) => {
       if (current.lock !== null) throw lockedError(kind, vmid, current.lock);
       return { lock };
@@ -230,7 +265,8 @@ export class SnapshotsService {
   }
 
   private async refuseUsed(vmid: number, snapname: string): Promise<void> {
-    if ((await this.snapshots.get(vmid, snapname)) !== null) throw new ApiError('ALREADY_EXISTS', `snapshot name '${snapname}' already used`);
+    if ((await this.snapshots.get(vmid, snapname)) !== null)
+      throw new ApiError('ALREADY_EXISTS', `snapshot name '${snapname}' already used`);
   }
 
   /** The snapshot, or 404 in PVE's words. */
@@ -246,7 +282,10 @@ export class SnapshotsService {
 }
 
 /** What a snapshot operation writes once its agent is done: given the transaction and the guest's config, it answers the new config. */
-type MetadataChange = (db: Parameters<Parameters<GuestsRepository['update']>[1]>[1], config: Record<string, string>) => Promise<Record<string, string>>;
+type MetadataChange = (
+  db: Parameters<Parameters<GuestsRepository['update']>[1]>[1],
+  config: Record<string, string>,
+) => Promise<Record<string, string>>;
 
 function lockedError(kind: GuestKind, vmid: number, lock: string): ApiError {
   return new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is locked (${lock})`);

@@ -46,7 +46,13 @@ const WAIT_MS = 40_000;
 
 /** Whether `ended` settled, and how. */
 async function outcome(session: VncSession): Promise<string> {
-  return Promise.race([session.ended.then(() => 'ended', (error: Error) => `failed: ${error.message}`), new Promise<string>((resolve) => setImmediate(() => resolve('open')))]);
+  return Promise.race([
+    session.ended.then(
+      () => 'ended',
+      (error: Error) => `failed: ${error.message}`,
+    ),
+    new Promise<string>((resolve) => setImmediate(() => resolve('open'))),
+  ]);
 }
 
 describe('a VNC console', () => {
@@ -78,7 +84,7 @@ describe('a VNC console', () => {
     expect(await outcome(session)).toBe('ended');
   });
 
-  it("ends when the display closes, closing the client with the reason; without a client, its task fails saying so", async () => {
+  it('ends when the display closes, closing the client with the reason; without a client, its task fails saying so', async () => {
     const paired = new VncSession(100, WAIT_MS);
     const client = new FakeSocket();
     const display = new FakeSocket();

@@ -21,7 +21,9 @@ export interface OpenedConsole {
 @Injectable()
 export class VncSessions implements OnModuleDestroy {
   // A console whose ticket was used up by a wrong presentation can never get its client.
-  private readonly tickets = new VncTickets<VncSession>({ wasted: (session) => session.end('its VNC ticket was presented for another caller, VM or port') });
+  private readonly tickets = new VncTickets<VncSession>({
+    wasted: (session) => session.end('its VNC ticket was presented for another caller, VM or port'),
+  });
   private readonly open = new Set<VncSession>();
 
   constructor(

@@ -36,7 +36,10 @@ describe('VNC tickets', () => {
     const { store } = tickets();
     const { ticket, port } = store.issue(FOR, 'console');
     store.redeem(ticket, { ...FOR, port });
-    expect(refusal(() => store.redeem(ticket, { ...FOR, port }))).toEqual({ status: 'PERMISSION_DENIED', message: expect.stringContaining('invalid VNC ticket: it is unknown, used or expired') });
+    expect(refusal(() => store.redeem(ticket, { ...FOR, port }))).toEqual({
+      status: 'PERMISSION_DENIED',
+      message: expect.stringContaining('invalid VNC ticket: it is unknown, used or expired'),
+    });
   });
 
   it('refuse a ticket 40 s after it was issued, and take one just before', () => {
@@ -46,7 +49,10 @@ describe('VNC tickets', () => {
     later(VNC_TICKET_LIFETIME_MS - 1);
     expect(store.redeem(young.ticket, { ...FOR, port: young.port })).toBe('young');
     later(1);
-    expect(refusal(() => store.redeem(old.ticket, { ...FOR, port: old.port }))).toEqual({ status: 'PERMISSION_DENIED', message: expect.stringContaining('unknown, used or expired') });
+    expect(refusal(() => store.redeem(old.ticket, { ...FOR, port: old.port }))).toEqual({
+      status: 'PERMISSION_DENIED',
+      message: expect.stringContaining('unknown, used or expired'),
+    });
   });
 
   it.each<[string, (port: number) => VncTarget]>([
@@ -58,9 +64,15 @@ describe('VNC tickets', () => {
   ])('refuse a ticket presented for %s, and use it up, its value wasted', (_case, presented) => {
     const { store, wasted } = tickets();
     const { ticket, port } = store.issue(FOR, 'console');
-    expect(refusal(() => store.redeem(ticket, presented(port)))).toEqual({ status: 'PERMISSION_DENIED', message: 'invalid VNC ticket: it was issued for another caller, VM or port' });
+    expect(refusal(() => store.redeem(ticket, presented(port)))).toEqual({
+      status: 'PERMISSION_DENIED',
+      message: 'invalid VNC ticket: it was issued for another caller, VM or port',
+    });
     expect(wasted).toEqual(['console']);
-    expect(refusal(() => store.redeem(ticket, { ...FOR, port }))).toEqual({ status: 'PERMISSION_DENIED', message: expect.stringContaining('unknown, used or expired') });
+    expect(refusal(() => store.redeem(ticket, { ...FOR, port }))).toEqual({
+      status: 'PERMISSION_DENIED',
+      message: expect.stringContaining('unknown, used or expired'),
+    });
     expect(wasted).toEqual(['console']);
   });
 

@@ -31,7 +31,10 @@ export class VncTickets<T> {
     const now = this.now();
     const port = randomInt(VNC_PORTS.first, VNC_PORTS.last + 1);
     // PVE's form `PVEVNC:<hex time>::<secret>`; clients pass it on unread.
-    const ticket = `PVEVNC:${Math.floor(now / 1000).toString(16).toUpperCase().padStart(8, '0')}::${randomBytes(32).toString('base64url')}`;
+    const ticket = `PVEVNC:${Math.floor(now / 1000)
+      .toString(16)
+      .toUpperCase()
+      .padStart(8, '0')}::${randomBytes(32).toString('base64url')}`;
     this.issued.set(sha256(ticket), { target: { ...target, port }, expires: now + VNC_TICKET_LIFETIME_MS, value });
     return { ticket, port };
   }
@@ -48,7 +51,12 @@ export class VncTickets<T> {
       throw invalidTicket('it is unknown, used or expired (a ticket is good once, for 40 s, on the control-plane replica that issued it)');
     }
     const { target } = entry;
-    if (target.user !== presented.user || target.node !== presented.node || target.vmid !== presented.vmid || target.port !== presented.port) {
+    if (
+      target.user !== presented.user ||
+      target.node !== presented.node ||
+      target.vmid !== presented.vmid ||
+      target.port !== presented.port
+    ) {
       this.options.wasted?.(entry.value);
       throw invalidTicket('it was issued for another caller, VM or port');
     }

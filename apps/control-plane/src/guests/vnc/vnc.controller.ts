@@ -14,7 +14,11 @@ export class VncController {
   constructor(private readonly vnc: VncService) {}
 
   @Endpoint(VNC_ENDPOINTS.proxy)
-  proxy(@Params() p: ParamsOf<Endpoints['proxy']>, @Caller() caller: Principal, @Req() request: FastifyRequest): Promise<ResultOf<Endpoints['proxy']>> {
+  proxy(
+    @Params() p: ParamsOf<Endpoints['proxy']>,
+    @Caller() caller: Principal,
+    @Req() request: FastifyRequest,
+  ): Promise<ResultOf<Endpoints['proxy']>> {
     return this.vnc.proxy(p.node, p.vmid, caller, request.raw.socket);
   }
 

@@ -18,7 +18,9 @@ export const VNC_ENDPOINTS = {
     parameters: z.object({
       ...GUEST,
       websocket: booleanParam({ description: 'Accepted for PVE clients: the console is always a websocket.' }).optional(),
-      'generate-password': booleanParam({ description: 'Accepted for PVE clients: the display needs no VNC password (the ticket guards it), so none is generated.' }).optional(),
+      'generate-password': booleanParam({
+        description: 'Accepted for PVE clients: the display needs no VNC password (the ticket guards it), so none is generated.',
+      }).optional(),
     }),
     returns: z.object({
       user: z.string().meta({ description: 'The caller the ticket is for (a token id for an API token).' }),

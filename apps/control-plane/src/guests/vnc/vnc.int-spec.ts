@@ -53,7 +53,10 @@ describe('the VNC console of a VM (vncproxy, vncwebsocket)', () => {
   /** The agent's side: a stream to the control plane with the node's credential, saying the RFB version, then echoing. */
   const openStream = (request: RequestFrame): Promise<FakeAnswer> => {
     const { stream } = request.params as { stream: string };
-    const socket = new WebSocket(`wss://${origin()}/agent/v1/streams/${stream}`, { ca: t.cert, headers: { authorization: `CorralNode pve1:${credential}` } });
+    const socket = new WebSocket(`wss://${origin()}/agent/v1/streams/${stream}`, {
+      ca: t.cert,
+      headers: { authorization: `CorralNode pve1:${credential}` },
+    });
     const opened: Stream = { socket, closed: null };
     streams.push(opened);
     socket.on('message', (data: Buffer) => socket.send(data, { binary: true }));
@@ -67,12 +70,16 @@ describe('the VNC console of a VM (vncproxy, vncwebsocket)', () => {
     });
   };
 
-  const proxy = async (vmid = 100, as: Headers = ROOT): Promise<Proxy> => dataOf<Proxy>(await call(t, 'POST', `/nodes/pve1/qemu/${vmid}/vncproxy`, { as, form: { websocket: 1 } }));
+  const proxy = async (vmid = 100, as: Headers = ROOT): Promise<Proxy> =>
+    dataOf<Proxy>(await call(t, 'POST', `/nodes/pve1/qemu/${vmid}/vncproxy`, { as, form: { websocket: 1 } }));
 
   /** Opens vncwebsocket as the caller, trusting the certificate vncproxy answered with. */
   const connect = (cert: string, query: { port: number; vncticket: string }, as: Headers = ROOT, vmid = 100): Promise<Client | number> => {
     const search = new URLSearchParams({ port: String(query.port), vncticket: query.vncticket });
-    const socket = new WebSocket(`wss://${origin()}/api2/json/nodes/pve1/qemu/${vmid}/vncwebsocket?${search.toString()}`, { ca: cert, headers: as });
+    const socket = new WebSocket(`wss://${origin()}/api2/json/nodes/pve1/qemu/${vmid}/vncwebsocket?${search.toString()}`, {
+      ca: cert,
+      headers: as,
+    });
     clients.push(socket);
     return new Promise((resolve, reject) => {
       socket.once('unexpected-response', (_request, response) => {
@@ -92,7 +99,8 @@ describe('the VNC console of a VM (vncproxy, vncwebsocket)', () => {
     if (typeof client === 'number') throw new Error(`the upgrade was refused with ${client}`);
     return client;
   };
-  const taskStatus = async (upid: string) => dataOf<{ status: string; exitstatus?: string }>(await call(t, 'GET', `/nodes/pve1/tasks/${encodeURIComponent(upid)}/status`));
+  const taskStatus = async (upid: string) =>
+    dataOf<{ status: string; exitstatus?: string }>(await call(t, 'GET', `/nodes/pve1/tasks/${encodeURIComponent(upid)}/status`));
   const taskEnd = async (upid: string): Promise<string> => {
     let status = await taskStatus(upid);
     await waitFor(async () => (status = await taskStatus(upid)).status === 'stopped', { ...WAIT, what: `task ${upid} to end` });
@@ -103,14 +111,23 @@ describe('the VNC console of a VM (vncproxy, vncwebsocket)', () => {
     t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule, VncModule] });
     credential = await joinNode(t, 'pve1');
     agent = await onlineAgent(t, 'pve1', credential, {
-      answer: (request) => (request.command !== 'guest.vnc.open' ? { failure: 'unknown-command', message: request.command } : (refusal ?? openStream(request))),
+      answer: (request) =>
+        request.command !== 'guest.vnc.open' ? { failure: 'unknown-command', message: request.command } : (refusal ?? openStream(request)),
     });
     for (const vmid of [100, 101, 102]) {
       await t.app.get(GuestsRepository).insert({ vmid, type: 'qemu', node: 'pve1', config: { name: `vm${vmid}` }, lock: null });
       await t.app.get(GuestView).reload(vmid);
     }
     // VMs 100 and 101 run; 102 is stopped.
-    const running = [100, 101].map((vmid) => ({ vmid, type: 'qemu' as const, status: 'running' as const, pid: vmid, uptime: 1, cpu: 0, mem: 1024 }));
+    const running = [100, 101].map((vmid) => ({
+      vmid,
+      type: 'qemu' as const,
+      status: 'running' as const,
+      pid: vmid,
+      uptime: 1,
+      cpu: 0,
+      mem: 1024,
+    }));
     const seq = agent.send({ type: 'report', payload: { kind: 'runtime', guests: running } });
     expect(await agent.next('ack')).toEqual({ type: 'ack', upTo: seq });
     await addUser(t, 'vmuser@pve', { password: PASSWORD });
@@ -130,7 +147,13 @@ describe('the VNC console of a VM (vncproxy, vncwebsocket)', () => {
 
   it("opens a console: PVE's answer, then the display's bytes both ways through the websocket; its vncproxy task lasts until the client closes", async () => {
     const answer = await proxy();
-    expect(answer).toEqual({ user: 'root@pam', ticket: expect.stringMatching(/^PVEVNC:[0-9A-F]{8}::/), cert: expect.stringContaining('BEGIN CERTIFICATE'), port: expect.any(Number), upid: expect.any(String) });
+    expect(answer).toEqual({
+      user: 'root@pam',
+      ticket: expect.stringMatching(/^PVEVNC:[0-9A-F]{8}::/),
+      cert: expect.stringContaining('BEGIN CERTIFICATE'),
+      port: expect.any(Number),
+      upid: expect.any(String),
+    });
     expect(new X509Certificate(answer.cert).fingerprint256).toBe(new X509Certificate(t.cert).fingerprint256);
     expect(answer.upid).toMatch(/^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:vncproxy:100:root@pam:$/);
     const [asked] = agent.received.filter((frame) => frame.type === 'request' && frame.command === 'guest.vnc.open');
@@ -190,11 +213,18 @@ describe('the VNC console of a VM (vncproxy, vncwebsocket)', () => {
   it('refuses a stopped VM, an unknown one, and a vncwebsocket request without the upgrade', async () => {
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/102/vncproxy'), 409, 'VM 102 is not running');
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/103/vncproxy'), 404, 'VM 103 does not exist');
-    expectError(await call(t, 'GET', '/nodes/pve1/qemu/100/vncwebsocket', { query: 'port=5900&vncticket=PVEVNC:00000000::x' }), 400, "vncwebsocket is a websocket: send the request with 'Connection: Upgrade'");
+    expectError(
+      await call(t, 'GET', '/nodes/pve1/qemu/100/vncwebsocket', { query: 'port=5900&vncticket=PVEVNC:00000000::x' }),
+      400,
+      "vncwebsocket is a websocket: send the request with 'Connection: Upgrade'",
+    );
   });
 
   it("refuses an agent's stream that no console awaits", async () => {
-    const socket = new WebSocket(`wss://${origin()}/agent/v1/streams/nobody-asked`, { ca: t.cert, headers: { authorization: `CorralNode pve1:${credential}` } });
+    const socket = new WebSocket(`wss://${origin()}/agent/v1/streams/nobody-asked`, {
+      ca: t.cert,
+      headers: { authorization: `CorralNode pve1:${credential}` },
+    });
     const status = await new Promise<number>((resolve, reject) => {
       socket.once('unexpected-response', (_request, response) => {
         resolve(response.statusCode ?? 0);

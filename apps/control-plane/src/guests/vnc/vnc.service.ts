@@ -52,7 +52,10 @@ export class VncService {
 
   /** A vncwebsocket request that is no websocket upgrade: the ticket stays unused. */
   withoutUpgrade(): never {
-    throw new ApiError('MALFORMED_REQUEST', "vncwebsocket is a websocket: send the request with 'Connection: Upgrade' and 'Upgrade: websocket'");
+    throw new ApiError(
+      'MALFORMED_REQUEST',
+      "vncwebsocket is a websocket: send the request with 'Connection: Upgrade' and 'Upgrade: websocket'",
+    );
   }
 }
 

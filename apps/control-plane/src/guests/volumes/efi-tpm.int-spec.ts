@@ -39,7 +39,14 @@ describe('EFI disks (efidisk0) and TPM state (tpmstate0) through the API', () =>
   const sent = (command: string) => asked.find((request) => request.command === command)?.params as Record<string, unknown> | undefined;
 
   it('creates both after the disks, named, sized and written as PVE shows them, and tells the agent their template and version', async () => {
-    const form = { vmid: 100, bios: 'ovmf', machine: 'q35', efidisk0: 'local:1,efitype=4m,pre-enrolled-keys=1', tpmstate0: 'local:1,version=v2.0', scsi0: 'local:1' };
+    const form = {
+      vmid: 100,
+      bios: 'ovmf',
+      machine: 'q35',
+      efidisk0: 'local:1,efitype=4m,pre-enrolled-keys=1',
+      tpmstate0: 'local:1,version=v2.0',
+      scsi0: 'local:1',
+    };
     expect(await create(form)).toBe('OK');
     const created = await config(100);
     expect(created['scsi0']).toBe('local:100/vm-100-disk-0.qcow2,size=1G');
@@ -49,8 +56,22 @@ describe('EFI disks (efidisk0) and TPM state (tpmstate0) through the API', () =>
       allocate: ['scsi0', 'efidisk0', 'tpmstate0'],
       guest: {
         volumes: expect.arrayContaining([
-          { key: 'efidisk0', volid: 'local:100/vm-100-disk-1.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-1.qcow2', format: 'qcow2', size: 528 * 1024, efivars: { type: '4m', msKeys: true } },
-          { key: 'tpmstate0', volid: 'local:100/vm-100-disk-2.raw', path: '/var/lib/vz/images/100/vm-100-disk-2.raw', format: 'raw', size: 4 * 1024 ** 2, tpm: 'v2.0' },
+          {
+            key: 'efidisk0',
+            volid: 'local:100/vm-100-disk-1.qcow2',
+            path: '/var/lib/vz/images/100/vm-100-disk-1.qcow2',
+            format: 'qcow2',
+            size: 528 * 1024,
+            efivars: { type: '4m', msKeys: true },
+          },
+          {
+            key: 'tpmstate0',
+            volid: 'local:100/vm-100-disk-2.raw',
+            path: '/var/lib/vz/images/100/vm-100-disk-2.raw',
+            format: 'raw',
+            size: 4 * 1024 ** 2,
+            tpm: 'v2.0',
+          },
         ]),
       },
     });
@@ -75,7 +96,9 @@ describe('EFI disks (efidisk0) and TPM state (tpmstate0) through the API', () =>
   it('adds both through a config change, as new volumes the agent makes (2m by default: 128K)', async () => {
     expect(await create({ vmid: 101, scsi0: 'local:1' })).toBe('OK');
     asked.length = 0;
-    expect(dataOf(await call(t, 'PUT', '/nodes/pve1/qemu/101/config', { form: { efidisk0: 'local:1,format=raw', tpmstate0: 'local:1' } }))).toBeNull();
+    expect(
+      dataOf(await call(t, 'PUT', '/nodes/pve1/qemu/101/config', { form: { efidisk0: 'local:1,format=raw', tpmstate0: 'local:1' } })),
+    ).toBeNull();
     const changed = await config(101);
     expect(changed['efidisk0']).toBe('local:101/vm-101-disk-1.raw,size=128K');
     expect(changed['tpmstate0']).toBe('local:101/vm-101-disk-2.raw,size=4M');
@@ -85,17 +108,26 @@ describe('EFI disks (efidisk0) and TPM state (tpmstate0) through the API', () =>
         { key: 'tpmstate0', format: 'raw', size: 4 * 1024 ** 2, tpm: 'v1.2' },
       ],
     });
-    expectError(await call(t, 'PUT', '/nodes/pve1/qemu/101/config', { form: { efidisk0: 'local:1,efitype=4m,pre-enrolled-keys=1,format=qcow3' } }), 400, 'format', 'efidisk0');
+    expectError(
+      await call(t, 'PUT', '/nodes/pve1/qemu/101/config', { form: { efidisk0: 'local:1,efitype=4m,pre-enrolled-keys=1,format=qcow3' } }),
+      400,
+      'format',
+      'efidisk0',
+    );
   });
 
   it('copies them in a full clone and a linked clone of a template alike: each VM has its own vars and TPM', async () => {
-    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 120 } })))).toBe('OK');
+    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 120 } })))).toBe(
+      'OK',
+    );
     const full = await config(120);
     expect(full['efidisk0']).toBe('local:120/vm-120-disk-1.qcow2,efitype=4m,pre-enrolled-keys=1,size=528K');
     expect(full['tpmstate0']).toBe('local:120/vm-120-disk-2.raw,size=4M,version=v2.0');
     expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/101/template')))).toBe('OK');
     asked.length = 0;
-    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/101/clone', { form: { newid: 121, full: 0 } })))).toBe('OK');
+    expect(
+      await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/101/clone', { form: { newid: 121, full: 0 } }))),
+    ).toBe('OK');
     const linked = await config(121);
     expect(linked['scsi0']).toBe('local:101/vm-101-disk-0.qcow2/121/vm-121-disk-0.qcow2,size=1G');
     expect(linked['efidisk0']).toBe('local:121/vm-121-disk-1.raw,size=128K');

@@ -85,9 +85,12 @@ export class GuestVolumesService {
       work: async (work) => {
         const { row } = this.existing(kind, node, vmid);
         const [resolved] = volumesOf(kind, vmid, row.config, [disk], storages);
-        if (resolved === undefined || row.config[disk] !== state.row.config[disk]) throw new ApiError('CONFIG_CHANGED', `${disk} of ${kind.noun} ${vmid} changed meanwhile: resize it again`);
+        if (resolved === undefined || row.config[disk] !== state.row.config[disk])
+          throw new ApiError('CONFIG_CHANGED', `${disk} of ${kind.noun} ${vmid} changed meanwhile: resize it again`);
         await work.agent('guest.volume.resize', { type: kind.type, vmid, volume: resolved, size }, VOLUME_MS);
-        await this.repository.update(vmid, async (current) => ({ config: { ...current.config, [disk]: withSize(parseValue(kind, disk, current.config[disk] ?? ''), size) } }));
+        await this.repository.update(vmid, async (current) => ({
+          config: { ...current.config, [disk]: withSize(parseValue(kind, disk, current.config[disk] ?? ''), size) },
+        }));
         await this.view.reload(vmid);
       },
     });
@@ -99,10 +102,21 @@ export class GuestVolumesService {
     const state = this.existing(kind, node, vmid);
     const volume = this.ownVolumeAt(kind, state.row.config, key, request.keyParam);
     if (runState(state) !== 'stopped') {
-      throw new ApiError('GUEST_STATE', kind.type === 'lxc' ? 'cannot move volumes of a running container' : `VM ${vmid} is running: moving the disk of a running VM is not supported by Corral yet (stop it first)`);
+      throw new ApiError(
+        'GUEST_STATE',
+        kind.type === 'lxc'
+          ? 'cannot move volumes of a running container'
+          : `VM ${vmid} is running: moving the disk of a running VM is not supported by Corral yet (stop it first)`,
+      );
     }
     this.mayChange(kind, state, request.digest, false);
-    if (linkedClonesOf(vmid, this.view.list().map((guest) => guest.row)).length > 0) throw new ApiError('IN_USE', `${kind.noun} ${vmid} is the base of linked clones: its volumes cannot move`);
+    if (
+      linkedClonesOf(
+        vmid,
+        this.view.list().map((guest) => guest.row),
+      ).length > 0
+    )
+      throw new ApiError('IN_USE', `${kind.noun} ${vmid} is the base of linked clones: its volumes cannot move`);
     const storages = await this.storageMap();
     if (volume.source.kind !== 'volume') throw badParam(request.keyParam, `${key} holds no volume`);
     const source = volume.source;
@@ -111,16 +125,26 @@ export class GuestVolumesService {
     const targetKey = reassign ? (request.targetKey ?? key) : key;
     let targetConfig = state.row.config;
     if (reassign) {
-      if (request.storage !== undefined) throw badParam('storage', 'a volume given to another guest stays on its storage: give storage or target-vmid, not both');
-      if (key === 'rootfs' || !kind.isVolumeKey(targetKey) || targetKey === 'rootfs') throw badParam(request.targetKeyParam, `'${targetKey}' cannot take ${key} of ${kind.noun} ${vmid}`);
+      if (request.storage !== undefined)
+        throw badParam('storage', 'a volume given to another guest stays on its storage: give storage or target-vmid, not both');
+      if (key === 'rootfs' || !kind.isVolumeKey(targetKey) || targetKey === 'rootfs')
+        throw badParam(request.targetKeyParam, `'${targetKey}' cannot take ${key} of ${kind.noun} ${vmid}`);
       const target = this.view.get(targetVmid);
       if (target === undefined || target.row.type !== kind.type) throw notFound(`${kind.noun} ${targetVmid}`);
-      if (target.row.node !== node) throw badParam('target-vmid', `${kind.noun} ${targetVmid} is on node '${target.row.node}': volumes are given to guests of the same node`);
-      if (runState(target) !== 'stopped') throw new ApiError('GUEST_STATE', `${kind.noun} ${targetVmid} is running: give it volumes once it is stopped`);
+      if (target.row.node !== node)
+        throw badParam(
+          'target-vmid',
+          `${kind.noun} ${targetVmid} is on node '${target.row.node}': volumes are given to guests of the same node`,
+        );
+      if (runState(target) !== 'stopped')
+        throw new ApiError('GUEST_STATE', `${kind.noun} ${targetVmid} is running: give it volumes once it is stopped`);
       this.mayChange(kind, target, request.targetDigest, false);
-      if (target.row.config[targetKey] !== undefined) throw badParam(request.targetKeyParam, `${kind.noun} ${targetVmid} has ${targetKey} already`);
-      if (kind.type === 'lxc' && !volume.options.has('mp')) throw badParam(request.targetKeyParam, `${key} has no mount point (mp=) to keep in CT ${targetVmid}`);
-      if (!allows(await this.access.current(), caller.subject, `/vms/${targetVmid}`, ['VM.Config.Disk'])) throw permissionDenied({ path: `/vms/${targetVmid}`, privileges: ['VM.Config.Disk'] });
+      if (target.row.config[targetKey] !== undefined)
+        throw badParam(request.targetKeyParam, `${kind.noun} ${targetVmid} has ${targetKey} already`);
+      if (kind.type === 'lxc' && !volume.options.has('mp'))
+        throw badParam(request.targetKeyParam, `${key} has no mount point (mp=) to keep in CT ${targetVmid}`);
+      if (!allows(await this.access.current(), caller.subject, `/vms/${targetVmid}`, ['VM.Config.Disk']))
+        throw permissionDenied({ path: `/vms/${targetVmid}`, privileges: ['VM.Config.Disk'] });
       targetConfig = target.row.config;
     } else if (request.storage === undefined) {
       throw badParam('storage', 'give the storage to move to (or target-vmid)');
@@ -129,7 +153,8 @@ export class GuestVolumesService {
     const currentFormat = /\.(qcow2|raw)$/.exec(source.volname)?.[1] as 'qcow2' | 'raw' | undefined;
     const format = kind.type === 'qemu' ? (request.format ?? currentFormat ?? 'qcow2') : 'raw';
     if (request.format !== undefined && kind.type === 'lxc') throw badParam('format', 'container volumes have no format');
-    if (!reassign && storage === source.storage && (kind.type === 'lxc' || format === currentFormat)) throw badParam('storage', `${key} is on storage '${storage}'${kind.type === 'qemu' ? ` as ${format}` : ''} already`);
+    if (!reassign && storage === source.storage && (kind.type === 'lxc' || format === currentFormat))
+      throw badParam('storage', `${key} is on storage '${storage}'${kind.type === 'qemu' ? ` as ${format}` : ''} already`);
     usableStorage(storages, storage, node, kind.type === 'qemu' ? 'images' : 'rootdir', 'storage');
     await this.newGuests.mayAllocate(new Set([storage]), caller);
     this.hub.reachable(node);
@@ -143,7 +168,8 @@ export class GuestVolumesService {
       caller,
       work: async (work) => {
         const { row } = this.existing(kind, node, vmid);
-        if (row.config[key] !== state.row.config[key]) throw new ApiError('CONFIG_CHANGED', `${key} of ${kind.noun} ${vmid} changed meanwhile: move it again`);
+        if (row.config[key] !== state.row.config[key])
+          throw new ApiError('CONFIG_CHANGED', `${key} of ${kind.noun} ${vmid} changed meanwhile: move it again`);
         const [from] = volumesOf(kind, vmid, row.config, [key], storages);
         const [to] = volumesOf(kind, targetVmid, { [targetKey]: moved }, [targetKey], storages);
         if (from === undefined || to === undefined) throw new ApiError('INTERNAL', `${key} of ${kind.noun} ${vmid} resolves to no volume`);
@@ -176,21 +202,27 @@ export class GuestVolumesService {
     const value = config[key];
     if (value === undefined) throw badParam(param, `${kind.type === 'qemu' ? 'disk' : 'volume'} '${key}' does not exist`);
     const volume = parseValue(kind, key, value);
-    if (!ownVolume(volume) || (volume.source.kind === 'volume' && parseVolname(volume.source.volname) === null)) throw badParam(param, `${key} is not a volume of ${kind.noun} (a CD-ROM, none or another storage's volume)`);
+    if (!ownVolume(volume) || (volume.source.kind === 'volume' && parseVolname(volume.source.volname) === null))
+      throw badParam(param, `${key} is not a volume of ${kind.noun} (a CD-ROM, none or another storage's volume)`);
     return volume;
   }
 
   private mayChange(kind: GuestKind, state: GuestState, digest: string | undefined, skiplock: boolean): void {
-    if (!skiplock && state.row.lock !== null) throw new ApiError('GUEST_STATE', `${kind.noun} ${state.row.vmid} is locked (${state.row.lock})`);
+    if (!skiplock && state.row.lock !== null)
+      throw new ApiError('GUEST_STATE', `${kind.noun} ${state.row.vmid} is locked (${state.row.lock})`);
     if (digest !== undefined && digest !== configDigest(state.row.config)) {
-      throw new ApiError('CONFIG_CHANGED', `the configuration of ${kind.noun} ${state.row.vmid} has changed since digest ${digest}: read it again`);
+      throw new ApiError(
+        'CONFIG_CHANGED',
+        `the configuration of ${kind.noun} ${state.row.vmid} has changed since digest ${digest}: read it again`,
+      );
     }
   }
 
   private existing(kind: GuestKind, node: string, vmid: number): GuestState {
     const state = this.view.get(vmid);
     if (!state || state.row.type !== kind.type) throw notFound(`${kind.noun} ${vmid}`);
-    if (state.row.node !== node) throw new ApiError('NOT_FOUND', `${kind.noun} ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`);
+    if (state.row.node !== node)
+      throw new ApiError('NOT_FOUND', `${kind.noun} ${vmid} does not exist on node '${node}' (it is on node '${state.row.node}')`);
     return state;
   }
 
@@ -202,11 +234,14 @@ export class GuestVolumesService {
 /** The new size in bytes of PVE's `size` (`+1G`, `10G`, `1073741824`); refused (400 naming `size`) below `current`, or relative to an unknown size. */
 export function newSize(text: string, current: number | undefined): number {
   const [, plus, amount = '', unit] = RESIZE.exec(text) ?? [];
-  if (amount === '') throw badParam('size', `'${text}' is not a size: +<n>[KMGT] to grow by, or <n>[KMGT] for the new size (no unit: bytes)`);
+  if (amount === '')
+    throw badParam('size', `'${text}' is not a size: +<n>[KMGT] to grow by, or <n>[KMGT] for the new size (no unit: bytes)`);
   const bytes = Math.round(Number(amount) * (unit === undefined ? 1 : (parseSize(`1${unit}`) ?? 1)));
-  if (plus !== undefined && current === undefined) throw badParam('size', 'the size of this volume is not known (its config has no size=): give the new size, not +<n>');
+  if (plus !== undefined && current === undefined)
+    throw badParam('size', 'the size of this volume is not known (its config has no size=): give the new size, not +<n>');
   const size = plus !== undefined ? (current ?? 0) + bytes : bytes;
-  if (current !== undefined && size < current) throw badParam('size', `shrinking disks is not supported (${formatSize(current)} now, ${formatSize(size)} asked for)`);
+  if (current !== undefined && size < current)
+    throw badParam('size', `shrinking disks is not supported (${formatSize(current)} now, ${formatSize(size)} asked for)`);
   return size;
 }
 

@@ -3,7 +3,16 @@ import { ApiError } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
 import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import { parseVolname, usableStorage } from '../../storage/volumes.js';
-import { formatVolume, freeUnusedKey, isUnusedKey, newVolumeLayout, parseDisk, parseMount, parseSize, type VolumeValue } from '@corral/pve-formats';
+import {
+  formatVolume,
+  freeUnusedKey,
+  isUnusedKey,
+  newVolumeLayout,
+  parseDisk,
+  parseMount,
+  parseSize,
+  type VolumeValue,
+} from '@corral/pve-formats';
 import type { GuestKind } from '../guest-kinds.js';
 import { changedValue } from '../new-config.js';
 import { newVolumeName } from './volume-names.js';
@@ -79,7 +88,11 @@ export function planVolumeChange(input: VolumeChangeInput): VolumeChangePlan {
     const cloudinit = parsed.source.kind === 'volume' && isCloudinitVolname(parsed.source.volname);
     const own = isUnusedKey(key) || cloudinit || ownVolume(parsed);
     if (!own) return;
-    if (!isUnusedKey(key) && running) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is running: ${key} can be detached once it is stopped (Corral does not hot-unplug volumes)`);
+    if (!isUnusedKey(key) && running)
+      throw new ApiError(
+        'GUEST_STATE',
+        `${kind.noun} ${vmid} is running: ${key} can be detached once it is stopped (Corral does not hot-unplug volumes)`,
+      );
     if (isUnusedKey(key) || cloudinit || input.force === true) plan.free.push(key);
     else config[freeUnusedKey((candidate) => candidate in config)] = volumeIdOf(kind, key, value) ?? value;
   };
@@ -106,7 +119,8 @@ export function planVolumeChange(input: VolumeChangeInput): VolumeChangePlan {
       continue;
     }
     if (source.kind === 'new') {
-      if (key === 'rootfs') throw badParam(key, 'the root file system of an existing container cannot be replaced: resize it, or move it with move_volume');
+      if (key === 'rootfs')
+        throw badParam(key, 'the root file system of an existing container cannot be replaced: resize it, or move it with move_volume');
       if (kind.type === 'lxc' && !options.has('mp')) throw badParam(key, 'a mount point needs mp=<path inside the container>');
       usableStorage(storages, source.storage, node, content, key);
       const layout = newVolumeLayout(key, source.size, options);
@@ -121,7 +135,8 @@ export function planVolumeChange(input: VolumeChangeInput): VolumeChangePlan {
     if (source.kind === 'none' || options.get('media') === 'cdrom') {
       if (source.kind === 'volume') {
         usableStorage(storages, source.storage, node, 'iso', key);
-        if (!source.volname.startsWith('iso/')) throw badParam(key, `'${source.storage}:${source.volname}' is not an ISO image (iso/<file>)`);
+        if (!source.volname.startsWith('iso/'))
+          throw badParam(key, `'${source.storage}:${source.volname}' is not an ISO image (iso/<file>)`);
       }
       detach(key);
       config[key] = value;
@@ -134,10 +149,17 @@ export function planVolumeChange(input: VolumeChangeInput): VolumeChangePlan {
     }
     if (key === 'rootfs') throw badParam(key, 'the root file system of an existing container cannot be replaced: move it with move_volume');
     const parsed = parseVolname(source.volname);
-    if (parsed === null || parsed.content !== content) throw badParam(key, `'${volid}' is not ${kind.type === 'qemu' ? 'a VM disk image' : 'a container volume'} of a directory storage`);
-    if (parsed.vmid !== vmid) throw badParam(key, `volume '${volid}' belongs to guest ${parsed.vmid}, not to ${kind.noun} ${vmid} (move_disk or move_volume with target-vmid reassigns it)`);
+    if (parsed === null || parsed.content !== content)
+      throw badParam(key, `'${volid}' is not ${kind.type === 'qemu' ? 'a VM disk image' : 'a container volume'} of a directory storage`);
+    if (parsed.vmid !== vmid)
+      throw badParam(
+        key,
+        `volume '${volid}' belongs to guest ${parsed.vmid}, not to ${kind.noun} ${vmid} (move_disk or move_volume with target-vmid reassigns it)`,
+      );
     usableStorage(storages, source.storage, node, content, key);
-    const holder = Object.keys(config).find((other) => other !== key && (kind.isVolumeKey(other) || isUnusedKey(other)) && volumeIdOf(kind, other, config[other] ?? '') === volid);
+    const holder = Object.keys(config).find(
+      (other) => other !== key && (kind.isVolumeKey(other) || isUnusedKey(other)) && volumeIdOf(kind, other, config[other] ?? '') === volid,
+    );
     if (holder !== undefined && !isUnusedKey(holder)) throw badParam(key, `volume '${volid}' is attached as ${holder} already`);
     if (holder !== undefined) delete config[holder];
     detach(key);
@@ -146,7 +168,9 @@ export function planVolumeChange(input: VolumeChangeInput): VolumeChangePlan {
 
   if (kind.type === 'qemu') refuseSecondDrive(config);
   // A volume attached again in this same change is not destroyed.
-  const named = new Set(Object.entries(config).map(([key, value]) => (kind.isVolumeKey(key) || isUnusedKey(key) ? volumeIdOf(kind, key, value) : undefined)));
+  const named = new Set(
+    Object.entries(config).map(([key, value]) => (kind.isVolumeKey(key) || isUnusedKey(key) ? volumeIdOf(kind, key, value) : undefined)),
+  );
   const free = plan.free.filter((key) => !named.has(volumeIdOf(kind, key, input.config[key] ?? '')));
   return { ...plan, free };
 }
@@ -173,7 +197,8 @@ export function ownVolume(volume: VolumeValue): boolean {
 function withKeptSize(key: string, wanted: VolumeValue, current: VolumeValue): string {
   const size = current.options.get('size');
   const given = wanted.options.get('size');
-  if (given !== undefined && parseSize(given) !== parseSize(size ?? '')) throw badParam(key, `the size of ${key} cannot be changed through the config: use resize (PUT .../resize)`);
+  if (given !== undefined && parseSize(given) !== parseSize(size ?? ''))
+    throw badParam(key, `the size of ${key} cannot be changed through the config: use resize (PUT .../resize)`);
   const options = new Map(wanted.options);
   options.delete('size');
   if (size !== undefined) options.set('size', size);

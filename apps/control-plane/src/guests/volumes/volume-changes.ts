@@ -54,7 +54,15 @@ export class VolumeChanges {
   async asTask(guest: GuestRef, change: ConfigChange, options: VolumeChangeOptions): Promise<string> {
     const { kind, node, vmid } = guest;
     const operation = await this.prepare(guest, change, options);
-    return this.tasks.submit(operation ?? { node, vmid, type: kind.tasks.config ?? 'config', caller: options.caller, work: async (work) => work.line('configuration updated') });
+    return this.tasks.submit(
+      operation ?? {
+        node,
+        vmid,
+        type: kind.tasks.config ?? 'config',
+        caller: options.caller,
+        work: async (work) => work.line('configuration updated'),
+      },
+    );
   }
 
   /** Plans and checks the change; one that makes and destroys no volume is written here, else the operation that does it. */
@@ -68,10 +76,23 @@ export class VolumeChanges {
       await this.write(kind, node, vmid, change, storages, options, planned);
       return undefined;
     }
-    return { node, vmid, type: kind.tasks.config ?? 'config', caller: options.caller, work: (work) => this.run(kind, node, vmid, change, options, work) };
+    return {
+      node,
+      vmid,
+      type: kind.tasks.config ?? 'config',
+      caller: options.caller,
+      work: (work) => this.run(kind, node, vmid, change, options, work),
+    };
   }
 
-  private async run(kind: GuestKind, node: string, vmid: number, change: ConfigChange, options: VolumeChangeOptions, work: GuestWork): Promise<void> {
+  private async run(
+    kind: GuestKind,
+    node: string,
+    vmid: number,
+    change: ConfigChange,
+    options: VolumeChangeOptions,
+    work: GuestWork,
+  ): Promise<void> {
     const storages = await this.storageMap();
     const before = this.row(vmid);
     const plan = this.plan(kind, node, vmid, change, storages, options);
@@ -88,20 +109,55 @@ export class VolumeChanges {
   }
 
   /** Writes the planned config, planned again on the row as it is then: refused (409) when that plan's volumes differ from the planned ones. */
-  private async write(kind: GuestKind, node: string, vmid: number, change: ConfigChange, storages: ReadonlyMap<string, StorageRow>, options: VolumeChangeOptions, planned: VolumeChangePlan): Promise<void> {
+  private async write(
+    kind: GuestKind,
+    node: string,
+    vmid: number,
+    change: ConfigChange,
+    storages: ReadonlyMap<string, StorageRow>,
+    options: VolumeChangeOptions,
+    planned: VolumeChangePlan,
+  ): Promise<void> {
     await this.repository.update(vmid, async (row) => {
       mayChangeConfig(kind, row, options.digest);
-      const again = planVolumeChange({ kind, vmid, node, config: row.config, change, storages, running: runState(this.state(vmid)) !== 'stopped', force: options.force ?? false });
-      const same = (plan: VolumeChangePlan) => JSON.stringify([plan.allocate.map((key) => plan.config[key]), plan.free.map((key) => row.config[key])]);
-      if (same(again) !== same(planned)) throw new ApiError('CONFIG_CHANGED', `the volumes of ${kind.noun} ${vmid} changed meanwhile: read its config again`);
+      const again = planVolumeChange({
+        kind,
+        vmid,
+        node,
+        config: row.config,
+        change,
+        storages,
+        running: runState(this.state(vmid)) !== 'stopped',
+        force: options.force ?? false,
+      });
+      const same = (plan: VolumeChangePlan) =>
+        JSON.stringify([plan.allocate.map((key) => plan.config[key]), plan.free.map((key) => row.config[key])]);
+      if (same(again) !== same(planned))
+        throw new ApiError('CONFIG_CHANGED', `the volumes of ${kind.noun} ${vmid} changed meanwhile: read its config again`);
       return { config: again.config };
     });
     await this.view.reload(vmid);
   }
 
-  private plan(kind: GuestKind, node: string, vmid: number, change: ConfigChange, storages: ReadonlyMap<string, StorageRow>, options: VolumeChangeOptions): VolumeChangePlan {
+  private plan(
+    kind: GuestKind,
+    node: string,
+    vmid: number,
+    change: ConfigChange,
+    storages: ReadonlyMap<string, StorageRow>,
+    options: VolumeChangeOptions,
+  ): VolumeChangePlan {
     const state = this.state(vmid);
-    return planVolumeChange({ kind, vmid, node, config: state.row.config, change, storages, running: runState(state) !== 'stopped', force: options.force ?? false });
+    return planVolumeChange({
+      kind,
+      vmid,
+      node,
+      config: state.row.config,
+      change,
+      storages,
+      running: runState(state) !== 'stopped',
+      force: options.force ?? false,
+    });
   }
 
   private state(vmid: number) {
@@ -120,7 +176,13 @@ export class VolumeChanges {
 }
 
 /** The volumes of `keys` in `config`, resolved as the agent needs them. */
-export function volumesOf(kind: GuestKind, vmid: number, config: Readonly<Record<string, string>>, keys: readonly string[], storages: ReadonlyMap<string, StorageRow>): GuestVolume[] {
+export function volumesOf(
+  kind: GuestKind,
+  vmid: number,
+  config: Readonly<Record<string, string>>,
+  keys: readonly string[],
+  storages: ReadonlyMap<string, StorageRow>,
+): GuestVolume[] {
   if (keys.length === 0) return [];
   const picked = Object.fromEntries(keys.flatMap((key) => (config[key] === undefined ? [] : [[key, config[key]]])));
   return guestSpec({ vmid, type: kind.type, config: picked }, storages).volumes;

@@ -6,7 +6,14 @@ import { parseDisk } from '@corral/pve-formats';
  * (`100/vm-100-disk-<n>.qcow2`, `200/subvol-200-disk-<n>`): the lowest `n` that no volume of the
  * guest's config on that storage has (`reserved` holds the volume ids already chosen for this change).
  */
-export function newVolumeName(type: GuestType, vmid: number, storage: string, format: 'qcow2' | 'raw', config: Readonly<Record<string, string>>, reserved: ReadonlySet<string> = new Set()): string {
+export function newVolumeName(
+  type: GuestType,
+  vmid: number,
+  storage: string,
+  format: 'qcow2' | 'raw',
+  config: Readonly<Record<string, string>>,
+  reserved: ReadonlySet<string> = new Set(),
+): string {
   const used = new Set([...Object.values(config), ...reserved].map((value) => diskNumber(value, storage, vmid)));
   let index = 0;
   while (used.has(index)) index += 1;

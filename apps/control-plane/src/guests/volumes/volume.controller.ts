@@ -25,12 +25,33 @@ export class VolumeController {
 
   @Endpoint(VOLUME_ENDPOINTS.moveDisk)
   moveDisk(@Params() p: ParamsOf<Endpoints['moveDisk']>, @Caller() caller: Principal): Promise<string> {
-    return this.volumes.move(QEMU, { ...moved(p), key: p.disk, keyParam: 'disk', targetKeyParam: 'target-disk', ...(p['target-disk'] !== undefined ? { targetKey: p['target-disk'] } : {}), ...(p.format !== undefined ? { format: p.format } : {}) }, caller);
+    return this.volumes.move(
+      QEMU,
+      {
+        ...moved(p),
+        key: p.disk,
+        keyParam: 'disk',
+        targetKeyParam: 'target-disk',
+        ...(p['target-disk'] !== undefined ? { targetKey: p['target-disk'] } : {}),
+        ...(p.format !== undefined ? { format: p.format } : {}),
+      },
+      caller,
+    );
   }
 
   @Endpoint(VOLUME_ENDPOINTS.moveVolume)
   moveVolume(@Params() p: ParamsOf<Endpoints['moveVolume']>, @Caller() caller: Principal): Promise<string> {
-    return this.volumes.move(LXC, { ...moved(p), key: p.volume, keyParam: 'volume', targetKeyParam: 'target-volume', ...(p['target-volume'] !== undefined ? { targetKey: p['target-volume'] } : {}) }, caller);
+    return this.volumes.move(
+      LXC,
+      {
+        ...moved(p),
+        key: p.volume,
+        keyParam: 'volume',
+        targetKeyParam: 'target-volume',
+        ...(p['target-volume'] !== undefined ? { targetKey: p['target-volume'] } : {}),
+      },
+      caller,
+    );
   }
 
   @Endpoint(VOLUME_ENDPOINTS.unlink)

@@ -8,11 +8,24 @@ import { GUEST, UPID, VMID_PARAM } from '../guest.endpoints.js';
 const DISK: Check = { kind: 'privileges', path: '/vms/{vmid}', privileges: ['VM.Config.Disk'] };
 
 const DIGEST = (what: string) =>
-  stringParam({ description: `The \`digest\` of ${what} this change is based on: refused (409) when it has changed since.`, pattern: /^[0-9a-f]{40}$/, patternHint: 'must be a SHA-1 digest (40 hex digits)' }).optional();
+  stringParam({
+    description: `The \`digest\` of ${what} this change is based on: refused (409) when it has changed since.`,
+    pattern: /^[0-9a-f]{40}$/,
+    patternHint: 'must be a SHA-1 digest (40 hex digits)',
+  }).optional();
 const QEMU_DISK = /^(?:(?:ide|sata|scsi|virtio)\d+|unused\d+|efidisk0|tpmstate0)$/;
 const LXC_VOLUME = /^(?:rootfs|mp\d+|unused\d+)$/;
-const diskParam = (pattern: RegExp, description: string) => stringParam({ description, pattern, patternHint: `must be a volume key (${pattern.source.replaceAll('\\d+', 'N').replace(/[()?:^$]/g, '')})` });
-const SIZE = stringParam({ description: 'The new size: `+<n>[KMGT]` grows by that much, `<n>[KMGT]` is the size (a bare number is bytes). Shrinking is refused.', pattern: /^\+?\d+(?:\.\d+)?[KMGT]?$/, patternHint: 'must be +<n>[KMGT] or <n>[KMGT]' });
+const diskParam = (pattern: RegExp, description: string) =>
+  stringParam({
+    description,
+    pattern,
+    patternHint: `must be a volume key (${pattern.source.replaceAll('\\d+', 'N').replace(/[()?:^$]/g, '')})`,
+  });
+const SIZE = stringParam({
+  description: 'The new size: `+<n>[KMGT]` grows by that much, `<n>[KMGT]` is the size (a bare number is bytes). Shrinking is refused.',
+  pattern: /^\+?\d+(?:\.\d+)?[KMGT]?$/,
+  patternHint: 'must be +<n>[KMGT] or <n>[KMGT]',
+});
 const MOVE_COMMON = {
   storage: StorageId.optional().meta({ description: 'The target storage.' }),
   delete: booleanParam({ description: 'Remove the source once copied; without it, it stays as `unusedN`.' }).optional(),
@@ -26,7 +39,13 @@ function resize(type: 'qemu' | 'lxc', pattern: RegExp, extra: z.ZodRawShape) {
     method: 'PUT',
     path: `/nodes/{node}/${type}/{vmid}/resize`,
     summary: `Grow a ${type === 'qemu' ? "VM's disk" : "container's volume"} (a task); the config's size= follows`,
-    parameters: z.object({ ...GUEST, disk: diskParam(pattern, 'The volume key.'), size: SIZE, digest: DIGEST("the guest's config"), ...extra }),
+    parameters: z.object({
+      ...GUEST,
+      disk: diskParam(pattern, 'The volume key.'),
+      size: SIZE,
+      digest: DIGEST("the guest's config"),
+      ...extra,
+    }),
     returns: UPID,
     permission: DISK,
   });
@@ -44,7 +63,10 @@ export const VOLUME_ENDPOINTS = {
       ...GUEST,
       disk: diskParam(QEMU_DISK, 'The disk key.'),
       ...MOVE_COMMON,
-      format: z.enum(['qcow2', 'raw'], { error: 'must be qcow2 or raw' }).optional().meta({ description: "The target image format (default: the disk's)." }),
+      format: z
+        .enum(['qcow2', 'raw'], { error: 'must be qcow2 or raw' })
+        .optional()
+        .meta({ description: "The target image format (default: the disk's)." }),
       'target-disk': diskParam(QEMU_DISK, 'The disk key in the target VM (default: the same key).').optional(),
       bwlimit: integerParam({ description: 'A bandwidth limit in KiB/s: accepted for PVE clients, not applied.', min: 0 }).optional(),
     }),
@@ -60,7 +82,11 @@ export const VOLUME_ENDPOINTS = {
       volume: diskParam(LXC_VOLUME, 'The volume key.'),
       ...MOVE_COMMON,
       'target-volume': diskParam(LXC_VOLUME, 'The volume key in the target container (default: the same key).').optional(),
-      bwlimit: z.number({ error: 'expected a number' }).min(0).optional().meta({ description: 'A bandwidth limit in KiB/s: accepted for PVE clients, not applied.' }),
+      bwlimit: z
+        .number({ error: 'expected a number' })
+        .min(0)
+        .optional()
+        .meta({ description: 'A bandwidth limit in KiB/s: accepted for PVE clients, not applied.' }),
     }),
     returns: UPID,
     permission: DISK,
@@ -71,7 +97,12 @@ export const VOLUME_ENDPOINTS = {
     summary: 'Remove disks from the config: their volumes become unusedN, or with force are destroyed',
     parameters: z.object({
       ...GUEST,
-      idlist: stringParam({ description: 'Disk keys, separated by commas.', maxLength: 4096, pattern: /^[a-z0-9,;\s]+$/, patternHint: 'must be disk keys separated by commas' }),
+      idlist: stringParam({
+        description: 'Disk keys, separated by commas.',
+        maxLength: 4096,
+        pattern: /^[a-z0-9,;\s]+$/,
+        patternHint: 'must be disk keys separated by commas',
+      }),
       force: booleanParam({ description: 'Destroy the volumes instead of keeping them as unusedN.' }).optional(),
     }),
     returns: z.null(),

@@ -18,7 +18,15 @@ function answers(agent: () => FakeAgent, asked: RequestFrame[], failing: Set<str
     if (request.command === 'storage.activate') return { result: { active: true } };
     const params = request.params as { guest?: { vmid: number; type: 'qemu' | 'lxc' } };
     if (request.command === 'guest.start' && params.guest !== undefined) {
-      running.set(params.guest.vmid, { vmid: params.guest.vmid, type: params.guest.type, status: 'running', pid: 4242, uptime: 1, cpu: 0, mem: 1 });
+      running.set(params.guest.vmid, {
+        vmid: params.guest.vmid,
+        type: params.guest.type,
+        status: 'running',
+        pid: 4242,
+        uptime: 1,
+        cpu: 0,
+        mem: 1,
+      });
       agent().send({ type: 'report', payload: { kind: 'runtime', guests: [...running.values()] } });
     }
     return { result: null };
@@ -41,8 +49,16 @@ describe('volumes of existing guests through the API', () => {
     ]) {
       dataOf(await call(t, 'POST', '/storage', { form }));
     }
-    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 100, scsi0: 'local:1', ide2: 'none,media=cdrom' } })))).toBe('OK');
-    expect(await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 101, scsi0: 'local:1' } })))).toBe('OK');
+    expect(
+      await finished(
+        t,
+        'pve1',
+        dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 100, scsi0: 'local:1', ide2: 'none,media=cdrom' } })),
+      ),
+    ).toBe('OK');
+    expect(
+      await finished(t, 'pve1', dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu', { form: { vmid: 101, scsi0: 'local:1' } }))),
+    ).toBe('OK');
   });
   afterAll(async () => {
     agent.close();
@@ -53,10 +69,12 @@ describe('volumes of existing guests through the API', () => {
     failing.clear();
   });
 
-  const config = async (vmid: number, type = 'qemu') => dataOf<Record<string, string>>(await call(t, 'GET', `/nodes/pve1/${type}/${vmid}/config`));
+  const config = async (vmid: number, type = 'qemu') =>
+    dataOf<Record<string, string>>(await call(t, 'GET', `/nodes/pve1/${type}/${vmid}/config`));
   const put = (form: Form, vmid = 100) => call(t, 'PUT', `/nodes/pve1/qemu/${vmid}/config`, { form });
   const commands = () => asked.map((request) => request.command).filter((command) => command.startsWith('guest.volume.'));
-  const task = async (method: 'PUT' | 'POST', path: string, form: Form) => finished(t, 'pve1', dataOf<string>(await call(t, method, `/nodes/pve1/${path}`, { form })));
+  const task = async (method: 'PUT' | 'POST', path: string, form: Form) =>
+    finished(t, 'pve1', dataOf<string>(await call(t, method, `/nodes/pve1/${path}`, { form })));
 
   it('adds a disk: a new volume allocated by the agent, named as create names them, with its size in the config', async () => {
     expect(dataOf(await put({ scsi1: 'local:4,iothread=1', virtio2: 'local:1,format=raw' }))).toBeNull();
@@ -68,8 +86,20 @@ describe('volumes of existing guests through the API', () => {
       type: 'qemu',
       vmid: 100,
       volumes: [
-        { key: 'scsi1', volid: 'local:100/vm-100-disk-1.qcow2', path: '/var/lib/vz/images/100/vm-100-disk-1.qcow2', format: 'qcow2', size: 4 * 1024 ** 3 },
-        { key: 'virtio2', volid: 'local:100/vm-100-disk-2.raw', path: '/var/lib/vz/images/100/vm-100-disk-2.raw', format: 'raw', size: 1024 ** 3 },
+        {
+          key: 'scsi1',
+          volid: 'local:100/vm-100-disk-1.qcow2',
+          path: '/var/lib/vz/images/100/vm-100-disk-1.qcow2',
+          format: 'qcow2',
+          size: 4 * 1024 ** 3,
+        },
+        {
+          key: 'virtio2',
+          volid: 'local:100/vm-100-disk-2.raw',
+          path: '/var/lib/vz/images/100/vm-100-disk-2.raw',
+          format: 'raw',
+          size: 1024 ** 3,
+        },
       ],
     });
   });
@@ -109,7 +139,10 @@ describe('volumes of existing guests through the API', () => {
   it('delete of unusedN destroys its volume; a failed allocation leaves the config as it was', async () => {
     expect(dataOf(await put({ delete: 'scsi5' }))).toBeNull();
     expect(dataOf(await put({ delete: 'unused0' }))).toBeNull();
-    expect(asked.find((frame) => frame.command === 'guest.volume.free')?.params).toMatchObject({ vmid: 100, volumes: [{ key: 'unused0', volid: 'local:100/vm-100-disk-1.qcow2' }] });
+    expect(asked.find((frame) => frame.command === 'guest.volume.free')?.params).toMatchObject({
+      vmid: 100,
+      volumes: [{ key: 'unused0', volid: 'local:100/vm-100-disk-1.qcow2' }],
+    });
     expect(await config(100)).not.toHaveProperty('unused0');
     const before = await config(100);
     failing.add('guest.volume.allocate');
@@ -121,9 +154,23 @@ describe('volumes of existing guests through the API', () => {
   it('resizes as a task: +1G grows the config size; shrinking is a 400', async () => {
     expect(await task('PUT', 'qemu/100/resize', { disk: 'scsi0', size: '+1G' })).toBe('OK');
     expect((await config(100))['scsi0']).toBe('local:100/vm-100-disk-0.qcow2,size=2G');
-    expect(asked.find((frame) => frame.command === 'guest.volume.resize')?.params).toMatchObject({ vmid: 100, size: 2 * 1024 ** 3, volume: { key: 'scsi0' } });
-    expectError(await call(t, 'PUT', '/nodes/pve1/qemu/100/resize', { form: { disk: 'scsi0', size: '1G' } }), 400, 'shrinking disks is not supported', 'size');
-    expectError(await call(t, 'PUT', '/nodes/pve1/qemu/100/resize', { form: { disk: 'scsi9', size: '+1G' } }), 400, "disk 'scsi9' does not exist", 'disk');
+    expect(asked.find((frame) => frame.command === 'guest.volume.resize')?.params).toMatchObject({
+      vmid: 100,
+      size: 2 * 1024 ** 3,
+      volume: { key: 'scsi0' },
+    });
+    expectError(
+      await call(t, 'PUT', '/nodes/pve1/qemu/100/resize', { form: { disk: 'scsi0', size: '1G' } }),
+      400,
+      'shrinking disks is not supported',
+      'size',
+    );
+    expectError(
+      await call(t, 'PUT', '/nodes/pve1/qemu/100/resize', { form: { disk: 'scsi9', size: '+1G' } }),
+      400,
+      "disk 'scsi9' does not exist",
+      'disk',
+    );
   });
 
   it('moves a disk to another storage and format: the source stays as unusedN, or goes with delete=1', async () => {
@@ -131,13 +178,22 @@ describe('volumes of existing guests through the API', () => {
     const moved = await config(100);
     expect(moved['scsi0']).toBe('fast:100/vm-100-disk-0.raw,size=2G');
     expect(moved['unused0']).toBe('local:100/vm-100-disk-0.qcow2');
-    expect(asked.find((frame) => frame.command === 'guest.volume.move')?.params).toMatchObject({ source: { volid: 'local:100/vm-100-disk-0.qcow2' }, target: { volid: 'fast:100/vm-100-disk-0.raw', path: '/srv/fast/images/100/vm-100-disk-0.raw' }, delete: false });
+    expect(asked.find((frame) => frame.command === 'guest.volume.move')?.params).toMatchObject({
+      source: { volid: 'local:100/vm-100-disk-0.qcow2' },
+      target: { volid: 'fast:100/vm-100-disk-0.raw', path: '/srv/fast/images/100/vm-100-disk-0.raw' },
+      delete: false,
+    });
     expect(await task('POST', 'qemu/100/move_disk', { disk: 'scsi0', storage: 'local', format: 'qcow2', delete: 1 })).toBe('OK');
     expect((await config(100))['scsi0']).toBe('local:100/vm-100-disk-1.qcow2,size=2G');
-    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/move_disk', { form: { disk: 'scsi0', storage: 'isos' } }), 400, "does not hold VM disks", 'storage');
+    expectError(
+      await call(t, 'POST', '/nodes/pve1/qemu/100/move_disk', { form: { disk: 'scsi0', storage: 'isos' } }),
+      400,
+      'does not hold VM disks',
+      'storage',
+    );
   });
 
-  it('gives a disk to another VM of the node (target-vmid), named as that VM\'s', async () => {
+  it("gives a disk to another VM of the node (target-vmid), named as that VM's", async () => {
     expect(await task('POST', 'qemu/100/move_disk', { disk: 'unused0', 'target-vmid': 101, 'target-disk': 'scsi1' })).toBe('OK');
     expect(await config(100)).not.toHaveProperty('unused0');
     expect((await config(101))['scsi1']).toBe('local:101/vm-101-disk-1.qcow2');
@@ -149,17 +205,23 @@ describe('volumes of existing guests through the API', () => {
     expect(dataOf(await call(t, 'PUT', '/nodes/pve1/qemu/101/unlink', { form: { idlist: 'scsi0,unused0', force: 1 } }))).toBeNull();
     const left = await config(101);
     expect(Object.keys(left).filter((key) => /^(?:scsi|unused)\d+$/.test(key))).toEqual([]);
-    expect(asked.find((frame) => frame.command === 'guest.volume.free')?.params).toMatchObject({ volumes: [{ key: 'scsi0' }, { key: 'unused0' }] });
+    expect(asked.find((frame) => frame.command === 'guest.volume.free')?.params).toMatchObject({
+      volumes: [{ key: 'scsi0' }, { key: 'unused0' }],
+    });
   });
 
   it('a running VM gets new disks at its next start, but keeps its disks: detaching and moving are refused', async () => {
     expect(await task('POST', 'qemu/100/status/start', {})).toBe('OK');
     expect(dataOf(await put({ scsi2: 'local:1' }))).toBeNull();
     expectError(await put({ delete: 'scsi0' }), 409, 'VM 100 is running: scsi0 can be detached once it is stopped');
-    expectError(await call(t, 'POST', '/nodes/pve1/qemu/100/move_disk', { form: { disk: 'scsi0', storage: 'fast' } }), 409, 'moving the disk of a running VM is not supported');
+    expectError(
+      await call(t, 'POST', '/nodes/pve1/qemu/100/move_disk', { form: { disk: 'scsi0', storage: 'fast' } }),
+      409,
+      'moving the disk of a running VM is not supported',
+    );
   });
 
-  it('containers: a new mount point needs mp=, a subvol named as create names them; a running container\'s volume cannot move', async () => {
+  it("containers: a new mount point needs mp=, a subvol named as create names them; a running container's volume cannot move", async () => {
     expect(await task('POST', 'lxc', { vmid: 200, ostemplate: 'local:vztmpl/busybox.tar.gz' })).toBe('OK');
     expectError(await call(t, 'PUT', '/nodes/pve1/lxc/200/config', { form: { mp0: 'local:2' } }), 400, 'mp=', 'mp0');
     expect(dataOf(await call(t, 'PUT', '/nodes/pve1/lxc/200/config', { form: { mp0: 'local:2,mp=/data' } }))).toBeNull();
@@ -168,6 +230,10 @@ describe('volumes of existing guests through the API', () => {
     expect((await config(200, 'lxc'))['mp0']).toBe('local:200/subvol-200-disk-1,mp=/data,size=3G');
     expectError(await call(t, 'PUT', '/nodes/pve1/lxc/200/config', { form: { delete: 'rootfs' } }), 400, 'cannot be removed', 'delete');
     expect(await task('POST', 'lxc/200/status/start', {})).toBe('OK');
-    expectError(await call(t, 'POST', '/nodes/pve1/lxc/200/move_volume', { form: { volume: 'mp0', storage: 'fast' } }), 409, 'cannot move volumes of a running container');
+    expectError(
+      await call(t, 'POST', '/nodes/pve1/lxc/200/move_volume', { form: { volume: 'mp0', storage: 'fast' } }),
+      409,
+      'cannot move volumes of a running container',
+    );
   });
 });

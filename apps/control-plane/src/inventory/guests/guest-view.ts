@@ -39,7 +39,9 @@ export class GuestView implements OnModuleInit {
     @Inject(LOGGER) private readonly logger: Logger,
     notifications: DatabaseNotifications,
   ) {
-    this.loads = new SerialLoads({ some: (vmids) => this.load(vmids), all: () => this.reloadAll() }, (error) => this.logger.warn({ err: error }, 'cannot reload the guests'));
+    this.loads = new SerialLoads({ some: (vmids) => this.load(vmids), all: () => this.reloadAll() }, (error) =>
+      this.logger.warn({ err: error }, 'cannot reload the guests'),
+    );
     notifications.subscribe(GUESTS_CHANNEL, (vmid) => void this.loads.ask(vmid === null ? null : Number(vmid)));
   }
 
@@ -95,10 +97,18 @@ export class GuestView implements OnModuleInit {
     const row = await this.repository.get(frame.vmid, db);
     if (row?.lock === 'migrate') return false;
     if (row?.node !== node) {
-      this.logger.warn({ node, vmid: frame.vmid, event: frame.event, host: row?.node ?? null }, 'refused an event about a guest its node does not host');
+      this.logger.warn(
+        { node, vmid: frame.vmid, event: frame.event, host: row?.node ?? null },
+        'refused an event about a guest its node does not host',
+      );
       return false;
     }
-    const status = frame.event === 'vm-start' || frame.event === 'ct-start' ? 'running' : frame.event === 'vm-stop' || frame.event === 'ct-stop' ? 'stopped' : undefined;
+    const status =
+      frame.event === 'vm-start' || frame.event === 'ct-start'
+        ? 'running'
+        : frame.event === 'vm-stop' || frame.event === 'ct-stop'
+          ? 'stopped'
+          : undefined;
     if (status === undefined) return true;
     await this.repository.setStatus(db, frame.vmid, node, status);
     return true;

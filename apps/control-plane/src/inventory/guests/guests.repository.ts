@@ -33,7 +33,10 @@ export class GuestsRepository {
   }
 
   /** Inserts a new guest (locked for `lock` while it is made), with what `alongside` writes in the same transaction; a taken vmid is a unique violation (the caller turns it into a 409). */
-  async insert(guest: { vmid: number; type: GuestType; node: string; config: Record<string, string>; lock: GuestLock | null }, alongside?: (db: EntityManager) => Promise<void>): Promise<void> {
+  async insert(
+    guest: { vmid: number; type: GuestType; node: string; config: Record<string, string>; lock: GuestLock | null },
+    alongside?: (db: EntityManager) => Promise<void>,
+  ): Promise<void> {
     await this.dataSource.transaction(async (db) => {
       await db.insert(GuestRow, { ...guest, status: 'stopped' });
       await alongside?.(db);
@@ -47,7 +50,10 @@ export class GuestsRepository {
    * returns the fields to write (or throws, and nothing is written). Events written by `change`
    * through the manager commit with it.
    */
-  async update(vmid: number, change: (row: GuestRow, db: EntityManager) => Promise<Partial<Pick<GuestRow, 'config' | 'lock' | 'status' | 'node'>>>): Promise<GuestRow> {
+  async update(
+    vmid: number,
+    change: (row: GuestRow, db: EntityManager) => Promise<Partial<Pick<GuestRow, 'config' | 'lock' | 'status' | 'node'>>>,
+  ): Promise<GuestRow> {
     return this.dataSource.transaction(async (db) => {
       const row = await db.findOne(GuestRow, { where: { vmid }, lock: { mode: 'pessimistic_write' } });
       if (!row) throw new Error(`guest ${vmid} vanished`);

@@ -36,7 +36,9 @@ export class NodeView implements OnModuleInit {
     @Inject(LOGGER) private readonly logger: Logger,
     notifications: DatabaseNotifications,
   ) {
-    this.loads = new SerialLoads({ some: (names) => this.load(names), all: () => this.reloadAll() }, (error) => this.logger.warn({ err: error }, 'cannot reload the nodes'));
+    this.loads = new SerialLoads({ some: (names) => this.load(names), all: () => this.reloadAll() }, (error) =>
+      this.logger.warn({ err: error }, 'cannot reload the nodes'),
+    );
     notifications.subscribe(NODES_CHANNEL, (name) => void this.loads.ask(name));
   }
 
@@ -61,7 +63,9 @@ export class NodeView implements OnModuleInit {
     this.nodes.set(name, { ...node, inventory });
     if (written !== null && !meaningfulChange(written, inventory)) return;
     this.written.set(name, inventory);
-    this.repository.saveInventory(name, inventory).catch((error: unknown) => this.logger.warn({ err: error, node: name }, 'cannot save the inventory of a node'));
+    this.repository
+      .saveInventory(name, inventory)
+      .catch((error: unknown) => this.logger.warn({ err: error, node: name }, 'cannot save the inventory of a node'));
   }
 
   /** This replica no longer holds the node's agent: its inventory is the database's again. */
@@ -91,6 +95,12 @@ export class NodeView implements OnModuleInit {
   }
 
   private stateOf(row: NodeRow): NodeState {
-    return { name: row.name, online: row.online, agentVersion: row.agentVersion, capabilities: row.capabilities, inventory: this.live.get(row.name) ?? row.inventory };
+    return {
+      name: row.name,
+      online: row.online,
+      agentVersion: row.agentVersion,
+      capabilities: row.capabilities,
+      inventory: this.live.get(row.name) ?? row.inventory,
+    };
   }
 }

@@ -33,7 +33,12 @@ export class NodesRepository {
 
   /** A new node, or an existing one taken over by a new agent (a re-join): a fresh credential, not online until it connects. */
   async join(db: EntityManager, name: string, credentialHash: string, existing: boolean): Promise<void> {
-    if (existing) await db.update(NodeRow, { name }, { credentialHash, joinedAt: new Date(), online: false, connection: null, lastSeen: null, inventory: null });
+    if (existing)
+      await db.update(
+        NodeRow,
+        { name },
+        { credentialHash, joinedAt: new Date(), online: false, connection: null, lastSeen: null, inventory: null },
+      );
     else await db.insert(NodeRow, { name, credentialHash });
     await notifyNode(db, name);
   }
@@ -43,7 +48,13 @@ export class NodesRepository {
    * caller's transaction. Resolves true when the node comes back after it was marked offline
    * (not on its first connection since it joined, nor on a reconnect before it was marked offline).
    */
-  async connected(db: EntityManager, name: string, connection: string, agentVersion: string, capabilities: readonly string[]): Promise<boolean> {
+  async connected(
+    db: EntityManager,
+    name: string,
+    connection: string,
+    agentVersion: string,
+    capabilities: readonly string[],
+  ): Promise<boolean> {
     const [rows] = (await db.query(
       `UPDATE "nodes" AS "n" SET "online" = true, "connection" = $2, "last_seen" = now(), "agent_version" = $3, "capabilities" = $4
        FROM (SELECT "name", "online", "last_seen" FROM "nodes" WHERE "name" = $1 FOR UPDATE) AS "before" WHERE "n"."name" = "before"."name"
@@ -67,9 +78,10 @@ export class NodesRepository {
    */
   async seen(connections: readonly string[]): Promise<string[]> {
     if (connections.length === 0) return [];
-    const [rows] = (await this.dataSource.query('UPDATE "nodes" SET "last_seen" = now() WHERE "connection" = ANY($1) AND "online" RETURNING "connection"', [
-      [...connections],
-    ])) as [{ connection: string }[], number];
+    const [rows] = (await this.dataSource.query(
+      'UPDATE "nodes" SET "last_seen" = now() WHERE "connection" = ANY($1) AND "online" RETURNING "connection"',
+      [[...connections]],
+    )) as [{ connection: string }[], number];
     return rows.map((row) => row.connection);
   }
 

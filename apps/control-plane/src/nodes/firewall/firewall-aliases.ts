@@ -24,7 +24,10 @@ export function createAlias(config: FirewallConfig, alias: FirewallAlias): Firew
 }
 
 /** PVE's update: `cidr` and `comment` replace the alias's; `rename` renames it, here also where rules use it, so they keep meaning the same network. */
-export function updateAlias(config: FirewallConfig, params: { name: string; cidr: string; comment?: string; rename?: string; digest?: string }): FirewallConfig {
+export function updateAlias(
+  config: FirewallConfig,
+  params: { name: string; cidr: string; comment?: string; rename?: string; digest?: string },
+): FirewallConfig {
   checkDigest(aliasesDigest(config), params.digest);
   const current = aliasNamed(config, params.name);
   const name = params.rename ?? current.name;

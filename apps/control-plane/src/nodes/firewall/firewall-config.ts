@@ -37,12 +37,15 @@ export function rulesetOf(config: FirewallConfig): FirewallRuleset {
 
 export const rulesDigest = (config: FirewallConfig): string => digest(config.rules);
 export const aliasesDigest = (config: FirewallConfig): string => digest(config.aliases);
-export const optionsDigest = (config: FirewallConfig): string => digest({ enabled: config.enabled, policyIn: config.policyIn, policyOut: config.policyOut });
+export const optionsDigest = (config: FirewallConfig): string =>
+  digest({ enabled: config.enabled, policyIn: config.policyIn, policyOut: config.policyOut });
 
 function digest(value: unknown): string {
   // Keys sorted: jsonb hands objects back in its own key order.
   const canonical = JSON.stringify(value, (_key, item: unknown) =>
-    item !== null && typeof item === 'object' && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
   );
   return createHash('sha1').update(canonical).digest('hex');
 }

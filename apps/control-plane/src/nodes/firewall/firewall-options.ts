@@ -20,7 +20,8 @@ export function setOptions(config: FirewallConfig, params: OptionsParams): Firew
   checkDigest(optionsDigest(config), params.digest);
   const cleared = new Set(params.delete);
   for (const name of cleared) if (params[name] !== undefined) throw badParam('delete', `cannot both set and delete '${name}'`);
-  const pick = <T>(name: (typeof DELETABLE_OPTIONS)[number], given: T | undefined, current: T, fallback: T): T => (cleared.has(name) ? fallback : (given ?? current));
+  const pick = <T>(name: (typeof DELETABLE_OPTIONS)[number], given: T | undefined, current: T, fallback: T): T =>
+    cleared.has(name) ? fallback : (given ?? current);
   return {
     ...config,
     enabled: pick('enable', params.enable, config.enabled, DEFAULT_FIREWALL.enabled),

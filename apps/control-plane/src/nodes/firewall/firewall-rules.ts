@@ -47,7 +47,11 @@ export function insertRule(config: FirewallConfig, params: NewRuleParams & { pos
 }
 
 /** PVE's update: `moveto` moves the rule (and ignores the other fields), otherwise the fields given are set and those in `delete` cleared. */
-export function updateRule(config: FirewallConfig, pos: number, params: RuleParams & { moveto?: number; delete?: readonly (typeof DELETABLE_RULE_FIELDS)[number][]; digest?: string }): FirewallConfig {
+export function updateRule(
+  config: FirewallConfig,
+  pos: number,
+  params: RuleParams & { moveto?: number; delete?: readonly (typeof DELETABLE_RULE_FIELDS)[number][]; digest?: string },
+): FirewallConfig {
   checkDigest(rulesDigest(config), params.digest);
   const current = ruleAt(config, pos);
   if (params.moveto !== undefined && params.moveto !== pos) return { ...config, rules: moved(config.rules, pos, params.moveto) };
@@ -118,9 +122,16 @@ function expanded(rule: StoredRule): StoredRule {
   if (rule.macro === undefined) return rule;
   const macro = findMacro(rule.macro);
   for (const [field, param] of MACRO_FIELDS) {
-    if (rule[field] !== undefined) throw badParam(param, `cannot be combined with macro '${macro.name}', which sets it (delete the macro to set ${param})`);
+    if (rule[field] !== undefined)
+      throw badParam(param, `cannot be combined with macro '${macro.name}', which sets it (delete the macro to set ${param})`);
   }
-  return { ...rule, macro: macro.name, proto: macro.proto, ...(macro.dport ? { dport: [...macro.dport] } : {}), ...(macro.icmpType ? { icmpType: macro.icmpType } : {}) };
+  return {
+    ...rule,
+    macro: macro.name,
+    proto: macro.proto,
+    ...(macro.dport ? { dport: [...macro.dport] } : {}),
+    ...(macro.icmpType ? { icmpType: macro.icmpType } : {}),
+  };
 }
 
 /** PVE's view of a rule: comma lists, `enable` 0/1, and a macro's rule without what the macro sets. */

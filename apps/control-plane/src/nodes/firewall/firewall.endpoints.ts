@@ -16,7 +16,9 @@ const RULESET = FirewallRuleset.shape;
 
 /** PVE's comma-separated lists (`192.0.2.0/24,office`, `22,80:90`); repeated keys or a JSON array work too. */
 function commaList<T extends z.ZodType>(list: T, description: string) {
-  return z.preprocess((value) => (typeof value === 'string' ? value.split(',').map((item) => item.trim()) : value), list).meta({ description });
+  return z
+    .preprocess((value) => (typeof value === 'string' ? value.split(',').map((item) => item.trim()) : value), list)
+    .meta({ description });
 }
 
 /** PVE's `pve-configid-list`: names separated by commas, spaces or semicolons. */
@@ -28,27 +30,52 @@ function deleteList<const K extends readonly [string, ...string[]]>(keys: K) {
 }
 
 const DIGEST = {
-  digest: stringParam({ description: "The `digest` of the read this change is based on: refused with 409 when that part of the configuration changed since (PVE's concurrent-edit check).", maxLength: 64 }).optional(),
+  digest: stringParam({
+    description:
+      "The `digest` of the read this change is based on: refused with 409 when that part of the configuration changed since (PVE's concurrent-edit check).",
+    maxLength: 64,
+  }).optional(),
 };
 
 /** What a rule's `delete` may clear; `type`, `action` and `enable` are always set. */
-export const DELETABLE_RULE_FIELDS = ['macro', 'iface', 'source', 'dest', 'proto', 'dport', 'sport', 'icmp-type', 'log', 'comment'] as const;
+export const DELETABLE_RULE_FIELDS = [
+  'macro',
+  'iface',
+  'source',
+  'dest',
+  'proto',
+  'dport',
+  'sport',
+  'icmp-type',
+  'log',
+  'comment',
+] as const;
 export const DELETABLE_OPTIONS = ['enable', 'policy_in', 'policy_out'] as const;
 
 const RULE_FIELDS = {
   type: RULE.type.meta({ description: 'Traffic to the host (`in`) or from it (`out`).' }),
   action: RULE.action.meta({ description: 'What a matching packet meets.' }),
-  enable: integerParam({ description: 'Whether the rule is in force: 0 keeps it without applying it (the default on create, as PVE).', min: 0 }).optional(),
+  enable: integerParam({
+    description: 'Whether the rule is in force: 0 keeps it without applying it (the default on create, as PVE).',
+    min: 0,
+  }).optional(),
   iface: RULE.iface.meta({ description: 'Only packets through this interface.' }),
   source: commaList(RULE.source.unwrap(), 'Source addresses, networks or alias names, comma-separated.').optional(),
   dest: commaList(RULE.dest.unwrap(), 'Destination addresses, networks or alias names, comma-separated.').optional(),
   proto: RULE.proto.meta({ description: 'IP protocol, by name (`tcp`) or number.' }),
-  dport: commaList(RULE.dport.unwrap(), 'Destination ports, ranges `from:to` or service names, comma-separated (`22,8000:8100`); needs a proto with ports.').optional(),
+  dport: commaList(
+    RULE.dport.unwrap(),
+    'Destination ports, ranges `from:to` or service names, comma-separated (`22,8000:8100`); needs a proto with ports.',
+  ).optional(),
   sport: commaList(RULE.sport.unwrap(), 'Source ports, as `dport`.').optional(),
   'icmp-type': RULE.icmpType.meta({ description: 'ICMP type (`echo-request`, or a number); needs proto icmp or icmpv6.' }),
   log: RULE.log.meta({ description: 'Log level for packets that match.' }),
   comment: RULE.comment.meta({ description: 'A one-line comment.' }),
-  macro: stringParam({ description: 'A PVE macro of one protocol (`SSH`, `HTTP`, `HTTPS`, `Ping`, ...): sets proto and dport (or the ICMP type), so neither may be given with it.', maxLength: 128 }).optional(),
+  macro: stringParam({
+    description:
+      'A PVE macro of one protocol (`SSH`, `HTTP`, `HTTPS`, `Ping`, ...): sets proto and dport (or the ICMP type), so neither may be given with it.',
+    maxLength: 128,
+  }).optional(),
 };
 const RuleFields = z.object(RULE_FIELDS);
 /** A rule's fields as the API takes them (PVE's names). */
@@ -117,7 +144,12 @@ export const FIREWALL_ENDPOINTS = {
     path: '/nodes/{node}/firewall/rules',
     summary: 'Add a rule, first unless `pos` says where',
     description: APPLIED,
-    parameters: z.object({ ...NODE, ...RULE_FIELDS, pos: integerParam({ description: 'Insert at this position (default 0, the top, as PVE); past the end appends.', min: 0 }).optional(), ...DIGEST }),
+    parameters: z.object({
+      ...NODE,
+      ...RULE_FIELDS,
+      pos: integerParam({ description: 'Insert at this position (default 0, the top, as PVE); past the end appends.', min: 0 }).optional(),
+      ...DIGEST,
+    }),
     returns: z.null(),
     permission: MODIFY_NODE,
   }),
@@ -138,7 +170,10 @@ export const FIREWALL_ENDPOINTS = {
       ...NODE,
       ...POS,
       ...RuleFields.partial().shape,
-      moveto: integerParam({ description: 'Move the rule before the one now at this position (past the end: last); the other fields are then ignored (PVE).', min: 0 }).optional(),
+      moveto: integerParam({
+        description: 'Move the rule before the one now at this position (past the end: last); the other fields are then ignored (PVE).',
+        min: 0,
+      }).optional(),
       delete: deleteList(DELETABLE_RULE_FIELDS),
       ...DIGEST,
     }),
@@ -167,7 +202,12 @@ export const FIREWALL_ENDPOINTS = {
     path: '/nodes/{node}/firewall/aliases',
     summary: 'Add an alias',
     description: APPLIED,
-    parameters: z.object({ ...NODE, ...ALIAS_NAME, cidr: ALIAS.cidr.meta({ description: 'An address or a network.' }), comment: ALIAS.comment }),
+    parameters: z.object({
+      ...NODE,
+      ...ALIAS_NAME,
+      cidr: ALIAS.cidr.meta({ description: 'An address or a network.' }),
+      comment: ALIAS.comment,
+    }),
     returns: z.null(),
     permission: MODIFY_NODE,
   }),

@@ -10,7 +10,11 @@ const APPLIED: FakeAnswer = { result: { checked: true, applied: true } };
 const MODIFIED = 'detected modified configuration - file changed by other user? Try again.';
 
 /** The ruleset the agent must get: PVE's defaults unless `options` says otherwise. */
-const ruleset = (rules: FirewallRuleset['rules'], aliases: FirewallRuleset['aliases'] = [], options: Partial<FirewallRuleset> = {}): FirewallRuleset => ({
+const ruleset = (
+  rules: FirewallRuleset['rules'],
+  aliases: FirewallRuleset['aliases'] = [],
+  options: Partial<FirewallRuleset> = {},
+): FirewallRuleset => ({
   enabled: false,
   policyIn: 'DROP',
   policyOut: 'ACCEPT',
@@ -76,12 +80,27 @@ describe('the node firewall API', () => {
     await ok('POST', path('fw-order', '/rules'), { type: 'in', action: 'ACCEPT', macro: 'ssh', source: 'office', enable: 1 });
     await ok('POST', path('fw-order', '/rules'), { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '80,8000:8100', comment: 'web' });
     await ok('POST', path('fw-order', '/rules'), { type: 'in', action: 'ACCEPT', macro: 'Ping', pos: 1, log: 'info' });
-    await ok('POST', path('fw-order', '/rules'), { type: 'out', action: 'REJECT', dest: '198.51.100.7,2001:db8::/32', proto: 'udp', sport: '53', enable: 1, pos: 99 });
+    await ok('POST', path('fw-order', '/rules'), {
+      type: 'out',
+      action: 'REJECT',
+      dest: '198.51.100.7,2001:db8::/32',
+      proto: 'udp',
+      sport: '53',
+      enable: 1,
+      pos: 99,
+    });
 
     const web: FirewallRule = { type: 'in', action: 'ACCEPT', enabled: false, proto: 'tcp', dport: ['80', '8000:8100'], comment: 'web' };
     const ping: FirewallRule = { type: 'in', action: 'ACCEPT', enabled: false, proto: 'icmp', icmpType: 'echo-request', log: 'info' };
     const ssh: FirewallRule = { type: 'in', action: 'ACCEPT', enabled: true, source: ['office'], proto: 'tcp', dport: ['22'] };
-    const out: FirewallRule = { type: 'out', action: 'REJECT', enabled: true, dest: ['198.51.100.7', '2001:db8::/32'], proto: 'udp', sport: ['53'] };
+    const out: FirewallRule = {
+      type: 'out',
+      action: 'REJECT',
+      enabled: true,
+      dest: ['198.51.100.7', '2001:db8::/32'],
+      proto: 'udp',
+      sport: ['53'],
+    };
     expect(sent(asked)).toEqual(ruleset([web, ping, ssh, out], [{ name: 'office', cidr: '192.0.2.0/24', comment: 'HQ' }]));
 
     // PVE's view: comma lists, enable 0/1, a macro's rule without what the macro sets, one digest for the list.
@@ -99,7 +118,8 @@ describe('the node firewall API', () => {
 
   it('moves a rule before the one at `moveto` (PVE), changes and clears fields, swaps macros, and deletes by position', async () => {
     const { asked } = await nodeWithAgent('fw-edit');
-    for (const dport of ['3', '2', '1', '0']) await ok('POST', path('fw-edit', '/rules'), { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: `100${dport}`, enable: 1 });
+    for (const dport of ['3', '2', '1', '0'])
+      await ok('POST', path('fw-edit', '/rules'), { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: `100${dport}`, enable: 1 });
     const order = async () => ((sent(asked) as FirewallRuleset).rules ?? []).map((rule) => rule.dport?.join());
     expect(await order()).toEqual(['1000', '1001', '1002', '1003']);
 
@@ -114,17 +134,38 @@ describe('the node firewall API', () => {
 
     await ok('PUT', path('fw-edit', '/rules/1'), { comment: 'db', source: '10.0.0.0/8', enable: 0, iface: 'vmbr0' });
     await ok('PUT', path('fw-edit', '/rules/1'), { delete: 'source,comment', action: 'DROP' });
-    expect((sent(asked) as FirewallRuleset).rules[1]).toEqual({ type: 'in', action: 'DROP', enabled: false, iface: 'vmbr0', proto: 'tcp', dport: ['1002'] });
+    expect((sent(asked) as FirewallRuleset).rules[1]).toEqual({
+      type: 'in',
+      action: 'DROP',
+      enabled: false,
+      iface: 'vmbr0',
+      proto: 'tcp',
+      dport: ['1002'],
+    });
 
     // A macro replaces proto and dport only once they are cleared; clearing the macro clears what it set.
     expectError(await call(t, 'PUT', path('fw-edit', '/rules/1'), { form: { macro: 'HTTPS' } }), 400, "macro 'HTTPS'", 'proto');
     await ok('PUT', path('fw-edit', '/rules/1'), { macro: 'HTTPS', delete: 'proto dport' });
-    expect((sent(asked) as FirewallRuleset).rules[1]).toEqual({ type: 'in', action: 'DROP', enabled: false, iface: 'vmbr0', proto: 'tcp', dport: ['443'] });
+    expect((sent(asked) as FirewallRuleset).rules[1]).toEqual({
+      type: 'in',
+      action: 'DROP',
+      enabled: false,
+      iface: 'vmbr0',
+      proto: 'tcp',
+      dport: ['443'],
+    });
     expect((await rulesOf('fw-edit'))[1]).toEqual(expect.objectContaining({ macro: 'HTTPS', iface: 'vmbr0' }));
     await ok('PUT', path('fw-edit', '/rules/1'), { macro: 'NTP' });
     expect((sent(asked) as FirewallRuleset).rules[1]).toEqual(expect.objectContaining({ proto: 'udp', dport: ['123'] }));
     await ok('PUT', path('fw-edit', '/rules/1'), { delete: 'macro', proto: 'sctp', dport: '9899' });
-    expect((sent(asked) as FirewallRuleset).rules[1]).toEqual({ type: 'in', action: 'DROP', enabled: false, iface: 'vmbr0', proto: 'sctp', dport: ['9899'] });
+    expect((sent(asked) as FirewallRuleset).rules[1]).toEqual({
+      type: 'in',
+      action: 'DROP',
+      enabled: false,
+      iface: 'vmbr0',
+      proto: 'sctp',
+      dport: ['9899'],
+    });
     expect((await rulesOf('fw-edit'))[1]).not.toHaveProperty('macro');
 
     await ok('DELETE', path('fw-edit', '/rules/0'));
@@ -136,7 +177,11 @@ describe('the node firewall API', () => {
     const { asked } = await nodeWithAgent('fw-alias');
     await ok('POST', path('fw-alias', '/aliases'), { name: 'zeta', cidr: '2001:db8::1' });
     await ok('POST', path('fw-alias', '/aliases'), { name: 'Office', cidr: '192.0.2.0/24', comment: 'HQ' });
-    expectError(await call(t, 'POST', path('fw-alias', '/aliases'), { form: { name: 'OFFICE', cidr: '192.0.2.1' } }), 409, "alias 'OFFICE' already exists");
+    expectError(
+      await call(t, 'POST', path('fw-alias', '/aliases'), { form: { name: 'OFFICE', cidr: '192.0.2.1' } }),
+      409,
+      "alias 'OFFICE' already exists",
+    );
     const aliases = dataOf<{ name: string; digest: string }[]>(await call(t, 'GET', path('fw-alias', '/aliases')));
     expect(aliases).toEqual([
       { name: 'Office', cidr: '192.0.2.0/24', comment: 'HQ', digest: expect.stringMatching(/^[0-9a-f]{40}$/) },
@@ -146,14 +191,21 @@ describe('the node firewall API', () => {
 
     await ok('POST', path('fw-alias', '/rules'), { type: 'in', action: 'ACCEPT', source: 'office,198.51.100.1', dest: 'zeta' });
     expectError(await call(t, 'DELETE', path('fw-alias', '/aliases/Office')), 409, "alias 'Office' is used by the rules at positions 0");
-    expectError(await call(t, 'PUT', path('fw-alias', '/aliases/office'), { form: { cidr: '192.0.2.0/25', rename: 'ZETA' } }), 409, "alias 'ZETA' already exists");
+    expectError(
+      await call(t, 'PUT', path('fw-alias', '/aliases/office'), { form: { cidr: '192.0.2.0/25', rename: 'ZETA' } }),
+      409,
+      "alias 'ZETA' already exists",
+    );
 
     await ok('PUT', path('fw-alias', '/aliases/office'), { cidr: '192.0.2.0/25', rename: 'hq' });
     expect(sent(asked)).toEqual(
-      ruleset([{ type: 'in', action: 'ACCEPT', enabled: false, source: ['hq', '198.51.100.1'], dest: ['zeta'] }], [
-        { name: 'hq', cidr: '192.0.2.0/25' },
-        { name: 'zeta', cidr: '2001:db8::1' },
-      ]),
+      ruleset(
+        [{ type: 'in', action: 'ACCEPT', enabled: false, source: ['hq', '198.51.100.1'], dest: ['zeta'] }],
+        [
+          { name: 'hq', cidr: '192.0.2.0/25' },
+          { name: 'zeta', cidr: '2001:db8::1' },
+        ],
+      ),
     );
     expectError(await call(t, 'GET', path('fw-alias', '/aliases/office')), 404, "alias 'office' does not exist");
 
@@ -169,14 +221,20 @@ describe('the node firewall API', () => {
 
     await ok('PUT', path('fw-options', '/options'), { enable: 1, policy_in: 'REJECT', policy_out: 'DROP', digest: defaults.digest });
     expect(sent(asked)).toEqual(ruleset([], [], { enabled: true, policyIn: 'REJECT', policyOut: 'DROP' }));
-    expect(dataOf(await call(t, 'GET', path('fw-options', '/options')))).toEqual(expect.objectContaining({ enable: 1, policy_in: 'REJECT', policy_out: 'DROP' }));
+    expect(dataOf(await call(t, 'GET', path('fw-options', '/options')))).toEqual(
+      expect.objectContaining({ enable: 1, policy_in: 'REJECT', policy_out: 'DROP' }),
+    );
 
     await ok('PUT', path('fw-options', '/options'), { delete: 'policy_in;policy_out' });
     expect(sent(asked)).toEqual(ruleset([], [], { enabled: true }));
-    expect(dataOf(await call(t, 'GET', path('fw-options', '/options')))).toEqual({ ...defaults, enable: 1, digest: expect.not.stringMatching(defaults.digest) });
+    expect(dataOf(await call(t, 'GET', path('fw-options', '/options')))).toEqual({
+      ...defaults,
+      enable: 1,
+      digest: expect.not.stringMatching(defaults.digest),
+    });
   });
 
-  it('refuses a change based on a stale digest with 409 and PVE\'s message, each part (rules, aliases, options) digested apart', async () => {
+  it("refuses a change based on a stale digest with 409 and PVE's message, each part (rules, aliases, options) digested apart", async () => {
     const { asked } = await nodeWithAgent('fw-digest');
     await ok('POST', path('fw-digest', '/rules'), { type: 'in', action: 'ACCEPT', proto: 'tcp', dport: '22' });
     const [first] = await rulesOf('fw-digest');
@@ -186,7 +244,11 @@ describe('the node firewall API', () => {
 
     expectError(await call(t, 'PUT', path('fw-digest', '/rules/0'), { form: { comment: 'second edit', digest: stale } }), 409, MODIFIED);
     expectError(await call(t, 'DELETE', path('fw-digest', '/rules/0'), { query: `digest=${stale}` }), 409, MODIFIED);
-    expectError(await call(t, 'POST', path('fw-digest', '/rules'), { form: { type: 'out', action: 'DROP', digest: stale } }), 409, MODIFIED);
+    expectError(
+      await call(t, 'POST', path('fw-digest', '/rules'), { form: { type: 'out', action: 'DROP', digest: stale } }),
+      409,
+      MODIFIED,
+    );
     expect(asked.length).toBe(before);
     expect(await rulesOf('fw-digest')).toEqual([expect.objectContaining({ comment: 'first edit' })]);
 
@@ -199,13 +261,21 @@ describe('the node firewall API', () => {
 
     const { digest: optionsDigest } = dataOf<{ digest: string }>(await call(t, 'GET', path('fw-digest', '/options')));
     await ok('PUT', path('fw-digest', '/options'), { policy_out: 'DROP', digest: optionsDigest });
-    expectError(await call(t, 'PUT', path('fw-digest', '/options'), { form: { policy_out: 'ACCEPT', digest: optionsDigest } }), 409, MODIFIED);
+    expectError(
+      await call(t, 'PUT', path('fw-digest', '/options'), { form: { policy_out: 'ACCEPT', digest: optionsDigest } }),
+      409,
+      MODIFIED,
+    );
   });
 
   it('rolls a change back when the agent refuses the ruleset, answering 500 with its message', async () => {
     const { asked, answer } = await nodeWithAgent('fw-refused', false);
     answer.current = { failure: 'failed', message: 'nft -c: Error: Could not process rule: No such file or directory' };
-    expectError(await call(t, 'POST', path('fw-refused', '/rules'), { form: { type: 'in', action: 'ACCEPT', iface: 'nosuch0' } }), 500, 'nft -c: Error: Could not process rule');
+    expectError(
+      await call(t, 'POST', path('fw-refused', '/rules'), { form: { type: 'in', action: 'ACCEPT', iface: 'nosuch0' } }),
+      500,
+      'nft -c: Error: Could not process rule',
+    );
     expect(sent(asked)).toEqual(ruleset([{ type: 'in', action: 'ACCEPT', enabled: false, iface: 'nosuch0' }]));
     // Nothing stored, not even the node's row with the defaults.
     expect(await rulesOf('fw-refused')).toEqual([]);
@@ -232,7 +302,11 @@ describe('the node firewall API', () => {
     const pushed = await agent.next('request');
     expect({ command: pushed.command, params: pushed.params }).toEqual({
       command: 'node.firewall.apply',
-      params: ruleset([{ type: 'in', action: 'ACCEPT', enabled: true, source: ['admins'], proto: 'tcp', dport: ['443'] }], [{ name: 'admins', cidr: '198.51.100.0/24' }], { enabled: true }),
+      params: ruleset(
+        [{ type: 'in', action: 'ACCEPT', enabled: true, source: ['admins'], proto: 'tcp', dport: ['443'] }],
+        [{ name: 'admins', cidr: '198.51.100.0/24' }],
+        { enabled: true },
+      ),
     });
   });
 
@@ -246,7 +320,11 @@ describe('the node firewall API', () => {
     ] as const) {
       expectError(await call(t, method, path('nowhere', to)), 404, "node 'nowhere' does not exist");
     }
-    expectError(await call(t, 'POST', path('nowhere', '/rules'), { form: { type: 'in', action: 'ACCEPT' } }), 404, "node 'nowhere' does not exist");
+    expectError(
+      await call(t, 'POST', path('nowhere', '/rules'), { form: { type: 'in', action: 'ACCEPT' } }),
+      404,
+      "node 'nowhere' does not exist",
+    );
     expectError(await call(t, 'PUT', path('nowhere', '/options'), { form: { enable: 1 } }), 404, "node 'nowhere' does not exist");
 
     await ok('POST', path('fw-missing', '/rules'), { type: 'in', action: 'ACCEPT' });
@@ -255,7 +333,11 @@ describe('the node firewall API', () => {
     expectError(await call(t, 'PUT', path('fw-missing', '/rules/1'), { form: { moveto: 0 } }), 404, 'rule at position 1 does not exist');
     expectError(await call(t, 'DELETE', path('fw-missing', '/rules/1')), 404, 'rule at position 1 does not exist');
     expectError(await call(t, 'GET', path('fw-missing', '/aliases/ghost')), 404, "alias 'ghost' does not exist");
-    expectError(await call(t, 'PUT', path('fw-missing', '/aliases/ghost'), { form: { cidr: '192.0.2.1' } }), 404, "alias 'ghost' does not exist");
+    expectError(
+      await call(t, 'PUT', path('fw-missing', '/aliases/ghost'), { form: { cidr: '192.0.2.1' } }),
+      404,
+      "alias 'ghost' does not exist",
+    );
     expectError(await call(t, 'DELETE', path('fw-missing', '/aliases/ghost')), 404, "alias 'ghost' does not exist");
   });
 

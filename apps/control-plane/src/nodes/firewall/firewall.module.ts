@@ -6,5 +6,9 @@ import { NodeFirewallRepository } from './firewall.repository.js';
 import { NodeFirewallService } from './firewall.service.js';
 
 /** `/nodes/{node}/firewall/...`: each node's host firewall, stored here and applied by its agent. */
-@Module({ imports: [AgentsModule, NodesModule], controllers: [NodeFirewallController], providers: [NodeFirewallService, NodeFirewallRepository] })
+@Module({
+  imports: [AgentsModule, NodesModule],
+  controllers: [NodeFirewallController],
+  providers: [NodeFirewallService, NodeFirewallRepository],
+})
 export class NodeFirewallModule {}

@@ -26,7 +26,17 @@ export class NodeFirewallRepository {
   }
 
   async save(db: EntityManager, node: string, config: FirewallConfig): Promise<void> {
-    await db.update(NodeFirewallRow, { node }, { enable: config.enabled, policyIn: config.policyIn, policyOut: config.policyOut, rules: [...config.rules], aliases: [...config.aliases] });
+    await db.update(
+      NodeFirewallRow,
+      { node },
+      {
+        enable: config.enabled,
+        policyIn: config.policyIn,
+        policyOut: config.policyOut,
+        rules: [...config.rules],
+        aliases: [...config.aliases],
+      },
+    );
   }
 }
 

@@ -17,7 +17,12 @@ import { NodeFirewallRepository } from './firewall.repository.js';
 type Edit = (config: FirewallConfig) => FirewallConfig;
 
 /** The API's name of each ruleset field whose name differs, for a 400 the caller can act on. */
-const PARAM_OF: Readonly<Record<string, string>> = { enabled: 'enable', icmpType: 'icmp-type', policyIn: 'policy_in', policyOut: 'policy_out' };
+const PARAM_OF: Readonly<Record<string, string>> = {
+  enabled: 'enable',
+  icmpType: 'icmp-type',
+  policyIn: 'policy_in',
+  policyOut: 'policy_out',
+};
 
 /**
  * The node firewall: stored here, applied by the node's agent. Each change runs in one
@@ -116,7 +121,8 @@ export class NodeFirewallService {
     try {
       await this.dataSource.transaction(async (db) => {
         const config = await this.repository.lockExisting(db, node);
-        if (config && this.hub.holds(node)) await this.hub.request(node, 'node.firewall.apply', rulesetOf(config), { timeoutMs: HOST_WRITE_MS });
+        if (config && this.hub.holds(node))
+          await this.hub.request(node, 'node.firewall.apply', rulesetOf(config), { timeoutMs: HOST_WRITE_MS });
       });
     } catch (error) {
       this.logger.warn({ err: error, node }, 'cannot apply the stored firewall to a node that came online');

@@ -14,7 +14,9 @@ export function parseIpAddresses(json: string): ContainerInterface[] {
     if (typeof entry.ifname !== 'string') return [];
     const addresses = (entry.addr_info ?? []).flatMap((info): ContainerInterface['addresses'] => {
       const { family, local, prefixlen } = info;
-      return (family === 'inet' || family === 'inet6') && typeof local === 'string' && typeof prefixlen === 'number' ? [{ family, address: local, prefix: prefixlen }] : [];
+      return (family === 'inet' || family === 'inet6') && typeof local === 'string' && typeof prefixlen === 'number'
+        ? [{ family, address: local, prefix: prefixlen }]
+        : [];
     });
     return [{ name: entry.ifname, hwaddr: typeof entry.address === 'string' ? entry.address : '', addresses }];
   });

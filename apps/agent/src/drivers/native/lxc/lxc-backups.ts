@@ -2,7 +2,15 @@ import { join } from 'node:path';
 import type { BackupMode, GuestSpec, ParamsOf, ResultOf } from '@corral/protocol';
 import { hostPath, type Host } from '../../../host/host.js';
 import { excludedMountPoints, refuseUnrestorable } from '../../archive-contents.js';
-import { backupFileName, captureLog, CONFIG_MEMBERS, extractArchive, readBackupConfig, writeArchive, writeBackupSidecars } from '../../backup-archive.js';
+import {
+  backupFileName,
+  captureLog,
+  CONFIG_MEMBERS,
+  extractArchive,
+  readBackupConfig,
+  writeArchive,
+  writeBackupSidecars,
+} from '../../backup-archive.js';
 import { afterwards, backupMode, MODE_STEPS, pausedMode } from '../../backup-modes.js';
 import { withStagedFiles } from '../../backup-staging.js';
 import type { CommandContext } from '../../command-context.js';
@@ -41,12 +49,16 @@ export class LxcBackups implements GuestBackups {
     private readonly steps: LxcBackupSteps,
   ) {}
 
-  async backup({ guest, config, mode, compress, storage, notes }: ParamsOf<'guest.backup'>, request: CommandContext): Promise<ResultOf<'guest.backup'>> {
+  async backup(
+    { guest, config, mode, compress, storage, notes }: ParamsOf<'guest.backup'>,
+    request: CommandContext,
+  ): Promise<ResultOf<'guest.backup'>> {
     const { context, lines } = captureLog(request);
     const storagePath = await requireActive(this.host, storage);
     const rootfs = volumeOf(guest, 'rootfs');
     const root = hostPath(this.host, rootfs.path);
-    if ((await statOf(root))?.isDirectory() !== true) throw new Error(`CT ${guest.vmid} has no root file system: ${rootfs.path} is not a directory`);
+    if ((await statOf(root))?.isDirectory() !== true)
+      throw new Error(`CT ${guest.vmid} has no root file system: ${rootfs.path} is not a directory`);
     const state = await this.tools.state(guest.vmid, context.signal);
     const used = backupMode('lxc', pausedMode(mode, state === 'FROZEN'), state !== 'STOPPED', context.log);
     context.log("INFO: including mount point rootfs ('/') in backup");
@@ -57,7 +69,17 @@ export class LxcBackups implements GuestBackups {
     const size = await withStagedFiles(storagePath, file, { [member]: config }, (staging) =>
       this.quiesced(guest, used, state, context, () => {
         context.log(`INFO: creating vzdump archive '${storage.path}/${file}'`);
-        return writeArchive({ storagePath, file, compress, sources: [{ dir: staging, members: [member] }, { dir: root, members: ['.'] }], signal: context.signal, log: context.log });
+        return writeArchive({
+          storagePath,
+          file,
+          compress,
+          sources: [
+            { dir: staging, members: [member] },
+            { dir: root, members: ['.'] },
+          ],
+          signal: context.signal,
+          log: context.log,
+        });
       }),
     );
     await writeBackupSidecars(storagePath, file, { log: lines, notes });
@@ -79,7 +101,11 @@ export class LxcBackups implements GuestBackups {
       async () => {
         if (!restore.includes('rootfs')) return;
         context.log(extractingArchive(`${storage.path}/${file}`));
-        await extractArchive(archive, hostPath(this.host, volumeOf(guest, 'rootfs').path), { exclude: RESTORE_EXCLUDE, signal: context.signal, log: context.log });
+        await extractArchive(archive, hostPath(this.host, volumeOf(guest, 'rootfs').path), {
+          exclude: RESTORE_EXCLUDE,
+          signal: context.signal,
+          log: context.log,
+        });
       },
       context,
     );
@@ -90,7 +116,13 @@ export class LxcBackups implements GuestBackups {
    * `pausedMode`), or stopped; then thawed or started again, whatever the outcome. A container that
    * is not running is left alone.
    */
-  private async quiesced<T>(guest: GuestSpec, mode: BackupMode, state: LxcState, context: CommandContext, work: () => Promise<T>): Promise<T> {
+  private async quiesced<T>(
+    guest: GuestSpec,
+    mode: BackupMode,
+    state: LxcState,
+    context: CommandContext,
+    work: () => Promise<T>,
+  ): Promise<T> {
     const { vmid } = guest;
     const again = () => AbortSignal.timeout(AGAIN_TIMEOUT_MS);
     if (mode === 'suspend' && state !== 'FROZEN') {

@@ -5,7 +5,11 @@ import { lxcConfig, type LxcHostSetup } from './lxc-config.js';
 const staticNic: GuestNic = { key: 'net0', mac: 'BC:24:11:3A:5F:02', bridge: 'vmbr0', name: 'eth0', ip: '192.0.2.20/24', gw: '192.0.2.1' };
 const dhcpNic: GuestNic = { key: 'net3', mac: 'BC:24:11:3A:5F:03', bridge: 'vmbr1', ip: 'dhcp', gw: '192.0.2.1' };
 const guest: GuestSpec = { ...DB1, cores: 2, nics: [staticNic, dhcpNic] };
-const setup: LxcHostSetup = { rootfs: '/srv/root/var/lib/vz/images/200/subvol-200-disk-0', cgroup: 'legacy', bridges: new Set(['vmbr0', 'vmbr1']) };
+const setup: LxcHostSetup = {
+  rootfs: '/srv/root/var/lib/vz/images/200/subvol-200-disk-0',
+  cgroup: 'legacy',
+  bridges: new Set(['vmbr0', 'vmbr1']),
+};
 
 const lines = (text: string) => text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
 
@@ -38,7 +42,11 @@ describe('lxcConfig', () => {
 
   it('limits memory and CPU with the cgroup v2 keys on a unified host', () => {
     const text = lxcConfig(guest, { ...setup, cgroup: 'unified' });
-    expect(lines(text).filter((line) => line.includes('cgroup'))).toEqual(['lxc.mount.auto = cgroup:mixed proc:mixed sys:mixed', 'lxc.cgroup2.memory.max = 536870912', 'lxc.cgroup2.cpu.max = 200000 100000']);
+    expect(lines(text).filter((line) => line.includes('cgroup'))).toEqual([
+      'lxc.mount.auto = cgroup:mixed proc:mixed sys:mixed',
+      'lxc.cgroup2.memory.max = 536870912',
+      'lxc.cgroup2.cpu.max = 200000 100000',
+    ]);
   });
 
   it('leaves a card on a missing bridge without a link, and a card without a bridge on an unattached veth', () => {

@@ -53,7 +53,11 @@ function limits(guest: GuestSpec, cgroup: CgroupLayout): string[] {
   const memory = guest.memoryMiB * 1024 * 1024;
   const quota = guest.cores * CPU_PERIOD_US;
   if (cgroup === 'unified') return [`lxc.cgroup2.memory.max = ${memory}`, `lxc.cgroup2.cpu.max = ${quota} ${CPU_PERIOD_US}`];
-  return [`lxc.cgroup.memory.limit_in_bytes = ${memory}`, `lxc.cgroup.cpu.cfs_period_us = ${CPU_PERIOD_US}`, `lxc.cgroup.cpu.cfs_quota_us = ${quota}`];
+  return [
+    `lxc.cgroup.memory.limit_in_bytes = ${memory}`,
+    `lxc.cgroup.cpu.cfs_period_us = ${CPU_PERIOD_US}`,
+    `lxc.cgroup.cpu.cfs_quota_us = ${quota}`,
+  ];
 }
 
 /** `net1` is `lxc.net.1`, so the container's cards keep the numbers of its config. */

@@ -41,15 +41,26 @@ describe('container migration between two native agents', () => {
 
   afterAll(async () => {
     const cleanup = AbortSignal.timeout(60_000);
-    for (const each of [source, target]) for (const vmid of [230, 231]) await runProgram('lxc-stop', ['-n', String(vmid), '-P', hostPath(each.host, LXC_PATH), '-k'], { signal: cleanup });
+    for (const each of [source, target])
+      for (const vmid of [230, 231])
+        await runProgram('lxc-stop', ['-n', String(vmid), '-P', hostPath(each.host, LXC_PATH), '-k'], { signal: cleanup });
     await rm(dir, { recursive: true, force: true });
   });
 
   it('refuses to send a running container, and live migration', async () => {
     await source.lxc.start(ct(231), context);
-    const sending = { guest: ct(231), copy: ['rootfs'], online: false, target: { node: 'b', address: '127.0.0.1', nbdPort: 1, volids: {} } };
-    await expect(source.lxc.migration.send(sending, context)).rejects.toThrow("CT 231 is running: a container moves stopped (PVE's restart mode shuts it down first)");
-    await expect(target.lxc.migration.receive({ guest: ct(231), copy: ['rootfs'], online: true, listen: '127.0.0.1' }, context)).rejects.toThrow('CT 231: lxc live migration is currently not implemented');
+    const sending = {
+      guest: ct(231),
+      copy: ['rootfs'],
+      online: false,
+      target: { node: 'b', address: '127.0.0.1', nbdPort: 1, volids: {} },
+    };
+    await expect(source.lxc.migration.send(sending, context)).rejects.toThrow(
+      "CT 231 is running: a container moves stopped (PVE's restart mode shuts it down first)",
+    );
+    await expect(
+      target.lxc.migration.receive({ guest: ct(231), copy: ['rootfs'], online: true, listen: '127.0.0.1' }, context),
+    ).rejects.toThrow('CT 231: lxc live migration is currently not implemented');
     await source.lxc.stop(231, context);
   });
 
@@ -57,9 +68,20 @@ describe('container migration between two native agents', () => {
     const before = await fileTree(root(source, 230), signal);
     // The agent aborts a command's signal once it answered: the volumes arrive after that.
     const receiving = new AbortController();
-    const { nbdPort } = await target.lxc.migration.receive({ guest: ct(230), copy: ['rootfs'], online: false, listen: '127.0.0.1' }, { ...context, signal: receiving.signal });
+    const { nbdPort } = await target.lxc.migration.receive(
+      { guest: ct(230), copy: ['rootfs'], online: false, listen: '127.0.0.1' },
+      { ...context, signal: receiving.signal },
+    );
     receiving.abort();
-    const sent = await source.lxc.migration.send({ guest: ct(230), copy: ['rootfs'], online: false, target: { node: 'b', address: '127.0.0.1', nbdPort, volids: { rootfs: 'local:230/subvol-230-disk-0' } } }, context);
+    const sent = await source.lxc.migration.send(
+      {
+        guest: ct(230),
+        copy: ['rootfs'],
+        online: false,
+        target: { node: 'b', address: '127.0.0.1', nbdPort, volids: { rootfs: 'local:230/subvol-230-disk-0' } },
+      },
+      context,
+    );
     expect(sent).toEqual({ state: 'stopped' });
     await target.lxc.migration.finish({ guest: ct(230), copy: ['rootfs'], state: 'stopped' }, context);
 
@@ -74,7 +96,10 @@ describe('container migration between two native agents', () => {
   });
 
   it('keeps the container on the source when the target is gone, and abort removes what receive made', async () => {
-    const { nbdPort } = await target.lxc.migration.receive({ guest: ct(231), copy: ['rootfs'], online: false, listen: '127.0.0.1' }, context);
+    const { nbdPort } = await target.lxc.migration.receive(
+      { guest: ct(231), copy: ['rootfs'], online: false, listen: '127.0.0.1' },
+      context,
+    );
     await target.lxc.migration.abort({ guest: ct(231), copy: ['rootfs'] }, context);
     expect(await statOf(root(target, 231))).toBeUndefined();
     const sending = { guest: ct(231), copy: ['rootfs'], online: false, target: { node: 'b', address: '127.0.0.1', nbdPort, volids: {} } };

@@ -31,7 +31,10 @@ export class LxcMigration implements GuestMigration {
     private readonly lxc: NativeLxc,
   ) {}
 
-  async receive({ guest, copy, online, listen }: ParamsOf<'guest.migrate.receive'>, context: CommandContext): Promise<ResultOf<'guest.migrate.receive'>> {
+  async receive(
+    { guest, copy, online, listen }: ParamsOf<'guest.migrate.receive'>,
+    context: CommandContext,
+  ): Promise<ResultOf<'guest.migrate.receive'>> {
     refuseOnline(guest, online);
     await this.lxc.refuseExisting(guest.vmid);
     const volumes = copy.map((key) => volumeOf(guest, key));
@@ -54,15 +57,22 @@ export class LxcMigration implements GuestMigration {
     }
   }
 
-  async send({ guest, copy, online, target }: ParamsOf<'guest.migrate.send'>, context: CommandContext): Promise<ResultOf<'guest.migrate.send'>> {
+  async send(
+    { guest, copy, online, target }: ParamsOf<'guest.migrate.send'>,
+    context: CommandContext,
+  ): Promise<ResultOf<'guest.migrate.send'>> {
     refuseOnline(guest, online);
-    if (!(await this.lxc.stopped(guest.vmid, context.signal))) throw new Error(`${guestLabel('lxc', guest.vmid)} is running: a container moves stopped (PVE's restart mode shuts it down first)`);
+    if (!(await this.lxc.stopped(guest.vmid, context.signal)))
+      throw new Error(`${guestLabel('lxc', guest.vmid)} is running: a container moves stopped (PVE's restart mode shuts it down first)`);
     const volumes = copy.map((key) => volumeOf(guest, key));
     for (const volume of volumes) {
       context.log(copyingToNode(volume, target.node));
       const archive = this.archiveOf(volume);
       try {
-        await runChecked('tar', ['-c', '-f', archive, '-C', hostPath(this.host, volume.path), ...KEEP, '.'], { signal: context.signal, timeoutMs: ARCHIVE_LIMIT_MS });
+        await runChecked('tar', ['-c', '-f', archive, '-C', hostPath(this.host, volume.path), ...KEEP, '.'], {
+          signal: context.signal,
+          timeoutMs: ARCHIVE_LIMIT_MS,
+        });
         await sendVolume({ address: target.address, port: target.nbdPort }, volume.key, archive, context.signal);
       } catch (error) {
         throw new Error(`${guestLabel('lxc', guest.vmid)}: could not copy volume ${volume.key}: ${(error as Error).message}`);
@@ -102,7 +112,10 @@ export class LxcMigration implements GuestMigration {
 
   private async unpack(archive: string, volume: GuestVolume, signal: AbortSignal): Promise<void> {
     try {
-      await runChecked('tar', ['-x', '-f', archive, '-C', hostPath(this.host, volume.path), ...KEEP], { signal, timeoutMs: ARCHIVE_LIMIT_MS });
+      await runChecked('tar', ['-x', '-f', archive, '-C', hostPath(this.host, volume.path), ...KEEP], {
+        signal,
+        timeoutMs: ARCHIVE_LIMIT_MS,
+      });
     } finally {
       await rm(archive, { force: true });
     }

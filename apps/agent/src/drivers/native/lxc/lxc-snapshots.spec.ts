@@ -50,7 +50,9 @@ describe('LXC snapshots with this machine’s LXC', () => {
     logs = [];
   });
   afterAll(async () => {
-    await runProgram('lxc-stop', ['-n', String(CT.vmid), '-P', hostPath(host, '/var/lib/corral/lxc'), '-k'], { signal: AbortSignal.timeout(60_000) });
+    await runProgram('lxc-stop', ['-n', String(CT.vmid), '-P', hostPath(host, '/var/lib/corral/lxc'), '-k'], {
+      signal: AbortSignal.timeout(60_000),
+    });
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -60,15 +62,23 @@ describe('LXC snapshots with this machine’s LXC', () => {
     expect(logs).toEqual(['freezing CT 230 for the copy', "local:230/subvol-230-disk-0: created snapshot 'clean'"]);
     expect(await status()).toBe('running');
     expect(await readFile(join(snapshots(), 'clean/subvol-230-disk-0/etc/motd'), 'utf8')).toBe('before\n');
-    await expect(lxc.snapshots.create({ guest: CT, snapname: 'clean', vmstate: false }, context)).rejects.toThrow("snapshot name 'clean' already used (on volume local:230/subvol-230-disk-0)");
+    await expect(lxc.snapshots.create({ guest: CT, snapname: 'clean', vmstate: false }, context)).rejects.toThrow(
+      "snapshot name 'clean' already used (on volume local:230/subvol-230-disk-0)",
+    );
   }, 60_000);
 
   it('refuses a rollback while the container runs', async () => {
-    await expect(lxc.snapshots.rollback({ guest: CT, snapname: 'clean', vmstate: false, start: false }, context)).rejects.toThrow('CT 230 is running: stop it before rolling it back');
+    await expect(lxc.snapshots.rollback({ guest: CT, snapname: 'clean', vmstate: false, start: false }, context)).rejects.toThrow(
+      'CT 230 is running: stop it before rolling it back',
+    );
   });
 
   it('rolls back: a file made after the snapshot is gone, a changed one is as it was, and the container starts with start', async () => {
-    await runChecked('lxc-attach', ['-n', '230', '-P', hostPath(host, '/var/lib/corral/lxc'), '--', 'sh', '-c', 'echo after > /etc/motd; touch /made-later'], { signal });
+    await runChecked(
+      'lxc-attach',
+      ['-n', '230', '-P', hostPath(host, '/var/lib/corral/lxc'), '--', 'sh', '-c', 'echo after > /etc/motd; touch /made-later'],
+      { signal },
+    );
     expect(existsSync(inRoot('/made-later'))).toBe(true);
     await lxc.stop(CT.vmid, context);
     await lxc.snapshots.rollback({ guest: CT, snapname: 'clean', vmstate: false, start: true }, context);
@@ -81,7 +91,9 @@ describe('LXC snapshots with this machine’s LXC', () => {
   }, 60_000);
 
   it('refuses a rollback to a snapshot that does not exist, changing nothing', async () => {
-    await expect(lxc.snapshots.rollback({ guest: CT, snapname: 'nothing', vmstate: false, start: false }, context)).rejects.toThrow("snapshot 'nothing' does not exist on volume local:230/subvol-230-disk-0");
+    await expect(lxc.snapshots.rollback({ guest: CT, snapname: 'nothing', vmstate: false, start: false }, context)).rejects.toThrow(
+      "snapshot 'nothing' does not exist on volume local:230/subvol-230-disk-0",
+    );
     expect(existsSync(inRoot('/bin/busybox'))).toBe(true);
   });
 

@@ -62,7 +62,8 @@ export class LxcSnapshots implements GuestSnapshots {
   }
 
   async rollback({ guest, snapname, start }: ParamsOf<'guest.snapshot.rollback'>, context: CommandContext): Promise<void> {
-    if ((await this.tools.state(guest.vmid, context.signal)) !== 'STOPPED') throw new Error(refusedWhileRunning('lxc', guest.vmid, 'rollback'));
+    if ((await this.tools.state(guest.vmid, context.signal)) !== 'STOPPED')
+      throw new Error(refusedWhileRunning('lxc', guest.vmid, 'rollback'));
     const volumes = snapshotVolumes(guest);
     for (const volume of volumes) {
       if ((await statOf(this.copyOf(volume, snapname)))?.isDirectory() !== true) throw new Error(snapshotMissing(snapname, volume));

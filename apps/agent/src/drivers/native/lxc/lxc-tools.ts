@@ -40,7 +40,9 @@ export class LxcTools {
   }
 
   async list(signal: AbortSignal): Promise<LxcEntry[]> {
-    return parseLxcLs((await runChecked('lxc-ls', ['-P', this.lxcpath, '--fancy', '-F', 'NAME,STATE,PID'], { signal, timeoutMs: 30_000 })).stdout);
+    return parseLxcLs(
+      (await runChecked('lxc-ls', ['-P', this.lxcpath, '--fancy', '-F', 'NAME,STATE,PID'], { signal, timeoutMs: 30_000 })).stdout,
+    );
   }
 }
 

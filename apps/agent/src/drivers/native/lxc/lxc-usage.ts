@@ -27,7 +27,12 @@ export async function readContainerUsage(pid: number): Promise<ContainerUsage | 
     if (init === undefined) return undefined;
     const files = cgroupFiles(parseProcCgroup(cgroups));
     const [mem, cpu] = await Promise.all([readFile(files.memory, 'utf8'), readFile(files.cpu, 'utf8')]);
-    return { uptime: init.uptime, startTicks: init.stat.startTicks, mem: Number.parseInt(mem, 10) || 0, cpuSeconds: files.cpuNs(cpu) / 1e9 };
+    return {
+      uptime: init.uptime,
+      startTicks: init.stat.startTicks,
+      mem: Number.parseInt(mem, 10) || 0,
+      cpuSeconds: files.cpuNs(cpu) / 1e9,
+    };
   } catch (error) {
     if (isGone(error)) return undefined;
     throw error;
@@ -63,6 +68,9 @@ export function cgroupFiles(paths: ReadonlyMap<string, string>): CgroupFiles {
   return {
     memory: memory === undefined ? `${unified}/memory.current` : `${CGROUP_ROOT}/memory${memory}/memory.usage_in_bytes`,
     cpu: cpuacct === undefined ? `${unified}/cpu.stat` : `${CGROUP_ROOT}/cpuacct${cpuacct}/cpuacct.usage`,
-    cpuNs: cpuacct === undefined ? (text) => Number(/^usage_usec (\d+)$/m.exec(text)?.[1] ?? 0) * 1000 : (text) => Number.parseInt(text, 10) || 0,
+    cpuNs:
+      cpuacct === undefined
+        ? (text) => Number(/^usage_usec (\d+)$/m.exec(text)?.[1] ?? 0) * 1000
+        : (text) => Number.parseInt(text, 10) || 0,
   };
 }

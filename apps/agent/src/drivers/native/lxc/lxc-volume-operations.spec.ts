@@ -40,13 +40,17 @@ describe('the volumes of a native container', () => {
     await writeFile(join(dir, mp0.path, 'data'), 'kept');
     await expect(operations.allocate({ type: 'lxc', vmid: 200, volumes: [mp0] }, context)).rejects.toThrow('already exists');
     await operations.resize({ type: 'lxc', vmid: 200, volume: mp0, size: 3 * GIB }, context);
-    await expect(operations.resize({ type: 'lxc', vmid: 200, volume: volume(200, 'mp1', 'subvol-200-disk-7'), size: GIB }, context)).rejects.toThrow('is missing');
+    await expect(
+      operations.resize({ type: 'lxc', vmid: 200, volume: volume(200, 'mp1', 'subvol-200-disk-7'), size: GIB }, context),
+    ).rejects.toThrow('is missing');
   });
 
-  it('refuses to move a running container\'s volume (PVE\'s words), copies a stopped one\'s and removes the source with delete', async () => {
+  it("refuses to move a running container's volume (PVE's words), copies a stopped one's and removes the source with delete", async () => {
     const target = volume(200, 'mp0', 'subvol-200-disk-1', '/srv/big', 'big');
     running = true;
-    await expect(operations.move({ type: 'lxc', vmid: 200, source: mp0, target, targetVmid: 200, delete: true }, context)).rejects.toThrow('CT 200 is running: cannot move volumes of a running container');
+    await expect(operations.move({ type: 'lxc', vmid: 200, source: mp0, target, targetVmid: 200, delete: true }, context)).rejects.toThrow(
+      'CT 200 is running: cannot move volumes of a running container',
+    );
     await expect(stat(join(dir, target.path))).rejects.toMatchObject({ code: 'ENOENT' });
     running = false;
     await operations.move({ type: 'lxc', vmid: 200, source: mp0, target, targetVmid: 200, delete: true }, context);
@@ -58,7 +62,9 @@ describe('the volumes of a native container', () => {
     const missing = volume(200, 'mp2', 'subvol-200-disk-2');
     const target = volume(200, 'mp2', 'subvol-200-disk-2', '/srv/big', 'big');
     await mkdir(join(dir, '/srv/big/images/200'), { recursive: true });
-    await expect(operations.move({ type: 'lxc', vmid: 200, source: missing, target, targetVmid: 200, delete: false }, context)).rejects.toThrow('is missing');
+    await expect(
+      operations.move({ type: 'lxc', vmid: 200, source: missing, target, targetVmid: 200, delete: false }, context),
+    ).rejects.toThrow('is missing');
     await expect(stat(join(dir, target.path))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 

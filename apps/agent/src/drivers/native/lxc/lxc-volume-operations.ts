@@ -20,7 +20,11 @@ export class LxcVolumeOperations implements VolumeOperations {
   ) {}
 
   async allocate({ vmid, volumes }: ParamsOf<'guest.volume.allocate'>, context: CommandContext): Promise<void> {
-    await this.made(volumes.map((volume) => () => makeVolumeDirectory(this.host, vmid, volume)), async () => undefined, context);
+    await this.made(
+      volumes.map((volume) => () => makeVolumeDirectory(this.host, vmid, volume)),
+      async () => undefined,
+      context,
+    );
   }
 
   async free({ vmid, volumes }: ParamsOf<'guest.volume.free'>, context: CommandContext): Promise<void> {
@@ -28,13 +32,18 @@ export class LxcVolumeOperations implements VolumeOperations {
   }
 
   async resize({ volume, size }: ParamsOf<'guest.volume.resize'>, context: CommandContext): Promise<void> {
-    if ((await statOf(hostPath(this.host, volume.path)))?.isDirectory() !== true) throw new Error(`volume ${volume.volid} is missing: ${volume.path} is not a directory`);
+    if ((await statOf(hostPath(this.host, volume.path)))?.isDirectory() !== true)
+      throw new Error(`volume ${volume.volid} is missing: ${volume.path} is not a directory`);
     context.log(resizedVolume(volume, size, false));
   }
 
   async move({ vmid, source, target, targetVmid, delete: remove }: ParamsOf<'guest.volume.move'>, context: CommandContext): Promise<void> {
     if (await this.running(vmid, context.signal)) throw new CommandFailure('invalid-params', refusedWhileRunning('lxc', vmid, 'move'));
-    await this.made([() => makeVolumeDirectory(this.host, targetVmid, target)], () => copyVolume(this.host, source, target, context), context);
+    await this.made(
+      [() => makeVolumeDirectory(this.host, targetVmid, target)],
+      () => copyVolume(this.host, source, target, context),
+      context,
+    );
     if (remove) await this.remove(vmid, source, context);
   }
 

@@ -6,7 +6,13 @@ import { hostPath, openHost, type Host } from '../../../host/host.js';
 import { makeVolumeDirectory, removeVolume } from './lxc-volumes.js';
 
 const signal = new AbortController().signal;
-const subvol = (path: string): GuestVolume => ({ key: 'rootfs', volid: 'local:200/subvol-200-disk-0', path, format: 'subvol', size: 1024 ** 3 });
+const subvol = (path: string): GuestVolume => ({
+  key: 'rootfs',
+  volid: 'local:200/subvol-200-disk-0',
+  path,
+  format: 'subvol',
+  size: 1024 ** 3,
+});
 const ROOTFS = '/var/lib/vz/images/200/subvol-200-disk-0';
 
 describe('container volumes', () => {
@@ -40,7 +46,9 @@ describe('container volumes', () => {
 
   it('refuses a directory with content, and a volume that is not a directory', async () => {
     await mkdir(hostPath(host, `${ROOTFS}/etc`), { recursive: true });
-    await expect(makeVolumeDirectory(host, 200, subvol(ROOTFS))).rejects.toThrow(`volume local:200/subvol-200-disk-0 already exists at ${ROOTFS} and is not empty`);
+    await expect(makeVolumeDirectory(host, 200, subvol(ROOTFS))).rejects.toThrow(
+      `volume local:200/subvol-200-disk-0 already exists at ${ROOTFS} and is not empty`,
+    );
     await expect(makeVolumeDirectory(host, 200, { ...subvol('/var/lib/vz/images/200/vm-200-disk-0.raw'), format: 'raw' })).rejects.toThrow(
       'CT 200: volume rootfs is raw; the native driver keeps container volumes as directories (subvol)',
     );
@@ -56,7 +64,9 @@ describe('container volumes', () => {
   it('refuses to remove a folder at the top of the host root, or one not named for the container', async () => {
     await mkdir(hostPath(host, '/var/lib/vz/images/2000/subvol-2000-disk-0'), { recursive: true });
     await expect(removeVolume(host, 200, subvol('/var'), signal)).rejects.toThrow('refusing to remove /var: not a volume of CT 200');
-    await expect(removeVolume(host, 200, subvol('/var/lib/vz/images/2000/subvol-2000-disk-0'), signal)).rejects.toThrow('not a volume of CT 200');
+    await expect(removeVolume(host, 200, subvol('/var/lib/vz/images/2000/subvol-2000-disk-0'), signal)).rejects.toThrow(
+      'not a volume of CT 200',
+    );
     await expect(removeVolume(host, 200, subvol('/var/lib/vz/images'), signal)).rejects.toThrow('not a volume of CT 200');
     expect(await readdir(hostPath(host, '/var/lib/vz/images/2000'))).toEqual(['subvol-2000-disk-0']);
   });

@@ -26,7 +26,10 @@ const CLEANUP_TIMEOUT_MS = 5 * 60_000;
  * directory that was there empty.
  */
 export async function makeVolumeDirectory(host: Host, vmid: number, volume: GuestVolume): Promise<Undo> {
-  if (volume.format !== 'subvol') throw new Error(`CT ${vmid}: volume ${volume.key} is ${volume.format}; the native driver keeps container volumes as directories (subvol)`);
+  if (volume.format !== 'subvol')
+    throw new Error(
+      `CT ${vmid}: volume ${volume.key} is ${volume.format}; the native driver keeps container volumes as directories (subvol)`,
+    );
   const path = hostPath(host, volume.path);
   const entries = await readdir(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
@@ -54,11 +57,28 @@ export async function makeFolder(path: string): Promise<Undo> {
  * (gzip, xz, zstd) from the archive's content and runs its program (`zstd` for `.tar.zst`); owners
  * stay numeric, as the container's own /etc/passwd means them, and file capabilities are kept.
  */
-export async function unpackTemplate(host: Host, archive: string, rootfs: string, context: CommandContext, options: { ignoreErrors: boolean } = { ignoreErrors: false }): Promise<void> {
+export async function unpackTemplate(
+  host: Host,
+  archive: string,
+  rootfs: string,
+  context: CommandContext,
+  options: { ignoreErrors: boolean } = { ignoreErrors: false },
+): Promise<void> {
   const file = hostPath(host, archive);
   if ((await statOf(file))?.isFile() !== true) throw new Error(`template archive ${archive} does not exist`);
   context.log(extractingArchive(archive));
-  const args = ['-x', '-C', rootfs, '--numeric-owner', '--xattrs', '--xattrs-include=user.*', '--xattrs-include=security.capability', '--totals', '-f', file];
+  const args = [
+    '-x',
+    '-C',
+    rootfs,
+    '--numeric-owner',
+    '--xattrs',
+    '--xattrs-include=user.*',
+    '--xattrs-include=security.capability',
+    '--totals',
+    '-f',
+    file,
+  ];
   const run = { signal: context.signal, onLine: context.log, timeoutMs: BULK_TIMEOUT_MS };
   if (!options.ignoreErrors) {
     await runChecked('tar', args, run);
@@ -78,7 +98,10 @@ export async function copyVolume(host: Host, from: GuestVolume, to: GuestVolume,
   const source = hostPath(host, from.path);
   if ((await statOf(source))?.isDirectory() !== true) throw new Error(`volume ${from.volid} is missing: ${from.path} is not a directory`);
   context.log(copyingVolume(from, to));
-  await runChecked('cp', ['-a', '--reflink=auto', '--', `${source}/.`, hostPath(host, to.path)], { signal: context.signal, timeoutMs: BULK_TIMEOUT_MS });
+  await runChecked('cp', ['-a', '--reflink=auto', '--', `${source}/.`, hostPath(host, to.path)], {
+    signal: context.signal,
+    timeoutMs: BULK_TIMEOUT_MS,
+  });
 }
 
 /**
@@ -88,8 +111,11 @@ export async function copyVolume(host: Host, from: GuestVolume, to: GuestVolume,
  */
 export async function removeVolume(host: Host, vmid: number, volume: GuestVolume, signal: AbortSignal): Promise<void> {
   const path = hostPath(host, volume.path);
-  const depth = relative(host.root, path).split(sep).filter((part) => part !== '').length;
-  if (depth < 2 || !new RegExp(`(^|\\D)${vmid}(\\D|$)`).test(basename(path))) throw new Error(`refusing to remove ${volume.path}: not a volume of CT ${vmid}`);
+  const depth = relative(host.root, path)
+    .split(sep)
+    .filter((part) => part !== '').length;
+  if (depth < 2 || !new RegExp(`(^|\\D)${vmid}(\\D|$)`).test(basename(path)))
+    throw new Error(`refusing to remove ${volume.path}: not a volume of CT ${vmid}`);
   await removeTree(path, signal);
 }
 

@@ -23,7 +23,10 @@ const VMIDS = [200, 201, 202, 203, 204, 210, 211, 212, 220, 221];
 
 const subvol = subvolume;
 const spec = (vmid: number, changes: Partial<GuestSpec> = {}): GuestSpec =>
-  smallContainer(vmid, { nics: [{ key: 'net0', mac: 'BC:24:11:00:02:00', bridge: MISSING_BRIDGE, name: 'eth0', ip: '192.0.2.20/24', gw: '192.0.2.1' }], ...changes });
+  smallContainer(vmid, {
+    nics: [{ key: 'net0', mac: 'BC:24:11:00:02:00', bridge: MISSING_BRIDGE, name: 'eth0', ip: '192.0.2.20/24', gw: '192.0.2.1' }],
+    ...changes,
+  });
 
 describe('NativeLxc with this machine’s LXC', () => {
   let dir: string;
@@ -88,15 +91,23 @@ describe('NativeLxc with this machine’s LXC', () => {
     const hostname = await runChecked('lxc-attach', ['-n', '200', '-P', lxcpath, '--', 'hostname'], { signal });
     expect(hostname.stdout.trim()).toBe('ct200');
     const limitKey = existsSync('/sys/fs/cgroup/memory') ? 'memory.limit_in_bytes' : 'memory.max';
-    expect((await runChecked('lxc-cgroup', ['-n', '200', '-P', lxcpath, limitKey], { signal })).stdout.trim()).toBe(String(128 * 1024 * 1024));
+    expect((await runChecked('lxc-cgroup', ['-n', '200', '-P', lxcpath, limitKey], { signal })).stdout.trim()).toBe(
+      String(128 * 1024 * 1024),
+    );
   }, 60_000);
 
-  it("reads its interfaces in its network namespace: its loopback with the address it was given there, and no host interface", async () => {
+  it('reads its interfaces in its network namespace: its loopback with the address it was given there, and no host interface', async () => {
     // busybox's init brings up nothing: the container's own `ip` does, in its namespace.
     await runChecked('lxc-attach', ['-n', '200', '-P', lxcpath, '--', 'ip', 'link', 'set', 'lo', 'up'], { signal });
     const interfaces = await lxc.interfaces(200, context);
-    expect(interfaces.find((entry) => entry.name === 'lo')).toEqual({ name: 'lo', hwaddr: '00:00:00:00:00:00', addresses: expect.arrayContaining([{ family: 'inet', address: '127.0.0.1', prefix: 8 }]) });
-    const hostNames = (JSON.parse((await runChecked('ip', ['-j', 'link', 'show'], { signal })).stdout) as { ifname: string }[]).map((link) => link.ifname).filter((name) => name !== 'lo');
+    expect(interfaces.find((entry) => entry.name === 'lo')).toEqual({
+      name: 'lo',
+      hwaddr: '00:00:00:00:00:00',
+      addresses: expect.arrayContaining([{ family: 'inet', address: '127.0.0.1', prefix: 8 }]),
+    });
+    const hostNames = (JSON.parse((await runChecked('ip', ['-j', 'link', 'show'], { signal })).stdout) as { ifname: string }[])
+      .map((link) => link.ifname)
+      .filter((name) => name !== 'lo');
     expect(interfaces.filter((entry) => hostNames.includes(entry.name))).toEqual([]);
   }, 60_000);
 
@@ -206,14 +217,18 @@ describe('NativeLxc with this machine’s LXC', () => {
     [210, '.tar'],
     [211, '.tar.gz'],
     [212, '.tar.xz'],
-  ])('creates CT %i from a %s template', async (vmid, suffix) => {
-    const archive = `/var/lib/vz/template/cache/busybox${suffix}`;
-    await buildBusyboxTemplate(hostPath(host, archive));
-    const guest = spec(vmid);
-    await create(guest, archive);
-    expect(existsSync(inRoot(vmid, '/bin/busybox'))).toBe(true);
-    await lxc.destroy(guest, context);
-  }, 60_000);
+  ])(
+    'creates CT %i from a %s template',
+    async (vmid, suffix) => {
+      const archive = `/var/lib/vz/template/cache/busybox${suffix}`;
+      await buildBusyboxTemplate(hostPath(host, archive));
+      const guest = spec(vmid);
+      await create(guest, archive);
+      expect(existsSync(inRoot(vmid, '/bin/busybox'))).toBe(true);
+      await lxc.destroy(guest, context);
+    },
+    60_000,
+  );
 
   describe('backups', () => {
     const storage = { path: '/var/lib/vz', mountpoint: false };
@@ -223,7 +238,10 @@ describe('NativeLxc with this machine’s LXC', () => {
       config: { hostname: 'ct220', rootfs: 'local:220/subvol-220-disk-0,size=1G', mp0: 'local:220/subvol-220-disk-1,mp=/srv/data,size=1G' },
     });
     const ct221 = spec(221);
-    const backup = (mode: ParamsOf<'guest.backup'>['mode'], compress: ParamsOf<'guest.backup'>['compress'] = 'zstd'): ParamsOf<'guest.backup'> => ({
+    const backup = (
+      mode: ParamsOf<'guest.backup'>['mode'],
+      compress: ParamsOf<'guest.backup'>['compress'] = 'zstd',
+    ): ParamsOf<'guest.backup'> => ({
       guest: ct220,
       config: 'arch: amd64\nhostname: ct220\nrootfs: local:220/subvol-220-disk-0,size=1G\n',
       mode,
@@ -252,7 +270,11 @@ describe('NativeLxc with this machine’s LXC', () => {
 
     it('backs a stopped CT up in PVE’s layout, leaving its mount point out, and restores it into another CT with an identical tree', async () => {
       const result = await lxc.backups.backup(backup('snapshot'), context);
-      expect(result).toEqual({ file: expect.stringMatching(/^dump\/vzdump-lxc-220-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}\.tar\.zst$/), size: expect.any(Number), mode: 'stop' });
+      expect(result).toEqual({
+        file: expect.stringMatching(/^dump\/vzdump-lxc-220-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}\.tar\.zst$/),
+        size: expect.any(Number),
+        mode: 'stop',
+      });
       expect(logs).toEqual([
         'INFO: backup mode: stop',
         "INFO: including mount point rootfs ('/') in backup",
@@ -263,7 +285,11 @@ describe('NativeLxc with this machine’s LXC', () => {
       const members = (await runChecked('tar', ['-tf', archive], { signal })).stdout.split('\n');
       expect(members.slice(0, 2)).toEqual(['./etc/vzdump/pct.conf', './']);
       expect(members).toContain('./bin/busybox');
-      await expect(lxc.backups.config({ storage, file: result.file }, context)).resolves.toEqual({ type: 'lxc', vmid: 220, config: backup('stop').config });
+      await expect(lxc.backups.config({ storage, file: result.file }, context)).resolves.toEqual({
+        type: 'lxc',
+        vmid: 220,
+        config: backup('stop').config,
+      });
 
       await lxc.backups.restore({ guest: ct221, storage, file: result.file, restore: ['rootfs'] }, context);
       expect(await tree(inRoot(221, ''))).toEqual(await tree(inRoot(220, '')));
@@ -271,14 +297,18 @@ describe('NativeLxc with this machine’s LXC', () => {
       await lxc.start(ct221, context);
       expect((await runtime(221))?.status).toBe('running');
       await lxc.stop(221, context);
-      await expect(lxc.backups.restore({ guest: ct221, storage, file: result.file, restore: ['rootfs'] }, context)).rejects.toThrow('CT 221 already exists on this host');
+      await expect(lxc.backups.restore({ guest: ct221, storage, file: result.file, restore: ['rootfs'] }, context)).rejects.toThrow(
+        'CT 221 already exists on this host',
+      );
     }, 90_000);
 
     it('refuses a restore of a mount point, and a failed restore leaves nothing of the CT behind', async () => {
       await lxc.destroy(ct221, context);
       const restore = (file: string, keys = ['rootfs']) => lxc.backups.restore({ guest: ct221, storage, file, restore: keys }, context);
       const broken = 'dump/vzdump-lxc-221-2025_01_31-02_00_00.tar.zst';
-      await expect(restore(broken, ['rootfs', 'mp0'])).rejects.toThrow("CT 221: a container's backup holds only its root file system (rootfs), not mp0");
+      await expect(restore(broken, ['rootfs', 'mp0'])).rejects.toThrow(
+        "CT 221: a container's backup holds only its root file system (rootfs), not mp0",
+      );
       await mkdir(hostPath(host, '/var/lib/vz/dump'), { recursive: true });
       await writeFile(hostPath(host, `/var/lib/vz/${broken}`), 'not an archive');
       await expect(restore(broken)).rejects.toThrow(/^tar could not unpack vzdump-lxc-221-2025_01_31-02_00_00\.tar\.zst/);
@@ -295,14 +325,20 @@ describe('NativeLxc with this machine’s LXC', () => {
       expect(await runtime(220)).toMatchObject({ status: 'running', pid });
 
       await lxc.suspend(220, context);
-      await expect(lxc.backups.backup(backup('suspend', 'none'), context)).resolves.toMatchObject({ mode: 'suspend', file: expect.stringMatching(/\.tar$/) });
+      await expect(lxc.backups.backup(backup('suspend', 'none'), context)).resolves.toMatchObject({
+        mode: 'suspend',
+        file: expect.stringMatching(/\.tar$/),
+      });
       expect(await runtime(220)).toMatchObject({ status: 'paused', pid });
       await lxc.resume(220, context);
     }, 90_000);
 
     it('stops a running CT for a stop mode backup and starts it again', async () => {
       const before = (await runtime(220))?.pid;
-      await expect(lxc.backups.backup(backup('stop', 'gzip'), context)).resolves.toMatchObject({ mode: 'stop', file: expect.stringMatching(/\.tar\.gz$/) });
+      await expect(lxc.backups.backup(backup('stop', 'gzip'), context)).resolves.toMatchObject({
+        mode: 'stop',
+        file: expect.stringMatching(/\.tar\.gz$/),
+      });
       expect(logs).toEqual(expect.arrayContaining(['INFO: stopping virtual guest', 'INFO: restarting vm']));
       const after = await runtime(220);
       expect(after?.status).toBe('running');

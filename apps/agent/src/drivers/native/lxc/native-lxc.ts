@@ -98,12 +98,15 @@ export class NativeLxc implements NativeGuests {
     if (guest.template) throw new Error(isTemplate('lxc', vmid));
     if ((await this.tools.state(vmid, context.signal)) !== 'STOPPED') throw new Error(alreadyRunning('lxc', vmid));
     const rootfs = volumeOf(guest, 'rootfs');
-    if ((await statOf(hostPath(this.host, rootfs.path)))?.isDirectory() !== true) throw new Error(`CT ${vmid} has no root file system: ${rootfs.path} is not a directory`);
+    if ((await statOf(hostPath(this.host, rootfs.path)))?.isDirectory() !== true)
+      throw new Error(`CT ${vmid} has no root file system: ${rootfs.path} is not a directory`);
     await this.writeConfig(guest, context);
     const log = this.containerFile(vmid, 'lxc.log');
     await writeFile(log, ''); // the log of this start only, for the reason it failed
     const started = await this.tools.run('lxc-start', vmid, ['-d', '-l', 'INFO', '-o', log], { signal: context.signal });
-    const running = started.code === 0 && (await this.tools.run('lxc-wait', vmid, ['-s', 'RUNNING', '-t', String(START_WAIT_S)], { signal: context.signal })).code === 0;
+    const running =
+      started.code === 0 &&
+      (await this.tools.run('lxc-wait', vmid, ['-s', 'RUNNING', '-t', String(START_WAIT_S)], { signal: context.signal })).code === 0;
     if (!running) throw new Error(`CT ${vmid} did not start: ${startErrors(await readFile(log, 'utf8').catch(() => ''))}`);
   }
 
@@ -123,7 +126,10 @@ export class NativeLxc implements NativeGuests {
   async interfaces(vmid: number, context: CommandContext): Promise<ContainerInterface[]> {
     const pid = (await this.tools.run('lxc-info', vmid, ['-p', '-H'], { signal: context.signal })).stdout.trim();
     if (!/^\d+$/.test(pid)) throw new Error(notRunning('lxc', vmid));
-    const output = await runChecked('nsenter', ['--target', pid, '--net', '--', 'ip', '-j', 'address', 'show'], { signal: context.signal, timeoutMs: INTERFACES_TIMEOUT_MS });
+    const output = await runChecked('nsenter', ['--target', pid, '--net', '--', 'ip', '-j', 'address', 'show'], {
+      signal: context.signal,
+      timeoutMs: INTERFACES_TIMEOUT_MS,
+    });
     return parseIpAddresses(output.stdout);
   }
 
@@ -136,7 +142,12 @@ export class NativeLxc implements NativeGuests {
     const output = await this.tools.run('lxc-info', vmid, ['-p', '-H'], { signal });
     const pid = output.stdout.trim();
     // Not running when told: `lxc-stop -k` at the fence covers a start after it (harmless on a stopped container).
-    return (output.code === 0 && /^\d+$/.test(pid) ? await processOrder(Number(pid)) : undefined) ?? { kind: 'run', argv: this.tools.argv('lxc-stop', vmid, ['-k']) };
+    return (
+      (output.code === 0 && /^\d+$/.test(pid) ? await processOrder(Number(pid)) : undefined) ?? {
+        kind: 'run',
+        argv: this.tools.argv('lxc-stop', vmid, ['-k']),
+      }
+    );
   }
 
   /** Sends init the halt signal (`--nokill`: LXC itself would kill it when the time runs out), then judges by the state. */
@@ -147,7 +158,10 @@ export class NativeLxc implements NativeGuests {
       context.log(resumingPausedContainer(vmid));
       await this.tools.check('lxc-unfreeze', vmid, [], { signal: context.signal });
     }
-    await this.tools.run('lxc-stop', vmid, ['--nokill', '-t', String(timeoutS)], { signal: context.signal, timeoutMs: timeoutS * 1000 + STOP_SLACK_MS });
+    await this.tools.run('lxc-stop', vmid, ['--nokill', '-t', String(timeoutS)], {
+      signal: context.signal,
+      timeoutMs: timeoutS * 1000 + STOP_SLACK_MS,
+    });
     if ((await this.tools.state(vmid, context.signal)) === 'STOPPED') return;
     if (!forceStop) throw new Error(shutdownTimedOut('lxc', vmid, timeoutS));
     context.log(stoppingAfterTimeout('lxc', vmid, timeoutS));
@@ -218,7 +232,9 @@ export class NativeLxc implements NativeGuests {
       await this.writeConfig(guest, context);
     } catch (error) {
       for (const step of undo.reverse()) {
-        await step().catch((failure: unknown) => this.logger?.warn('could not clean up after a failed container command', { vmid: guest.vmid, error: failure }));
+        await step().catch((failure: unknown) =>
+          this.logger?.warn('could not clean up after a failed container command', { vmid: guest.vmid, error: failure }),
+        );
       }
       throw error;
     }
@@ -238,7 +254,14 @@ export class NativeLxc implements NativeGuests {
     const status = entry.state === 'FROZEN' || entry.state === 'FREEZING' ? 'paused' : 'running';
     const usage = await readContainerUsage(entry.pid);
     if (usage === undefined) return { ...idle, status, pid: entry.pid };
-    return { ...idle, status, pid: entry.pid, uptime: usage.uptime, mem: usage.mem, cpu: this.cpu.measure(vmid, usage.startTicks, usage.cpuSeconds) };
+    return {
+      ...idle,
+      status,
+      pid: entry.pid,
+      uptime: usage.uptime,
+      mem: usage.mem,
+      cpu: this.cpu.measure(vmid, usage.startTicks, usage.cpuSeconds),
+    };
   }
 
   /** The config from the spec: cards on bridges the host lacks are left unplugged, and the task log says so. */

@@ -78,7 +78,12 @@ function header(socket: Socket): Promise<{ key: string; rest: Buffer }> {
 }
 
 /** The source's side: sends the archive of volume `key` and resolves once the target unpacked it. */
-export async function sendVolume(target: { address: string; port: number }, key: string, archive: string, signal: AbortSignal): Promise<void> {
+export async function sendVolume(
+  target: { address: string; port: number },
+  key: string,
+  archive: string,
+  signal: AbortSignal,
+): Promise<void> {
   const socket = connect({ host: target.address, port: target.port, allowHalfOpen: true });
   const abort = () => socket.destroy(new Error('the migration was stopped'));
   signal.addEventListener('abort', abort, { once: true });
@@ -87,7 +92,9 @@ export async function sendVolume(target: { address: string; port: number }, key:
     let answer = '';
     socket.setEncoding('utf8').on('data', (text: string) => (answer += text));
     socket.write(`${key}\n`);
-    createReadStream(archive).on('error', (error) => socket.destroy(error)).pipe(socket);
+    createReadStream(archive)
+      .on('error', (error) => socket.destroy(error))
+      .pipe(socket);
     await once(socket, 'end');
     const line = answer.trim();
     if (line !== 'ok') throw new Error(line.startsWith('error ') ? line.slice('error '.length) : `the target answered '${line}'`);

@@ -1,13 +1,23 @@
 import { migrationProgress, mirrorProgress, PROGRESS_EVERY_MS, type JobStatus } from './migration-status.js';
 
 const MiB = 1024 * 1024;
-const job = (id: string, status: string, current: number, extra: Partial<JobStatus> = {}): JobStatus => ({ id, status, 'current-progress': current * MiB, 'total-progress': 64 * MiB, ...extra });
+const job = (id: string, status: string, current: number, extra: Partial<JobStatus> = {}): JobStatus => ({
+  id,
+  status,
+  'current-progress': current * MiB,
+  'total-progress': 64 * MiB,
+  ...extra,
+});
 
 describe('mirrorProgress', () => {
   it('is done once every mirror is ready, saying so once per disk, with a progress line at most every PROGRESS_EVERY_MS', () => {
     const lines: string[] = [];
     let now = 0;
-    const ready = mirrorProgress(new Set(['scsi0', 'scsi1']), (line) => lines.push(line), () => now);
+    const ready = mirrorProgress(
+      new Set(['scsi0', 'scsi1']),
+      (line) => lines.push(line),
+      () => now,
+    );
     expect(ready([job('scsi0', 'running', 8), job('scsi1', 'running', 0)])).toBe(false);
     now = PROGRESS_EVERY_MS;
     expect(ready([job('scsi0', 'ready', 64), job('scsi1', 'running', 16)])).toBe(false);
@@ -34,7 +44,10 @@ describe('migrationProgress', () => {
   it('answers the status, logging each new one at once and the transfer at most every PROGRESS_EVERY_MS', () => {
     const lines: string[] = [];
     let now = 0;
-    const status = migrationProgress((line) => lines.push(line), () => now);
+    const status = migrationProgress(
+      (line) => lines.push(line),
+      () => now,
+    );
     expect(status({ status: 'setup' })).toBe('setup');
     expect(status({ status: 'active', ram: { transferred: 10 * MiB, total: 256 * MiB } })).toBe('active');
     now = PROGRESS_EVERY_MS - 1;
@@ -52,7 +65,9 @@ describe('migrationProgress', () => {
 
   it("fails a failed or cancelled migration with QEMU's reason", () => {
     const status = migrationProgress(() => undefined);
-    expect(() => status({ status: 'failed', 'error-desc': 'Failed to connect to 192.0.2.12:40124: Connection refused' })).toThrow('Failed to connect to 192.0.2.12:40124: Connection refused');
+    expect(() => status({ status: 'failed', 'error-desc': 'Failed to connect to 192.0.2.12:40124: Connection refused' })).toThrow(
+      'Failed to connect to 192.0.2.12:40124: Connection refused',
+    );
     expect(() => status({ status: 'cancelled' })).toThrow('the migration was cancelled');
   });
 });

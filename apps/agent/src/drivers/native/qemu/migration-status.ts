@@ -33,7 +33,11 @@ const mib = (bytes: number | undefined) => `${((bytes ?? 0) / MiB).toFixed(1)} M
  * VM's writes): each call gets the jobs' entries and says whether they are. A job that ended with
  * an error, or that is gone, fails.
  */
-export function mirrorProgress(ids: ReadonlySet<string>, log: (line: string) => void, now: () => number = Date.now): (jobs: readonly JobStatus[]) => boolean {
+export function mirrorProgress(
+  ids: ReadonlySet<string>,
+  log: (line: string) => void,
+  now: () => number = Date.now,
+): (jobs: readonly JobStatus[]) => boolean {
   const ready = new Set<string>();
   let lastLine = now();
   return (jobs) => {
@@ -85,7 +89,11 @@ export function migrationProgress(log: (line: string) => void, now: () => number
     if (status !== last) {
       last = status;
       lastLine = now();
-      log(status === 'completed' ? `migration completed, ${memory}${answer.downtime === undefined ? '' : `, downtime ${answer.downtime} ms`}` : `migration status: ${status}`);
+      log(
+        status === 'completed'
+          ? `migration completed, ${memory}${answer.downtime === undefined ? '' : `, downtime ${answer.downtime} ms`}`
+          : `migration status: ${status}`,
+      );
     } else if (now() - lastLine >= PROGRESS_EVERY_MS) {
       lastLine = now();
       log(`migration ${status}, ${memory}`);

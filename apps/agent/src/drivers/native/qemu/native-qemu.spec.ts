@@ -31,7 +31,16 @@ function vm(vmid: number, volume: Partial<GuestVolume> = {}, overrides: Partial<
     cpu: 'x86-64-v2-AES',
     template: false,
     nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:01', bridge: BRIDGE, model: 'virtio' }],
-    volumes: [{ key: 'scsi0', volid: `local:${vmid}/vm-${vmid}-disk-0.qcow2`, path: `/var/lib/vz/images/${vmid}/vm-${vmid}-disk-0.qcow2`, format: 'qcow2', size: 64 * MiB, ...volume }],
+    volumes: [
+      {
+        key: 'scsi0',
+        volid: `local:${vmid}/vm-${vmid}-disk-0.qcow2`,
+        path: `/var/lib/vz/images/${vmid}/vm-${vmid}-disk-0.qcow2`,
+        format: 'qcow2',
+        size: 64 * MiB,
+        ...volume,
+      },
+    ],
     config: { smbios1: 'uuid=7d1c1f0e-2f3a-4b5c-8d9e-0a1b2c3d4e5f', boot: 'order=scsi0;net0' },
     ...overrides,
   };
@@ -45,7 +54,11 @@ describe('NativeQemu with real QEMU (TCG)', () => {
   const controller = new AbortController();
   const context: CommandContext = { signal: controller.signal, log: (line) => log.push(line) };
   const path = (guest: GuestSpec) => join(dir, guest.volumes[0]?.path ?? '');
-  const info = async (file: string) => JSON.parse((await runChecked('qemu-img', ['info', '--output=json', file], { signal: controller.signal })).stdout) as Record<string, unknown>;
+  const info = async (file: string) =>
+    JSON.parse((await runChecked('qemu-img', ['info', '--output=json', file], { signal: controller.signal })).stdout) as Record<
+      string,
+      unknown
+    >;
   const listed = async (vmid: number) => (await qemu.list(controller.signal)).find((guest) => guest.vmid === vmid);
   const web = vm(100);
 
@@ -63,12 +76,21 @@ describe('NativeQemu with real QEMU (TCG)', () => {
     await qemu.create({ guest: web, allocate: ['scsi0'] }, context);
     expect(await info(path(web))).toMatchObject({ format: 'qcow2', 'virtual-size': 64 * MiB });
     expect(log.some((line) => line.startsWith('Formatting '))).toBe(true);
-    await expect(qemu.create({ guest: web, allocate: ['scsi0'] }, context)).rejects.toThrow('VM 100: volume scsi0 already exists (/var/lib/vz/images/100/vm-100-disk-0.qcow2)');
+    await expect(qemu.create({ guest: web, allocate: ['scsi0'] }, context)).rejects.toThrow(
+      'VM 100: volume scsi0 already exists (/var/lib/vz/images/100/vm-100-disk-0.qcow2)',
+    );
   });
 
   it('makes all of the volumes or none: one that fails removes those made before it', async () => {
     const guest = vm(103);
-    const broken = { key: 'scsi1', volid: 'local:103/vm-103-disk-1.qcow2', path: '/var/lib/vz/images/103/vm-103-disk-1.qcow2', format: 'qcow2' as const, size: MiB, base: '/var/lib/vz/images/999/base-999-disk-0.qcow2' };
+    const broken = {
+      key: 'scsi1',
+      volid: 'local:103/vm-103-disk-1.qcow2',
+      path: '/var/lib/vz/images/103/vm-103-disk-1.qcow2',
+      format: 'qcow2' as const,
+      size: MiB,
+      base: '/var/lib/vz/images/999/base-999-disk-0.qcow2',
+    };
     const create = qemu.create({ guest: { ...guest, volumes: [...guest.volumes, broken] }, allocate: ['scsi0', 'scsi1'] }, context);
     await expect(create).rejects.toThrow(/^VM 103: could not make volume scsi1: qemu-img failed \(exit code 1\): .*base-999-disk-0\.qcow2/);
     await expect(stat(path(guest))).rejects.toMatchObject({ code: 'ENOENT' });
@@ -161,7 +183,9 @@ describe('NativeQemu with real QEMU (TCG)', () => {
 
   it('fails to start a VM whose disk is missing, saying why, and leaves nothing running', async () => {
     const missing = vm(104);
-    await expect(qemu.start(missing, context)).rejects.toThrow(/^VM 104: could not start: qemu-system-x86_64 failed \(exit code 1\): .*vm-104-disk-0\.qcow2/);
+    await expect(qemu.start(missing, context)).rejects.toThrow(
+      /^VM 104: could not start: qemu-system-x86_64 failed \(exit code 1\): .*vm-104-disk-0\.qcow2/,
+    );
     expect(await listed(104)).toBeUndefined();
     expect(await readdir(join(dir, 'run/corral/qemu'))).not.toContain('104.pid');
   });
@@ -189,7 +213,9 @@ describe('NativeQemu with real QEMU (TCG)', () => {
   });
 
   it('refuses to clone or destroy a running VM', async () => {
-    await expect(qemu.clone({ source: vm(102), target: vm(105) }, context)).rejects.toThrow('VM 102 is running: clone it once it is stopped');
+    await expect(qemu.clone({ source: vm(102), target: vm(105) }, context)).rejects.toThrow(
+      'VM 102 is running: clone it once it is stopped',
+    );
     await expect(qemu.destroy(vm(102), context)).rejects.toThrow('VM 102 is running: stop it before destroying it');
     await qemu.stop(102, context);
   });

@@ -88,7 +88,9 @@ export class NativeQemu implements NativeGuests {
     this.backups = new QemuBackups(host, this);
     this.volumes = new QemuVolumeOperations(host);
     this.agents = new QemuGuestAgents(options.guestAgent);
-    this.snapshots = new QemuSnapshots(host, (guest, context, loadvm) => this.begin(guest, context, loadvm === undefined ? {} : { loadvm }));
+    this.snapshots = new QemuSnapshots(host, (guest, context, loadvm) =>
+      this.begin(guest, context, loadvm === undefined ? {} : { loadvm }),
+    );
   }
 
   /** Empty images, and for an EFI vars disk a copy of OVMF's vars template. */
@@ -157,7 +159,8 @@ export class NativeQemu implements NativeGuests {
     const pid = await vm.runningPid();
     if (pid === undefined) return this.stop(vmid, context);
     const state = await vm.qmp('could not ask it to shut down', context.signal, runState);
-    if (state === 'running' && !(await this.agentShutdown(vm, context))) await vm.qmp('could not ask it to shut down', context.signal, (qmp) => qmp.execute('system_powerdown'));
+    if (state === 'running' && !(await this.agentShutdown(vm, context)))
+      await vm.qmp('could not ask it to shut down', context.signal, (qmp) => qmp.execute('system_powerdown'));
     // A paused guest cannot see the button: PVE refuses, or stops it when forced.
     if (state === 'paused' && !forceStop) throw new Error(pausedVmCannotShutDown(vmid));
     if (state === 'running' && (await waitForExit(pid, vm.files.pid, timeoutS * 1000, context.signal))) return removeRuntimeFiles(vm.files);
@@ -194,7 +197,9 @@ export class NativeQemu implements NativeGuests {
   async monitor(vmid: number, command: string, context: CommandContext): Promise<string> {
     const vm = this.vm(vmid);
     await vm.requireRunning();
-    const output = await vm.qmp('monitor command failed', context.signal, (qmp) => qmp.execute('human-monitor-command', { 'command-line': command }));
+    const output = await vm.qmp('monitor command failed', context.signal, (qmp) =>
+      qmp.execute('human-monitor-command', { 'command-line': command }),
+    );
     return typeof output === 'string' ? output : '';
   }
 
@@ -226,7 +231,9 @@ export class NativeQemu implements NativeGuests {
   async clone({ source, target }: ParamsOf<'guest.clone'>, context: CommandContext): Promise<void> {
     if ((await this.vm(source.vmid).runningPid()) !== undefined) throw new Error(refusedWhileRunning('qemu', source.vmid, 'clone'));
     const plans = ownVolumes(target).map((volume) =>
-      volume.base === undefined ? convertImagePlan(this.host, target.vmid, volumeOf(source, volume.key), volume) : createImagePlan(this.host, target.vmid, volume),
+      volume.base === undefined
+        ? convertImagePlan(this.host, target.vmid, volumeOf(source, volume.key), volume)
+        : createImagePlan(this.host, target.vmid, volume),
     );
     await makeImages(this.host, target.vmid, plans, context);
   }
@@ -261,7 +268,14 @@ export class NativeQemu implements NativeGuests {
     await mkdir(vm.files.dir, { recursive: true });
     const accelerator = this.options.accelerator ?? (await probeAccelerator());
     const bridges = await existingBridges([...new Set(guest.nics.flatMap((nic) => nic.bridge ?? []))]);
-    const line = qemuCommandLine(guest, { host: this.host, accelerator, files: vm.files, bridges, ...(incoming === true ? { incoming } : {}), ...(loadvm !== undefined ? { loadvm } : {}) });
+    const line = qemuCommandLine(guest, {
+      host: this.host,
+      accelerator,
+      files: vm.files,
+      bridges,
+      ...(incoming === true ? { incoming } : {}),
+      ...(loadvm !== undefined ? { loadvm } : {}),
+    });
     const devices = deviceOptions(guest.vmid, guest.config);
     for (const note of [...line.notes, ...devices.notes]) log(note);
     const args = [...line.args, ...devices.args];
@@ -280,7 +294,8 @@ export class NativeQemu implements NativeGuests {
         if (!devices.frozen) await qmp.execute('cont');
         return runState(qmp);
       });
-      if (state !== (devices.frozen ? 'paused' : 'running')) throw new Error(devices.frozen ? 'QEMU is not paused as freeze asks' : 'QEMU did not leave its paused state');
+      if (state !== (devices.frozen ? 'paused' : 'running'))
+        throw new Error(devices.frozen ? 'QEMU is not paused as freeze asks' : 'QEMU did not leave its paused state');
       this.states.set(vm.vmid, state);
     } catch (error) {
       await vm.kill().catch((cleanup: Error) => log(cleanup.message));
@@ -305,7 +320,9 @@ export class NativeQemu implements NativeGuests {
   private async setState(vmid: number, wanted: RunState, { signal }: CommandContext): Promise<void> {
     const vm = this.vm(vmid);
     await vm.requireRunning();
-    await vm.qmp(`could not ${wanted === 'paused' ? 'suspend' : 'resume'}`, signal, (qmp) => qmp.execute(wanted === 'paused' ? 'stop' : 'cont'));
+    await vm.qmp(`could not ${wanted === 'paused' ? 'suspend' : 'resume'}`, signal, (qmp) =>
+      qmp.execute(wanted === 'paused' ? 'stop' : 'cont'),
+    );
     this.states.set(vmid, wanted);
   }
 

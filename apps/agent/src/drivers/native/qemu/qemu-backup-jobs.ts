@@ -34,7 +34,9 @@ export async function driveSizes(qmp: QmpClient): Promise<Map<string, number>> {
   return new Map(
     drives.flatMap(({ device, inserted }) => {
       const size = inserted?.image?.['virtual-size'];
-      return typeof device === 'string' && device.startsWith('drive-') && typeof size === 'number' ? [[device.slice('drive-'.length), size] as const] : [];
+      return typeof device === 'string' && device.startsWith('drive-') && typeof size === 'number'
+        ? [[device.slice('drive-'.length), size] as const]
+        : [];
     }),
   );
 }
@@ -48,8 +50,12 @@ export async function copyLive(vm: QemuVm, disks: readonly LiveDisk[], { signal,
   const ids = new Set(disks.map((disk) => jobId(disk.key)));
   try {
     await vm.qmp('could not start the backup', signal, async (qmp) => {
-      for (const { key, target } of disks) await qmp.execute('blockdev-add', { driver: 'qcow2', 'node-name': targetNode(key), file: { driver: 'file', filename: target } });
-      const actions = disks.map(({ key }) => ({ type: 'blockdev-backup', data: { 'job-id': jobId(key), device: `drive-${key}`, target: targetNode(key), sync: 'full', 'auto-dismiss': false } }));
+      for (const { key, target } of disks)
+        await qmp.execute('blockdev-add', { driver: 'qcow2', 'node-name': targetNode(key), file: { driver: 'file', filename: target } });
+      const actions = disks.map(({ key }) => ({
+        type: 'blockdev-backup',
+        data: { 'job-id': jobId(key), device: `drive-${key}`, target: targetNode(key), sync: 'full', 'auto-dismiss': false },
+      }));
       await qmp.execute('transaction', { actions });
     });
     log(`INFO: started backup task (${disks.map(({ key }) => `drive-${key}`).join(', ')})`);
@@ -94,7 +100,8 @@ async function jobsOf(qmp: QmpClient, ids: ReadonlySet<string>): Promise<JobStat
 /** Dismisses the concluded jobs and closes the targets that are open. */
 async function closeJobs(qmp: QmpClient, disks: readonly LiveDisk[]): Promise<void> {
   const ids = new Set(disks.map((disk) => jobId(disk.key)));
-  for (const job of (await qmp.execute('query-jobs')) as JobStatus[]) if (ids.has(job.id) && job.status === 'concluded') await qmp.execute('job-dismiss', { id: job.id });
+  for (const job of (await qmp.execute('query-jobs')) as JobStatus[])
+    if (ids.has(job.id) && job.status === 'concluded') await qmp.execute('job-dismiss', { id: job.id });
   const open = await namedNodes(qmp);
   for (const { key } of disks) if (open.has(targetNode(key))) await qmp.execute('blockdev-del', { 'node-name': targetNode(key) });
 }
@@ -103,7 +110,8 @@ async function closeJobs(qmp: QmpClient, disks: readonly LiveDisk[]): Promise<vo
 async function cancel(vm: QemuVm, disks: readonly LiveDisk[]): Promise<void> {
   const signal = AbortSignal.timeout(CLEANUP_MS);
   const ids = new Set(disks.map((disk) => jobId(disk.key)));
-  const running = async (qmp: QmpClient) => ((await qmp.execute('query-jobs')) as JobStatus[]).filter((job) => ids.has(job.id) && job.status !== 'concluded');
+  const running = async (qmp: QmpClient) =>
+    ((await qmp.execute('query-jobs')) as JobStatus[]).filter((job) => ids.has(job.id) && job.status !== 'concluded');
   await vm.qmp('could not cancel the backup', signal, async (qmp) => {
     // A job that is finishing by itself (waiting, pending) refuses the cancel: it concludes anyway, and is closed below.
     for (const job of await running(qmp)) await qmp.execute('job-cancel', { id: job.id }).catch(() => undefined);

@@ -25,7 +25,14 @@ const CONFIG = 'memory: 64\nname: test100\nscsi0: local:100/vm-100-disk-0.qcow2,
 /** WEB1 made small for TCG, without its card (the host root has no bridge), with one disk of 64 MiB. */
 function vm(vmid: number, volume: Partial<GuestVolume> = {}): GuestSpec {
   const format = volume.format ?? 'qcow2';
-  const disk: GuestVolume = { key: 'scsi0', volid: `local:${vmid}/vm-${vmid}-disk-0.${format}`, path: `/var/lib/vz/images/${vmid}/vm-${vmid}-disk-0.${format}`, format, size: 64 * MiB, ...volume };
+  const disk: GuestVolume = {
+    key: 'scsi0',
+    volid: `local:${vmid}/vm-${vmid}-disk-0.${format}`,
+    path: `/var/lib/vz/images/${vmid}/vm-${vmid}-disk-0.${format}`,
+    format,
+    size: 64 * MiB,
+    ...volume,
+  };
   return { ...WEB1, vmid, name: `test${vmid}`, memoryMiB: 64, cores: 1, nics: [], volumes: [disk] };
 }
 
@@ -41,11 +48,21 @@ describe('native VM backups with real QEMU (TCG)', () => {
   const dump = () => readdir(join(dir, 'var/lib/vz/dump')).catch(() => []);
   const listed = async (vmid: number) => (await qemu.list(controller.signal)).find((guest) => guest.vmid === vmid);
   /** Whether two disks read the same; `-U` reads a running VM's. */
-  const same = async (a: GuestSpec, b: GuestSpec) => (await runProgram('qemu-img', ['compare', '-U', '-f', a.volumes[0]?.format ?? '', '-F', b.volumes[0]?.format ?? '', image(a), image(b)], { signal: controller.signal })).code === 0;
-  const backup = (mode: 'snapshot' | 'suspend' | 'stop', backups = qemu.backups) => backups.backup({ guest: web, config: CONFIG, mode, compress: 'zstd', storage: STORAGE, notes: `${mode} backup` }, context);
-  const restore = (file: string, guest: GuestSpec, keys = ['scsi0']) => qemu.backups.restore({ guest, storage: STORAGE, file, restore: keys }, context);
+  const same = async (a: GuestSpec, b: GuestSpec) =>
+    (
+      await runProgram(
+        'qemu-img',
+        ['compare', '-U', '-f', a.volumes[0]?.format ?? '', '-F', b.volumes[0]?.format ?? '', image(a), image(b)],
+        { signal: controller.signal },
+      )
+    ).code === 0;
+  const backup = (mode: 'snapshot' | 'suspend' | 'stop', backups = qemu.backups) =>
+    backups.backup({ guest: web, config: CONFIG, mode, compress: 'zstd', storage: STORAGE, notes: `${mode} backup` }, context);
+  const restore = (file: string, guest: GuestSpec, keys = ['scsi0']) =>
+    qemu.backups.restore({ guest, storage: STORAGE, file, restore: keys }, context);
   /** Each backup gets a name of its own: names carry the second it started. */
-  const nextSecond = () => waitFor(async () => (await dump()).every((name) => !name.includes(stamp(new Date()))), { timeoutMs: 2000, what: 'the next second' });
+  const nextSecond = () =>
+    waitFor(async () => (await dump()).every((name) => !name.includes(stamp(new Date()))), { timeoutMs: 2000, what: 'the next second' });
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'corral-qemu-backup-'));
@@ -53,7 +70,9 @@ describe('native VM backups with real QEMU (TCG)', () => {
     qemu = new NativeQemu(host, undefined, { accelerator: 'tcg' });
     await qemu.create({ guest: web, allocate: ['scsi0'] }, { signal: controller.signal, log: () => undefined });
     // Known bytes in two places, the rest of the disk never written.
-    await runChecked('qemu-io', ['-f', 'qcow2', '-c', 'write -P 0x11 0 4M', '-c', 'write -P 0x22 40M 1M', image(web)], { signal: controller.signal });
+    await runChecked('qemu-io', ['-f', 'qcow2', '-c', 'write -P 0x11 0 4M', '-c', 'write -P 0x22 40M 1M', image(web)], {
+      signal: controller.signal,
+    });
   });
   beforeEach(() => {
     log = [];
@@ -62,12 +81,19 @@ describe('native VM backups with real QEMU (TCG)', () => {
 
   it('backs up a stopped VM into a zstd archive with its log and notes, leaving nothing hidden, and reads its config back', async () => {
     const result = await backup('snapshot');
-    expect(result).toMatchObject({ file: expect.stringMatching(/^dump\/vzdump-qemu-100-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}\.tar\.zst$/), mode: 'stop' });
+    expect(result).toMatchObject({
+      file: expect.stringMatching(/^dump\/vzdump-qemu-100-\d{4}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}\.tar\.zst$/),
+      mode: 'stop',
+    });
     const name = result.file.slice('dump/'.length);
     expect((await dump()).sort()).toEqual([name.replace('.tar.zst', '.log'), name, `${name}.notes`]);
     expect((await stat(join(dir, 'var/lib/vz', result.file))).size).toBe(result.size);
     expect(log).toContain('INFO: backup mode: stop');
-    await expect(qemu.backups.config({ storage: STORAGE, file: result.file }, context)).resolves.toEqual({ type: 'qemu', vmid: 100, config: CONFIG });
+    await expect(qemu.backups.config({ storage: STORAGE, file: result.file }, context)).resolves.toEqual({
+      type: 'qemu',
+      vmid: 100,
+      config: CONFIG,
+    });
   });
 
   it('restores the backup into new VMs, as qcow2 and as raw, with the same content', async () => {
@@ -81,9 +107,17 @@ describe('native VM backups with real QEMU (TCG)', () => {
 
   it('refuses a restore onto an existing volume, or of a disk the archive lacks, creating nothing', async () => {
     const [file = ''] = (await dump()).filter((name) => name.endsWith('.tar.zst'));
-    await expect(restore(`dump/${file}`, vm(110))).rejects.toThrow('VM 110: volume scsi0 already exists (/var/lib/vz/images/110/vm-110-disk-0.qcow2)');
+    await expect(restore(`dump/${file}`, vm(110))).rejects.toThrow(
+      'VM 110: volume scsi0 already exists (/var/lib/vz/images/110/vm-110-disk-0.qcow2)',
+    );
     const twoDisks = vm(112);
-    twoDisks.volumes.push({ key: 'scsi1', volid: 'local:112/vm-112-disk-1.qcow2', path: '/var/lib/vz/images/112/vm-112-disk-1.qcow2', format: 'qcow2', size: MiB });
+    twoDisks.volumes.push({
+      key: 'scsi1',
+      volid: 'local:112/vm-112-disk-1.qcow2',
+      path: '/var/lib/vz/images/112/vm-112-disk-1.qcow2',
+      format: 'qcow2',
+      size: MiB,
+    });
     await expect(restore(`dump/${file}`, twoDisks, ['scsi0', 'scsi1'])).rejects.toThrow(/scsi1\.qcow2: Not found in archive/);
     await expect(stat(join(dir, 'var/lib/vz/images/112'))).rejects.toMatchObject({ code: 'ENOENT' });
     expect((await dump()).filter((name) => name.startsWith('.'))).toEqual([]);
@@ -95,7 +129,9 @@ describe('native VM backups with real QEMU (TCG)', () => {
     await nextSecond();
     const { file, mode } = await backup('snapshot');
     expect(mode).toBe('snapshot');
-    expect(log).toEqual(expect.arrayContaining(['INFO: backup mode: snapshot', expect.stringMatching(/^INFO: status: 100% \(64\.0 MiB of 64\.0 MiB\)$/)]));
+    expect(log).toEqual(
+      expect.arrayContaining(['INFO: backup mode: snapshot', expect.stringMatching(/^INFO: status: 100% \(64\.0 MiB of 64\.0 MiB\)$/)]),
+    );
     expect(await listed(100)).toMatchObject({ status: 'running', pid: before?.pid });
     expect(await qemu.monitor(100, 'info block-jobs', context)).toContain('No active jobs');
     // Written after the backup: the restored disk must not have it.
@@ -110,12 +146,15 @@ describe('native VM backups with real QEMU (TCG)', () => {
     const archives = await dump();
     const aborting = new AbortController();
     const backups = new QemuBackups(host, qemu);
-    const stopped = backups.backup({ guest: web, config: CONFIG, mode: 'snapshot', compress: 'zstd', storage: STORAGE }, {
-      signal: aborting.signal,
-      log: (line) => {
-        if (line.startsWith('INFO: started backup task')) aborting.abort(new CommandFailure('timeout', 'stopped by the test'));
+    const stopped = backups.backup(
+      { guest: web, config: CONFIG, mode: 'snapshot', compress: 'zstd', storage: STORAGE },
+      {
+        signal: aborting.signal,
+        log: (line) => {
+          if (line.startsWith('INFO: started backup task')) aborting.abort(new CommandFailure('timeout', 'stopped by the test'));
+        },
       },
-    });
+    );
     await expect(stopped).rejects.toThrow('stopped by the test');
     expect(await dump()).toEqual(archives);
     expect(await qemu.monitor(100, 'info block-jobs', context)).toContain('No active jobs');
@@ -153,7 +192,10 @@ describe('native VM backups with real QEMU (TCG)', () => {
     await qemu.template(web, context);
     const linked = vm(120, { base: web.volumes[0]?.path });
     await qemu.clone({ source: { ...web, template: true }, target: linked }, context);
-    const { file } = await qemu.backups.backup({ guest: linked, config: CONFIG, mode: 'snapshot', compress: 'gzip', storage: STORAGE }, context);
+    const { file } = await qemu.backups.backup(
+      { guest: linked, config: CONFIG, mode: 'snapshot', compress: 'gzip', storage: STORAGE },
+      context,
+    );
     await restore(file, vm(121));
     expect(await same(web, vm(121))).toBe(true);
     expect((await runChecked('qemu-img', ['info', image(vm(121))], { signal: controller.signal })).stdout).not.toContain('backing file');

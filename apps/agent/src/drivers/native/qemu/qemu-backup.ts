@@ -3,7 +3,15 @@ import type { BackupMode, GuestSpec, GuestVolume, ParamsOf, ResultOf } from '@co
 import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
 import { archivedVolumes, refuseUnrestorable } from '../../archive-contents.js';
-import { backupFileName, captureLog, CONFIG_MEMBERS, extractArchive, readBackupConfig, writeArchive, writeBackupSidecars } from '../../backup-archive.js';
+import {
+  backupFileName,
+  captureLog,
+  CONFIG_MEMBERS,
+  extractArchive,
+  readBackupConfig,
+  writeArchive,
+  writeBackupSidecars,
+} from '../../backup-archive.js';
 import { afterwards, backupMode, MODE_STEPS, pausedMode } from '../../backup-modes.js';
 import { withStagedFiles } from '../../backup-staging.js';
 import type { CommandContext } from '../../command-context.js';
@@ -49,7 +57,10 @@ export class QemuBackups implements GuestBackups {
     private readonly options: QemuBackupOptions = {},
   ) {}
 
-  async backup({ guest, config, mode, compress, storage, notes }: ParamsOf<'guest.backup'>, request: CommandContext): Promise<ResultOf<'guest.backup'>> {
+  async backup(
+    { guest, config, mode, compress, storage, notes }: ParamsOf<'guest.backup'>,
+    request: CommandContext,
+  ): Promise<ResultOf<'guest.backup'>> {
     const { context, lines } = captureLog(request);
     const { signal, log } = context;
     const storagePath = await requireActive(this.host, storage);
@@ -90,9 +101,18 @@ export class QemuBackups implements GuestBackups {
     await withStagedFiles(storagePath, file, {}, async (staging) => {
       try {
         context.log(extractingArchive(`${storage.path}/${file}`));
-        await extractArchive(join(storagePath, file), staging, { members: volumes.map((volume) => diskMember(volume.key)), signal: context.signal, log: context.log });
+        await extractArchive(join(storagePath, file), staging, {
+          members: volumes.map((volume) => diskMember(volume.key)),
+          signal: context.signal,
+          log: context.log,
+        });
         for (const volume of volumes) context.log(`map '${volume.key}' to '${volume.path}'`);
-        await makeImages(this.host, vmid, volumes.map((volume) => restoreImagePlan(this.host, vmid, join(staging, diskMember(volume.key)), volume)), context);
+        await makeImages(
+          this.host,
+          vmid,
+          volumes.map((volume) => restoreImagePlan(this.host, vmid, join(staging, diskMember(volume.key)), volume)),
+          context,
+        );
       } catch (error) {
         // makeImages removed the images it made; the guest's folder goes when they leave it empty.
         for (const volume of volumes) await removeEmptyGuestFolder(hostPath(this.host, volume.path), vmid);
@@ -103,7 +123,15 @@ export class QemuBackups implements GuestBackups {
   }
 
   /** Fills `<key>.qcow2` in the staging folder for each disk, pausing or stopping the VM as the mode says and running it again after. */
-  private async copyDisks(vm: QemuVm, guest: GuestSpec, state: VmState, mode: BackupMode, disks: readonly GuestVolume[], staging: string, context: CommandContext): Promise<void> {
+  private async copyDisks(
+    vm: QemuVm,
+    guest: GuestSpec,
+    state: VmState,
+    mode: BackupMode,
+    disks: readonly GuestVolume[],
+    staging: string,
+    context: CommandContext,
+  ): Promise<void> {
     const { signal, log } = context;
     if (state === 'stopped') return this.copyStopped(guest.vmid, disks, staging, context);
     if (state === 'paused' || mode === 'snapshot') return this.copyRunning(vm, disks, staging, context);
@@ -135,7 +163,15 @@ export class QemuBackups implements GuestBackups {
   /** qemu-img of each volume as the guest would read it: a linked clone's overlay with its base, sparse where it reads zeros. */
   private async copyStopped(vmid: number, disks: readonly GuestVolume[], staging: string, { signal, log }: CommandContext): Promise<void> {
     for (const volume of disks) {
-      const args = ['convert', '-f', imageFormat(vmid, volume), '-O', 'qcow2', hostPath(this.host, volume.path), join(staging, diskMember(volume.key))];
+      const args = [
+        'convert',
+        '-f',
+        imageFormat(vmid, volume),
+        '-O',
+        'qcow2',
+        hostPath(this.host, volume.path),
+        join(staging, diskMember(volume.key)),
+      ];
       await runChecked('qemu-img', args, { signal, onLine: log, timeoutMs: COPY_LIMIT_MS });
     }
   }
@@ -143,9 +179,17 @@ export class QemuBackups implements GuestBackups {
   /** The drives the VM has open through backup jobs, into new images of their sizes; any other volume (one QEMU does not use) with qemu-img. */
   private async copyRunning(vm: QemuVm, disks: readonly GuestVolume[], staging: string, context: CommandContext): Promise<void> {
     const sizes = await vm.qmp('could not read its drives', context.signal, driveSizes);
-    await this.copyStopped(vm.vmid, disks.filter((volume) => !sizes.has(volume.key)), staging, context);
-    const live = disks.filter((volume) => sizes.has(volume.key)).map((volume) => ({ key: volume.key, target: join(staging, diskMember(volume.key)) }));
-    for (const { key, target } of live) await runChecked('qemu-img', ['create', '-q', '-f', 'qcow2', target, String(sizes.get(key))], { signal: context.signal });
+    await this.copyStopped(
+      vm.vmid,
+      disks.filter((volume) => !sizes.has(volume.key)),
+      staging,
+      context,
+    );
+    const live = disks
+      .filter((volume) => sizes.has(volume.key))
+      .map((volume) => ({ key: volume.key, target: join(staging, diskMember(volume.key)) }));
+    for (const { key, target } of live)
+      await runChecked('qemu-img', ['create', '-q', '-f', 'qcow2', target, String(sizes.get(key))], { signal: context.signal });
     if (live.length > 0) await copyLive(vm, live, context);
   }
 }

@@ -19,7 +19,14 @@ describe('a native cloud-init drive (real genisoimage, qemu-img and isoinfo)', (
   const log: string[] = [];
   const signal = new AbortController().signal;
   const context: CommandContext = { signal, log: (line) => log.push(line) };
-  const volume: GuestVolume = { key: 'ide2', volid: 'local:100/vm-100-cloudinit.qcow2', path: '/var/lib/vz/images/100/vm-100-cloudinit.qcow2', format: 'qcow2', size: 0, cdrom: true };
+  const volume: GuestVolume = {
+    key: 'ide2',
+    volid: 'local:100/vm-100-cloudinit.qcow2',
+    path: '/var/lib/vz/images/100/vm-100-cloudinit.qcow2',
+    format: 'qcow2',
+    size: 0,
+    cdrom: true,
+  };
 
   /** The ISO inside the volume, as raw bytes in a file of the test's own. */
   const iso = async () => {
@@ -66,7 +73,9 @@ describe('a native cloud-init drive (real genisoimage, qemu-img and isoinfo)', (
 
   it('fails naming a snippet that does not exist, and leaves the drive as it was', async () => {
     const files = [{ path: '/user-data', snippet: '/var/lib/vz/snippets/missing.yaml' }];
-    await expect(writeCloudinitDrive(host, { vmid: 100, volume, label: 'cidata', files }, context)).rejects.toThrow('cicustom: snippet /var/lib/vz/snippets/missing.yaml does not exist');
+    await expect(writeCloudinitDrive(host, { vmid: 100, volume, label: 'cidata', files }, context)).rejects.toThrow(
+      'cicustom: snippet /var/lib/vz/snippets/missing.yaml does not exist',
+    );
     expect(await isoinfo('-d')).toMatch(/^Volume id: config-2$/m);
   });
 });

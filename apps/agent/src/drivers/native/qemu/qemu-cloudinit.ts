@@ -17,7 +17,11 @@ const SNIPPET_LIMIT = 1024 * 1024;
  * as PVE makes it), then `qemu-img convert` of the ISO into a file beside the volume, renamed
  * over it: a VM that runs keeps reading the image it opened, and the next start reads the new one.
  */
-export async function writeCloudinitDrive(host: Host, { vmid, volume, label, files }: ParamsOf<'guest.cloudinit.write'>, { signal, log }: CommandContext): Promise<void> {
+export async function writeCloudinitDrive(
+  host: Host,
+  { vmid, volume, label, files }: ParamsOf<'guest.cloudinit.write'>,
+  { signal, log }: CommandContext,
+): Promise<void> {
   const format = imageFormat(vmid, volume);
   const work = await mkdtemp(join(tmpdir(), `corral-cloudinit-${vmid}-`));
   const target = hostPath(host, volume.path);

@@ -33,7 +33,12 @@ describe('qemuCommandLine', () => {
       ...['-smbios', 'type=1,uuid=7d1c1f0e-2f3a-4b5c-8d9e-0a1b2c3d4e5f', '-vga', 'std', '-device', 'virtio-scsi-pci,id=scsihw0'],
       ...['-drive', 'file=/srv/host/var/lib/vz/images/100/vm-100-disk-0.qcow2,format=qcow2,if=none,id=drive-scsi0'],
       ...['-device', 'scsi-hd,bus=scsihw0.0,channel=0,scsi-id=0,lun=0,drive=drive-scsi0,id=scsi0,bootindex=100'],
-      ...['-netdev', 'tap,id=net0,ifname=tap100i0,script=no,downscript=no', '-device', 'virtio-net-pci,mac=BC:24:11:3A:5F:01,id=net0,bootindex=101,netdev=net0'],
+      ...[
+        '-netdev',
+        'tap,id=net0,ifname=tap100i0,script=no,downscript=no',
+        '-device',
+        'virtio-net-pci,mac=BC:24:11:3A:5F:01,id=net0,bootindex=101,netdev=net0',
+      ],
     ]);
     expect(line.taps).toEqual([{ nic: 'net0', ifname: 'tap100i0', bridge: 'vmbr0' }]);
     expect(line.notes).toEqual([]);
@@ -62,16 +67,48 @@ describe('qemuCommandLine', () => {
   });
 
   it('names taps by VM and card number and maps every card model to its device', () => {
-    const nics = (['virtio', 'e1000', 'e1000e', 'rtl8139', 'vmxnet3'] as const).map((model, index) => ({ key: `net${index * 7}`, mac: `BC:24:11:3A:5F:0${index}`, bridge: 'vmbr0', model }));
+    const nics = (['virtio', 'e1000', 'e1000e', 'rtl8139', 'vmxnet3'] as const).map((model, index) => ({
+      key: `net${index * 7}`,
+      mac: `BC:24:11:3A:5F:0${index}`,
+      bridge: 'vmbr0',
+      model,
+    }));
     const line = qemuCommandLine(web1({ vmid: 999999999, nics, config: {} }), facts({ files: qemuRuntimeFiles(host, 999999999) }));
-    expect(line.taps.map((tap) => tap.ifname)).toEqual(['tap999999999i0', 'tap999999999i7', 'tap999999999i14', 'tap999999999i21', 'tap999999999i28']);
-    expect(values(line.args, '-device').filter((device) => device.includes('mac=')).map((device) => device.split(',')[0])).toEqual(['virtio-net-pci', 'e1000', 'e1000e', 'rtl8139', 'vmxnet3']);
+    expect(line.taps.map((tap) => tap.ifname)).toEqual([
+      'tap999999999i0',
+      'tap999999999i7',
+      'tap999999999i14',
+      'tap999999999i21',
+      'tap999999999i28',
+    ]);
+    expect(
+      values(line.args, '-device')
+        .filter((device) => device.includes('mac='))
+        .map((device) => device.split(',')[0]),
+    ).toEqual(['virtio-net-pci', 'e1000', 'e1000e', 'rtl8139', 'vmxnet3']);
   });
 
   it('places disks on their buses with one controller per kind, CD-ROMs read-only, and skips what is no disk', () => {
-    const volume = (key: string, extra: object = {}) => ({ key, volid: `local:100/${key}.raw`, path: `/images/${key}.raw`, format: 'raw' as const, size: 1024, ...extra });
+    const volume = (key: string, extra: object = {}) => ({
+      key,
+      volid: `local:100/${key}.raw`,
+      path: `/images/${key}.raw`,
+      format: 'raw' as const,
+      size: 1024,
+      ...extra,
+    });
     const guest = web1({
-      volumes: [volume('scsi0'), volume('scsi3'), volume('virtio1'), volume('ide2', { cdrom: true }), volume('ide1'), volume('sata4'), volume('scsi5', { cdrom: true }), volume('efidisk0'), volume('unused0')],
+      volumes: [
+        volume('scsi0'),
+        volume('scsi3'),
+        volume('virtio1'),
+        volume('ide2', { cdrom: true }),
+        volume('ide1'),
+        volume('sata4'),
+        volume('scsi5', { cdrom: true }),
+        volume('efidisk0'),
+        volume('unused0'),
+      ],
       nics: [],
       config: { boot: 'order=ide2;virtio1' },
     });
@@ -101,28 +138,63 @@ describe('qemuCommandLine', () => {
   });
 
   it('gives OVMF as PVE chooses it: 4m Secure Boot code with a secure flash on q35, the 4m code without SMM on pc, the 2m build otherwise', () => {
-    const efidisk = (efivars: { type: '2m' | '4m'; msKeys: boolean }) => ({ key: 'efidisk0', volid: 'local:100/vm-100-disk-1.qcow2', path: '/images/vm-100-disk-1.qcow2', format: 'qcow2' as const, size: 540672, efivars });
-    const q35 = qemuCommandLine(web1({ volumes: [efidisk({ type: '4m', msKeys: true })], config: { bios: 'ovmf', machine: 'q35' } }), facts());
+    const efidisk = (efivars: { type: '2m' | '4m'; msKeys: boolean }) => ({
+      key: 'efidisk0',
+      volid: 'local:100/vm-100-disk-1.qcow2',
+      path: '/images/vm-100-disk-1.qcow2',
+      format: 'qcow2' as const,
+      size: 540672,
+      efivars,
+    });
+    const q35 = qemuCommandLine(
+      web1({ volumes: [efidisk({ type: '4m', msKeys: true })], config: { bios: 'ovmf', machine: 'q35' } }),
+      facts(),
+    );
     expect(values(q35.args, '-machine')).toEqual(['q35']);
     expect(values(q35.args, '-global')).toEqual(['driver=cfi.pflash01,property=secure,value=on']);
-    expect(values(q35.args, '-drive')).toEqual(['if=pflash,unit=0,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd', 'if=pflash,unit=1,id=drive-efidisk0,format=qcow2,file=/srv/host/images/vm-100-disk-1.qcow2']);
+    expect(values(q35.args, '-drive')).toEqual([
+      'if=pflash,unit=0,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd',
+      'if=pflash,unit=1,id=drive-efidisk0,format=qcow2,file=/srv/host/images/vm-100-disk-1.qcow2',
+    ]);
     const pc = qemuCommandLine(web1({ volumes: [efidisk({ type: '4m', msKeys: false })], config: { bios: 'ovmf' } }), facts());
     expect(values(pc.args, '-machine')).toEqual(['pc']);
     expect(values(pc.args, '-global')).toEqual([]);
     expect(values(pc.args, '-drive')[0]).toBe('if=pflash,unit=0,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd');
-    expect(values(qemuCommandLine(web1({ volumes: [efidisk({ type: '2m', msKeys: false })], config: { bios: 'ovmf' } }), facts()).args, '-drive')[0]).toContain('file=/usr/share/OVMF/OVMF_CODE.fd');
+    expect(
+      values(
+        qemuCommandLine(web1({ volumes: [efidisk({ type: '2m', msKeys: false })], config: { bios: 'ovmf' } }), facts()).args,
+        '-drive',
+      )[0],
+    ).toContain('file=/usr/share/OVMF/OVMF_CODE.fd');
     const temporary = qemuCommandLine(web1({ volumes: [], config: { bios: 'ovmf' } }), facts());
-    expect(values(temporary.args, '-drive')[1]).toBe(`if=pflash,unit=1,id=drive-efidisk0,format=raw,file=${qemuRuntimeFiles(host, 100).efivars}`);
+    expect(values(temporary.args, '-drive')[1]).toBe(
+      `if=pflash,unit=1,id=drive-efidisk0,format=raw,file=${qemuRuntimeFiles(host, 100).efivars}`,
+    );
   });
 
   it('places IDE disks on q35 one to a bus, as PVE maps them (ide0, ide2, ide1, ide3 on ide.0 to ide.3)', () => {
     const ide = (key: string) => ({ key, volid: `local:100/${key}.raw`, path: `/images/${key}.raw`, format: 'raw' as const, size: 1024 });
-    const line = qemuCommandLine(web1({ volumes: ['ide0', 'ide1', 'ide2', 'ide3'].map(ide), nics: [], config: { machine: 'q35' } }), facts());
-    expect(values(line.args, '-device').map((device) => /bus=(ide\.\d),unit=(\d)/.exec(device)?.slice(1).join(':'))).toEqual(['ide.0:0', 'ide.2:0', 'ide.1:0', 'ide.3:0']);
+    const line = qemuCommandLine(
+      web1({ volumes: ['ide0', 'ide1', 'ide2', 'ide3'].map(ide), nics: [], config: { machine: 'q35' } }),
+      facts(),
+    );
+    expect(values(line.args, '-device').map((device) => /bus=(ide\.\d),unit=(\d)/.exec(device)?.slice(1).join(':'))).toEqual([
+      'ide.0:0',
+      'ide.2:0',
+      'ide.1:0',
+      'ide.3:0',
+    ]);
   });
 
   it('connects a TPM to its swtpm socket with tpmstate0', () => {
-    const tpm = { key: 'tpmstate0', volid: 'local:100/vm-100-disk-2.raw', path: '/images/vm-100-disk-2.raw', format: 'raw' as const, size: 4194304, tpm: 'v2.0' as const };
+    const tpm = {
+      key: 'tpmstate0',
+      volid: 'local:100/vm-100-disk-2.raw',
+      path: '/images/vm-100-disk-2.raw',
+      format: 'raw' as const,
+      size: 4194304,
+      tpm: 'v2.0' as const,
+    };
     const line = qemuCommandLine(web1({ volumes: [tpm], nics: [] }), facts());
     expect(values(line.args, '-chardev')).toContain(`socket,id=tpmchar,path=${qemuRuntimeFiles(host, 100).tpmSocket}`);
     expect(values(line.args, '-tpmdev')).toEqual(['emulator,id=tpmdev,chardev=tpmchar']);
@@ -131,13 +203,18 @@ describe('qemuCommandLine', () => {
   });
 
   it('adds no disk controller that no disk needs', () => {
-    const line = qemuCommandLine(web1({ volumes: [{ key: 'virtio0', volid: 'local:100/a.qcow2', path: '/a.qcow2', format: 'qcow2', size: 1 }] }), facts());
+    const line = qemuCommandLine(
+      web1({ volumes: [{ key: 'virtio0', volid: 'local:100/a.qcow2', path: '/a.qcow2', format: 'qcow2', size: 1 }] }),
+      facts(),
+    );
     expect(values(line.args, '-device').filter((device) => /^(?:virtio-scsi-pci|ahci),/.test(device))).toEqual([]);
   });
 
   it('doubles the commas of paths inside option strings, where QEMU would read them as separators', () => {
     const commaHost: Host = { root: '/srv/a,b', live: false };
-    const guest = web1({ volumes: [{ key: 'scsi0', volid: 'local:100/x.qcow2', path: '/images/x,file=evil.qcow2', format: 'qcow2', size: 1 }] });
+    const guest = web1({
+      volumes: [{ key: 'scsi0', volid: 'local:100/x.qcow2', path: '/images/x,file=evil.qcow2', format: 'qcow2', size: 1 }],
+    });
     const line = qemuCommandLine(guest, facts({ host: commaHost, files: qemuRuntimeFiles(commaHost, 100) }));
     expect(values(line.args, '-drive')).toEqual(['file=/srv/a,,b/images/x,,file=evil.qcow2,format=qcow2,if=none,id=drive-scsi0']);
     expect(values(line.args, '-chardev')).toEqual(['socket,id=qmp,path=/srv/a,,b/run/corral/qemu/100.qmp,server=on,wait=off']);

@@ -66,7 +66,8 @@ export function qemuCommandLine(guest: GuestSpec, facts: QemuHostFacts): QemuCom
   const bootIndex = bootOrder(guest.config['boot']);
   const disks = guest.volumes.filter((volume) => {
     if (DISK.test(volume.key)) return true;
-    if (!volume.key.startsWith('unused') && !FIRMWARE_STATE.includes(volume.key)) notes.push(`${volume.key}: not attached (the native driver attaches scsi, virtio, ide and sata disks)`);
+    if (!volume.key.startsWith('unused') && !FIRMWARE_STATE.includes(volume.key))
+      notes.push(`${volume.key}: not attached (the native driver attaches scsi, virtio, ide and sata disks)`);
     return false;
   });
   const buses = new Set(disks.map((volume) => DISK.exec(volume.key)?.[1]));
@@ -74,9 +75,29 @@ export function qemuCommandLine(guest: GuestSpec, facts: QemuHostFacts): QemuCom
   const tpm = guest.volumes.some((volume) => volume.key === 'tpmstate0');
   return {
     args: [
-      ...['-name', `guest=${guest.name}`, '-S', ...(facts.incoming === true ? ['-incoming', 'defer'] : []), ...(facts.loadvm !== undefined ? ['-loadvm', facts.loadvm] : []), '-daemonize', '-pidfile', files.pid, '-D', files.log],
+      ...[
+        '-name',
+        `guest=${guest.name}`,
+        '-S',
+        ...(facts.incoming === true ? ['-incoming', 'defer'] : []),
+        ...(facts.loadvm !== undefined ? ['-loadvm', facts.loadvm] : []),
+        '-daemonize',
+        '-pidfile',
+        files.pid,
+        '-D',
+        files.log,
+      ],
       ...['-chardev', `socket,id=qmp,path=${escapeOption(files.qmp)},server=on,wait=off`, '-mon', 'chardev=qmp,mode=control'],
-      ...['-vnc', `unix:${escapeOption(files.vnc)}`, '-nodefaults', '-no-user-config', '-machine', q35 ? 'q35' : 'pc', '-accel', accelerator],
+      ...[
+        '-vnc',
+        `unix:${escapeOption(files.vnc)}`,
+        '-nodefaults',
+        '-no-user-config',
+        '-machine',
+        q35 ? 'q35' : 'pc',
+        '-accel',
+        accelerator,
+      ],
       ...firmwareArgs(guest, facts.host, files),
       ...['-m', String(guest.memoryMiB), '-smp', `${guest.cores * guest.sockets},sockets=${guest.sockets},cores=${guest.cores}`],
       ...['-cpu', cpuArgument(guest.cpu, accelerator), ...smbios(guest.config['smbios1']), '-vga', 'std'],
@@ -114,7 +135,14 @@ function diskArgs(volume: GuestVolume, bootIndex: number | undefined, host: Host
  * QEMU's user-mode network, as PVE does; on a bridge the host lacks, no backend at all: the guest
  * sees a card with its cable out.
  */
-function nicArgs(vmid: number, nic: GuestNic, bootIndex: number | undefined, bridges: ReadonlySet<string>, taps: QemuTap[], notes: string[]): string[] {
+function nicArgs(
+  vmid: number,
+  nic: GuestNic,
+  bootIndex: number | undefined,
+  bridges: ReadonlySet<string>,
+  taps: QemuTap[],
+  notes: string[],
+): string[] {
   const number = NIC.exec(nic.key)?.[1];
   if (number === undefined) {
     notes.push(`${nic.key}: not attached (network cards are net0, net1, ...)`);
@@ -134,7 +162,12 @@ function nicArgs(vmid: number, nic: GuestNic, bootIndex: number | undefined, bri
 /** `boot: order=scsi0;ide2;net0` as boot indexes; PVE's older `boot: cdn` leaves SeaBIOS its own order. */
 function bootOrder(boot: string | undefined): Map<string, number> {
   const order = /(?:^|,)order=([^,]*)/.exec(boot ?? '')?.[1];
-  return new Map((order ?? '').split(';').filter((key) => key !== '').map((key, position) => [key, FIRST_BOOT_INDEX + position]));
+  return new Map(
+    (order ?? '')
+      .split(';')
+      .filter((key) => key !== '')
+      .map((key, position) => [key, FIRST_BOOT_INDEX + position]),
+  );
 }
 
 /** The VM's SMBIOS UUID (`smbios1: uuid=...`), which guests use as their machine id. */

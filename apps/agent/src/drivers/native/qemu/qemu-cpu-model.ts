@@ -8,7 +8,8 @@ const PVE_MODELS: Readonly<Record<string, string>> = {
   'x86-64-v2': 'qemu64,+popcnt,+ssse3,+sse4.1,+sse4.2',
   'x86-64-v2-AES': 'qemu64,+aes,+popcnt,+ssse3,+sse4.1,+sse4.2',
   'x86-64-v3': 'qemu64,+aes,+popcnt,+ssse3,+sse4.1,+sse4.2,+avx,+avx2,+bmi1,+bmi2,+f16c,+fma,+abm,+movbe,+xsave',
-  'x86-64-v4': 'qemu64,+aes,+popcnt,+ssse3,+sse4.1,+sse4.2,+avx,+avx2,+bmi1,+bmi2,+f16c,+fma,+abm,+movbe,+xsave,+avx512f,+avx512bw,+avx512cd,+avx512dq,+avx512vl',
+  'x86-64-v4':
+    'qemu64,+aes,+popcnt,+ssse3,+sse4.1,+sse4.2,+avx,+avx2,+bmi1,+bmi2,+f16c,+fma,+abm,+movbe,+xsave,+avx512f,+avx512bw,+avx512cd,+avx512dq,+avx512vl',
 };
 
 /** PVE's model when a VM's config names none. */

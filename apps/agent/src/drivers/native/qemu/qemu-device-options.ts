@@ -56,8 +56,16 @@ function watchdog(value: string | undefined): string[] {
 function rng(value: string | undefined): string[] {
   if (value === undefined) return [];
   const options = propertyItems(value, 'source');
-  const limits = [...(options.has('max_bytes') ? [`max-bytes=${options.get('max_bytes')}`] : []), ...(options.has('period') ? [`period=${options.get('period')}`] : [])];
-  return ['-object', `rng-random,filename=${options.get('source') ?? '/dev/urandom'},id=rng0`, '-device', ['virtio-rng-pci', 'rng=rng0', ...limits].join(',')];
+  const limits = [
+    ...(options.has('max_bytes') ? [`max-bytes=${options.get('max_bytes')}`] : []),
+    ...(options.has('period') ? [`period=${options.get('period')}`] : []),
+  ];
+  return [
+    '-object',
+    `rng-random,filename=${options.get('source') ?? '/dev/urandom'},id=rng0`,
+    '-device',
+    ['virtio-rng-pci', 'rng=rng0', ...limits].join(','),
+  ];
 }
 
 /** PVE's `-rtc`: `base` from `startdate` (or local time), `driftfix=slew` with `tdf`. */

@@ -35,11 +35,19 @@ describe('NativeQemu: EFI disks and TPM state with real QEMU (TCG)', () => {
   let log: string[];
   const controller = new AbortController();
   const context: CommandContext = { signal: controller.signal, log: (line) => log.push(line) };
-  const info = async (file: string) => JSON.parse((await runChecked('qemu-img', ['info', '--output=json', file], { signal: controller.signal })).stdout) as Record<string, unknown>;
-  const qmp = (vmid: number, command: string) => new QemuVm(host, vmid).qmp(command, controller.signal, (client) => client.execute(command));
+  const info = async (file: string) =>
+    JSON.parse((await runChecked('qemu-img', ['info', '--output=json', file], { signal: controller.signal })).stdout) as Record<
+      string,
+      unknown
+    >;
+  const qmp = (vmid: number, command: string) =>
+    new QemuVm(host, vmid).qmp(command, controller.signal, (client) => client.execute(command));
   const swtpms = async () => (await processesUnder(dir)).length;
 
-  const secure = vm(200, [volume(200, 'efidisk0', 0, 'qcow2', 528 * KiB, { efivars: { type: '4m', msKeys: true } })], { bios: 'ovmf', machine: 'q35' });
+  const secure = vm(200, [volume(200, 'efidisk0', 0, 'qcow2', 528 * KiB, { efivars: { type: '4m', msKeys: true } })], {
+    bios: 'ovmf',
+    machine: 'q35',
+  });
   const tpm = vm(201, [volume(201, 'tpmstate0', 0, 'raw', 4096 * KiB, { tpm: 'v2.0' })], {});
 
   beforeAll(async () => {
@@ -56,7 +64,9 @@ describe('NativeQemu: EFI disks and TPM state with real QEMU (TCG)', () => {
     await qemu.create({ guest: secure, allocate: ['efidisk0'] }, context);
     const image = join(dir, secure.volumes[0]?.path ?? '');
     expect(await info(image)).toMatchObject({ format: 'qcow2', 'virtual-size': 528 * KiB });
-    await runChecked('qemu-img', ['compare', '-f', 'qcow2', '-F', 'raw', image, '/usr/share/OVMF/OVMF_VARS_4M.ms.fd'], { signal: controller.signal });
+    await runChecked('qemu-img', ['compare', '-f', 'qcow2', '-F', 'raw', image, '/usr/share/OVMF/OVMF_VARS_4M.ms.fd'], {
+      signal: controller.signal,
+    });
   });
 
   it('starts a q35 VM with Secure Boot firmware: the code read-only and the EFI disk on pflash', async () => {
@@ -68,8 +78,15 @@ describe('NativeQemu: EFI disks and TPM state with real QEMU (TCG)', () => {
     expect(line).toContain(`if=pflash,unit=1,id=drive-efidisk0,format=qcow2,file=${join(dir, secure.volumes[0]?.path ?? '')}`);
     expect(await qmp(200, 'query-status')).toMatchObject({ running: true, status: 'running' });
     const drives = (await qmp(200, 'query-block')) as { device: string; inserted?: { file: string; ro: boolean } }[];
-    const flash = drives.filter((drive) => drive.inserted !== undefined).map((drive) => ({ file: drive.inserted?.file, ro: drive.inserted?.ro }));
-    expect(flash).toEqual(expect.arrayContaining([{ file: '/usr/share/OVMF/OVMF_CODE_4M.secboot.fd', ro: true }, { file: join(dir, secure.volumes[0]?.path ?? ''), ro: false }]));
+    const flash = drives
+      .filter((drive) => drive.inserted !== undefined)
+      .map((drive) => ({ file: drive.inserted?.file, ro: drive.inserted?.ro }));
+    expect(flash).toEqual(
+      expect.arrayContaining([
+        { file: '/usr/share/OVMF/OVMF_CODE_4M.secboot.fd', ro: true },
+        { file: join(dir, secure.volumes[0]?.path ?? ''), ro: false },
+      ]),
+    );
     await qemu.stop(200, context);
   });
 
@@ -90,7 +107,9 @@ describe('NativeQemu: EFI disks and TPM state with real QEMU (TCG)', () => {
     const files = qemuRuntimeFiles(host, 201);
     await access(files.tpmSocket);
     expect(await swtpms()).toBe(2); // QEMU and its swtpm
-    expect(await qmp(201, 'query-tpm')).toEqual([expect.objectContaining({ id: 'tpmdev', model: 'tpm-tis', options: expect.objectContaining({ type: 'emulator' }) })]);
+    expect(await qmp(201, 'query-tpm')).toEqual([
+      expect.objectContaining({ id: 'tpmdev', model: 'tpm-tis', options: expect.objectContaining({ type: 'emulator' }) }),
+    ]);
     await qemu.stop(201, context);
     expect(await swtpms()).toBe(0);
     await expect(access(files.tpmSocket)).rejects.toMatchObject({ code: 'ENOENT' });

@@ -58,7 +58,10 @@ export function firmwareArgs(guest: GuestSpec, host: Host, files: Pick<QemuRunti
   if (!usesOvmf(guest)) return [];
   const efidisk = guest.volumes.find((volume) => volume.key === 'efidisk0');
   const ovmf = ovmfFiles(efidisk?.efivars, isQ35(guest));
-  const vars = efidisk === undefined ? `format=raw,file=${escapeOption(files.efivars)}` : `format=${efidisk.format},file=${escapeOption(hostPath(host, efidisk.path))}`;
+  const vars =
+    efidisk === undefined
+      ? `format=raw,file=${escapeOption(files.efivars)}`
+      : `format=${efidisk.format},file=${escapeOption(hostPath(host, efidisk.path))}`;
   return [
     ...(isQ35(guest) && efidisk?.efivars?.type === '4m' ? ['-global', 'driver=cfi.pflash01,property=secure,value=on'] : []),
     ...['-drive', `if=pflash,unit=0,format=raw,readonly=on,file=${escapeOption(ovmf.code)}`],
@@ -67,7 +70,11 @@ export function firmwareArgs(guest: GuestSpec, host: Host, files: Pick<QemuRunti
 }
 
 /** Checks the firmware is installed and, for a VM without an EFI vars disk, makes the temporary copy of the vars template; says so, as PVE warns. */
-export async function prepareFirmware(guest: GuestSpec, files: Pick<QemuRuntimeFiles, 'efivars'>, log: (line: string) => void): Promise<void> {
+export async function prepareFirmware(
+  guest: GuestSpec,
+  files: Pick<QemuRuntimeFiles, 'efivars'>,
+  log: (line: string) => void,
+): Promise<void> {
   if (!usesOvmf(guest)) return;
   const efidisk = guest.volumes.find((volume) => volume.key === 'efidisk0');
   const ovmf = ovmfFiles(efidisk?.efivars, isQ35(guest));

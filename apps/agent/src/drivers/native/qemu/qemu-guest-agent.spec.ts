@@ -28,7 +28,15 @@ describe('NativeQemu guest agent channel with real QEMU (TCG)', () => {
     sockets: 1,
     template: false,
     nics: [],
-    volumes: [{ key: 'scsi0', volid: 'local:140/vm-140-disk-0.qcow2', path: '/var/lib/vz/images/140/vm-140-disk-0.qcow2', format: 'qcow2', size: 16 * MiB }],
+    volumes: [
+      {
+        key: 'scsi0',
+        volid: 'local:140/vm-140-disk-0.qcow2',
+        path: '/var/lib/vz/images/140/vm-140-disk-0.qcow2',
+        format: 'qcow2',
+        size: 16 * MiB,
+      },
+    ],
     config: { agent: 'enabled=1,type=virtio' },
   };
 
@@ -45,13 +53,18 @@ describe('NativeQemu guest agent channel with real QEMU (TCG)', () => {
   it('starts the VM with the virtio-serial port org.qemu.guest_agent.0 on a unix socket in the runtime folder', async () => {
     await qemu.start(guest, context);
     const commandLine = log.find((line) => line.startsWith('qemu-system-x86_64 ')) ?? '';
-    expect(commandLine).toContain(`-chardev socket,path=${join(dir, 'run/corral/qemu/140.qga')},server=on,wait=off,id=qga0 -device virtio-serial,id=qga0 -device virtserialport,chardev=qga0,name=org.qemu.guest_agent.0`);
+    expect(commandLine).toContain(
+      `-chardev socket,path=${join(dir, 'run/corral/qemu/140.qga')},server=on,wait=off,id=qga0 -device virtio-serial,id=qga0 -device virtserialport,chardev=qga0,name=org.qemu.guest_agent.0`,
+    );
     expect((await stat(join(dir, 'run/corral/qemu/140.qga'))).isSocket()).toBe(true);
   });
 
   it("answers PVE's error once the sync times out, as no guest agent runs in a VM without an OS, and answers again after it", async () => {
     for (const command of ['guest-ping', 'guest-network-get-interfaces'] as const) {
-      await expect(qemu.guestAgent({ vmid: 140, command }, context)).rejects.toMatchObject({ code: 'unavailable', message: 'QEMU guest agent is not running' });
+      await expect(qemu.guestAgent({ vmid: 140, command }, context)).rejects.toMatchObject({
+        code: 'unavailable',
+        message: 'QEMU guest agent is not running',
+      });
     }
   });
 

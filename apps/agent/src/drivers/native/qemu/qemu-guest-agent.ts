@@ -35,14 +35,23 @@ export class QemuGuestAgents {
     );
   }
 
-  execute(vmid: number, files: Pick<QemuRuntimeFiles, 'qga'>, { command, arguments: args }: Omit<ParamsOf<'guest.agent'>, 'vmid'>, signal: AbortSignal): Promise<unknown> {
+  execute(
+    vmid: number,
+    files: Pick<QemuRuntimeFiles, 'qga'>,
+    { command, arguments: args }: Omit<ParamsOf<'guest.agent'>, 'vmid'>,
+    signal: AbortSignal,
+  ): Promise<unknown> {
     const commandMs = this.timeouts.commandMs ?? SLOW_COMMAND_MS[command] ?? COMMAND_MS;
     const previous = this.turns.get(vmid) ?? Promise.resolve();
-    const mine = previous.catch(() => undefined).then(() => qgaExecute(files.qga, command, args, { signal, syncMs: this.timeouts.syncMs, commandMs }));
+    const mine = previous
+      .catch(() => undefined)
+      .then(() => qgaExecute(files.qga, command, args, { signal, syncMs: this.timeouts.syncMs, commandMs }));
     this.turns.set(vmid, mine);
-    void mine.catch(() => undefined).then(() => {
-      if (this.turns.get(vmid) === mine) this.turns.delete(vmid);
-    });
+    void mine
+      .catch(() => undefined)
+      .then(() => {
+        if (this.turns.get(vmid) === mine) this.turns.delete(vmid);
+      });
     return mine;
   }
 }

@@ -23,14 +23,26 @@ export const COPY_LIMIT_MS = 24 * 3600_000;
  */
 export function createImagePlan(host: Host, vmid: number, volume: GuestVolume): ImagePlan {
   const format = imageFormat(vmid, volume);
-  if (volume.base !== undefined && format !== 'qcow2') throw new Error(`VM ${vmid}: volume ${volume.key} is a linked clone, so it must be qcow2, not ${format}`);
+  if (volume.base !== undefined && format !== 'qcow2')
+    throw new Error(`VM ${vmid}: volume ${volume.key} is a linked clone, so it must be qcow2, not ${format}`);
   const backing = volume.base === undefined ? [] : ['-F', baseFormat(vmid, volume.key, volume.base), '-b', hostPath(host, volume.base)];
   return { volume, args: ['create', '-f', format, ...backing, hostPath(host, volume.path), String(volume.size)] };
 }
 
 /** `qemu-img convert` for a full clone: a copy of `source` that stands alone (a linked clone's base is copied in). */
 export function convertImagePlan(host: Host, vmid: number, source: GuestVolume, target: GuestVolume): ImagePlan {
-  return { volume: target, args: ['convert', '-f', imageFormat(vmid, source), '-O', imageFormat(vmid, target), hostPath(host, source.path), hostPath(host, target.path)] };
+  return {
+    volume: target,
+    args: [
+      'convert',
+      '-f',
+      imageFormat(vmid, source),
+      '-O',
+      imageFormat(vmid, target),
+      hostPath(host, source.path),
+      hostPath(host, target.path),
+    ],
+  };
 }
 
 /** `qemu-img convert` of a restore: a volume from its disk's image in a backup archive, qcow2 as the archive holds them. */
@@ -44,7 +56,11 @@ export function restoreImagePlan(host: Host, vmid: number, image: string, target
  * qemu-img's lines go to the task log, as PVE's `Formatting ...`.
  */
 export async function makeImages(host: Host, vmid: number, plans: readonly ImagePlan[], { signal, log }: CommandContext): Promise<void> {
-  await refuseExisting(host, vmid, plans.map((plan) => plan.volume));
+  await refuseExisting(
+    host,
+    vmid,
+    plans.map((plan) => plan.volume),
+  );
   const made: string[] = [];
   for (const { volume, args } of plans) {
     const path = hostPath(host, volume.path);
@@ -82,7 +98,8 @@ export function imageFormat(vmid: number, volume: GuestVolume): 'qcow2' | 'raw' 
 /** PVE's volume names end in their format (`base-100-disk-0.qcow2`). */
 function baseFormat(vmid: number, key: string, base: string): 'qcow2' | 'raw' {
   const format = /\.(qcow2|raw)$/.exec(base)?.[1];
-  if (format !== 'qcow2' && format !== 'raw') throw new Error(`VM ${vmid}: the base image of volume ${key}, ${base}, is neither .qcow2 nor .raw`);
+  if (format !== 'qcow2' && format !== 'raw')
+    throw new Error(`VM ${vmid}: the base image of volume ${key}, ${base}, is neither .qcow2 nor .raw`);
   return format;
 }
 

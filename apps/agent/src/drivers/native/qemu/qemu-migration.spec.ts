@@ -30,8 +30,20 @@ const guest: GuestSpec = {
   template: false,
   nics: [{ key: 'net0', mac: 'BC:24:11:3A:5F:20', bridge: 'corralnone0', model: 'virtio' }],
   volumes: [
-    { key: 'scsi0', volid: 'local:120/vm-120-disk-0.qcow2', path: '/var/lib/vz/images/120/vm-120-disk-0.qcow2', format: 'qcow2', size: 64 * MiB },
-    { key: 'unused0', volid: 'local:120/vm-120-disk-1.raw', path: '/var/lib/vz/images/120/vm-120-disk-1.raw', format: 'raw', size: 8 * MiB },
+    {
+      key: 'scsi0',
+      volid: 'local:120/vm-120-disk-0.qcow2',
+      path: '/var/lib/vz/images/120/vm-120-disk-0.qcow2',
+      format: 'qcow2',
+      size: 64 * MiB,
+    },
+    {
+      key: 'unused0',
+      volid: 'local:120/vm-120-disk-1.raw',
+      path: '/var/lib/vz/images/120/vm-120-disk-1.raw',
+      format: 'raw',
+      size: 8 * MiB,
+    },
   ],
   config: { boot: 'order=scsi0' },
 };
@@ -47,11 +59,18 @@ describe('QemuMigration between two nodes with real QEMU (TCG)', () => {
   const context: CommandContext = { signal: controller.signal, log: (line) => log.push(line) };
   const image = (root: string, key: string) => join(root, guest.volumes.find((volume) => volume.key === key)?.path ?? '');
   const listed = async (qemu: NativeQemu) => (await qemu.list(controller.signal)).find((vm) => vm.vmid === 120);
-  const send = (online: boolean, ports: { nbdPort: number; migrationPort?: number }): ParamsOf<'guest.migrate.send'> => ({ guest, copy, online, target: { node: 'b', address: LOCAL, ...ports, volids } });
+  const send = (online: boolean, ports: { nbdPort: number; migrationPort?: number }): ParamsOf<'guest.migrate.send'> => ({
+    guest,
+    copy,
+    online,
+    target: { node: 'b', address: LOCAL, ...ports, volids },
+  });
 
   /** qemu-io's check of a pattern (`read -P`) in an image (`-U`: a running VM's too): it prints "Pattern verification failed" when another is there. */
   const holds = async (file: string, format: string, pattern: string, offset: string) => {
-    const output = await runChecked('qemu-io', ['-r', '-U', '-f', format, '-c', `read -P ${pattern} ${offset} 1M`, file], { signal: controller.signal });
+    const output = await runChecked('qemu-io', ['-r', '-U', '-f', format, '-c', `read -P ${pattern} ${offset} 1M`, file], {
+      signal: controller.signal,
+    });
     return !output.stdout.includes('verification failed');
   };
 
@@ -106,7 +125,9 @@ describe('QemuMigration between two nodes with real QEMU (TCG)', () => {
     const ports = await a.migration.receive({ guest, copy, online: true, listen: LOCAL }, context);
     // Nothing listens there: the disks are in sync on A by then, the VM's state cannot follow.
     const closed = await freePort(LOCAL);
-    await expect(b.migration.send(send(true, { ...ports, migrationPort: closed }), context)).rejects.toThrow(/^VM 120: migration failed: .*[Cc]onnection refused/);
+    await expect(b.migration.send(send(true, { ...ports, migrationPort: closed }), context)).rejects.toThrow(
+      /^VM 120: migration failed: .*[Cc]onnection refused/,
+    );
     expect(await listed(b)).toMatchObject({ status: 'running' });
     expect(await b.monitor(120, 'info block-jobs', context)).toContain('No active jobs');
     expect(await holds(image(roots.b, 'scsi0'), 'qcow2', '0x5a', '0')).toBe(true);
@@ -119,7 +140,9 @@ describe('QemuMigration between two nodes with real QEMU (TCG)', () => {
 
   it('refuses to migrate a running VM offline, and a target where the VM runs', async () => {
     await expect(b.migration.send(send(false, { nbdPort: 1 }), context)).rejects.toThrow('VM 120 is running: migrate it online');
-    await expect(b.migration.receive({ guest, copy, online: true, listen: LOCAL }, context)).rejects.toThrow('VM 120 already exists on this node');
+    await expect(b.migration.receive({ guest, copy, online: true, listen: LOCAL }, context)).rejects.toThrow(
+      'VM 120 already exists on this node',
+    );
     expect(await listed(b)).toMatchObject({ status: 'running' });
   });
 

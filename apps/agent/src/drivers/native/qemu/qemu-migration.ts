@@ -55,14 +55,26 @@ export class QemuMigration implements GuestMigration {
     private readonly launchIncoming: IncomingLauncher,
   ) {}
 
-  async receive({ guest, copy, online, listen }: ParamsOf<'guest.migrate.receive'>, context: CommandContext): Promise<ResultOf<'guest.migrate.receive'>> {
+  async receive(
+    { guest, copy, online, listen }: ParamsOf<'guest.migrate.receive'>,
+    context: CommandContext,
+  ): Promise<ResultOf<'guest.migrate.receive'>> {
     const vm = this.vmOf(guest);
     if ((await vm.runningPid()) !== undefined) throw new Error(existsOnTarget('qemu', vm.vmid));
     const volumes = copied(guest, copy);
-    await makeImages(this.host, vm.vmid, volumes.map((volume) => createImagePlan(this.host, vm.vmid, volume)), context);
+    await makeImages(
+      this.host,
+      vm.vmid,
+      volumes.map((volume) => createImagePlan(this.host, vm.vmid, volume)),
+      context,
+    );
     try {
-      const ports = online ? await this.receiveOnline(vm, guest, volumes, listen, context) : await this.receiveOffline(vm.vmid, volumes, listen, context);
-      context.log(`receiving VM ${vm.vmid} on ${listen}: volumes on port ${ports.nbdPort}${ports.migrationPort === undefined ? '' : `, its state on port ${ports.migrationPort}`}`);
+      const ports = online
+        ? await this.receiveOnline(vm, guest, volumes, listen, context)
+        : await this.receiveOffline(vm.vmid, volumes, listen, context);
+      context.log(
+        `receiving VM ${vm.vmid} on ${listen}: volumes on port ${ports.nbdPort}${ports.migrationPort === undefined ? '' : `, its state on port ${ports.migrationPort}`}`,
+      );
       return ports;
     } catch (error) {
       await this.abort({ guest, copy }, context).catch((cleanup: Error) => context.log(cleanup.message));
@@ -70,7 +82,10 @@ export class QemuMigration implements GuestMigration {
     }
   }
 
-  async send({ guest, copy, online, target }: ParamsOf<'guest.migrate.send'>, context: CommandContext): Promise<ResultOf<'guest.migrate.send'>> {
+  async send(
+    { guest, copy, online, target }: ParamsOf<'guest.migrate.send'>,
+    context: CommandContext,
+  ): Promise<ResultOf<'guest.migrate.send'>> {
     const vm = this.vmOf(guest);
     const volumes = copied(guest, copy);
     const pid = await vm.runningPid();
@@ -129,7 +144,13 @@ export class QemuMigration implements GuestMigration {
     await removeRuntimeFiles(vm.files, true);
   }
 
-  private async receiveOnline(vm: QemuVm, guest: GuestSpec, volumes: readonly GuestVolume[], listen: string, context: CommandContext): Promise<ResultOf<'guest.migrate.receive'>> {
+  private async receiveOnline(
+    vm: QemuVm,
+    guest: GuestSpec,
+    volumes: readonly GuestVolume[],
+    listen: string,
+    context: CommandContext,
+  ): Promise<ResultOf<'guest.migrate.receive'>> {
     await this.launchIncoming(guest, context);
     return vm.qmp('could not get ready to receive it', context.signal, async (qmp) => {
       await qmp.execute('migrate-set-capabilities', { capabilities: [{ capability: 'late-block-activate', state: true }] });
@@ -141,25 +162,52 @@ export class QemuMigration implements GuestMigration {
     });
   }
 
-  private async receiveOffline(vmid: number, volumes: readonly GuestVolume[], listen: string, context: CommandContext): Promise<ResultOf<'guest.migrate.receive'>> {
+  private async receiveOffline(
+    vmid: number,
+    volumes: readonly GuestVolume[],
+    listen: string,
+    context: CommandContext,
+  ): Promise<ResultOf<'guest.migrate.receive'>> {
     const daemon = new StorageDaemon(this.host, vmid);
     await daemon.start(context);
-    return { nbdPort: await daemon.qmp('could not serve its volumes', context.signal, (qmp) => serveVolumes(qmp, this.host, listen, volumes)) };
+    return {
+      nbdPort: await daemon.qmp('could not serve its volumes', context.signal, (qmp) => serveVolumes(qmp, this.host, listen, volumes)),
+    };
   }
 
   /** Resolves with the run state the VM had when it left; on failure it runs here as before. */
-  private async sendOnline(vm: QemuVm, volumes: readonly GuestVolume[], target: ParamsOf<'guest.migrate.send'>['target'], context: CommandContext): Promise<RunState> {
+  private async sendOnline(
+    vm: QemuVm,
+    volumes: readonly GuestVolume[],
+    target: ParamsOf<'guest.migrate.send'>['target'],
+    context: CommandContext,
+  ): Promise<RunState> {
     const { signal, log } = context;
     const { address, nbdPort, migrationPort } = target;
     if (migrationPort === undefined) throw new Error(`VM ${vm.vmid}: the target gave no port for the VM's state`);
-    const { state, drives } = await vm.qmp('could not read its state', signal, async (qmp) => ({ state: await runState(qmp), drives: await driveNodes(qmp) }));
+    const { state, drives } = await vm.qmp('could not read its state', signal, async (qmp) => ({
+      state: await runState(qmp),
+      drives: await driveNodes(qmp),
+    }));
     const mirrored = volumes.filter((volume) => drives.has(`drive-${volume.key}`));
     try {
-      for (const volume of volumes.filter((candidate) => !mirrored.includes(candidate))) await this.copyVolume(vm.vmid, volume, target, context);
+      for (const volume of volumes.filter((candidate) => !mirrored.includes(candidate)))
+        await this.copyVolume(vm.vmid, volume, target, context);
       await vm.qmp('could not start mirroring its disks', signal, async (qmp) => {
         for (const { key } of mirrored) {
-          await qmp.execute('blockdev-add', { driver: 'nbd', 'node-name': targetNode(key), server: { type: 'inet', host: address, port: String(nbdPort) }, export: key });
-          await qmp.execute('blockdev-mirror', { 'job-id': mirrorJob(key), device: `drive-${key}`, target: targetNode(key), sync: 'full', 'auto-dismiss': false });
+          await qmp.execute('blockdev-add', {
+            driver: 'nbd',
+            'node-name': targetNode(key),
+            server: { type: 'inet', host: address, port: String(nbdPort) },
+            export: key,
+          });
+          await qmp.execute('blockdev-mirror', {
+            'job-id': mirrorJob(key),
+            device: `drive-${key}`,
+            target: targetNode(key),
+            sync: 'full',
+            'auto-dismiss': false,
+          });
           log(`mirroring ${key} to node ${target.node}`);
         }
       });
@@ -171,13 +219,16 @@ export class QemuMigration implements GuestMigration {
         await qmp.execute('migrate', { uri: tcpUri(address, migrationPort) });
       });
       const progress = migrationProgress(log);
-      const reached = (status: string) => async (qmp: QmpClient) => (progress((await qmp.execute('query-migrate')) as MigrationStatus) === status ? true : undefined);
+      const reached = (status: string) => async (qmp: QmpClient) =>
+        progress((await qmp.execute('query-migrate')) as MigrationStatus) === status ? true : undefined;
       await this.poll(vm, 'migration failed', context, reached('pre-switchover'), { everyMs: HANDOVER_POLL_MS });
       // The VM is stopped for the handover: each mirror writes what is left and ends in sync.
       await vm.qmp('could not complete its disks', signal, async (qmp) => {
         for (const job of mirrors) await qmp.execute('block-job-cancel', { device: job });
       });
-      await this.poll(vm, 'completing its disks failed', context, async (qmp) => ((await endJobs(qmp, mirrors)) ? true : undefined), { everyMs: HANDOVER_POLL_MS });
+      await this.poll(vm, 'completing its disks failed', context, async (qmp) => ((await endJobs(qmp, mirrors)) ? true : undefined), {
+        everyMs: HANDOVER_POLL_MS,
+      });
       await vm.qmp('could not hand it over', signal, async (qmp) => {
         for (const { key } of mirrored) await qmp.execute('blockdev-del', { 'node-name': targetNode(key) });
         await qmp.execute('migrate-continue', { state: 'pre-switchover' });
@@ -197,9 +248,12 @@ export class QemuMigration implements GuestMigration {
     try {
       await vm.qmp('could not cancel the migration', signal, async (qmp) => {
         await qmp.execute('migrate_cancel');
-        for (const job of (await jobsOf(qmp, mirrors)).filter((candidate) => candidate.status !== 'concluded')) await qmp.execute('job-cancel', { id: job.id });
+        for (const job of (await jobsOf(qmp, mirrors)).filter((candidate) => candidate.status !== 'concluded'))
+          await qmp.execute('job-cancel', { id: job.id });
       });
-      await this.poll(vm, 'cancelling the mirrors failed', { signal }, async (qmp) => ((await endJobs(qmp, mirrors, 'ignore')) ? true : undefined));
+      await this.poll(vm, 'cancelling the mirrors failed', { signal }, async (qmp) =>
+        (await endJobs(qmp, mirrors, 'ignore')) ? true : undefined,
+      );
       await vm.qmp('could not close the copies of its disks', signal, async (qmp) => {
         const open = await namedNodes(qmp);
         for (const { key } of mirrored) if (open.has(targetNode(key))) await qmp.execute('blockdev-del', { 'node-name': targetNode(key) });
@@ -212,12 +266,21 @@ export class QemuMigration implements GuestMigration {
   }
 
   /** qemu-img into the target's NBD export of the volume; the target's image is new, so zeros need no writing. */
-  private async copyVolume(vmid: number, volume: GuestVolume, target: ParamsOf<'guest.migrate.send'>['target'], { signal, log }: CommandContext): Promise<void> {
+  private async copyVolume(
+    vmid: number,
+    volume: GuestVolume,
+    target: ParamsOf<'guest.migrate.send'>['target'],
+    { signal, log }: CommandContext,
+  ): Promise<void> {
     if (volume.format === 'subvol') throw new Error(`VM ${vmid}: volume ${volume.key} must be a qcow2 or raw image, not a subvol`);
     log(copyingToNode(volume, target.node));
     const destination = `driver=nbd,server.type=inet,server.host=${target.address},server.port=${target.nbdPort},export=${volume.key}`;
     try {
-      await runChecked('qemu-img', ['convert', '-n', '--target-is-zero', '-f', volume.format, '--target-image-opts', hostPath(this.host, volume.path), destination], { signal, onLine: log, timeoutMs: COPY_LIMIT_MS });
+      await runChecked(
+        'qemu-img',
+        ['convert', '-n', '--target-is-zero', '-f', volume.format, '--target-image-opts', hostPath(this.host, volume.path), destination],
+        { signal, onLine: log, timeoutMs: COPY_LIMIT_MS },
+      );
     } catch (error) {
       throw new Error(`VM ${vmid}: could not copy volume ${volume.key}: ${(error as Error).message}`);
     }
@@ -236,7 +299,13 @@ export class QemuMigration implements GuestMigration {
    * Asks `check` every `everyMs` (POLL_MS) on a connection of its own, so that list() gets the
    * monitor between, until it gives a value; past `timeoutMs`, when given, fails saying `what`.
    */
-  private async poll<T>(vm: QemuVm, what: string, context: Pick<CommandContext, 'signal'>, check: (qmp: QmpClient) => Promise<T | undefined>, options: { timeoutMs?: number; everyMs?: number } = {}): Promise<T> {
+  private async poll<T>(
+    vm: QemuVm,
+    what: string,
+    context: Pick<CommandContext, 'signal'>,
+    check: (qmp: QmpClient) => Promise<T | undefined>,
+    options: { timeoutMs?: number; everyMs?: number } = {},
+  ): Promise<T> {
     const { timeoutMs, everyMs = POLL_MS } = options;
     const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
     for (;;) {

@@ -29,7 +29,11 @@ export async function serveVolumes(qmp: QmpClient, host: Host, listen: string, v
     let node = drives.get(`drive-${volume.key}`);
     if (node === undefined) {
       node = servedNode(volume.key);
-      await qmp.execute('blockdev-add', { driver: volume.format, 'node-name': node, file: { driver: 'file', filename: hostPath(host, volume.path) } });
+      await qmp.execute('blockdev-add', {
+        driver: volume.format,
+        'node-name': node,
+        file: { driver: 'file', filename: hostPath(host, volume.path) },
+      });
     }
     await qmp.execute('block-export-add', { type: 'nbd', id: `export-${volume.key}`, 'node-name': node, name: volume.key, writable: true });
   }

@@ -32,7 +32,13 @@ export async function isQemuOf(pid: number, pidFile: string): Promise<boolean> {
  * Waits until the QEMU of `pidFile` (or the process `isOurs` recognises) is gone, polling; resolves
  * false when `timeoutMs` passes first. Rejects with the signal's reason when it is aborted.
  */
-export async function waitForExit(pid: number, pidFile: string, timeoutMs: number, signal?: AbortSignal, isOurs = isQemuOf): Promise<boolean> {
+export async function waitForExit(
+  pid: number,
+  pidFile: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  isOurs = isQemuOf,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!(await isOurs(pid, pidFile))) return true;

@@ -17,12 +17,24 @@ describe('QEMU runtime files', () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it('places the files of a VM in the run folder under the host root', () => {
-    expect(qemuRuntimeFiles(host, 100)).toEqual({ dir: run, qmp: `${run}/100.qmp`, pid: `${run}/100.pid`, vnc: `${run}/100.vnc`, qga: `${run}/100.qga`, log: `${run}/100.log`, efivars: `${run}/100.efivars.fd`, tpmSocket: `${run}/100.swtpm`, tpmPid: `${run}/100.swtpm.pid` });
+    expect(qemuRuntimeFiles(host, 100)).toEqual({
+      dir: run,
+      qmp: `${run}/100.qmp`,
+      pid: `${run}/100.pid`,
+      vnc: `${run}/100.vnc`,
+      qga: `${run}/100.qga`,
+      log: `${run}/100.log`,
+      efivars: `${run}/100.efivars.fd`,
+      tpmSocket: `${run}/100.swtpm`,
+      tpmPid: `${run}/100.swtpm.pid`,
+    });
   });
 
   it('refuses a host root so deep that a socket path would not fit a unix socket', () => {
     const deep: Host = { root: `/${'d'.repeat(90)}`, live: false };
-    expect(() => qemuRuntimeFiles(deep, 100)).toThrow(/^the socket path \/d+\/run\/corral\/qemu\/100\.qmp is longer than the 107 bytes a unix socket allows/);
+    expect(() => qemuRuntimeFiles(deep, 100)).toThrow(
+      /^the socket path \/d+\/run\/corral\/qemu\/100\.qmp is longer than the 107 bytes a unix socket allows/,
+    );
   });
 
   it('lists the VMs that have a pid file, and none before the folder exists', async () => {
@@ -36,7 +48,12 @@ describe('QEMU runtime files', () => {
     const files = qemuRuntimeFiles(host, 100);
     expect(await readPidFile(files)).toBeUndefined();
     await mkdir(run, { recursive: true });
-    for (const [text, pid] of [['4242\n', 4242], ['', undefined], ['12x', undefined], ['1\n', undefined]] as const) {
+    for (const [text, pid] of [
+      ['4242\n', 4242],
+      ['', undefined],
+      ['12x', undefined],
+      ['1\n', undefined],
+    ] as const) {
       await writeFile(files.pid, text);
       expect(await readPidFile(files)).toBe(pid);
     }

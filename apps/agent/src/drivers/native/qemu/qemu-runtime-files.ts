@@ -33,9 +33,22 @@ export interface QemuRuntimeFiles {
 
 export function qemuRuntimeFiles(host: Host, vmid: number): QemuRuntimeFiles {
   const dir = hostPath(host, QEMU_RUN_DIR);
-  const files = { dir, qmp: `${dir}/${vmid}.qmp`, pid: `${dir}/${vmid}.pid`, vnc: `${dir}/${vmid}.vnc`, qga: `${dir}/${vmid}.qga`, log: `${dir}/${vmid}.log`, efivars: `${dir}/${vmid}.efivars.fd`, tpmSocket: `${dir}/${vmid}.swtpm`, tpmPid: `${dir}/${vmid}.swtpm.pid` };
+  const files = {
+    dir,
+    qmp: `${dir}/${vmid}.qmp`,
+    pid: `${dir}/${vmid}.pid`,
+    vnc: `${dir}/${vmid}.vnc`,
+    qga: `${dir}/${vmid}.qga`,
+    log: `${dir}/${vmid}.log`,
+    efivars: `${dir}/${vmid}.efivars.fd`,
+    tpmSocket: `${dir}/${vmid}.swtpm`,
+    tpmPid: `${dir}/${vmid}.swtpm.pid`,
+  };
   for (const socket of [files.qmp, files.vnc, files.qga, files.tpmSocket]) {
-    if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) throw new Error(`the socket path ${socket} is longer than the ${MAX_SOCKET_PATH} bytes a unix socket allows: use a shorter host root`);
+    if (Buffer.byteLength(socket) > MAX_SOCKET_PATH)
+      throw new Error(
+        `the socket path ${socket} is longer than the ${MAX_SOCKET_PATH} bytes a unix socket allows: use a shorter host root`,
+      );
   }
   return files;
 }

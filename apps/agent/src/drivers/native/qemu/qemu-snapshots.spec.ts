@@ -62,7 +62,9 @@ describe('QEMU snapshots with real qemu-img and QEMU (TCG)', () => {
     await qemu.snapshots.create({ guest: VM, snapname: 'first', vmstate: false }, context);
     expect(await table()).toMatch(/\bfirst\b/);
     expect(log).toEqual(["local:300/vm-300-disk-0.qcow2: created snapshot 'first'"]);
-    await expect(qemu.snapshots.create({ guest: VM, snapname: 'first', vmstate: false }, context)).rejects.toThrow("snapshot name 'first' already used (on volume local:300/vm-300-disk-0.qcow2)");
+    await expect(qemu.snapshots.create({ guest: VM, snapname: 'first', vmstate: false }, context)).rejects.toThrow(
+      "snapshot name 'first' already used (on volume local:300/vm-300-disk-0.qcow2)",
+    );
   });
 
   it('undoes a change of the disk by a rollback', async () => {
@@ -74,10 +76,25 @@ describe('QEMU snapshots with real qemu-img and QEMU (TCG)', () => {
     expect(await status()).toBe('stopped');
   });
 
-  it('refuses a rollback to a snapshot the disk lacks, and a raw disk with PVE\'s words', async () => {
-    await expect(qemu.snapshots.rollback({ guest: VM, snapname: 'nothing', vmstate: false, start: false }, context)).rejects.toThrow("snapshot 'nothing' does not exist on volume local:300/vm-300-disk-0.qcow2");
-    const raw: GuestSpec = { ...VM, volumes: [{ key: 'scsi0', volid: 'local:300/vm-300-disk-1.raw', path: '/var/lib/vz/images/300/vm-300-disk-1.raw', format: 'raw', size: 16 * MiB }] };
-    await expect(qemu.snapshots.create({ guest: raw, snapname: 'second', vmstate: false }, context)).rejects.toThrow('snapshot feature is not available (volume local:300/vm-300-disk-1.raw is raw)');
+  it("refuses a rollback to a snapshot the disk lacks, and a raw disk with PVE's words", async () => {
+    await expect(qemu.snapshots.rollback({ guest: VM, snapname: 'nothing', vmstate: false, start: false }, context)).rejects.toThrow(
+      "snapshot 'nothing' does not exist on volume local:300/vm-300-disk-0.qcow2",
+    );
+    const raw: GuestSpec = {
+      ...VM,
+      volumes: [
+        {
+          key: 'scsi0',
+          volid: 'local:300/vm-300-disk-1.raw',
+          path: '/var/lib/vz/images/300/vm-300-disk-1.raw',
+          format: 'raw',
+          size: 16 * MiB,
+        },
+      ],
+    };
+    await expect(qemu.snapshots.create({ guest: raw, snapname: 'second', vmstate: false }, context)).rejects.toThrow(
+      'snapshot feature is not available (volume local:300/vm-300-disk-1.raw is raw)',
+    );
   });
 
   it("takes a running VM's disk snapshot over QMP and deletes it again while it runs", async () => {
@@ -92,7 +109,9 @@ describe('QEMU snapshots with real qemu-img and QEMU (TCG)', () => {
     await qemu.snapshots.create({ guest: VM, snapname: 'withram', vmstate: true }, context);
     // The state's size is the table's column after the name; a disk-only snapshot's is 0 B.
     expect(await table()).toMatch(/\bwithram\s+[1-9][\d.]*\s*[KMG]iB/);
-    await expect(qemu.snapshots.rollback({ guest: VM, snapname: 'withram', vmstate: true, start: false }, context)).rejects.toThrow('VM 300 is running: stop it before rolling it back');
+    await expect(qemu.snapshots.rollback({ guest: VM, snapname: 'withram', vmstate: true, start: false }, context)).rejects.toThrow(
+      'VM 300 is running: stop it before rolling it back',
+    );
     await qemu.stop(VM.vmid, context);
     await qemu.snapshots.rollback({ guest: VM, snapname: 'withram', vmstate: true, start: false }, context);
     expect(log.some((line) => line.includes('-loadvm withram'))).toBe(true);

@@ -36,12 +36,18 @@ export class QemuSnapshots implements GuestSnapshots {
     const vm = new QemuVm(this.host, guest.vmid);
     if ((await vm.runningPid()) === undefined) await this.createOffline(guest.vmid, disks, snapname, context);
     else if (vmstate) await savevm(vm, snapname, context);
-    else await vm.qmp('could not take the snapshot', context.signal, (qmp) => qmp.execute('transaction', { actions: disks.map((disk) => ({ type: 'blockdev-snapshot-internal-sync', data: { device: driveId(disk), name: snapname } })) }));
+    else
+      await vm.qmp('could not take the snapshot', context.signal, (qmp) =>
+        qmp.execute('transaction', {
+          actions: disks.map((disk) => ({ type: 'blockdev-snapshot-internal-sync', data: { device: driveId(disk), name: snapname } })),
+        }),
+      );
     for (const disk of disks) context.log(snapshotLine('created', snapname, disk));
   }
 
   async rollback({ guest, snapname, vmstate, start }: ParamsOf<'guest.snapshot.rollback'>, context: CommandContext): Promise<void> {
-    if ((await new QemuVm(this.host, guest.vmid).runningPid()) !== undefined) throw new Error(refusedWhileRunning('qemu', guest.vmid, 'rollback'));
+    if ((await new QemuVm(this.host, guest.vmid).runningPid()) !== undefined)
+      throw new Error(refusedWhileRunning('qemu', guest.vmid, 'rollback'));
     const disks = snapshotVolumes(guest);
     // All checked first: a disk without the snapshot must not leave the others rolled back.
     for (const disk of disks) {
@@ -64,7 +70,13 @@ export class QemuSnapshots implements GuestSnapshots {
         context.log(`${disk.volid}: has no snapshot '${snapname}'`);
         continue;
       }
-      if (running) await vm.qmp('could not delete the snapshot', context.signal, (qmp) => qmp.execute('blockdev-snapshot-delete-internal-sync', { device: driveId(disk), name: snapname }), SAVE_LIMIT_MS);
+      if (running)
+        await vm.qmp(
+          'could not delete the snapshot',
+          context.signal,
+          (qmp) => qmp.execute('blockdev-snapshot-delete-internal-sync', { device: driveId(disk), name: snapname }),
+          SAVE_LIMIT_MS,
+        );
       else await this.qemuImg(guest.vmid, ['snapshot', '-d', snapname, hostPath(this.host, disk.path)], context);
       context.log(snapshotLine('deleted', snapname, disk));
     }
@@ -87,7 +99,10 @@ export class QemuSnapshots implements GuestSnapshots {
       }
     } catch (error) {
       const cleanup = { ...context, signal: AbortSignal.timeout(SAVE_LIMIT_MS) };
-      for (const disk of taken) await this.qemuImg(vmid, ['snapshot', '-d', snapname, hostPath(this.host, disk.path)], cleanup).catch((failure: Error) => context.log(failure.message));
+      for (const disk of taken)
+        await this.qemuImg(vmid, ['snapshot', '-d', snapname, hostPath(this.host, disk.path)], cleanup).catch((failure: Error) =>
+          context.log(failure.message),
+        );
       throw error;
     }
   }
@@ -103,7 +118,12 @@ export class QemuSnapshots implements GuestSnapshots {
 
 /** The monitor's `savevm`: it answers with nothing when it worked, and with the error's text when not. */
 async function savevm(vm: QemuVm, snapname: string, { signal }: CommandContext): Promise<void> {
-  const said = await vm.qmp('could not save the snapshot', signal, (qmp) => qmp.execute('human-monitor-command', { 'command-line': `savevm ${snapname}` }), SAVE_LIMIT_MS);
+  const said = await vm.qmp(
+    'could not save the snapshot',
+    signal,
+    (qmp) => qmp.execute('human-monitor-command', { 'command-line': `savevm ${snapname}` }),
+    SAVE_LIMIT_MS,
+  );
   if (typeof said === 'string' && said.trim() !== '') throw vmFailure(vm.vmid, 'could not save the snapshot', new Error(said.trim()));
 }
 

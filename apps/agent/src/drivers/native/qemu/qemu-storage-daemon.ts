@@ -35,7 +35,19 @@ export class StorageDaemon {
   async start({ signal }: CommandContext): Promise<void> {
     await this.stop();
     await mkdir(dirname(this.socket), { recursive: true });
-    const output = await runProgram(PROGRAM, ['--daemonize', '--pidfile', this.pidFile, '--chardev', `socket,id=qmp,path=${this.socket.replaceAll(',', ',,')},server=on,wait=off`, '--monitor', 'chardev=qmp'], { signal });
+    const output = await runProgram(
+      PROGRAM,
+      [
+        '--daemonize',
+        '--pidfile',
+        this.pidFile,
+        '--chardev',
+        `socket,id=qmp,path=${this.socket.replaceAll(',', ',,')},server=on,wait=off`,
+        '--monitor',
+        'chardev=qmp',
+      ],
+      { signal },
+    );
     if (output.code !== 0) throw vmFailure(this.vmid, `${PROGRAM} failed (exit code ${output.code})`, lastWords(output));
   }
 
@@ -59,7 +71,8 @@ export class StorageDaemon {
       signal(pid, 'SIGTERM');
       if (!(await waitForExit(pid, this.pidFile, EXIT_WAIT_MS))) {
         signal(pid, 'SIGKILL');
-        if (!(await waitForExit(pid, this.pidFile, EXIT_WAIT_MS))) throw new Error(`VM ${this.vmid}: ${PROGRAM} (pid ${pid}) is still there after SIGKILL`);
+        if (!(await waitForExit(pid, this.pidFile, EXIT_WAIT_MS)))
+          throw new Error(`VM ${this.vmid}: ${PROGRAM} (pid ${pid}) is still there after SIGKILL`);
       }
     }
     await Promise.all([this.pidFile, this.socket].map((path) => rm(path, { force: true })));

@@ -21,7 +21,14 @@ const EXIT_WAIT_MS = 5_000;
 
 /** QEMU's side: the socket, the TPM backend and a TIS device (PVE's `tpm-tis` on x86). */
 export function tpmArgs(files: Pick<QemuRuntimeFiles, 'tpmSocket'>): string[] {
-  return ['-chardev', `socket,id=tpmchar,path=${escapeOption(files.tpmSocket)}`, '-tpmdev', 'emulator,id=tpmdev,chardev=tpmchar', '-device', 'tpm-tis,tpmdev=tpmdev'];
+  return [
+    '-chardev',
+    `socket,id=tpmchar,path=${escapeOption(files.tpmSocket)}`,
+    '-tpmdev',
+    'emulator,id=tpmdev,chardev=tpmchar',
+    '-device',
+    'tpm-tis,tpmdev=tpmdev',
+  ];
 }
 
 /**
@@ -29,20 +36,50 @@ export function tpmArgs(files: Pick<QemuRuntimeFiles, 'tpmSocket'>): string[] {
  * makes the TPM's endorsement key and certificates in a state that has none and leaves one that
  * has them as it is (`--not-overwrite`), then `swtpm socket` in the background.
  */
-export async function startSwtpm(host: Host, vmid: number, volume: GuestVolume, files: QemuRuntimeFiles, { signal, log }: CommandContext): Promise<void> {
+export async function startSwtpm(
+  host: Host,
+  vmid: number,
+  volume: GuestVolume,
+  files: QemuRuntimeFiles,
+  { signal, log }: CommandContext,
+): Promise<void> {
   const state = hostPath(host, volume.path);
   // swtpm reads its options as `key=value` items separated by commas, with no escape.
   if (state.includes(',') || files.tpmSocket.includes(',')) throw new Error(`VM ${vmid}: swtpm cannot take a path with a comma (${state})`);
   const tpm2 = volume.tpm === 'v2.0';
   await runChecked(
     'swtpm_setup',
-    ['--tpmstate', `file://${state}`, '--createek', '--create-ek-cert', '--create-platform-cert', '--lock-nvram', '--config', '/etc/swtpm_setup.conf', '--runas', '0', '--not-overwrite', ...(tpm2 ? ['--tpm2', '--ecc'] : [])],
+    [
+      '--tpmstate',
+      `file://${state}`,
+      '--createek',
+      '--create-ek-cert',
+      '--create-platform-cert',
+      '--lock-nvram',
+      '--config',
+      '/etc/swtpm_setup.conf',
+      '--runas',
+      '0',
+      '--not-overwrite',
+      ...(tpm2 ? ['--tpm2', '--ecc'] : []),
+    ],
     { signal, onLine: (line) => log(`swtpm_setup: ${line}`), timeoutMs: SETUP_LIMIT_MS },
   );
   await rm(files.tpmSocket, { force: true });
   await runChecked(
     'swtpm',
-    ['socket', '--tpmstate', `backend-uri=file://${state},mode=0600`, '--ctrl', `type=unixio,path=${files.tpmSocket},mode=0600`, '--pid', `file=${files.tpmPid}`, '--terminate', '--daemon', ...(tpm2 ? ['--tpm2'] : [])],
+    [
+      'socket',
+      '--tpmstate',
+      `backend-uri=file://${state},mode=0600`,
+      '--ctrl',
+      `type=unixio,path=${files.tpmSocket},mode=0600`,
+      '--pid',
+      `file=${files.tpmPid}`,
+      '--terminate',
+      '--daemon',
+      ...(tpm2 ? ['--tpm2'] : []),
+    ],
     { signal },
   );
 }

@@ -74,7 +74,8 @@ export class QemuVm {
       } catch {
         // gone in between
       }
-      if (!(await waitForExit(pid, this.files.pid, EXIT_WAIT_MS))) throw new Error(`VM ${this.vmid}: QEMU (pid ${pid}) is still there after SIGKILL`);
+      if (!(await waitForExit(pid, this.files.pid, EXIT_WAIT_MS)))
+        throw new Error(`VM ${this.vmid}: QEMU (pid ${pid}) is still there after SIGKILL`);
     }
     await removeRuntimeFiles(this.files);
   }

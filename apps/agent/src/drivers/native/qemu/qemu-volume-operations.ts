@@ -21,7 +21,12 @@ export class QemuVolumeOperations implements VolumeOperations {
   constructor(private readonly host: Host) {}
 
   async allocate({ vmid, volumes }: ParamsOf<'guest.volume.allocate'>, context: CommandContext): Promise<void> {
-    await makeImages(this.host, vmid, volumes.map((volume) => createImagePlan(this.host, vmid, volume)), context);
+    await makeImages(
+      this.host,
+      vmid,
+      volumes.map((volume) => createImagePlan(this.host, vmid, volume)),
+      context,
+    );
   }
 
   async free({ vmid, volumes }: ParamsOf<'guest.volume.free'>, context: CommandContext): Promise<void> {
@@ -41,15 +46,23 @@ export class QemuVolumeOperations implements VolumeOperations {
     }
     const path = hostPath(this.host, volume.path);
     const format = imageFormat(vmid, volume);
-    const info = await runChecked('qemu-img', ['info', '--output=json', '-f', format, path], { signal: context.signal, timeoutMs: INFO_TIMEOUT_MS });
+    const info = await runChecked('qemu-img', ['info', '--output=json', '-f', format, path], {
+      signal: context.signal,
+      timeoutMs: INFO_TIMEOUT_MS,
+    });
     refuseShrinking(volume, size, Number((JSON.parse(info.stdout) as { 'virtual-size'?: unknown })['virtual-size']));
-    await runChecked('qemu-img', ['resize', '-f', format, path, String(size)], { signal: context.signal, onLine: context.log, timeoutMs: INFO_TIMEOUT_MS });
+    await runChecked('qemu-img', ['resize', '-f', format, path, String(size)], {
+      signal: context.signal,
+      onLine: context.log,
+      timeoutMs: INFO_TIMEOUT_MS,
+    });
     context.log(resizedVolume(volume, size, false));
   }
 
   /** A copy by `qemu-img convert` (a linked clone's base copied in); the source goes only once the copy is whole. */
   async move({ vmid, source, target, targetVmid, delete: remove }: ParamsOf<'guest.volume.move'>, context: CommandContext): Promise<void> {
-    if ((await new QemuVm(this.host, vmid).runningPid()) !== undefined) throw new CommandFailure('invalid-params', refusedWhileRunning('qemu', vmid, 'move'));
+    if ((await new QemuVm(this.host, vmid).runningPid()) !== undefined)
+      throw new CommandFailure('invalid-params', refusedWhileRunning('qemu', vmid, 'move'));
     await makeImages(this.host, targetVmid, [convertImagePlan(this.host, vmid, source, target)], context);
     if (remove) await this.remove(vmid, source, context);
   }
@@ -64,9 +77,15 @@ export class QemuVolumeOperations implements VolumeOperations {
 
 /** The virtual size of the drive `device` in QMP `query-block`'s answer. */
 function attachedSize(blocks: unknown, device: string): number {
-  const block = (blocks as { device?: string; inserted?: { image?: { 'virtual-size'?: number } } }[]).find((candidate) => candidate.device === device);
+  const block = (blocks as { device?: string; inserted?: { image?: { 'virtual-size'?: number } } }[]).find(
+    (candidate) => candidate.device === device,
+  );
   const size = block?.inserted?.image?.['virtual-size'];
-  if (size === undefined) throw new CommandFailure('invalid-params', `the running VM has no drive ${device}: a disk added while it ran is attached at its next start`);
+  if (size === undefined)
+    throw new CommandFailure(
+      'invalid-params',
+      `the running VM has no drive ${device}: a disk added while it ran is attached at its next start`,
+    );
   return size;
 }
 

@@ -19,7 +19,9 @@ const guestAgent =
   (request, socket) => {
     if (request['execute'] === 'guest-sync-delimited') {
       const id = (request['arguments'] as { id: number }).id;
-      socket.write(Buffer.concat([Buffer.from(options.noise ?? ''), Buffer.from([0xff]), Buffer.from(`${JSON.stringify({ return: id })}\n`)]));
+      socket.write(
+        Buffer.concat([Buffer.from(options.noise ?? ''), Buffer.from([0xff]), Buffer.from(`${JSON.stringify({ return: id })}\n`)]),
+      );
       return;
     }
     const reply = answer(request);
@@ -89,17 +91,24 @@ describe('qgaExecute', () => {
     const run = qgaExecute(socketPath(), 'guest-ping', undefined, options);
     await expect(run).rejects.toMatchObject({ code: 'unavailable', message: 'QEMU guest agent is not running' });
     expect(received.map((request) => request['execute'])).toStrictEqual(['guest-sync-delimited']);
-    const connections = () => new Promise<number>((resolve, reject) => server?.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    const connections = () =>
+      new Promise<number>((resolve, reject) => server?.getConnections((error, count) => (error ? reject(error) : resolve(count))));
     await waitFor(async () => (await connections()) === 0, { timeoutMs: 5000, what: 'the client to close its connection' });
   });
 
   it('says the guest agent is not running when the VM has no channel', async () => {
-    await expect(qgaExecute(socketPath(), 'guest-ping', undefined, options)).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/^QEMU guest agent is not running \(.*ENOENT/) });
+    await expect(qgaExecute(socketPath(), 'guest-ping', undefined, options)).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/^QEMU guest agent is not running \(.*ENOENT/),
+    });
   });
 
   it('times out a command the guest agent synced for but never answers', async () => {
     await serve(guestAgent(() => undefined));
-    await expect(qgaExecute(socketPath(), 'guest-get-fsinfo', undefined, options)).rejects.toMatchObject({ code: 'timeout', message: 'the QEMU guest agent did not answer guest-get-fsinfo within 0.3 s' });
+    await expect(qgaExecute(socketPath(), 'guest-get-fsinfo', undefined, options)).rejects.toMatchObject({
+      code: 'timeout',
+      message: 'the QEMU guest agent did not answer guest-get-fsinfo within 0.3 s',
+    });
   });
 
   it('answers null for guest-shutdown once sent, since QGA sends no reply to it', async () => {

@@ -11,7 +11,6 @@ import { GUEST_AGENT_NOT_RUNNING as QGA_NOT_RUNNING } from '../../guest-messages
  * before that is discarded. A VM without a guest agent running never answers: the sync times out.
  */
 
-
 /** QGA's commands that send no reply when they succeed. */
 const NO_REPLY = new Set(['guest-shutdown', 'guest-suspend-disk', 'guest-suspend-ram', 'guest-suspend-hybrid']);
 
@@ -34,13 +33,23 @@ export async function qgaExecute(path: string, command: string, args: unknown, o
   try {
     const id = randomInt(1, 2 ** 31);
     void channel.write(Buffer.concat([Buffer.from([0xff]), line('guest-sync-delimited', { id })])).catch(() => undefined);
-    await channel.reply((reply) => reply.return === id, options.syncMs, () => new CommandFailure('unavailable', QGA_NOT_RUNNING), true);
+    await channel.reply(
+      (reply) => reply.return === id,
+      options.syncMs,
+      () => new CommandFailure('unavailable', QGA_NOT_RUNNING),
+      true,
+    );
     // Handed to the kernel before the connection closes: QGA's silence is its answer.
     await channel.write(line(command, args));
     if (NO_REPLY.has(command)) return null;
-    const reply = await channel.reply(() => true, options.commandMs, () => new CommandFailure('timeout', `the QEMU guest agent did not answer ${command} within ${options.commandMs / 1000} s`));
+    const reply = await channel.reply(
+      () => true,
+      options.commandMs,
+      () => new CommandFailure('timeout', `the QEMU guest agent did not answer ${command} within ${options.commandMs / 1000} s`),
+    );
     const error = reply.error as { desc?: unknown } | undefined;
-    if (error !== undefined) throw new CommandFailure('failed', `Agent error: ${typeof error.desc === 'string' ? error.desc : JSON.stringify(error)}`);
+    if (error !== undefined)
+      throw new CommandFailure('failed', `Agent error: ${typeof error.desc === 'string' ? error.desc : JSON.stringify(error)}`);
     return reply.return ?? null;
   } finally {
     channel.close();

@@ -74,7 +74,7 @@ describe('QmpClient', () => {
   });
 
   it('rejects with a QmpError carrying the class and description of a refused command', async () => {
-    await serve((command) => [{ error: { class: 'CommandNotFound', desc: "The command nope has not been found" }, id: command.id }]);
+    await serve((command) => [{ error: { class: 'CommandNotFound', desc: 'The command nope has not been found' }, id: command.id }]);
     const client = await QmpClient.connect(path, options());
     const refused = client.execute('nope');
     await expect(refused).rejects.toBeInstanceOf(QmpError);

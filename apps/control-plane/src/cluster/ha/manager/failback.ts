@@ -48,7 +48,10 @@ export class Failback {
       if (here !== undefined && group.nofailback) continue;
       if (best.node === null || (here !== undefined && (groupRank(group, best.node) ?? -1) <= here)) continue;
       this.asked.set(guest.vmid, now);
-      const why = here === undefined ? `its restricted group '${group.group}' does not allow node '${guest.node}'` : `its group '${group.group}' prefers node '${best.node}'`;
+      const why =
+        here === undefined
+          ? `its restricted group '${group.group}' does not allow node '${guest.node}'`
+          : `its group '${group.group}' prefers node '${best.node}'`;
       try {
         await this.moves.move({ type: guest.type, vmid: guest.vmid }, best.node, 'migrate', SYSTEM_CALLER);
         this.logger.info({ sid: sidOf(guest), from: guest.node, to: best.node }, `HA: moving a guest: ${why}`);

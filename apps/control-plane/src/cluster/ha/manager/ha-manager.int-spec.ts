@@ -10,7 +10,9 @@ import { ClusterModule } from '../../cluster.module.js';
 import { HaManagerModule } from './ha-manager.module.js';
 
 /** How many times `node` was asked to start the guest. */
-const starts = (node: FakeGuestNode, vmid: number) => node.asked.filter((request) => request.command === 'guest.start' && (request.params as { guest: { vmid: number } }).guest.vmid === vmid).length;
+const starts = (node: FakeGuestNode, vmid: number) =>
+  node.asked.filter((request) => request.command === 'guest.start' && (request.params as { guest: { vmid: number } }).guest.vmid === vmid)
+    .length;
 
 const patience = (what: string) => ({ timeoutMs: 20_000, what });
 
@@ -20,39 +22,68 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
   const c = new FakeGuestNode(3333);
 
   const haState = async (vmid: number) =>
-    ((await t.dataSource.query('SELECT r."state", r."crm_state", g."node" FROM "ha_resources" r JOIN "guests" g USING ("vmid") WHERE "vmid" = $1', [vmid])) as { state: string; crm_state: string; node: string }[])[0];
+    (
+      (await t.dataSource.query(
+        'SELECT r."state", r."crm_state", g."node" FROM "ha_resources" r JOIN "guests" g USING ("vmid") WHERE "vmid" = $1',
+        [vmid],
+      )) as { state: string; crm_state: string; node: string }[]
+    )[0];
   /** A VM on `node`, under HA: inserted as the API leaves them (its storage shared or not); running as last reported on a node about to be lost, else stopped. */
-  const haVm = async (vmid: number, node: string, options: { storage?: string; group?: string; lock?: string; state?: string; maxRestart?: number; maxRelocate?: number } = {}) => {
-    await t.dataSource.query(`INSERT INTO "guests" ("vmid", "type", "node", "config", "lock", "status") VALUES ($1, 'qemu', $2, $3, $4, $5)`, [
-      vmid,
-      node,
-      { name: `ha${vmid}`, memory: '64', scsi0: `${options.storage ?? 'san'}:${vmid}/vm-${vmid}-disk-0.qcow2,size=64M` },
-      options.lock ?? null,
-      ['a', 'd'].includes(node) ? 'running' : 'stopped',
-    ]);
-    await t.dataSource.query(`INSERT INTO "ha_resources" ("vmid", "type", "state", "group", "max_restart", "max_relocate") VALUES ($1, 'vm', $2, $3, $4, $5)`, [
-      vmid,
-      options.state ?? 'started',
-      options.group ?? null,
-      options.maxRestart ?? 1,
-      options.maxRelocate ?? 1,
-    ]);
+  const haVm = async (
+    vmid: number,
+    node: string,
+    options: { storage?: string; group?: string; lock?: string; state?: string; maxRestart?: number; maxRelocate?: number } = {},
+  ) => {
+    await t.dataSource.query(
+      `INSERT INTO "guests" ("vmid", "type", "node", "config", "lock", "status") VALUES ($1, 'qemu', $2, $3, $4, $5)`,
+      [
+        vmid,
+        node,
+        { name: `ha${vmid}`, memory: '64', scsi0: `${options.storage ?? 'san'}:${vmid}/vm-${vmid}-disk-0.qcow2,size=64M` },
+        options.lock ?? null,
+        ['a', 'd'].includes(node) ? 'running' : 'stopped',
+      ],
+    );
+    await t.dataSource.query(
+      `INSERT INTO "ha_resources" ("vmid", "type", "state", "group", "max_restart", "max_relocate") VALUES ($1, 'vm', $2, $3, $4, $5)`,
+      [vmid, options.state ?? 'started', options.group ?? null, options.maxRestart ?? 1, options.maxRelocate ?? 1],
+    );
     await t.dataSource.query(`SELECT pg_notify('corral_guests', $1)`, [String(vmid)]);
   };
   /** The node's agent is gone (offline) and its lease ends `leaseS` seconds from now (negative: already over). */
   const lost = async (node: string, leaseS: number) => {
-    await t.dataSource.query(`UPDATE "nodes" SET "online" = false, "connection" = NULL, "last_seen" = now() - interval '20 s', "lease_until" = now() + make_interval(secs => $2) WHERE "name" = $1`, [node, leaseS]);
+    await t.dataSource.query(
+      `UPDATE "nodes" SET "online" = false, "connection" = NULL, "last_seen" = now() - interval '20 s', "lease_until" = now() + make_interval(secs => $2) WHERE "name" = $1`,
+      [node, leaseS],
+    );
   };
   const tasksOf = async (type: string, vmid: number) =>
-    (await t.dataSource.query('SELECT "upid", "node", "exitstatus", "user" FROM "tasks" WHERE "type" = $1 AND "id" = $2 ORDER BY "starttime", "upid"', [type, String(vmid)])) as { upid: string; node: string; exitstatus: string | null; user: string }[];
-  const logOf = async (upid: string) => ((await t.dataSource.query('SELECT "t" AS "text" FROM "task_logs" WHERE "upid" = $1 ORDER BY "n"', [upid])) as { text: string }[]).map((row) => row.text);
+    (await t.dataSource.query(
+      'SELECT "upid", "node", "exitstatus", "user" FROM "tasks" WHERE "type" = $1 AND "id" = $2 ORDER BY "starttime", "upid"',
+      [type, String(vmid)],
+    )) as { upid: string; node: string; exitstatus: string | null; user: string }[];
+  const logOf = async (upid: string) =>
+    ((await t.dataSource.query('SELECT "t" AS "text" FROM "task_logs" WHERE "upid" = $1 ORDER BY "n"', [upid])) as { text: string }[]).map(
+      (row) => row.text,
+    );
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [ClusterModule, TasksModule, GuestsModule, HaManagerModule] });
-    for (const [name, node] of [['b', b], ['c', c]] as const) node.agent = await onlineAgent(t, name, await joinNode(t, name), { answer: (request) => node.answer(request), numberedHeartbeats: true });
+    for (const [name, node] of [
+      ['b', b],
+      ['c', c],
+    ] as const)
+      node.agent = await onlineAgent(t, name, await joinNode(t, name), {
+        answer: (request) => node.answer(request),
+        numberedHeartbeats: true,
+      });
     for (const name of ['a', 'd']) await joinNode(t, name);
-    await t.dataSource.query(`INSERT INTO "storages" ("storage", "type", "path", "content", "nodes", "shared", "disable") VALUES ('san', 'dir', '/mnt/san', '{images}', NULL, true, false), ('only-a-d', 'dir', '/mnt/ad', '{images}', '{a,d}', true, false)`);
-    await t.dataSource.query(`INSERT INTO "ha_groups" ("group", "nodes", "restricted") VALUES ('prefer-c', '[{"node":"c","priority":2},{"node":"b","priority":1}]', false), ('only-d', '[{"node":"d","priority":null}]', true)`);
+    await t.dataSource.query(
+      `INSERT INTO "storages" ("storage", "type", "path", "content", "nodes", "shared", "disable") VALUES ('san', 'dir', '/mnt/san', '{images}', NULL, true, false), ('only-a-d', 'dir', '/mnt/ad', '{images}', '{a,d}', true, false)`,
+    );
+    await t.dataSource.query(
+      `INSERT INTO "ha_groups" ("group", "nodes", "restricted") VALUES ('prefer-c', '[{"node":"c","priority":2},{"node":"b","priority":1}]', false), ('only-d', '[{"node":"d","priority":null}]', true)`,
+    );
   });
 
   afterAll(async () => {
@@ -63,14 +94,22 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     await haVm(100, 'a', { group: 'prefer-c' });
     await haVm(101, 'a');
     await lost('a', 4);
-    await waitFor(async () => (await haState(100))?.crm_state === 'fence' && (await haState(101))?.crm_state === 'fence', patience('the lost guests fenced'));
+    await waitFor(
+      async () => (await haState(100))?.crm_state === 'fence' && (await haState(101))?.crm_state === 'fence',
+      patience('the lost guests fenced'),
+    );
     expect((await events(t)).filter((event) => event.event === 'ha-fence')).toEqual([expect.objectContaining({ node: 'a' })]);
     // Nothing moves while the lease runs, even with the node offline.
     expect(await haState(100)).toMatchObject({ node: 'a' });
 
-    await waitFor(async () => (await haState(100))?.crm_state === 'started' && (await haState(101))?.crm_state === 'started', patience('the lost guests recovered and started'));
+    await waitFor(
+      async () => (await haState(100))?.crm_state === 'started' && (await haState(101))?.crm_state === 'started',
+      patience('the lost guests recovered and started'),
+    );
     // Moved only once the lease had run out, by the database's clock.
-    const [moved] = (await t.dataSource.query(`SELECT e."timestamp" >= n."lease_until" AS "after" FROM "events" e JOIN "nodes" n ON n."name" = 'a' WHERE e."event" = 'ha-recover' AND e."vmid" = 100`)) as { after: boolean }[];
+    const [moved] = (await t.dataSource.query(
+      `SELECT e."timestamp" >= n."lease_until" AS "after" FROM "events" e JOIN "nodes" n ON n."name" = 'a' WHERE e."event" = 'ha-recover' AND e."vmid" = 100`,
+    )) as { after: boolean }[];
     expect(moved).toEqual({ after: true });
     expect(await haState(100)).toMatchObject({ node: 'c', state: 'started' });
     // The least loaded node for the one without a group: c takes 100 first in the same round.
@@ -78,11 +117,17 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     expect(c.running.has(100) && b.running.has(101)).toBe(true);
     const [recover] = await tasksOf('harecover', 100);
     expect(recover).toMatchObject({ node: 'c', exitstatus: 'OK', user: 'root@pam' });
-    expect((await logOf(recover?.upid ?? '')).join('\n')).toMatch(/node 'a' is offline and its HA lease expired.*\n.*recovering vm:100 on node 'c' \(group 'prefer-c', priority 2\)/);
+    expect((await logOf(recover?.upid ?? '')).join('\n')).toMatch(
+      /node 'a' is offline and its HA lease expired.*\n.*recovering vm:100 on node 'c' \(group 'prefer-c', priority 2\)/,
+    );
     expect(await tasksOf('qmstart', 100)).toEqual([expect.objectContaining({ node: 'c', exitstatus: 'OK', user: 'root@pam' })]);
     const recoveries = (await events(t)).filter((event) => event.event === 'ha-recover');
     expect(recoveries.map((event) => event.node).sort()).toEqual(['b', 'c']);
-    expect(dataOf<{ node: string }[]>(await call(t, 'GET', '/cluster/resources?type=vm')).find((entry) => (entry as { vmid?: number }).vmid === 100)).toMatchObject({ node: 'c', status: 'running' });
+    expect(
+      dataOf<{ node: string }[]>(await call(t, 'GET', '/cluster/resources?type=vm')).find(
+        (entry) => (entry as { vmid?: number }).vmid === 100,
+      ),
+    ).toMatchObject({ node: 'c', status: 'running' });
   });
 
   it('does not move a guest it cannot place, and says why once in a failed harecover task on its node', async () => {
@@ -91,7 +136,13 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     await haVm(112, 'd', { storage: 'local' });
     await haVm(113, 'd', { lock: 'migrate' });
     await lost('d', -1);
-    await waitFor(async () => (await Promise.all([110, 111, 112, 113].map((vmid) => tasksOf('harecover', vmid)))).every((tasks) => tasks.length === 1 && tasks[0]?.exitstatus !== null), patience('one harecover task per guest that cannot move'));
+    await waitFor(
+      async () =>
+        (await Promise.all([110, 111, 112, 113].map((vmid) => tasksOf('harecover', vmid)))).every(
+          (tasks) => tasks.length === 1 && tasks[0]?.exitstatus !== null,
+        ),
+      patience('one harecover task per guest that cannot move'),
+    );
     const reasons = await Promise.all([110, 111, 112, 113].map(async (vmid) => (await tasksOf('harecover', vmid))[0]?.exitstatus));
     expect(reasons[0]).toMatch(/cannot recover vm:110 from node 'd' now: no online node reaches storage 'only-a-d'/);
     expect(reasons[1]).toMatch(/group 'only-d' is restricted to nodes 'd', and none of them is online/);
@@ -132,9 +183,16 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     expect(starts(b, 121)).toBe(1);
     expect((await tasksOf('qmigrate', 121))[0]).toMatchObject({ node: 'b', user: 'root@pam' });
     // Once its start there is done, its counts start afresh.
-    const counts = async () => ((await t.dataSource.query('SELECT "restarts", "relocations", "crm_state" FROM "ha_resources" WHERE "vmid" = 121')) as unknown[])[0];
-    await waitFor(async () => (await tasksOf('qmstart', 121)).some((task) => task.node === 'c' && task.exitstatus === 'OK'), patience('the start of vm:121 on c ended'));
-    await waitFor(async () => JSON.stringify(await counts()) === JSON.stringify({ restarts: 0, relocations: 0, crm_state: 'started' }), patience('the counts of vm:121 cleared'));
+    const counts = async () =>
+      ((await t.dataSource.query('SELECT "restarts", "relocations", "crm_state" FROM "ha_resources" WHERE "vmid" = 121')) as unknown[])[0];
+    await waitFor(
+      async () => (await tasksOf('qmstart', 121)).some((task) => task.node === 'c' && task.exitstatus === 'OK'),
+      patience('the start of vm:121 on c ended'),
+    );
+    await waitFor(
+      async () => JSON.stringify(await counts()) === JSON.stringify({ restarts: 0, relocations: 0, crm_state: 'started' }),
+      patience('the counts of vm:121 cleared'),
+    );
   });
 
   it('turns a stop and a start through the API into HA requests (hastop, hastart) that the manager keeps', async () => {
@@ -157,6 +215,8 @@ describe('the HA manager: fencing, recovery and the requested state', () => {
     await waitFor(() => c.running.has(130), patience('vm:130 started by the HA manager'));
     await waitFor(async () => (await tasksOf('qmstart', 130)).at(-1)?.exitstatus === 'OK', patience('the qmstart task of vm:130 ended'));
     expect((await tasksOf('qmstart', 130)).at(-1)).toMatchObject({ node: 'c', user: 'root@pam' });
-    expect(c.asked.filter((request) => request.command === 'guest.start').every((request) => (request.params as { ha?: boolean }).ha === true)).toBe(true);
+    expect(
+      c.asked.filter((request) => request.command === 'guest.start').every((request) => (request.params as { ha?: boolean }).ha === true),
+    ).toBe(true);
   });
 });

@@ -34,7 +34,21 @@ export class HaManagerRepository {
               n."lease_until", n."lease_until" IS NULL OR n."lease_until" < now() AS "expired"
        FROM "ha_resources" r JOIN "guests" g USING ("vmid") JOIN "nodes" n ON n."name" = g."node"
        WHERE r."state" <> 'ignored' ORDER BY r."vmid"`,
-    )) as { vmid: number; type: 'vm' | 'ct'; state: HaRequestedState; crm_state: HaCrmState; group: string | null; max_restart: number; restarts: number; max_relocate: number; relocations: number; node: string; online: boolean; lease_until: Date | null; expired: boolean }[];
+    )) as {
+      vmid: number;
+      type: 'vm' | 'ct';
+      state: HaRequestedState;
+      crm_state: HaCrmState;
+      group: string | null;
+      max_restart: number;
+      restarts: number;
+      max_relocate: number;
+      relocations: number;
+      node: string;
+      online: boolean;
+      lease_until: Date | null;
+      expired: boolean;
+    }[];
     return rows.map((row) => ({
       vmid: row.vmid,
       type: row.type,
@@ -53,10 +67,17 @@ export class HaManagerRepository {
   }
 
   /** Sets the manager state of resources whose state is another, with `event` in the same transaction; returns those changed. */
-  async setCrmState(vmids: readonly number[], crmState: HaCrmState, event?: (db: EntityManager, changed: readonly number[]) => Promise<void>): Promise<number[]> {
+  async setCrmState(
+    vmids: readonly number[],
+    crmState: HaCrmState,
+    event?: (db: EntityManager, changed: readonly number[]) => Promise<void>,
+  ): Promise<number[]> {
     if (vmids.length === 0) return [];
     return this.dataSource.transaction(async (db) => {
-      const [rows] = (await db.query('UPDATE "ha_resources" SET "crm_state" = $2 WHERE "vmid" = ANY($1) AND "crm_state" <> $2 RETURNING "vmid"', [[...vmids], crmState])) as [{ vmid: number }[], number];
+      const [rows] = (await db.query(
+        'UPDATE "ha_resources" SET "crm_state" = $2 WHERE "vmid" = ANY($1) AND "crm_state" <> $2 RETURNING "vmid"',
+        [[...vmids], crmState],
+      )) as [{ vmid: number }[], number];
       const changed = rows.map((row) => row.vmid);
       if (changed.length > 0 && event) await event(db, changed);
       return changed;
@@ -77,14 +98,19 @@ export class HaManagerRepository {
   }
 
   /** A start ran on the guest's node: failed ones counted against `max_restart`, a success clears the counts. */
-  async started(vmid: number, ok: boolean): Promise<{ restarts: number; maxRestart: number; relocations: number; maxRelocate: number } | null> {
+  async started(
+    vmid: number,
+    ok: boolean,
+  ): Promise<{ restarts: number; maxRestart: number; relocations: number; maxRelocate: number } | null> {
     const [rows] = (await this.dataSource.query(
       `UPDATE "ha_resources" SET "restarts" = CASE WHEN $2 THEN 0 ELSE "restarts" + 1 END, "relocations" = CASE WHEN $2 THEN 0 ELSE "relocations" END
        WHERE "vmid" = $1 RETURNING "restarts", "max_restart", "relocations", "max_relocate"`,
       [vmid, ok],
     )) as [{ restarts: number; max_restart: number; relocations: number; max_relocate: number }[], number];
     const row = rows[0];
-    return row ? { restarts: row.restarts, maxRestart: row.max_restart, relocations: row.relocations, maxRelocate: row.max_relocate } : null;
+    return row
+      ? { restarts: row.restarts, maxRestart: row.max_restart, relocations: row.relocations, maxRelocate: row.max_relocate }
+      : null;
   }
 
   /** The guest is moved to another node after its failed starts: one relocation more, its restarts counted afresh there. */

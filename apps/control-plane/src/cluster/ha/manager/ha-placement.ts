@@ -14,7 +14,11 @@ export interface GuestPlacement {
 /** Places guests against the storages and groups as they were read. */
 export interface Placer {
   /** The best of `candidates` for the guest (its own node left out). */
-  target(row: Pick<GuestRow, 'vmid' | 'type' | 'config' | 'node'>, groupName: string | null, candidates: readonly Candidate[]): GuestPlacement;
+  target(
+    row: Pick<GuestRow, 'vmid' | 'type' | 'config' | 'node'>,
+    groupName: string | null,
+    candidates: readonly Candidate[],
+  ): GuestPlacement;
 }
 
 /** The placement of HA guests (recovery-target.ts) with what it reads: the groups and the storages of the guests' volumes. */

@@ -48,7 +48,8 @@ export class LocalResourceManager {
   async round(managed: readonly ManagedGuest[]): Promise<void> {
     const now = Date.now();
     for (const guest of managed) {
-      if (!guest.nodeOnline || !this.hub.holds(guest.node) || this.tasks.busy(guest.vmid) || (this.settling.get(guest.vmid) ?? 0) > now) continue;
+      if (!guest.nodeOnline || !this.hub.holds(guest.node) || this.tasks.busy(guest.vmid) || (this.settling.get(guest.vmid) ?? 0) > now)
+        continue;
       const state = this.view.get(guest.vmid);
       if (!state || state.row.node !== guest.node || state.row.lock !== null) continue;
       if (guest.crmState === 'error') {
@@ -84,7 +85,10 @@ export class LocalResourceManager {
         this.logger.info({ sid, node: guest.node, action, reason }, 'HA: the node cannot act on the guest now');
       } else {
         this.logger.warn({ sid, node: guest.node, action, reason }, 'HA: an action on a guest failed');
-        if (action === 'start') await this.failedStart(guest, reason, managed).catch((failure: unknown) => this.logger.warn({ err: failure, sid }, 'HA: cannot count a failed start or act on it'));
+        if (action === 'start')
+          await this.failedStart(guest, reason, managed).catch((failure: unknown) =>
+            this.logger.warn({ err: failure, sid }, 'HA: cannot count a failed start or act on it'),
+          );
       }
     } finally {
       this.settling.set(guest.vmid, Date.now() + settleMs);
@@ -102,7 +106,10 @@ export class LocalResourceManager {
     await this.repository.setCrmState([guest.vmid], 'error', async (db) => {
       await recordEvent(db, { event: 'ha-error', node: guest.node, vmid: guest.vmid, details: { reason, restarts: count.restarts } });
     });
-    this.logger.error({ sid: sidOf(guest), node: guest.node, restarts: count.restarts }, 'HA: a guest failed to start more than max_restart times; it is in error until disabled');
+    this.logger.error(
+      { sid: sidOf(guest), node: guest.node, restarts: count.restarts },
+      'HA: a guest failed to start more than max_restart times; it is in error until disabled',
+    );
   }
 
   /** Moves the stopped guest to another node after its failed starts (a `qmigrate` or `vzmigrate` task); false when no node can take it. */
@@ -113,7 +120,10 @@ export class LocalResourceManager {
     if (placement.node === null) return false;
     await this.repository.relocated(guest.vmid);
     await this.moves.move({ type: guest.type, vmid: guest.vmid }, placement.node, 'relocate', SYSTEM_CALLER);
-    this.logger.warn({ sid: sidOf(guest), from: guest.node, to: placement.node }, 'HA: a guest failed to start more than max_restart times; relocating it');
+    this.logger.warn(
+      { sid: sidOf(guest), from: guest.node, to: placement.node },
+      'HA: a guest failed to start more than max_restart times; relocating it',
+    );
     return true;
   }
 }

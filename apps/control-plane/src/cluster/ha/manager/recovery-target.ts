@@ -37,9 +37,18 @@ export function groupRank(group: HaGroupRow | null, node: string): number | unde
  * available; the group's highest priority first, then the node with the fewest HA guests, then by
  * name. PVE's choice, save that PVE trusts a storage to be reachable and Corral checks it.
  */
-export function recoveryTarget(guest: { readonly storages: readonly string[] }, group: HaGroupRow | null, candidates: readonly Candidate[], storages: ReadonlyMap<string, StorageRow>): Placement {
+export function recoveryTarget(
+  guest: { readonly storages: readonly string[] },
+  group: HaGroupRow | null,
+  candidates: readonly Candidate[],
+  storages: ReadonlyMap<string, StorageRow>,
+): Placement {
   const local = guest.storages.filter((id) => storages.get(id)?.shared !== true);
-  if (local.length > 0) return { node: null, reason: `its volumes are on storage ${local.map((id) => `'${id}'`).join(', ')}, which is not shared: no other node reaches them` };
+  if (local.length > 0)
+    return {
+      node: null,
+      reason: `its volumes are on storage ${local.map((id) => `'${id}'`).join(', ')}, which is not shared: no other node reaches them`,
+    };
   const usable = (id: string, node: string) => {
     const storage = storages.get(id);
     return storage !== undefined && !storage.disable && availableOn(storage, node);
@@ -52,6 +61,16 @@ export function recoveryTarget(guest: { readonly storages: readonly string[] }, 
   });
   const best = allowed.sort((a, b) => b.rank - a.rank || a.haGuests - b.haGuests || a.node.localeCompare(b.node))[0];
   if (best !== undefined) return { node: best.node, priority: best.priority };
-  if (reachable.length === 0) return { node: null, reason: candidates.length === 0 ? 'no other node is online' : `no online node reaches storage ${guest.storages.map((id) => `'${id}'`).join(', ')}` };
-  return { node: null, reason: `its group '${group?.group ?? ''}' is restricted to nodes ${group?.nodes.map((entry) => `'${entry.node}'`).join(', ') ?? ''}, and none of them is online` };
+  if (reachable.length === 0)
+    return {
+      node: null,
+      reason:
+        candidates.length === 0
+          ? 'no other node is online'
+          : `no online node reaches storage ${guest.storages.map((id) => `'${id}'`).join(', ')}`,
+    };
+  return {
+    node: null,
+    reason: `its group '${group?.group ?? ''}' is restricted to nodes ${group?.nodes.map((entry) => `'${entry.node}'`).join(', ') ?? ''}, and none of them is online`,
+  };
 }

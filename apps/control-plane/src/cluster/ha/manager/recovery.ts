@@ -44,13 +44,24 @@ export class Recovery {
       await this.repository.setCrmState(
         guests.map((guest) => guest.vmid),
         'fence',
-        (db, changed) => recordEvent(db, { event: 'ha-fence', node, details: { guests: changed.map((vmid) => sidOf(guests.find((guest) => guest.vmid === vmid) ?? { type: 'vm', vmid })), leaseUntil } }).then(() => undefined),
+        (db, changed) =>
+          recordEvent(db, {
+            event: 'ha-fence',
+            node,
+            details: {
+              guests: changed.map((vmid) => sidOf(guests.find((guest) => guest.vmid === vmid) ?? { type: 'vm', vmid })),
+              leaseUntil,
+            },
+          }).then(() => undefined),
       );
       this.logger.warn({ node, leaseUntil }, 'HA: node lost; its HA guests are recovered once its lease has expired');
     }
     const load = new Map(candidates.map((candidate) => [candidate.node, candidate.haGuests]));
     for (const guest of lost.filter((each) => each.leaseExpired && !this.moving.has(each.vmid))) {
-      const target = await this.recover(guest, [...load].map(([node, haGuests]) => ({ node, haGuests })));
+      const target = await this.recover(
+        guest,
+        [...load].map(([node, haGuests]) => ({ node, haGuests })),
+      );
       if (target !== null) load.set(target, (load.get(target) ?? 0) + 1);
     }
   }
@@ -60,7 +71,8 @@ export class Recovery {
     const row = this.view.get(guest.vmid)?.row;
     if (!row) return null;
     const sid = sidOf(guest);
-    if (row.lock !== null && row.lock !== 'backup') return this.cannot(guest, `it is locked (${row.lock}): its ${row.lock} may have left it half on another node, so it is not moved`);
+    if (row.lock !== null && row.lock !== 'backup')
+      return this.cannot(guest, `it is locked (${row.lock}): its ${row.lock} may have left it half on another node, so it is not moved`);
     const { placement, group } = (await this.placement.load()).target(row, guest.group, candidates);
     if (placement.node === null) return this.cannot(guest, placement.reason);
     this.stuck.delete(guest.vmid);
@@ -70,13 +82,20 @@ export class Recovery {
     await this.runner
       .start({ node: to, type: 'harecover', id: String(guest.vmid), caller: SYSTEM_CALLER }, async (_upid, log) => {
         const line = lineWriter(log);
-        line(`node '${from}' is offline and its HA lease expired${guest.leaseUntil ? ` at ${guest.leaseUntil.toISOString()}` : ''}: its agent has stopped its HA guests, or is gone`);
+        line(
+          `node '${from}' is offline and its HA lease expired${guest.leaseUntil ? ` at ${guest.leaseUntil.toISOString()}` : ''}: its agent has stopped its HA guests, or is gone`,
+        );
         line(`recovering ${sid} on node '${to}'${group ? ` (group '${group.group}', priority ${placement.priority ?? 'none'})` : ''}`);
         try {
           await this.guests.update(guest.vmid, async (current, db) => {
-            if (current.node !== from) throw new Error(`${sid} is no longer on node '${from}' (it is on '${current.node}'): nothing to recover`);
-            const [node] = (await db.query('SELECT "online", "lease_until" IS NULL OR "lease_until" < now() AS "expired" FROM "nodes" WHERE "name" = $1 FOR UPDATE', [from])) as { online: boolean; expired: boolean }[];
-            if (node?.online !== false || !node.expired) throw new Error(`node '${from}' is back or its lease was renewed: ${sid} stays there`);
+            if (current.node !== from)
+              throw new Error(`${sid} is no longer on node '${from}' (it is on '${current.node}'): nothing to recover`);
+            const [node] = (await db.query(
+              'SELECT "online", "lease_until" IS NULL OR "lease_until" < now() AS "expired" FROM "nodes" WHERE "name" = $1 FOR UPDATE',
+              [from],
+            )) as { online: boolean; expired: boolean }[];
+            if (node?.online !== false || !node.expired)
+              throw new Error(`node '${from}' is back or its lease was renewed: ${sid} stays there`);
             const crmState = guest.state === 'started' ? 'recovery' : guest.state;
             await db.query('UPDATE "ha_resources" SET "crm_state" = $2, "restarts" = 0 WHERE "vmid" = $1', [guest.vmid, crmState]);
             await recordEvent(db, { event: 'ha-recover', node: to, vmid: guest.vmid, details: { from, to } });
@@ -84,7 +103,11 @@ export class Recovery {
             return { node: to, lock: null, status: 'stopped' };
           });
           await this.view.reload(guest.vmid);
-          line(guest.state === 'started' ? `${sid} is now on node '${to}'; its resource manager starts it` : `${sid} is now on node '${to}', ${guest.state} as requested`);
+          line(
+            guest.state === 'started'
+              ? `${sid} is now on node '${to}'; its resource manager starts it`
+              : `${sid} is now on node '${to}', ${guest.state} as requested`,
+          );
         } finally {
           this.moving.delete(guest.vmid);
         }

@@ -14,13 +14,20 @@ export const DeliveryEntry = z.object({
   event: z.string().meta({ description: 'The event kind.' }),
   node: z.string(),
   vmid: z.number().int().optional(),
-  state: z.enum(STATES).meta({ description: '`pending`: to be sent, or retried; `delivered`: a 2xx answer; `failed`: the retry window ended, or the address was refused.' }),
+  state: z.enum(STATES).meta({
+    description:
+      '`pending`: to be sent, or retried; `delivered`: a 2xx answer; `failed`: the retry window ended, or the address was refused.',
+  }),
   attempts: z.number().int(),
   created: z.number().int().meta({ description: 'Epoch seconds when it was dispatched: retries end the retry window after this.' }),
   'last-attempt': z.number().int().optional().meta({ description: 'Epoch seconds.' }),
   'last-status': z.number().int().optional().meta({ description: "The receiver's HTTP status at the last attempt." }),
   'last-error': z.string().optional().meta({ description: 'Why the last attempt failed.' }),
-  'next-attempt': z.number().int().optional().meta({ description: 'Epoch seconds, while pending: when it is sent next (once those before it in its order are done).' }),
+  'next-attempt': z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: 'Epoch seconds, while pending: when it is sent next (once those before it in its order are done).' }),
 });
 export type DeliveryEntry = z.infer<typeof DeliveryEntry>;
 

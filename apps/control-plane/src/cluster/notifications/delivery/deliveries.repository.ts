@@ -70,8 +70,14 @@ export class DeliveriesRepository {
       if (last === undefined) return 0;
       const vmids = [...new Set(events.flatMap((event) => (event.vmid === null ? [] : [event.vmid])))];
       const pools = new Map((await db.find(PoolGuestRow, { where: { vmid: In(vmids) } })).map((member) => [member.vmid, member.poolid]));
-      const webhooks = new Set((await db.find(WebhookRow, { select: { name: true }, where: { disable: false } })).map((webhook) => webhook.name));
-      const deliveries = plan({ events: events.map((event) => ({ ...event, pool: event.vmid === null ? null : (pools.get(event.vmid) ?? null) })), matchers: await this.matchers.all(db), webhooks });
+      const webhooks = new Set(
+        (await db.find(WebhookRow, { select: { name: true }, where: { disable: false } })).map((webhook) => webhook.name),
+      );
+      const deliveries = plan({
+        events: events.map((event) => ({ ...event, pool: event.vmid === null ? null : (pools.get(event.vmid) ?? null) })),
+        matchers: await this.matchers.all(db),
+        webhooks,
+      });
       for (let start = 0; start < deliveries.length; start += 1000) await db.insert(DeliveryRow, deliveries.slice(start, start + 1000));
       await db.update(DispatchCursorRow, { id: 1 }, { seq: Number(last.seq) });
       if (deliveries.length > 0) await db.query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, '']);
@@ -116,7 +122,21 @@ export class DeliveriesRepository {
          AND ("d"."lease_until" IS NULL OR "d"."lease_until" < now()) AND NOT "w"."disable"
        RETURNING "d"."id", "d"."webhook", "d"."event_seq", "d"."event_id", "d"."body", "d"."attempts", "w"."url", "w"."headers", "w"."allow_local", "w"."timeout"`,
       [ids, token, graceMs],
-    )) as [{ id: string; webhook: string; event_seq: string; event_id: string; body: string; attempts: number; url: string; headers: WebhookHeader[]; allow_local: boolean; timeout: number }[], number];
+    )) as [
+      {
+        id: string;
+        webhook: string;
+        event_seq: string;
+        event_id: string;
+        body: string;
+        attempts: number;
+        url: string;
+        headers: WebhookHeader[];
+        allow_local: boolean;
+        timeout: number;
+      }[],
+      number,
+    ];
     return rows.map((row) => ({
       id: row.id,
       webhook: row.webhook,
@@ -156,18 +176,33 @@ export class DeliveriesRepository {
          "next_attempt" = LEAST(now() + $5::float8 * interval '1 millisecond', "created" + $6::float8 * interval '1 millisecond'), "lease_until" = NULL, "lease_token" = NULL
        WHERE "id" = $1 AND "lease_token" = $2
        RETURNING "state"`,
-      [id, token, outcome.kind === 'refused' ? null : outcome.status, outcome.kind === 'delivered' ? null : outcome.error, retryMs, windowMs, outcome.kind],
+      [
+        id,
+        token,
+        outcome.kind === 'refused' ? null : outcome.status,
+        outcome.kind === 'delivered' ? null : outcome.error,
+        retryMs,
+        windowMs,
+        outcome.kind,
+      ],
     )) as [{ state: DeliveryState }[], number];
     return rows[0]?.state ?? null;
   }
 
   /** The webhook's latest deliveries, newest first. */
   recent(webhook: string, limit: number, state: DeliveryState | undefined): Promise<DeliveryRow[]> {
-    return this.dataSource.manager.find(DeliveryRow, { where: { webhook, ...(state !== undefined ? { state } : {}) }, order: { id: 'DESC' }, take: limit });
+    return this.dataSource.manager.find(DeliveryRow, {
+      where: { webhook, ...(state !== undefined ? { state } : {}) },
+      order: { id: 'DESC' },
+      take: limit,
+    });
   }
 
   /** Deletes delivered and failed deliveries whose last attempt is older than `ageMs`. */
   async forget(ageMs: number): Promise<void> {
-    await this.dataSource.query(`DELETE FROM "notification_deliveries" WHERE "state" <> 'pending' AND "last_attempt" < now() - $1::float8 * interval '1 millisecond'`, [ageMs]);
+    await this.dataSource.query(
+      `DELETE FROM "notification_deliveries" WHERE "state" <> 'pending' AND "last_attempt" < now() - $1::float8 * interval '1 millisecond'`,
+      [ageMs],
+    );
   }
 }

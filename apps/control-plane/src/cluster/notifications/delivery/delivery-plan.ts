@@ -8,14 +8,16 @@ import type { DispatchBatch, NewDelivery } from './deliveries.repository.js';
  * evaluated now, at dispatch, with the guest's pool as it is now.
  */
 export function planDeliveries(batch: DispatchBatch): NewDelivery[] {
-  const matchers = batch.matchers.filter((matcher) => !matcher.row.disable).flatMap((matcher) => {
-    // Rules were checked when written; one a later version no longer reads selects nothing rather than stopping the dispatch of every event.
-    try {
-      return [{ rules: rulesOf(matcher.row), targets: matcher.targets }];
-    } catch {
-      return [];
-    }
-  });
+  const matchers = batch.matchers
+    .filter((matcher) => !matcher.row.disable)
+    .flatMap((matcher) => {
+      // Rules were checked when written; one a later version no longer reads selects nothing rather than stopping the dispatch of every event.
+      try {
+        return [{ rules: rulesOf(matcher.row), targets: matcher.targets }];
+      } catch {
+        return [];
+      }
+    });
   return batch.events.flatMap((event) => {
     const fields = fieldsOf(event);
     const webhooks = new Set(matchers.filter((matcher) => matches(matcher.rules, fields)).flatMap((matcher) => matcher.targets));
@@ -38,7 +40,12 @@ export function planDeliveries(batch: DispatchBatch): NewDelivery[] {
 
 /** The event's body, and nothing else: `event`, `vmid` (not for node events), `timestamp` (ISO 8601), `node`. */
 export function bodyOf(event: Pick<EventRow, 'event' | 'vmid' | 'timestamp' | 'node'>): string {
-  return JSON.stringify({ event: event.event, ...(event.vmid !== null ? { vmid: event.vmid } : {}), timestamp: event.timestamp.toISOString(), node: event.node });
+  return JSON.stringify({
+    event: event.event,
+    ...(event.vmid !== null ? { vmid: event.vmid } : {}),
+    timestamp: event.timestamp.toISOString(),
+    node: event.node,
+  });
 }
 
 function fieldsOf(event: EventRow & { readonly pool: string | null }): EventFields {

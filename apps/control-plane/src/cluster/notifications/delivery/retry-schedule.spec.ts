@@ -5,7 +5,9 @@ const SETTINGS = { firstRetryMs: 1000, maxRetryMs: 600_000 };
 
 describe('the retry schedule', () => {
   it('doubles from 1 s up to 10 min, at most', () => {
-    expect([1, 2, 3, 4, 10, 11, 50].map((failures) => retryDelayMs(failures, SETTINGS, () => 1))).toEqual([1000, 2000, 4000, 8000, 512_000, 600_000, 600_000]);
+    expect([1, 2, 3, 4, 10, 11, 50].map((failures) => retryDelayMs(failures, SETTINGS, () => 1))).toEqual([
+      1000, 2000, 4000, 8000, 512_000, 600_000, 600_000,
+    ]);
   });
 
   it('waits between half and all of that, at random', () => {

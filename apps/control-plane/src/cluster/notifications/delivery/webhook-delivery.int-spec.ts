@@ -53,10 +53,14 @@ describe('webhook delivery', () => {
     replicas = [replica(settings), replica(settings)];
   };
 
-  const webhook = async (name: string, form: Form = {}) => dataOf(await call(t, 'POST', WEBHOOKS, { form: { name, url: receiver.url(`/${name}`), 'allow-local': 1, ...form } }));
-  const matcher = async (name: string, form: Form) => dataOf(await call(t, 'POST', '/cluster/notifications/matchers', { form: { name, ...form } }));
-  const record = (event: EventKind, node: string, vmid?: number) => t.dataSource.transaction((db) => recordEvent(db, { event, node, ...(vmid !== undefined ? { vmid } : {}) }));
-  const deliveries = async (name: string, query = '') => dataOf<DeliveryEntry[]>(await call(t, 'GET', `${WEBHOOKS}/${name}/deliveries`, { query }));
+  const webhook = async (name: string, form: Form = {}) =>
+    dataOf(await call(t, 'POST', WEBHOOKS, { form: { name, url: receiver.url(`/${name}`), 'allow-local': 1, ...form } }));
+  const matcher = async (name: string, form: Form) =>
+    dataOf(await call(t, 'POST', '/cluster/notifications/matchers', { form: { name, ...form } }));
+  const record = (event: EventKind, node: string, vmid?: number) =>
+    t.dataSource.transaction((db) => recordEvent(db, { event, node, ...(vmid !== undefined ? { vmid } : {}) }));
+  const deliveries = async (name: string, query = '') =>
+    dataOf<DeliveryEntry[]>(await call(t, 'GET', `${WEBHOOKS}/${name}/deliveries`, { query }));
   const at = (path: string) => receiver.requests.filter((request) => request.path === path);
   const bodies = (path: string) => receiver.bodies(path);
   const received = (path: string, count: number, what: string) => waitFor(() => at(path).length >= count, { timeoutMs: 10_000, what });
@@ -65,7 +69,8 @@ describe('webhook delivery', () => {
     t = await startTestApp({ imports: [NotificationsModule] });
     receiver = await WebhookReceiver.start();
     await t.dataSource.manager.insert(PoolRow, { poolid: 'prod', comment: null });
-    for (const vmid of [100, 101, 200]) await t.dataSource.manager.insert(GuestRow, { vmid, type: vmid < 200 ? 'qemu' : 'lxc', node: 'pve1', config: {}, lock: null });
+    for (const vmid of [100, 101, 200])
+      await t.dataSource.manager.insert(GuestRow, { vmid, type: vmid < 200 ? 'qemu' : 'lxc', node: 'pve1', config: {}, lock: null });
     await t.dataSource.manager.insert(PoolGuestRow, { vmid: 200, poolid: 'prod' });
   });
   beforeEach(() => {
@@ -86,7 +91,10 @@ describe('webhook delivery', () => {
 
   it("POSTs the event's body, nothing else, with the event's id and seq, a valid signature and the webhook's headers", async () => {
     startReplicas();
-    await webhook('signed', { header: [`name=Authorization,value=${b64('Bearer {{ secrets.token }}')}`, `name=X-Team,value=${b64('ops')}`], secret: [`name=signing,value=${b64('k3y')}`, `name=token,value=${b64('t0ken')}`] });
+    await webhook('signed', {
+      header: [`name=Authorization,value=${b64('Bearer {{ secrets.token }}')}`, `name=X-Team,value=${b64('ops')}`],
+      secret: [`name=signing,value=${b64('k3y')}`, `name=token,value=${b64('t0ken')}`],
+    });
     await webhook('unsigned');
     await matcher('all-to-both', { target: ['signed', 'unsigned'] });
     const before = Math.floor(Date.now() / 1000);
@@ -113,23 +121,52 @@ describe('webhook delivery', () => {
     const timestamp = Number(first.headers['x-corral-timestamp']);
     expect(timestamp).toBeGreaterThanOrEqual(before);
     expect(timestamp).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
-    expect(first.headers['x-corral-signature']).toBe(`sha256=${createHmac('sha256', 'k3y').update(`${timestamp}.${first.body}`).digest('hex')}`);
+    expect(first.headers['x-corral-signature']).toBe(
+      `sha256=${createHmac('sha256', 'k3y').update(`${timestamp}.${first.body}`).digest('hex')}`,
+    );
     expect(second.headers['x-corral-event-id']).toBe(nodeDown?.id);
     // Without a `signing` secret, no signature.
     expect(at('/unsigned').map((request) => request.headers['x-corral-signature'])).toEqual([undefined, undefined]);
     expect(at('/unsigned')[0]?.body).toBe(first.body);
 
-    await waitFor(async () => (await deliveries('signed')).every((d) => d.state === 'delivered'), { timeoutMs: 5000, what: 'the deliveries recorded' });
+    await waitFor(async () => (await deliveries('signed')).every((d) => d.state === 'delivered'), {
+      timeoutMs: 5000,
+      what: 'the deliveries recorded',
+    });
     expect(await deliveries('signed')).toEqual([
-      { id: expect.any(Number), 'event-seq': nodeSeq, 'event-id': nodeDown?.id, event: 'node-down', node: 'pve2', state: 'delivered', attempts: 1, created: expect.any(Number), 'last-attempt': expect.any(Number), 'last-status': 200 },
-      { id: expect.any(Number), 'event-seq': seq, 'event-id': vmStart?.id, event: 'vm-start', node: 'pve1', vmid: 100, state: 'delivered', attempts: 1, created: expect.any(Number), 'last-attempt': expect.any(Number), 'last-status': 200 },
+      {
+        id: expect.any(Number),
+        'event-seq': nodeSeq,
+        'event-id': nodeDown?.id,
+        event: 'node-down',
+        node: 'pve2',
+        state: 'delivered',
+        attempts: 1,
+        created: expect.any(Number),
+        'last-attempt': expect.any(Number),
+        'last-status': 200,
+      },
+      {
+        id: expect.any(Number),
+        'event-seq': seq,
+        'event-id': vmStart?.id,
+        event: 'vm-start',
+        node: 'pve1',
+        vmid: 100,
+        state: 'delivered',
+        attempts: 1,
+        created: expect.any(Number),
+        'last-attempt': expect.any(Number),
+        'last-status': 200,
+      },
     ]);
     expect(Number(first.headers['x-corral-delivery'])).toBe((await deliveries('signed'))[1]?.id);
   });
 
   it('sends each webhook the events its matchers select by kind, node, vmid and pool', async () => {
     startReplicas();
-    for (const name of ['kinds', 'nodes', 'vmids', 'pools', 'nothing', 'disabled']) await webhook(name, name === 'disabled' ? { disable: 1 } : {});
+    for (const name of ['kinds', 'nodes', 'vmids', 'pools', 'nothing', 'disabled'])
+      await webhook(name, name === 'disabled' ? { disable: 1 } : {});
     await matcher('by-kind', { 'match-field': 'exact:type=vm-start,ct-start', target: 'kinds' });
     await matcher('by-node', { 'match-field': 'regex:node=^pve2$', target: 'nodes' });
     await matcher('by-vmid', { 'match-field': 'exact:vmid=101', target: 'vmids' });
@@ -141,7 +178,10 @@ describe('webhook delivery', () => {
     await record('node-down', 'pve2');
     await record('cluster-join', 'pve3');
     const last = await record('ct-stop', 'pve1', 200);
-    await waitFor(async () => Number((await t.dataSource.query('SELECT "seq" FROM "notification_dispatch_cursor"'))[0].seq) >= last, { timeoutMs: 5000, what: 'the events dispatched' });
+    await waitFor(async () => Number((await t.dataSource.query('SELECT "seq" FROM "notification_dispatch_cursor"'))[0].seq) >= last, {
+      timeoutMs: 5000,
+      what: 'the events dispatched',
+    });
     await received('/pools', 2, 'the pool events');
     await received('/kinds', 2, 'the kind events');
     await received('/nodes', 1, 'the node event');
@@ -168,7 +208,10 @@ describe('webhook delivery', () => {
       await record(kind, 'pve1', 101);
     }
     await record('node-down', 'pve2');
-    await waitFor(async () => (await deliveries('flaky')).filter((d) => d.state === 'delivered').length === 9, { timeoutMs: 15_000, what: 'all nine delivered' });
+    await waitFor(async () => (await deliveries('flaky')).filter((d) => d.state === 'delivered').length === 9, {
+      timeoutMs: 15_000,
+      what: 'all nine delivered',
+    });
     for (const vmid of [100, 101]) {
       const requests = bodies('/flaky').filter((body) => body['vmid'] === vmid);
       // Never one behind another that was not yet delivered: a retried event repeats before the next one.
@@ -191,12 +234,17 @@ describe('webhook delivery', () => {
     await record('vm-stop', 'pve1', 100);
     await waitFor(() => bodies('/down').some((body) => body['event'] === 'vm-stop'), { timeoutMs: 10_000, what: 'the next delivery sent' });
     const [stop, start] = await deliveries('down');
-    expect(start).toEqual(expect.objectContaining({ event: 'vm-start', state: 'failed', 'last-status': 503, 'last-error': 'answered 503: answer 503' }));
+    expect(start).toEqual(
+      expect.objectContaining({ event: 'vm-start', state: 'failed', 'last-status': 503, 'last-error': 'answered 503: answer 503' }),
+    );
     expect(start?.attempts).toBeGreaterThan(1);
     expect(start).not.toHaveProperty('next-attempt');
     // The failed one's attempts all came before the next one.
     expect(bodies('/down').map((body) => body['event'])).toEqual([...Array<string>(start?.attempts ?? 0).fill('vm-start'), 'vm-stop']);
-    await waitFor(async () => (await deliveries('down', 'state=delivered')).length === 1, { timeoutMs: 5000, what: 'the next one recorded delivered' });
+    await waitFor(async () => (await deliveries('down', 'state=delivered')).length === 1, {
+      timeoutMs: 5000,
+      what: 'the next one recorded delivered',
+    });
     expect(stop?.event).toBe('vm-stop');
   });
 
@@ -207,7 +255,14 @@ describe('webhook delivery', () => {
     receiver.answer = () => ({ status: 302, headers: { location: '/elsewhere' } });
     await record('vm-start', 'pve1', 100);
     await waitFor(async () => ((await deliveries('moved'))[0]?.attempts ?? 0) >= 2, { timeoutMs: 5000, what: 'two attempts' });
-    expect((await deliveries('moved'))[0]).toEqual(expect.objectContaining({ state: 'pending', 'last-status': 302, 'last-error': expect.stringContaining('a redirect to /elsewhere, which Corral does not follow'), 'next-attempt': expect.any(Number) }));
+    expect((await deliveries('moved'))[0]).toEqual(
+      expect.objectContaining({
+        state: 'pending',
+        'last-status': 302,
+        'last-error': expect.stringContaining('a redirect to /elsewhere, which Corral does not follow'),
+        'next-attempt': expect.any(Number),
+      }),
+    );
     expect(receiver.requests.filter((request) => request.path !== '/moved')).toEqual([]);
   });
 
@@ -217,7 +272,14 @@ describe('webhook delivery', () => {
     await matcher('to-sneaky', { target: 'sneaky' });
     await record('vm-start', 'pve1', 100);
     await waitFor(async () => (await deliveries('sneaky'))[0]?.state === 'failed', { timeoutMs: 5000, what: 'the delivery refused' });
-    expect((await deliveries('sneaky'))[0]).toEqual(expect.objectContaining({ attempts: 1, 'last-error': expect.stringMatching(/^localhost resolves to (127\.0\.0\.1|::1), a loopback, link-local or cloud metadata address, which the webhook may reach only with allow-local=1$/) }));
+    expect((await deliveries('sneaky'))[0]).toEqual(
+      expect.objectContaining({
+        attempts: 1,
+        'last-error': expect.stringMatching(
+          /^localhost resolves to (127\.0\.0\.1|::1), a loopback, link-local or cloud metadata address, which the webhook may reach only with allow-local=1$/,
+        ),
+      }),
+    );
     expect(at('/sneaky')).toEqual([]);
   });
 
@@ -229,11 +291,17 @@ describe('webhook delivery', () => {
     receiver.answer = (request) => (request.path === '/hangs' ? 'hang' : 200);
     for (const vmid of [100, 101, 200]) await record('vm-start', 'pve1', vmid);
     await received('/quick', 3, 'every event at the quick webhook');
-    await waitFor(async () => (await deliveries('quick')).every((d) => d.state === 'delivered'), { timeoutMs: 5000, what: 'the quick deliveries recorded' });
+    await waitFor(async () => (await deliveries('quick')).every((d) => d.state === 'delivered'), {
+      timeoutMs: 5000,
+      what: 'the quick deliveries recorded',
+    });
     // Meanwhile the hanging receiver holds its requests: none has an answer yet.
     expect(at('/hangs').length).toBeGreaterThan(0);
     expect((await deliveries('hangs')).map((d) => d.attempts)).toEqual([0, 0, 0]);
-    await waitFor(async () => (await deliveries('hangs')).every((d) => d['last-error'] === 'no answer within 2 s'), { timeoutMs: 10_000, what: 'the timeouts recorded' });
+    await waitFor(async () => (await deliveries('hangs')).every((d) => d['last-error'] === 'no answer within 2 s'), {
+      timeoutMs: 10_000,
+      what: 'the timeouts recorded',
+    });
   });
 
   it('sends a delivery that a replica claimed and died with once its claim ends', async () => {
@@ -243,7 +311,13 @@ describe('webhook delivery', () => {
     const dead = new DeliveriesRepository(t.dataSource, new MatchersRepository(t.dataSource));
     await dead.dispatch(10, planDeliveries);
     const heads = await dead.heads(10);
-    expect(await dead.claim(heads.map((head) => head.id), randomUUID(), 0)).toHaveLength(1);
+    expect(
+      await dead.claim(
+        heads.map((head) => head.id),
+        randomUUID(),
+        0,
+      ),
+    ).toHaveLength(1);
     startReplicas();
     await received('/orphan', 1, 'the orphaned delivery');
     await waitFor(async () => (await deliveries('orphan'))[0]?.state === 'delivered', { timeoutMs: 5000, what: 'it recorded delivered' });
@@ -261,7 +335,10 @@ describe('webhook delivery', () => {
     // Recorded while no replica ran: dispatched from the cursor when they start.
     startReplicas();
     await received('/busy', sent.length, 'every event');
-    await waitFor(async () => (await deliveries('busy', 'limit=100')).every((d) => d.state === 'delivered'), { timeoutMs: 5000, what: 'all recorded delivered' });
+    await waitFor(async () => (await deliveries('busy', 'limit=100')).every((d) => d.state === 'delivered'), {
+      timeoutMs: 5000,
+      what: 'all recorded delivered',
+    });
     const seqs = at('/busy').map((request) => String(request.headers['x-corral-event-seq']));
     expect([...seqs].sort()).toEqual([...sent].sort());
     expect(new Set(at('/busy').map((request) => request.headers['x-corral-event-id'])).size).toBe(sent.length);
@@ -281,7 +358,11 @@ describe('webhook delivery in the app', () => {
     const receiver = await WebhookReceiver.start();
     try {
       dataOf(await call(t, 'POST', WEBHOOKS, { form: { name: 'app', url: receiver.url(), 'allow-local': 1 } }));
-      dataOf(await call(t, 'POST', '/cluster/notifications/matchers', { form: { name: 'app', 'match-field': 'exact:type=ct-start', target: 'app' } }));
+      dataOf(
+        await call(t, 'POST', '/cluster/notifications/matchers', {
+          form: { name: 'app', 'match-field': 'exact:type=ct-start', target: 'app' },
+        }),
+      );
       await t.dataSource.transaction((db) => recordEvent(db, { event: 'ct-start', node: 'pve1', vmid: 300 }));
       await waitFor(() => receiver.requests.length === 1, { timeoutMs: 5000, what: 'the request' });
       expect(receiver.bodies()).toEqual([{ event: 'ct-start', vmid: 300, timestamp: expect.any(String), node: 'pve1' }]);

@@ -34,8 +34,15 @@ export async function postWebhook(request: WebhookRequest): Promise<Outcome> {
     const address = await checkedAddress(url, request.allowLocal ? () => null : localAddressReason, signal);
     const response = await post(url, address, request, signal);
     if (response.status >= 200 && response.status < 300) return { kind: 'delivered', status: response.status };
-    const redirect = response.status >= 300 && response.status < 400 ? ` (a redirect to ${response.location ?? 'nowhere'}, which Corral does not follow)` : '';
-    return { kind: 'retry', status: response.status, error: `answered ${response.status}${redirect}${response.text ? `: ${response.text}` : ''}` };
+    const redirect =
+      response.status >= 300 && response.status < 400
+        ? ` (a redirect to ${response.location ?? 'nowhere'}, which Corral does not follow)`
+        : '';
+    return {
+      kind: 'retry',
+      status: response.status,
+      error: `answered ${response.status}${redirect}${response.text ? `: ${response.text}` : ''}`,
+    };
   } catch (error) {
     if (error instanceof AddressRefused) return { kind: 'refused', error: error.message };
     if (signal.aborted) return { kind: 'retry', status: null, error: `no answer within ${request.timeoutMs / 1000} s` };
@@ -43,12 +50,23 @@ export async function postWebhook(request: WebhookRequest): Promise<Outcome> {
   }
 }
 
-function post(url: URL, address: Address, request: WebhookRequest, signal: AbortSignal): Promise<{ status: number; location: string | undefined; text: string }> {
+function post(
+  url: URL,
+  address: Address,
+  request: WebhookRequest,
+  signal: AbortSignal,
+): Promise<{ status: number; location: string | undefined; text: string }> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send(
       url,
-      { method: 'POST', headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) }, lookup: pinnedLookup(address), agent: false, signal },
+      {
+        method: 'POST',
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        lookup: pinnedLookup(address),
+        agent: false,
+        signal,
+      },
       (res: IncomingMessage) => {
         const status = res.statusCode ?? 0;
         const location = res.headers.location;
@@ -58,7 +76,8 @@ function post(url: URL, address: Address, request: WebhookRequest, signal: Abort
         }
         const chunks: Buffer[] = [];
         let size = 0;
-        const done = () => resolve({ status, location, text: oneLine(Buffer.concat(chunks).subarray(0, ERROR_BODY_BYTES).toString('utf8')) });
+        const done = () =>
+          resolve({ status, location, text: oneLine(Buffer.concat(chunks).subarray(0, ERROR_BODY_BYTES).toString('utf8')) });
         res.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
           size += chunk.length;

@@ -97,9 +97,16 @@ export class WebhookSender {
     // URLs and headers may hold credentials: the log names the webhook and the delivery only.
     const log = this.logger.child({ webhook: delivery.webhook, delivery: delivery.id, eventSeq: delivery.eventSeq });
     try {
-      const state = await this.repository.record(delivery.id, token, outcome, retryDelayMs(delivery.attempts + 1, this.settings), this.settings.retryWindowMs);
+      const state = await this.repository.record(
+        delivery.id,
+        token,
+        outcome,
+        retryDelayMs(delivery.attempts + 1, this.settings),
+        this.settings.retryWindowMs,
+      );
       if (outcome.kind === 'delivered') log.debug({ status: outcome.status }, 'webhook: delivered');
-      else if (state === 'failed') log.warn({ error: outcome.error }, 'webhook: delivery failed for good; the next one of its queue goes on');
+      else if (state === 'failed')
+        log.warn({ error: outcome.error }, 'webhook: delivery failed for good; the next one of its queue goes on');
       else log.debug({ error: outcome.error }, 'webhook: attempt failed; retrying');
     } catch (error) {
       log.warn({ err: error }, 'webhook: cannot record an attempt; the delivery will be sent again');

@@ -1,4 +1,12 @@
-import { matches, MatchRuleError, parseFieldRule, parseSeverityRule, severityOf, type EventFields, type MatcherRules } from './matcher-rules.js';
+import {
+  matches,
+  MatchRuleError,
+  parseFieldRule,
+  parseSeverityRule,
+  severityOf,
+  type EventFields,
+  type MatcherRules,
+} from './matcher-rules.js';
 
 const VM_START: EventFields = { type: 'vm-start', node: 'pve1', vmid: '100', pool: 'prod', severity: 'info' };
 const NODE_DOWN: EventFields = { type: 'node-down', node: 'pve2', severity: 'error' };
@@ -42,8 +50,18 @@ describe("matchers' rules, as proxmox-notify evaluates them", () => {
   it('matches severities, and ranks node-down and failed backups as errors', () => {
     expect(matches(rules([], { severities: ['warning,error'] }), NODE_DOWN)).toBe(true);
     expect(matches(rules(['exact:type=vm-start'], { severities: ['error'] }), VM_START)).toBe(false);
-    expect([severityOf('node-down', {}), severityOf('backup-end', { status: 'error' }), severityOf('backup-end', { status: 'ok' }), severityOf('vm-start', {})]).toEqual(['error', 'error', 'info', 'info']);
-    expect([severityOf('ha-error', {}), severityOf('ha-fence', {}), severityOf('ha-recover', {}), severityOf('node-up', {})]).toEqual(['error', 'warning', 'warning', 'info']);
+    expect([
+      severityOf('node-down', {}),
+      severityOf('backup-end', { status: 'error' }),
+      severityOf('backup-end', { status: 'ok' }),
+      severityOf('vm-start', {}),
+    ]).toEqual(['error', 'error', 'info', 'info']);
+    expect([severityOf('ha-error', {}), severityOf('ha-fence', {}), severityOf('ha-recover', {}), severityOf('node-up', {})]).toEqual([
+      'error',
+      'warning',
+      'warning',
+      'info',
+    ]);
   });
 
   it.each([

@@ -16,7 +16,9 @@ export class MatchRuleError extends Error {
   override name = 'MatchRuleError';
 }
 
-export type FieldRule = { readonly kind: 'exact'; readonly field: MatchField; readonly values: readonly string[] } | { readonly kind: 'regex'; readonly field: MatchField; readonly pattern: RegExp };
+export type FieldRule =
+  | { readonly kind: 'exact'; readonly field: MatchField; readonly values: readonly string[] }
+  | { readonly kind: 'regex'; readonly field: MatchField; readonly pattern: RegExp };
 
 /** What a matcher sees of an event; `vmid` and `pool` are absent for node events and guests outside pools. */
 export interface EventFields {
@@ -53,7 +55,10 @@ export function parseFieldRule(text: string): FieldRule {
   }
   const values = value.split(',').map((item) => item.trim());
   const bad = values.find((item) => !validExact(field, item));
-  if (bad !== undefined) throw new MatchRuleError(field === 'type' ? `unknown event type '${bad}': the types are ${ALL_EVENT_KINDS.join(', ')}` : `'${bad}' is no ${field}`);
+  if (bad !== undefined)
+    throw new MatchRuleError(
+      field === 'type' ? `unknown event type '${bad}': the types are ${ALL_EVENT_KINDS.join(', ')}` : `'${bad}' is no ${field}`,
+    );
   return { kind: 'exact', field, values };
 }
 
@@ -103,6 +108,16 @@ function validExact(field: MatchField, value: string): boolean {
 }
 
 /** A stored matcher's rules, parsed (they were checked when written). */
-export function rulesOf(matcher: { readonly matchField: readonly string[]; readonly matchSeverity: readonly string[]; readonly mode: 'all' | 'any'; readonly invertMatch: boolean }): MatcherRules {
-  return { fields: matcher.matchField.map(parseFieldRule), severities: matcher.matchSeverity.map(parseSeverityRule), mode: matcher.mode, invert: matcher.invertMatch };
+export function rulesOf(matcher: {
+  readonly matchField: readonly string[];
+  readonly matchSeverity: readonly string[];
+  readonly mode: 'all' | 'any';
+  readonly invertMatch: boolean;
+}): MatcherRules {
+  return {
+    fields: matcher.matchField.map(parseFieldRule),
+    severities: matcher.matchSeverity.map(parseSeverityRule),
+    mode: matcher.mode,
+    invert: matcher.invertMatch,
+  };
 }

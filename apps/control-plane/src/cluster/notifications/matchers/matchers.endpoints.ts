@@ -30,9 +30,12 @@ function rulesParam(parse: (text: string) => unknown, description: string) {
 const SETTINGS = {
   'match-field': rulesParam(
     parseFieldRule,
-    'Rules on the event\'s fields, repeated: `exact:<field>=<value>[,<value>...]` or `regex:<field>=<regex>`; the fields are `type` (the event kind), `node` (or `hostname`), `vmid` and `pool`.',
+    "Rules on the event's fields, repeated: `exact:<field>=<value>[,<value>...]` or `regex:<field>=<regex>`; the fields are `type` (the event kind), `node` (or `hostname`), `vmid` and `pool`.",
   ).optional(),
-  'match-severity': rulesParam(parseSeverityRule, 'Severities, comma-separated, repeated: `info`, `notice`, `warning`, `error`, `unknown` (node-down and failed backups are `error`, other events `info`).').optional(),
+  'match-severity': rulesParam(
+    parseSeverityRule,
+    'Severities, comma-separated, repeated: `info`, `notice`, `warning`, `error`, `unknown` (node-down and failed backups are `error`, other events `info`).',
+  ).optional(),
   'match-calendar': listParam(z.string(), { description: "PVE's calendar rules: not supported by Corral." })
     .refine(() => false, 'Corral does not match on calendar events')
     .optional(),
@@ -65,12 +68,20 @@ export type MatcherEntry = z.infer<typeof MatcherEntry>;
 const BASE = '/cluster/notifications/matchers';
 
 export const MATCHER_ENDPOINTS = {
-  list: endpoint({ method: 'GET', path: BASE, summary: 'List the matchers', parameters: z.object({}), returns: z.array(MatcherEntry), permission: MAY_USE }),
+  list: endpoint({
+    method: 'GET',
+    path: BASE,
+    summary: 'List the matchers',
+    parameters: z.object({}),
+    returns: z.array(MatcherEntry),
+    permission: MAY_USE,
+  }),
   create: endpoint({
     method: 'POST',
     path: BASE,
     summary: 'Create a matcher',
-    description: 'Each event the rules select is sent to each target named (once per target, however many matchers select it). Rules are evaluated when the event is dispatched.',
+    description:
+      'Each event the rules select is sent to each target named (once per target, however many matchers select it). Rules are evaluated when the event is dispatched.',
     parameters: z.object({ ...NAME, ...SETTINGS }),
     returns: z.null(),
     permission: MAY_MODIFY,
@@ -91,13 +102,26 @@ export const MATCHER_ENDPOINTS = {
     parameters: z.object({
       ...NAME,
       ...SETTINGS,
-      delete: commaListParam(z.enum(DELETABLE, { error: (issue) => `cannot delete '${String(issue.input)}'` }), 'Settings to reset, comma-separated.').optional(),
-      digest: stringParam({ description: 'The `digest` of the read this change is based on: refused (409) if the matcher changed since.', maxLength: 64 }).optional(),
+      delete: commaListParam(
+        z.enum(DELETABLE, { error: (issue) => `cannot delete '${String(issue.input)}'` }),
+        'Settings to reset, comma-separated.',
+      ).optional(),
+      digest: stringParam({
+        description: 'The `digest` of the read this change is based on: refused (409) if the matcher changed since.',
+        maxLength: 64,
+      }).optional(),
     }),
     returns: z.null(),
     permission: MAY_MODIFY,
   }),
-  remove: endpoint({ method: 'DELETE', path: `${BASE}/{name}`, summary: 'Delete a matcher', parameters: z.object(NAME), returns: z.null(), permission: MAY_MODIFY }),
+  remove: endpoint({
+    method: 'DELETE',
+    path: `${BASE}/{name}`,
+    summary: 'Delete a matcher',
+    parameters: z.object(NAME),
+    returns: z.null(),
+    permission: MAY_MODIFY,
+  }),
 };
 
 export type MatcherEndpoints = typeof MATCHER_ENDPOINTS;

@@ -10,7 +10,10 @@ describe('matchers API (/cluster/notifications/matchers)', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ imports: [NotificationsModule] });
-    for (const name of ['ops', 'audit']) dataOf(await call(t, 'POST', '/cluster/notifications/endpoints/webhook', { form: { name, url: `https://hooks.example.com/${name}` } }));
+    for (const name of ['ops', 'audit'])
+      dataOf(
+        await call(t, 'POST', '/cluster/notifications/endpoints/webhook', { form: { name, url: `https://hooks.example.com/${name}` } }),
+      );
   });
   afterAll(() => t.close());
 
@@ -38,13 +41,25 @@ describe('matchers API (/cluster/notifications/matchers)', () => {
       origin: 'user-created',
       digest: expect.stringMatching(/^[0-9a-f]{40}$/),
     });
-    expect(dataOf<MatcherEntry[]>(await call(t, 'GET', MATCHERS))).toEqual([expect.objectContaining({ name: 'guests', target: ['audit', 'ops'] })]);
+    expect(dataOf<MatcherEntry[]>(await call(t, 'GET', MATCHERS))).toEqual([
+      expect.objectContaining({ name: 'guests', target: ['audit', 'ops'] }),
+    ]);
   });
 
   it("accepts Corral's own event kinds, PVE's `hostname` for the node, and a matcher without rules", async () => {
-    await create({ name: 'corral-kinds', 'match-field': ['exact:type=node-up,node-down', 'exact:hostname=pve1', 'exact:vmid=100,101'], target: 'ops' });
+    await create({
+      name: 'corral-kinds',
+      'match-field': ['exact:type=node-up,node-down', 'exact:hostname=pve1', 'exact:vmid=100,101'],
+      target: 'ops',
+    });
     await create({ name: 'everything', target: 'ops' });
-    expect(await read('everything')).toEqual({ name: 'everything', mode: 'all', target: ['ops'], origin: 'user-created', digest: expect.any(String) });
+    expect(await read('everything')).toEqual({
+      name: 'everything',
+      mode: 'all',
+      target: ['ops'],
+      origin: 'user-created',
+      digest: expect.any(String),
+    });
   });
 
   it.each([
@@ -69,8 +84,19 @@ describe('matchers API (/cluster/notifications/matchers)', () => {
   it('changes a matcher: a list replaces the stored one, delete resets, a stale digest is refused', async () => {
     await create({ name: 'change', 'match-field': 'exact:type=vm-start', target: ['ops', 'audit'], mode: 'any', comment: 'c' });
     const { digest } = await read('change');
-    dataOf(await call(t, 'PUT', `${MATCHERS}/change`, { form: { target: 'audit', 'match-field': ['exact:type=ct-start', 'exact:node=pve2'], delete: 'mode,comment', digest } }));
-    expect(await read('change')).toEqual({ name: 'change', 'match-field': ['exact:type=ct-start', 'exact:node=pve2'], mode: 'all', target: ['audit'], origin: 'user-created', digest: expect.any(String) });
+    dataOf(
+      await call(t, 'PUT', `${MATCHERS}/change`, {
+        form: { target: 'audit', 'match-field': ['exact:type=ct-start', 'exact:node=pve2'], delete: 'mode,comment', digest },
+      }),
+    );
+    expect(await read('change')).toEqual({
+      name: 'change',
+      'match-field': ['exact:type=ct-start', 'exact:node=pve2'],
+      mode: 'all',
+      target: ['audit'],
+      origin: 'user-created',
+      digest: expect.any(String),
+    });
     expectError(await call(t, 'PUT', `${MATCHERS}/change`, { form: { disable: 1, digest } }), 409, 'file changed by other user');
     expectError(await call(t, 'PUT', `${MATCHERS}/change`, { form: { target: 'nowhere' } }), 400, "unknown target 'nowhere'", 'target');
     dataOf(await call(t, 'PUT', `${MATCHERS}/change`, { form: { delete: 'target,match-field', disable: 1 } }));
@@ -78,7 +104,12 @@ describe('matchers API (/cluster/notifications/matchers)', () => {
   });
 
   it('answers 404 for a matcher that does not exist, and deletes one that does', async () => {
-    for (const method of ['GET', 'PUT', 'DELETE']) expectError(await call(t, method, `${MATCHERS}/ghost`, method === 'PUT' ? { form: { comment: 'x' } } : {}), 404, "matcher 'ghost' does not exist");
+    for (const method of ['GET', 'PUT', 'DELETE'])
+      expectError(
+        await call(t, method, `${MATCHERS}/ghost`, method === 'PUT' ? { form: { comment: 'x' } } : {}),
+        404,
+        "matcher 'ghost' does not exist",
+      );
     await create({ name: 'gone', target: 'ops' });
     expect(dataOf(await call(t, 'DELETE', `${MATCHERS}/gone`))).toBeNull();
     expectError(await call(t, 'GET', `${MATCHERS}/gone`), 404, "matcher 'gone' does not exist");

@@ -74,7 +74,11 @@ async function writing(write: () => Promise<void>, name: string): Promise<void> 
     await write();
   } catch (error) {
     if (isUniqueViolation(error)) throw alreadyExists(`matcher '${name}'`);
-    if (error instanceof UnknownTargets) throw badParam('target', `unknown target${error.names.length === 1 ? '' : 's'} ${error.names.map((n) => `'${n}'`).join(', ')}: create the webhook first`);
+    if (error instanceof UnknownTargets)
+      throw badParam(
+        'target',
+        `unknown target${error.names.length === 1 ? '' : 's'} ${error.names.map((n) => `'${n}'`).join(', ')}: create the webhook first`,
+      );
     throw error;
   }
 }

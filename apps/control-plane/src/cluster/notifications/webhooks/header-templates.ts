@@ -15,8 +15,10 @@ export class HeaderTemplateError extends Error {
 
 /** The secrets a header value refers to; throws when it holds any other template or a character no header may carry. */
 export function referencedSecrets(value: string): string[] {
-  if (!HEADER_VALUE.test(value)) throw new HeaderTemplateError('holds a character no header value may carry (a line break, a control character)');
-  if (value.replace(SECRET_REFERENCE, '').includes('{{')) throw new HeaderTemplateError('holds a template other than {{ secrets.<name> }}, the only one Corral fills in');
+  if (!HEADER_VALUE.test(value))
+    throw new HeaderTemplateError('holds a character no header value may carry (a line break, a control character)');
+  if (value.replace(SECRET_REFERENCE, '').includes('{{'))
+    throw new HeaderTemplateError('holds a template other than {{ secrets.<name> }}, the only one Corral fills in');
   return [...value.matchAll(SECRET_REFERENCE)].map((match) => match[1] ?? '');
 }
 

@@ -30,7 +30,8 @@ export function parseNamedValue(text: string, kind: 'header' | 'secret'): NamedV
   const name = properties.get('name');
   if (name === undefined) throw new PropertyStringError('has no name: it is name=<name>,value=<base64 of value>');
   if (kind === 'header' && !HEADER_NAME.test(name)) throw new PropertyStringError(`'${name}' is no header name`);
-  if (kind === 'header' && (RESERVED_HEADERS.includes(name.toLowerCase()) || /^x-corral-/i.test(name))) throw new PropertyStringError(`Corral sets the header '${name}' itself`);
+  if (kind === 'header' && (RESERVED_HEADERS.includes(name.toLowerCase()) || /^x-corral-/i.test(name)))
+    throw new PropertyStringError(`Corral sets the header '${name}' itself`);
   if (kind === 'secret' && !SECRET_NAME.test(name)) throw new PropertyStringError(`'${name}' is no secret name: letters, digits, _ or -`);
   const base64 = properties.get('value');
   if (base64 !== undefined && !BASE64.test(base64)) throw new PropertyStringError(`the value of '${name}' is not base64`);
@@ -48,7 +49,10 @@ export function namedValuesParam(kind: 'header' | 'secret', description: string)
       context.addIssue({ code: 'custom', message: `${kind} '${text.slice(0, 64)}' ${error.message}` });
     }
   });
-  return listParam(item, { description }).refine((items) => new Set(items.map((text) => nameOf(text))).size === items.length, `each ${kind} may be given once`);
+  return listParam(item, { description }).refine(
+    (items) => new Set(items.map((text) => nameOf(text))).size === items.length,
+    `each ${kind} may be given once`,
+  );
 }
 
 /** The name of an item, for the check that each is given once. */

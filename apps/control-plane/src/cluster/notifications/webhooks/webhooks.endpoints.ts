@@ -26,11 +26,12 @@ const urlParam = () => {
 };
 
 function urlProblem(text: string): string | null {
-  if (text.includes('{{')) return 'Corral does not fill in templates in the URL: give the receiver\'s URL as it is';
+  if (text.includes('{{')) return "Corral does not fill in templates in the URL: give the receiver's URL as it is";
   const url = URL.canParse(text) ? new URL(text) : null;
   if (url === null) return `'${text}' is not a URL`;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `the URL must be http:// or https://, not ${url.protocol}//`;
-  if (url.username !== '' || url.password !== '') return 'the URL must not hold credentials: send them in a header whose value is {{ secrets.<name> }}';
+  if (url.username !== '' || url.password !== '')
+    return 'the URL must not hold credentials: send them in a header whose value is {{ secrets.<name> }}';
   return null;
 }
 
@@ -40,7 +41,10 @@ const SETTINGS = {
     .refine((method) => method === 'post', 'Corral sends each event by POST: give method=post')
     .optional()
     .meta({ description: "PVE's HTTP method; Corral sends POST, so only `post` is accepted (default)." }),
-  header: namedValuesParam('header', 'Extra headers: `name=<name>,value=<base64 of value>`, repeated; a value may hold `{{ secrets.<name> }}`.').optional(),
+  header: namedValuesParam(
+    'header',
+    'Extra headers: `name=<name>,value=<base64 of value>`, repeated; a value may hold `{{ secrets.<name> }}`.',
+  ).optional(),
   secret: namedValuesParam(
     'secret',
     'Secrets: `name=<name>,value=<base64 of value>`, repeated. The one named `signing` is the key of `X-Corral-Signature`. Reads show names only; in a change, an item without `value` keeps that secret.',
@@ -52,7 +56,9 @@ const SETTINGS = {
     .meta({ description: "PVE's body template: refused, Corral sends the event's JSON body." }),
   comment: commentParam().optional(),
   disable: booleanParam({ description: 'Send nothing to it (deliveries already made wait until it is enabled again).' }).optional(),
-  'allow-local': booleanParam({ description: "Corral's: may reach loopback, link-local and cloud metadata addresses (refused by default)." }).optional(),
+  'allow-local': booleanParam({
+    description: "Corral's: may reach loopback, link-local and cloud metadata addresses (refused by default).",
+  }).optional(),
   timeout: integerParam({ description: "Corral's: seconds a request may take, answer included (default 10).", min: 1, max: 60 }).optional(),
 };
 
@@ -75,7 +81,7 @@ export type WebhookEntry = z.infer<typeof WebhookEntry>;
 
 export const TargetEntry = z.object({
   name: z.string(),
-  type: z.literal('webhook').meta({ description: 'Corral\'s targets are webhooks.' }),
+  type: z.literal('webhook').meta({ description: "Corral's targets are webhooks." }),
   comment: z.string().optional(),
   disable: SetFlag,
   origin: Origin,
@@ -85,7 +91,14 @@ export type TargetEntry = z.infer<typeof TargetEntry>;
 const BASE = '/cluster/notifications/endpoints/webhook';
 
 export const WEBHOOK_ENDPOINTS = {
-  list: endpoint({ method: 'GET', path: BASE, summary: 'List the webhook targets', parameters: z.object({}), returns: z.array(WebhookEntry), permission: MAY_AUDIT }),
+  list: endpoint({
+    method: 'GET',
+    path: BASE,
+    summary: 'List the webhook targets',
+    parameters: z.object({}),
+    returns: z.array(WebhookEntry),
+    permission: MAY_AUDIT,
+  }),
   create: endpoint({
     method: 'POST',
     path: BASE,
@@ -107,13 +120,20 @@ export const WEBHOOK_ENDPOINTS = {
     method: 'PUT',
     path: `${BASE}/{name}`,
     summary: 'Change a webhook target',
-    description: 'Sets what is given and resets what `delete` names. A `header` or `secret` list replaces the stored one. Pending deliveries are sent with the new settings.',
+    description:
+      'Sets what is given and resets what `delete` names. A `header` or `secret` list replaces the stored one. Pending deliveries are sent with the new settings.',
     parameters: z.object({
       ...NAME,
       url: urlParam().optional(),
       ...SETTINGS,
-      delete: commaListParam(z.enum(DELETABLE, { error: (issue) => `cannot delete '${String(issue.input)}'` }), 'Settings to reset, comma-separated.').optional(),
-      digest: stringParam({ description: 'The `digest` of the read this change is based on: refused (409) if the webhook changed since.', maxLength: 64 }).optional(),
+      delete: commaListParam(
+        z.enum(DELETABLE, { error: (issue) => `cannot delete '${String(issue.input)}'` }),
+        'Settings to reset, comma-separated.',
+      ).optional(),
+      digest: stringParam({
+        description: 'The `digest` of the read this change is based on: refused (409) if the webhook changed since.',
+        maxLength: 64,
+      }).optional(),
     }),
     returns: z.null(),
     permission: MAY_WRITE_TARGET,

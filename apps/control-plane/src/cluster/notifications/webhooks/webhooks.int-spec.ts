@@ -19,7 +19,13 @@ describe('webhook targets API (/cluster/notifications/endpoints/webhook)', () =>
 
   const create = async (form: Form) => dataOf(await call(t, 'POST', WEBHOOKS, { form }));
   const read = async (name: string) => dataOf<WebhookEntry & { digest: string }>(await call(t, 'GET', `${WEBHOOKS}/${name}`));
-  const storedSecrets = async (webhook: string) => Object.fromEntries((await t.dataSource.manager.find(WebhookSecretRow, { where: { webhook } })).map((row) => [row.name, Buffer.from(row.value, 'base64').toString()]));
+  const storedSecrets = async (webhook: string) =>
+    Object.fromEntries(
+      (await t.dataSource.manager.find(WebhookSecretRow, { where: { webhook } })).map((row) => [
+        row.name,
+        Buffer.from(row.value, 'base64').toString(),
+      ]),
+    );
 
   it("creates a webhook with PVE's names and reads it back: headers with values, secrets by name only", async () => {
     await create({
@@ -94,7 +100,12 @@ describe('webhook targets API (/cluster/notifications/endpoints/webhook)', () =>
     [{ name: '1st' }, 'name', 'must be a letter'],
     [{ verify: 1 }, 'verify', "unknown parameter 'verify'"],
   ])('refuses %j with a 400 naming %s', async (change, param, message) => {
-    expectError(await call(t, 'POST', WEBHOOKS, { form: { name: 'bad', url: 'https://hooks.example.com/x', ...change } }), 400, message, param);
+    expectError(
+      await call(t, 'POST', WEBHOOKS, { form: { name: 'bad', url: 'https://hooks.example.com/x', ...change } }),
+      400,
+      message,
+      param,
+    );
     expectError(await call(t, 'GET', `${WEBHOOKS}/bad`), 404, "webhook 'bad' does not exist");
   });
 
@@ -104,17 +115,39 @@ describe('webhook targets API (/cluster/notifications/endpoints/webhook)', () =>
     expectError(await call(t, 'PUT', `${WEBHOOKS}/local`, { form: { delete: 'allow-local' } }), 400, 'only with allow-local=1', 'url');
   });
 
-  it("answers 409 for a name that exists", async () => {
-    expectError(await call(t, 'POST', WEBHOOKS, { form: { name: 'ops', url: 'https://elsewhere.example.com/' } }), 409, "webhook 'ops' already exists");
+  it('answers 409 for a name that exists', async () => {
+    expectError(
+      await call(t, 'POST', WEBHOOKS, { form: { name: 'ops', url: 'https://elsewhere.example.com/' } }),
+      409,
+      "webhook 'ops' already exists",
+    );
   });
 
   it('changes a webhook: a secret without a value keeps its value, a list replaces the stored one, delete resets', async () => {
-    await create({ name: 'change', url: 'https://hooks.example.com/a', comment: 'old', header: `name=X-A,value=${b64('a')}`, secret: [`name=signing,value=${b64('one')}`, `name=other,value=${b64('two')}`] });
+    await create({
+      name: 'change',
+      url: 'https://hooks.example.com/a',
+      comment: 'old',
+      header: `name=X-A,value=${b64('a')}`,
+      secret: [`name=signing,value=${b64('one')}`, `name=other,value=${b64('two')}`],
+    });
     // As PVE's GUI sends them back: names only.
-    dataOf(await call(t, 'PUT', `${WEBHOOKS}/change`, { form: { secret: ['name=signing'], url: 'https://hooks.example.com/b', delete: 'header,comment' } }));
+    dataOf(
+      await call(t, 'PUT', `${WEBHOOKS}/change`, {
+        form: { secret: ['name=signing'], url: 'https://hooks.example.com/b', delete: 'header,comment' },
+      }),
+    );
     expect(await storedSecrets('change')).toEqual({ signing: 'one' });
     const entry = await read('change');
-    expect(entry).toEqual({ name: 'change', url: 'https://hooks.example.com/b', method: 'post', secret: ['name=signing'], timeout: 10, origin: 'user-created', digest: expect.any(String) });
+    expect(entry).toEqual({
+      name: 'change',
+      url: 'https://hooks.example.com/b',
+      method: 'post',
+      secret: ['name=signing'],
+      timeout: 10,
+      origin: 'user-created',
+      digest: expect.any(String),
+    });
     dataOf(await call(t, 'PUT', `${WEBHOOKS}/change`, { form: { secret: `name=signing,value=${b64('three')}`, digest: entry.digest } }));
     expect(await storedSecrets('change')).toEqual({ signing: 'three' });
     dataOf(await call(t, 'PUT', `${WEBHOOKS}/change`, { form: { delete: 'secret' } }));
@@ -122,10 +155,29 @@ describe('webhook targets API (/cluster/notifications/endpoints/webhook)', () =>
   });
 
   it('refuses a stale digest, a secret to keep that is not stored, setting and deleting at once, and headers left without their secret', async () => {
-    await create({ name: 'strict', url: 'https://hooks.example.com/s', header: `name=Authorization,value=${b64('Bearer {{ secrets.token }}')}`, secret: `name=token,value=${b64(TOKEN)}` });
-    expectError(await call(t, 'PUT', `${WEBHOOKS}/strict`, { form: { comment: 'x', digest: '0'.repeat(40) } }), 409, 'file changed by other user');
-    expectError(await call(t, 'PUT', `${WEBHOOKS}/strict`, { form: { secret: ['name=token', 'name=new'] } }), 400, "secret 'new' has no value", 'secret');
-    expectError(await call(t, 'PUT', `${WEBHOOKS}/strict`, { form: { comment: 'x', delete: 'comment' } }), 400, "cannot set and delete 'comment'", 'delete');
+    await create({
+      name: 'strict',
+      url: 'https://hooks.example.com/s',
+      header: `name=Authorization,value=${b64('Bearer {{ secrets.token }}')}`,
+      secret: `name=token,value=${b64(TOKEN)}`,
+    });
+    expectError(
+      await call(t, 'PUT', `${WEBHOOKS}/strict`, { form: { comment: 'x', digest: '0'.repeat(40) } }),
+      409,
+      'file changed by other user',
+    );
+    expectError(
+      await call(t, 'PUT', `${WEBHOOKS}/strict`, { form: { secret: ['name=token', 'name=new'] } }),
+      400,
+      "secret 'new' has no value",
+      'secret',
+    );
+    expectError(
+      await call(t, 'PUT', `${WEBHOOKS}/strict`, { form: { comment: 'x', delete: 'comment' } }),
+      400,
+      "cannot set and delete 'comment'",
+      'delete',
+    );
     expectError(await call(t, 'PUT', `${WEBHOOKS}/strict`, { form: { delete: 'secret' } }), 400, "refers to secret 'token'", 'header');
     expectError(await call(t, 'PUT', `${WEBHOOKS}/strict`, { form: { method: 'get' } }), 400, 'by POST', 'method');
     expect(await storedSecrets('strict')).toEqual({ token: TOKEN });
@@ -138,7 +190,11 @@ describe('webhook targets API (/cluster/notifications/endpoints/webhook)', () =>
     dataOf(await call(t, 'DELETE', '/cluster/notifications/matchers/uses-it'));
     expect(dataOf(await call(t, 'DELETE', `${WEBHOOKS}/used`))).toBeNull();
     for (const method of ['GET', 'PUT', 'DELETE']) {
-      expectError(await call(t, method, `${WEBHOOKS}/used`, method === 'PUT' ? { form: { comment: 'x' } } : {}), 404, "webhook 'used' does not exist");
+      expectError(
+        await call(t, method, `${WEBHOOKS}/used`, method === 'PUT' ? { form: { comment: 'x' } } : {}),
+        404,
+        "webhook 'used' does not exist",
+      );
     }
     expectError(await call(t, 'GET', `${WEBHOOKS}/used/deliveries`), 404, "webhook 'used' does not exist");
   });

@@ -26,7 +26,11 @@ export class WebhooksRepository {
 
   /** Each webhook's secret names, sorted. */
   async secretNames(webhooks: readonly string[]): Promise<Map<string, string[]>> {
-    const rows = await this.dataSource.manager.find(WebhookSecretRow, { select: { webhook: true, name: true }, where: { webhook: In([...webhooks]) }, order: { name: 'ASC' } });
+    const rows = await this.dataSource.manager.find(WebhookSecretRow, {
+      select: { webhook: true, name: true },
+      where: { webhook: In([...webhooks]) },
+      order: { name: 'ASC' },
+    });
     const names = new Map<string, string[]>();
     for (const row of rows) names.set(row.webhook, [...(names.get(row.webhook) ?? []), row.name]);
     return names;
@@ -45,7 +49,10 @@ export class WebhooksRepository {
    * (null: there is none) and its secret names, and returns the row to save and what to do to its
    * secrets.
    */
-  update(name: string, change: (current: WebhookRow | null, secretNames: readonly string[]) => { row: WebhookRow; secrets: SecretsChange }): Promise<void> {
+  update(
+    name: string,
+    change: (current: WebhookRow | null, secretNames: readonly string[]) => { row: WebhookRow; secrets: SecretsChange },
+  ): Promise<void> {
     return this.dataSource.transaction(async (db) => {
       const current = await db.findOne(WebhookRow, { where: { name }, lock: { mode: 'pessimistic_write' } });
       const names = (await db.find(WebhookSecretRow, { select: { name: true }, where: { webhook: name } })).map((row) => row.name);
@@ -53,7 +60,13 @@ export class WebhooksRepository {
       await db.save(WebhookRow, next.row);
       if (next.secrets === undefined) return;
       const kept = next.secrets.map((secret) => secret.name);
-      await db.createQueryBuilder().delete().from(WebhookSecretRow).where('webhook = :name', { name }).andWhere(kept.length > 0 ? 'name NOT IN (:...kept)' : 'TRUE', { kept }).execute();
+      await db
+        .createQueryBuilder()
+        .delete()
+        .from(WebhookSecretRow)
+        .where('webhook = :name', { name })
+        .andWhere(kept.length > 0 ? 'name NOT IN (:...kept)' : 'TRUE', { kept })
+        .execute();
       await this.writeSecrets(db, name, next.secrets);
     });
   }
@@ -66,7 +79,9 @@ export class WebhooksRepository {
 
   /** The matchers that name the target. */
   async matchersOf(target: string): Promise<string[]> {
-    return (await this.dataSource.manager.find(MatcherTargetRow, { where: { target }, order: { matcher: 'ASC' } })).map((row) => row.matcher);
+    return (await this.dataSource.manager.find(MatcherTargetRow, { where: { target }, order: { matcher: 'ASC' } })).map(
+      (row) => row.matcher,
+    );
   }
 
   /** Sets the secrets that carry a value; those without one are left as stored. */

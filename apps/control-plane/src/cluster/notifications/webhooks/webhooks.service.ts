@@ -56,7 +56,10 @@ export class WebhooksService {
     const webhook: WebhookRow = {
       name: params.name,
       url: params.url,
-      headers: headersOf(namedValues(params.header ?? [], 'header'), secrets.map((secret) => secret.name)),
+      headers: headersOf(
+        namedValues(params.header ?? [], 'header'),
+        secrets.map((secret) => secret.name),
+      ),
       comment: params.comment || null,
       disable: params.disable ?? false,
       allowLocal: params['allow-local'] ?? false,
@@ -83,7 +86,11 @@ export class WebhooksService {
       const unset = secrets?.find((secret) => secret.base64 === undefined && !storedSecrets.includes(secret.name));
       if (unset !== undefined) throw badParam('secret', `secret '${unset.name}' has no value, and the webhook has no such secret to keep`);
       const secretNames = secrets?.map((secret) => secret.name) ?? storedSecrets;
-      const headers = deleted.includes('header') ? [] : params.header !== undefined ? headersOf(namedValues(params.header, 'header'), secretNames) : current.headers;
+      const headers = deleted.includes('header')
+        ? []
+        : params.header !== undefined
+          ? headersOf(namedValues(params.header, 'header'), secretNames)
+          : current.headers;
       // Headers kept as they were must not refer to a secret this change removes.
       if (params.header === undefined) checkReferences(headers, secretNames);
       const row: WebhookRow = {
@@ -107,7 +114,10 @@ export class WebhooksService {
     } catch (error) {
       if (!isForeignKeyViolation(error)) throw error;
       const matchers = await this.repository.matchersOf(name);
-      throw new ApiError('IN_USE', `webhook '${name}' is a target of matcher${matchers.length === 1 ? '' : 's'} ${matchers.map((m) => `'${m}'`).join(', ')}: remove it from them first`);
+      throw new ApiError(
+        'IN_USE',
+        `webhook '${name}' is a target of matcher${matchers.length === 1 ? '' : 's'} ${matchers.map((m) => `'${m}'`).join(', ')}: remove it from them first`,
+      );
     }
   }
 }
@@ -149,7 +159,8 @@ function checkReferences(headers: readonly WebhookHeader[], secretNames: readonl
       throw error;
     }
     const absent = references.find((secret) => !secretNames.includes(secret));
-    if (absent !== undefined) throw badParam('header', `header '${header.name}' refers to secret '${absent}', which the webhook does not have`);
+    if (absent !== undefined)
+      throw badParam('header', `header '${header.name}' refers to secret '${absent}', which the webhook does not have`);
   }
 }
 
