@@ -58,6 +58,10 @@ describe('disks and volumes', () => {
     expect(parseDisk('cdrom').options.get('media')).toBe('cdrom');
   });
 
+  it('takes mount points whose names merely start with a dot', () => {
+    expect(MOUNT.parse('local:8,mp=/srv/.cache')).toBe('local:8,mp=/srv/.cache');
+  });
+
   it.each([
     [DISK, 'local', 'must be <storage>:<size in GiB>'],
     [DISK, ':32', 'must be <storage>:<size in GiB>'],
@@ -67,6 +71,9 @@ describe('disks and volumes', () => {
     [DISK, 'local:32,size=big', 'size: must be a size'],
     [MOUNT, 'none', 'must be <storage>:<size> or a volume id'],
     [MOUNT, 'local:8,mp=relative', 'mp: must be an absolute path'],
+    [MOUNT, 'local:8,mp=/../../etc', 'mp: must be an absolute path inside the container, without . or .. components'],
+    [MOUNT, 'local:8,mp=/mnt/..', 'without . or .. components'],
+    [MOUNT, 'local:8,mp=/mnt/./data', 'without . or .. components'],
   ])('refuses %s', (rule, given, message) => {
     expect(refusal(() => rule.parse(given))).toContain(message);
   });

@@ -56,7 +56,12 @@ const DISK_OPTIONS: Record<string, ValueRule> = {
 
 const MOUNT_OPTIONS: Record<string, ValueRule> = {
   size: { description: 'Size.', type: 'string', parse: sizeText },
-  mp: text('Mount point inside the container.', /^\/(?:[^\x00-\x1f\x7f,]*)$/, 'must be an absolute path inside the container'),
+  // As PVE's verify_lxc_mp_string: no `.` or `..` component, which would leave the container's root.
+  mp: text(
+    'Mount point inside the container.',
+    /^(?!.*\/\.\.?(?:\/|$))\/[^\x00-\x1f\x7f,]*$/,
+    'must be an absolute path inside the container, without . or .. components',
+  ),
   acl: flag('POSIX ACLs.'),
   quota: flag('User quotas.'),
   ro: flag('Read-only.'),

@@ -1,6 +1,7 @@
 import { LXC_NIC, MOUNT } from './devices.js';
 import {
   DNS_NAME,
+  DNS_NAME_LIST,
   decimal,
   HOOKSCRIPT,
   numbered,
@@ -58,7 +59,7 @@ export const LXC_KEYS: Readonly<Record<string, ValueRule>> = {
     force_rw_sys: flag('rw /sys.'),
   }),
   nameserver: text('DNS servers.', /^[0-9A-Fa-f.: ]+$/, 'must be IP addresses separated by spaces'),
-  searchdomain: PLAIN('Search domains.'),
+  searchdomain: text('Search domains.', DNS_NAME_LIST, 'must be DNS names separated by spaces, commas or semicolons'),
   timezone: text('Time zone.', /^[A-Za-z0-9_+/-]{1,64}$/, 'must be a time zone name such as Europe/Vienna'),
   tty: integer('Ttys.', 0, 6),
   console: flag('Console device.'),
