@@ -1,6 +1,9 @@
-import { call, expectError } from '../../test-support/access-fixture.js';
-import { joinNode } from '../../test-support/node-fixture.js';
+import type { FakeAgent } from '@corral/testing';
+import { call, dataOf, expectError } from '../../test-support/access-fixture.js';
+import { events, joinNode, onlineAgent } from '../../test-support/node-fixture.js';
+import { finished } from '../../test-support/task-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
+import { GuestView } from '../inventory/guests/guest-view.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { BackupsModule } from './backups.module.js';
 
@@ -17,5 +20,40 @@ describe('/nodes/{node}/vzdump/extractconfig', () => {
     expectError(await call(t, 'GET', '/nodes/nowhere/vzdump/extractconfig', { query: ARCHIVE }), 404, "node 'nowhere' does not exist");
     await joinNode(t, 'away');
     expectError(await call(t, 'GET', '/nodes/away/vzdump/extractconfig', { query: ARCHIVE }), 503, "node 'away' is offline");
+  });
+});
+
+describe('/nodes/{node}/vzdump', () => {
+  let t: TestApp;
+  let agent: FakeAgent;
+  const asked: string[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({ imports: [ClusterModule, BackupsModule] });
+    agent = await onlineAgent(t, 'pve1', await joinNode(t, 'pve1'), {
+      answer: (request) => {
+        asked.push(request.command);
+        return { failure: 'failed', message: `${request.command} is not expected here` };
+      },
+    });
+    await t.dataSource.query(
+      `INSERT INTO "storages" ("storage", "type", "path", "content", "nodes", "shared", "disable") VALUES ('dumps', 'dir', '/srv/dumps', '{backup}', NULL, false, false)`,
+    );
+  });
+  afterAll(async () => {
+    agent.close();
+    await t.close();
+  });
+
+  it('leaves a guest whose backup cannot even start unlocked, with no backup-start event', async () => {
+    // A NIC without a MAC: the guest's spec cannot be built, so nothing is sent to the agent.
+    await t.dataSource.query(
+      `INSERT INTO "guests" ("vmid", "type", "node", "config", "status") VALUES (300, 'qemu', 'pve1', '{"net0": "virtio,bridge=vmbr0"}', 'stopped')`,
+    );
+    await t.app.get(GuestView).reload(300);
+    const upid = dataOf<string>(await call(t, 'POST', '/nodes/pve1/vzdump', { form: { vmid: '300', storage: 'dumps' } }));
+    expect(await finished(t, 'pve1', upid)).not.toBe('OK');
+    expect(await t.dataSource.query(`SELECT "lock" FROM "guests" WHERE "vmid" = 300`)).toEqual([{ lock: null }]);
+    expect((await events(t)).filter((event) => event.event.startsWith('backup-'))).toEqual([]);
+    expect(asked).not.toContain('guest.backup');
   });
 });

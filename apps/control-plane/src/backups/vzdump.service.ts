@@ -157,11 +157,16 @@ export class VzdumpService {
     }
   }
 
-  /** Locks the guest for its backup with its `backup-start` event; a guest locked by anything else is not backed up. */
+  /**
+   * Locks the guest for its backup with its `backup-start` event; a guest locked by anything else
+   * is not backed up. Its spec is built before the lock is written: a guest whose spec cannot be
+   * built is neither locked nor announced, since no `backup-end` would follow.
+   */
   private async lock(node: string, vmid: number, storages: ReadonlyMap<string, StorageRow>): Promise<GuestSpec> {
     const row = await this.repository.update(vmid, async (current, db) => {
       if (current.node !== node) throw new Error(`it moved to node '${current.node}'`);
       if (current.lock !== null) throw new Error(`it is locked (${current.lock})`);
+      guestSpec(current, storages);
       await recordEvent(db, { event: 'backup-start', node, vmid, details: { type: current.type } });
       return { lock: 'backup' };
     });
