@@ -52,8 +52,14 @@ describe('configUpdate', () => {
       guest: { kind: QEMU, node: 'pve1', vmid: 100 },
       given: { keys: { memory: '2048' }, cdrom: 'none' },
       deleted: [],
+      skiplock: false,
+      unlock: false,
       digest,
     });
+  });
+
+  it("takes delete=lock as a removal of the lock (PVE's qm unlock), not of a config key, and skiplock", () => {
+    expect(update({ delete: ['lock,tags'], skiplock: true })).toMatchObject({ deleted: ['tags'], skiplock: true, unlock: true });
   });
 });
 

@@ -1,4 +1,4 @@
-import { allows, type AccessConfig } from '@corral/acl';
+import { allows, SUPERUSER, type AccessConfig } from '@corral/acl';
 import { permissionDenied } from '../access/auth/authorizer.js';
 import type { Principal } from '../http/principal.js';
 import { ApiError } from '../errors/api-error.js';
@@ -40,6 +40,11 @@ export function plannedChange(
     if (key in set && deleted.includes(key)) throw badParam('delete', `'${key}' is both set and deleted`);
   }
   return { set, deleted };
+}
+
+/** `skiplock` is root@pam's alone, as in PVE. */
+export function mayGiveSkiplock(update: Pick<ConfigUpdate, 'skiplock'>, caller: Principal): void {
+  if (update.skiplock && caller.userid !== SUPERUSER) throw badParam('skiplock', 'only root@pam may use this option');
 }
 
 /** A change may be written: a 409 while the guest is locked, or when `digest` is given and is not its config's (someone changed it since). */

@@ -6,8 +6,12 @@ import { guestRef, type GuestRef } from './guest-ref.js';
 export interface ConfigUpdate {
   readonly guest: GuestRef;
   readonly given: GivenKeys;
-  /** The keys to remove: each `delete` entry split at its commas, semicolons and spaces. */
+  /** The keys to remove: each `delete` entry split at its commas, semicolons and spaces (without `lock`). */
   readonly deleted: readonly string[];
+  /** Whether the guest's lock is ignored (`skiplock`, root@pam only). */
+  readonly skiplock: boolean;
+  /** Whether the guest's lock is removed (`delete=lock`, with `skiplock`): PVE's `qm unlock`. */
+  readonly unlock: boolean;
   /** The `digest` of the config the change is based on. */
   readonly digest?: string | undefined;
 }
@@ -19,13 +23,17 @@ export function configUpdate(
     readonly node: string;
     readonly vmid: number;
     readonly delete?: readonly string[] | undefined;
+    readonly skiplock?: boolean | undefined;
     readonly digest?: string | undefined;
   },
 ): ConfigUpdate {
+  const deleted = (params.delete ?? []).flatMap((entry) => entry.split(/[,;\s]+/)).filter((key) => key !== '');
   return {
     guest: guestRef(kind, params),
     given: givenKeys(kind, params),
-    deleted: (params.delete ?? []).flatMap((entry) => entry.split(/[,;\s]+/)).filter((key) => key !== ''),
+    deleted: deleted.filter((key) => key !== 'lock'),
+    skiplock: params.skiplock === true,
+    unlock: deleted.includes('lock'),
     digest: params.digest,
   };
 }

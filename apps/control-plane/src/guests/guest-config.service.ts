@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
-import { changedConfig, mayChangeConfig, plannedChange } from './config-change.js';
+import { changedConfig, mayChangeConfig, mayGiveSkiplock, plannedChange } from './config-change.js';
 import { configDigest } from '@corral/pve-formats';
 import type { ConfigUpdate } from './config-update.js';
 import { wireConfig } from './config-view.js';
 import type { GuestRef } from './guest-ref.js';
+import { badParam } from '../errors/resource-errors.js';
 import { GuestStates } from './guest-states.js';
 import { GuestTasks } from './guest-tasks.js';
 import { GuestView } from '../inventory/guests/guest-view.js';
@@ -43,7 +44,7 @@ export class GuestConfigService {
     this.states.existing(guest);
     const change = await this.plannedChange(update, caller);
     if (touchesVolumes(guest.kind, change)) return this.volumeChanges.now(guest, change, { caller, digest });
-    await this.applyChange(guest, change, digest);
+    await this.applyChange(update, change);
     return null;
   }
 
@@ -55,7 +56,7 @@ export class GuestConfigService {
     const change = await this.plannedChange(update, caller);
     this.hub.reachable(node);
     if (touchesVolumes(kind, change)) return this.volumeChanges.asTask(guest, change, { caller, digest });
-    await this.applyChange(guest, change, digest);
+    await this.applyChange(update, change);
     return this.tasks.submit({
       node,
       vmid,
@@ -65,16 +66,24 @@ export class GuestConfigService {
     });
   }
 
+  /** The change planned as PVE allows it; `skiplock` and `delete=lock` go only with keys that are no volumes. */
   private async plannedChange(update: ConfigUpdate, caller: Principal): Promise<ConfigChange> {
+    mayGiveSkiplock(update, caller);
     const access = await this.access.current();
     const { config } = this.states.anywhere(update.guest.kind, update.guest.vmid).row;
-    return plannedChange(update, config, access, caller);
+    const change = plannedChange(update, config, access, caller);
+    if ((update.skiplock || update.unlock) && touchesVolumes(update.guest.kind, change)) {
+      throw badParam(update.skiplock ? 'skiplock' : 'delete', 'a lock is skipped or removed only with config keys that are no volumes');
+    }
+    return change;
   }
 
-  private async applyChange(guest: GuestRef, change: ConfigChange, digest: string | undefined): Promise<void> {
+  /** Writes the change unless the guest is locked (but with `skiplock`) or its config is no longer `digest`'s; `delete=lock` removes the lock. */
+  private async applyChange(update: ConfigUpdate, change: ConfigChange): Promise<void> {
+    const { guest } = update;
     await this.repository.update(guest.vmid, async (row) => {
-      mayChangeConfig(guest.kind, row, digest);
-      return { config: changedConfig(guest.kind, row.config, change) };
+      mayChangeConfig(guest.kind, update.skiplock ? { ...row, lock: null } : row, update.digest);
+      return { config: changedConfig(guest.kind, row.config, change), ...(update.unlock ? { lock: null } : {}) };
     });
     await this.view.reload(guest.vmid);
   }

@@ -94,7 +94,7 @@ export function powerAction<S extends z.ZodRawShape = Record<never, never>>(kind
   });
 }
 
-/** `PUT` (at once, `null`) or `POST` (a task) `.../config`: config keys, `delete` and `digest`. */
+/** `PUT` (at once, `null`) or `POST` (a task) `.../config`: config keys, `delete`, `skiplock` and `digest`. */
 export function configChange<M extends 'PUT' | 'POST'>(kind: GuestKind, method: M, summary: string) {
   return endpoint({
     method,
@@ -112,6 +112,9 @@ export function configChange<M extends 'PUT' | 'POST'>(kind: GuestKind, method: 
         }),
         { description: 'Keys to remove, separated by commas (or repeated).' },
       ).optional(),
+      skiplock: booleanParam({
+        description: "Ignore the guest's lock (root@pam only); with `delete=lock`, remove it, as PVE's `qm unlock`.",
+      }).optional(),
       digest: stringParam({
         description: 'The `digest` of the config this change is based on: refused (409) when the config has changed since.',
         pattern: /^[0-9a-f]{40}$/,

@@ -8,6 +8,7 @@ import { ClusterModule } from '../../cluster/cluster.module.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
 import { PoolsModule } from '../../pools/pools.module.js';
 import { GuestsModule } from '../guests.module.js';
+import { GuestView } from '../../inventory/guests/guest-view.js';
 
 /**
  * A fake agent that runs guests the way a driver reports them: a start sends the runtime report
@@ -172,6 +173,25 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expectError(await call(t, 'PUT', '/nodes/pve1/qemu/100/config', { form: { memory: 4096, digest } }), 409, 'has changed since digest');
     expect(dataOf(await call(t, 'PUT', '/nodes/pve1/qemu/100/config', { form: { delete: 'tags' } }))).toBeNull();
     expect(await config(100)).not.toHaveProperty('tags');
+  });
+
+  it("removes a lock as PVE's qm unlock does (delete=lock with skiplock, root@pam only); without skiplock a locked VM refuses changes", async () => {
+    await t.dataSource.query(`UPDATE "guests" SET "lock" = 'backup' WHERE "vmid" = 100`);
+    await t.app.get(GuestView).reload(100);
+    expectError(await call(t, 'PUT', '/nodes/pve1/qemu/100/config', { form: { delete: 'lock' } }), 409, 'VM 100 is locked (backup)');
+    await addUser(t, 'operator@pve', { password: 'operator-password' });
+    await grant(t, { path: '/vms/100', type: 'user', ugid: 'operator@pve', roleid: 'Administrator' });
+    const operator = basic('operator@pve', 'operator-password');
+    expectError(
+      await call(t, 'PUT', '/nodes/pve1/qemu/100/config', { form: { delete: 'lock', skiplock: 1 }, as: operator }),
+      400,
+      'only root@pam may use this option',
+      'skiplock',
+    );
+    expect(await config(100)).toMatchObject({ lock: 'backup' });
+    expect(dataOf(await call(t, 'PUT', '/nodes/pve1/qemu/100/config', { form: { delete: 'lock', skiplock: 1 } }))).toBeNull();
+    expect(await config(100)).not.toHaveProperty('lock');
+    expect(await t.dataSource.query(`SELECT "lock" FROM "guests" WHERE "vmid" = 100`)).toEqual([{ lock: null }]);
   });
 
   it('queues operations on one guest in order: a start asked for while it is still being created waits for it', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { allows, SUPERUSER } from '@corral/acl';
+import { allows } from '@corral/acl';
 import { permissionDenied } from '../../access/auth/authorizer.js';
 import type { Principal } from '../../http/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
@@ -17,6 +17,7 @@ import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { linkedClonesOf } from '../linked-clones.js';
 import { NewGuests } from '../new-guests.js';
 import { runState } from '../status-entry.js';
+import { mayGiveSkiplock } from '../config-change.js';
 import { ownVolume, parseValue } from './volume-change.js';
 import { VolumeChanges, VOLUME_MS, volumesOf } from './volume-changes.js';
 import { newVolumeName } from './volume-names.js';
@@ -71,7 +72,7 @@ export class GuestVolumesService {
   async resize(kind: GuestKind, request: ResizeRequest, caller: Principal): Promise<string> {
     const { node, vmid, disk } = request;
     const state = this.existing(kind, node, vmid);
-    if (request.skiplock === true && caller.userid !== SUPERUSER) throw badParam('skiplock', 'only root@pam may use this option');
+    mayGiveSkiplock({ skiplock: request.skiplock === true }, caller);
     const volume = this.ownVolumeAt(kind, state.row.config, disk, 'disk');
     if (isUnusedKey(disk)) throw badParam('disk', `${disk} is not attached: attach it before resizing it`);
     const size = newSize(request.size, parseSize(volume.options.get('size') ?? '') ?? undefined);
