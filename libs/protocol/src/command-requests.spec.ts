@@ -78,11 +78,9 @@ describe('runCommand', () => {
     const missing: CommandHandlers = { ...handlers, 'node.firewall.apply': undefined };
     // @ts-expect-error: node.dns.set returns null, not a string
     const wrongResult: CommandHandlers = { ...handlers, 'node.dns.set': async () => 'done' };
+    const dnsGet = async ({ servers }: { servers: string[] }) => ({ search: [], servers });
     // @ts-expect-error: node.dns.get takes no `servers`
-    const wrongParams: CommandHandlers = {
-      ...handlers,
-      'node.dns.get': async ({ servers }: { servers: string[] }) => ({ search: [], servers }),
-    };
+    const wrongParams: CommandHandlers = { ...handlers, 'node.dns.get': dnsGet };
     expect([missing, wrongResult, wrongParams]).toHaveLength(3);
   });
 });
