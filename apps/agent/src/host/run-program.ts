@@ -5,7 +5,7 @@ import { CommandFailure } from './command-failure.js';
 import { programMissing } from './find-program.js';
 
 /*
- * The one place the agent starts host programs (STYLE.md "Agent protocol"): an argument vector,
+ * The one place the agent starts host programs: an argument vector,
  * never a shell, always bounded in time and in output.
  */
 
