@@ -147,12 +147,13 @@ export const TAGS: ValueRule = {
   },
 };
 
+/** A DNS name's dot-separated labels: letters, digits and inner hyphens, at most 63 characters each. */
+const DNS_LABELS = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*';
 export const DNS_NAME = text(
   'A DNS name.',
-  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
+  new RegExp(`^(?=.{1,253}$)${DNS_LABELS}$`),
   'must be a DNS name (letters, digits, inner hyphens, dot-separated)',
 );
-const DNS_LABELS = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*';
 /** PVE's `dns-name-list`: DNS names separated by spaces, commas or semicolons. */
 export const DNS_NAME_LIST = new RegExp(`^${DNS_LABELS}(?:[ ,;]+${DNS_LABELS})*$`);
 export const MAC = text('A MAC address.', /^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$/, 'must be a MAC address such as BC:24:11:0A:1B:2C');
