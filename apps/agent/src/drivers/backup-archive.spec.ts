@@ -13,6 +13,7 @@ import {
   captureLog,
   extractArchive,
   makeBackupStaging,
+  newBackupFile,
   readArchiveMember,
   readBackupConfig,
   writeArchive,
@@ -42,6 +43,17 @@ describe('backup archives', () => {
     expect(backupFileName('lxc', 200, 'gzip', new Date(2024, 11, 9, 23, 5, 7))).toBe('dump/vzdump-lxc-200-2024_12_09-23_05_07.tar.gz');
     expect(BackupFile.safeParse(backupFileName('qemu', 100, 'none', at)).success).toBe(true);
     expect(backupOwner('dump/vzdump-lxc-200-2024_12_09-23_05_07.tar.gz')).toEqual({ type: 'lxc', vmid: 200 });
+  });
+
+  it('names a new backup after a second no backup of the guest has in dump/ (any compression, or its log)', async () => {
+    const first = await newBackupFile(storage, 'qemu', 100, 'zstd', signal);
+    await mkdir(join(storage, 'dump'), { recursive: true });
+    await writeFile(join(storage, first.replace(/\.tar\.zst$/, '.log')), '');
+    const second = await newBackupFile(storage, 'qemu', 100, 'gzip', signal);
+    expect(second.replace(/\.tar\.gz$/, '')).not.toBe(first.replace(/\.tar\.zst$/, ''));
+    expect(second > first).toBe(true);
+    // Other guests' and other types' names do not hold a guest back.
+    expect(await newBackupFile(storage, 'lxc', 100, 'zstd', signal)).toMatch(/^dump\/vzdump-lxc-100-/);
   });
 
   it('stages in a hidden folder of its own in dump/, one per caller', async () => {

@@ -1,5 +1,6 @@
 import type { BackupCompression, GuestType } from '@corral/protocol';
-import { mkdir, mkdtemp, open, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CommandFailure } from '../host/command-failure.js';
 import { runProgram, lastWords } from '../host/run-program.js';
@@ -43,6 +44,29 @@ export function backupFileName(type: GuestType, vmid: number, compress: BackupCo
   const date = `${at.getFullYear()}_${two(at.getMonth() + 1)}_${two(at.getDate())}`;
   const time = `${two(at.getHours())}_${two(at.getMinutes())}_${two(at.getSeconds())}`;
   return `dump/vzdump-${type}-${vmid}-${date}-${time}${COMPRESSIONS[compress].extension}`;
+}
+
+/**
+ * The name of a backup starting now, free in the storage's `dump/`: names carry the second a backup
+ * started, so a second backup of the guest in the same second (two `vzdump --all` one after the
+ * other) waits for the next second rather than colliding with the first's archive or log. Backups
+ * of one guest run one at a time, so the name stays free until the archive is written.
+ */
+export async function newBackupFile(
+  storagePath: string,
+  type: GuestType,
+  vmid: number,
+  compress: BackupCompression,
+  signal: AbortSignal,
+): Promise<BackupFile> {
+  for (;;) {
+    const at = new Date();
+    const file = backupFileName(type, vmid, compress, at);
+    const stem = basename(file).replace(/\.tar(?:\.gz|\.zst)?$/, '.');
+    const taken = (await readdir(join(storagePath, 'dump')).catch(() => [])).some((name) => name.startsWith(stem));
+    if (!taken) return file;
+    await delay(1000 - at.getMilliseconds(), undefined, { signal });
+  }
 }
 
 /**

@@ -411,6 +411,15 @@ describe('the sim driver', () => {
       expect((await sim.list())[0]?.status).toBe('paused');
     });
 
+    it('gives two backups of a guest in one second archives of their own (two vzdump --all one after the other)', async () => {
+      const sim = instant();
+      await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);
+      const first = await sim.backups.backup(backup(WEB1, 'snapshot'), context);
+      const second = await sim.backups.backup(backup(WEB1, 'snapshot'), context);
+      expect(second.file).not.toBe(first.file);
+      expect((await dump()).filter((name) => name.endsWith('.tar.zst'))).toHaveLength(2);
+    });
+
     it('writes a real archive holding only the config and a note that it is simulated, which restores register as a create does', async () => {
       const sim = instant();
       await sim.create({ guest: WEB1, allocate: ['scsi0'] }, context);

@@ -5,7 +5,7 @@ import { CommandFailure } from '../../host/command-failure.js';
 import { requireActive } from '../storage-location.js';
 import type { Host } from '../../host/host.js';
 import { archivedVolumes, excludedMountPoints, refuseUnrestorable } from '../archive-contents.js';
-import { backupFileName, captureLog, readBackupConfig, writeBackupSidecars } from '../backup-archive.js';
+import { captureLog, newBackupFile, readBackupConfig, writeBackupSidecars } from '../backup-archive.js';
 import { afterwards, backupMode, MODE_STEPS, pausedMode } from '../backup-modes.js';
 import type { GuestBackups } from '../guest-backups.js';
 import type { GuestDriver } from '../guest-driver.js';
@@ -345,7 +345,7 @@ export class SimDriver implements GuestDriver {
       context.log("INFO: including mount point rootfs ('/') in backup");
       for (const line of excludedMountPoints(spec)) context.log(line);
     }
-    const file = backupFileName(spec.type, spec.vmid, compress, new Date());
+    const file = await newBackupFile(storagePath, spec.type, spec.vmid, compress, context.signal);
     const size = await this.quiesced(guest, used, context, async () => {
       context.log(`INFO: creating vzdump archive '${storage.path}/${file}'`);
       await this.pause(backupTime(this.timing, spec, archivedVolumes(spec)), context);

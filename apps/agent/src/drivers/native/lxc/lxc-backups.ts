@@ -3,7 +3,7 @@ import type { BackupMode, GuestSpec, ParamsOf, ResultOf } from '@corral/protocol
 import { hostPath, type Host } from '../../../host/host.js';
 import { excludedMountPoints, refuseUnrestorable } from '../../archive-contents.js';
 import {
-  backupFileName,
+  newBackupFile,
   captureLog,
   CONFIG_MEMBERS,
   extractArchive,
@@ -63,7 +63,7 @@ export class LxcBackups implements GuestBackups {
     const used = backupMode('lxc', pausedMode(mode, state === 'FROZEN'), state !== 'STOPPED', context.log);
     context.log("INFO: including mount point rootfs ('/') in backup");
     for (const line of excludedMountPoints(guest)) context.log(line);
-    const file = backupFileName('lxc', guest.vmid, compress, new Date());
+    const file = await newBackupFile(storagePath, 'lxc', guest.vmid, compress, context.signal);
     const member = CONFIG_MEMBERS.lxc;
     // The root's own ./etc/vzdump/pct.conf, if any, is archived too: an exclusion would take the staged one with it, and readers take the first.
     const size = await withStagedFiles(storagePath, file, { [member]: config }, (staging) =>

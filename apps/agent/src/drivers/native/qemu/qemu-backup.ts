@@ -4,7 +4,7 @@ import { hostPath, type Host } from '../../../host/host.js';
 import { runChecked } from '../../../host/run-program.js';
 import { archivedVolumes, refuseUnrestorable } from '../../archive-contents.js';
 import {
-  backupFileName,
+  newBackupFile,
   captureLog,
   CONFIG_MEMBERS,
   extractArchive,
@@ -64,7 +64,7 @@ export class QemuBackups implements GuestBackups {
     const { context, lines } = captureLog(request);
     const { signal, log } = context;
     const storagePath = await requireActive(this.host, storage);
-    const file = backupFileName('qemu', guest.vmid, compress, new Date());
+    const file = await newBackupFile(storagePath, 'qemu', guest.vmid, compress, signal);
     const vm = new QemuVm(this.host, guest.vmid);
     const state = await stateOf(vm, signal);
     log(`INFO: status = ${state}`);
