@@ -56,4 +56,24 @@ describe('/nodes/{node}/vzdump', () => {
     expect((await events(t)).filter((event) => event.event.startsWith('backup-'))).toEqual([]);
     expect(asked).not.toContain('guest.backup');
   });
+
+  it('unlocks a guest whose backup fails on its agent, with a backup-end event of status error', async () => {
+    await t.dataSource.query(
+      `INSERT INTO "guests" ("vmid", "type", "node", "config", "status") VALUES (301, 'qemu', 'pve1', '{}', 'stopped')`,
+    );
+    await t.app.get(GuestView).reload(301);
+    const upid = dataOf<string>(await call(t, 'POST', '/nodes/pve1/vzdump', { form: { vmid: '301', storage: 'dumps' } }));
+    expect(await finished(t, 'pve1', upid)).toBe('job errors');
+    expect(await t.dataSource.query(`SELECT "lock", "lock_task" FROM "guests" WHERE "vmid" = 301`)).toEqual([
+      { lock: null, lock_task: null },
+    ]);
+    const backups = (await t.dataSource.query(
+      `SELECT "event", "details"->>'status' AS "status" FROM "events" WHERE "vmid" = 301 AND "event" LIKE 'backup-%' ORDER BY "seq"`,
+    )) as { event: string; status: string | null }[];
+    expect(backups).toEqual([
+      { event: 'backup-start', status: null },
+      { event: 'backup-end', status: 'error' },
+    ]);
+    expect(asked).toContain('guest.backup');
+  });
 });

@@ -115,7 +115,7 @@ export class VzdumpService {
     const started = Date.now();
     let spec: GuestSpec;
     try {
-      spec = await this.lock(node, vmid, storages);
+      spec = await this.lock(node, vmid, storages, work.upid);
     } catch (error) {
       work.line(`ERROR: Backup of VM ${vmid} failed - ${messageOf(error)}`);
       return false;
@@ -162,13 +162,13 @@ export class VzdumpService {
    * is not backed up. Its spec is built before the lock is written: a guest whose spec cannot be
    * built is neither locked nor announced, since no `backup-end` would follow.
    */
-  private async lock(node: string, vmid: number, storages: ReadonlyMap<string, StorageRow>): Promise<GuestSpec> {
+  private async lock(node: string, vmid: number, storages: ReadonlyMap<string, StorageRow>, upid: string): Promise<GuestSpec> {
     const row = await this.repository.update(vmid, async (current, db) => {
       if (current.node !== node) throw new Error(`it moved to node '${current.node}'`);
       if (current.lock !== null) throw new Error(`it is locked (${current.lock})`);
       guestSpec(current, storages);
       await recordEvent(db, { event: 'backup-start', node, vmid, details: { type: current.type } });
-      return { lock: 'backup' };
+      return { lock: 'backup', lockTask: upid };
     });
     await this.view.reload(vmid);
     return guestSpec(row, storages);

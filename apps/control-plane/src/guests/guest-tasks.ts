@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { CommandName, LogLine, ParamsOf, ResultOf } from '@corral/protocol';
 import type { Principal } from '../http/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
-import { TaskRunner } from '../tasks/task-runner.js';
+import { TaskRunner, type TaskAlongside } from '../tasks/task-runner.js';
 
 /** What a guest operation's work gets: its task's UPID, a way to run agent commands and to write log lines. */
 export interface GuestWork {
@@ -37,6 +37,8 @@ export interface GuestOperation {
    * (the task's error then).
    */
   readonly check?: () => void;
+  /** Written with the task's row, in its transaction (a new guest's row, locked by the task); when it throws, no task starts. */
+  readonly alongside?: TaskAlongside;
   readonly work: (work: GuestWork) => Promise<void>;
 }
 
@@ -134,16 +136,20 @@ export class GuestTasks {
     this.hub.reachable(node);
     const waiting = this.busy(vmid);
     if (!waiting) check?.();
-    return this.runner.start({ node, type: operation.type, id: String(vmid), caller: operation.caller }, (upid, log, signal) => {
-      const lines = new LineNumbers(log);
-      if (waiting) lines.line(`waiting for the operations on ${vmid} asked for before this one`);
-      return this.queued(vmid, async () => {
-        // Stopped (DELETE .../tasks/{upid}) while it waited: it never runs.
-        signal.throwIfAborted();
-        check?.();
-        await operation.work(this.guestWork(node, upid, lines, signal));
-      });
-    });
+    return this.runner.start(
+      { node, type: operation.type, id: String(vmid), caller: operation.caller },
+      (upid, log, signal) => {
+        const lines = new LineNumbers(log);
+        if (waiting) lines.line(`waiting for the operations on ${vmid} asked for before this one`);
+        return this.queued(vmid, async () => {
+          // Stopped (DELETE .../tasks/{upid}) while it waited: it never runs.
+          signal.throwIfAborted();
+          check?.();
+          await operation.work(this.guestWork(node, upid, lines, signal));
+        });
+      },
+      operation.alongside,
+    );
   }
 
   private guestWork(node: string, upid: string, lines: LineNumbers, signal: AbortSignal, step?: string): GuestWork {

@@ -12,6 +12,7 @@ import { GuestStates } from './guest-states.js';
 import { GuestStatusService } from './guest-status.service.js';
 import { GuestTasks } from './guest-tasks.js';
 import { NewGuests } from './new-guests.js';
+import { StaleLocks } from './stale-locks.js';
 import { CloneService } from './lifecycle/clone.service.js';
 import { CreateService } from './lifecycle/create.service.js';
 import { DestroyService } from './lifecycle/destroy.service.js';
@@ -65,6 +66,7 @@ import { CloudinitService } from './cloudinit/cloudinit.service.js';
     MigrateService,
     ContainerMigrations,
     NewGuests,
+    StaleLocks,
     RestoreService,
     BackupArchives,
     VolumeChanges,

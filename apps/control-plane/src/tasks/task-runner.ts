@@ -2,6 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/comm
 import type { CommandName, LogLine, ParamsOf } from '@corral/protocol';
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { callerName, type Principal } from '../http/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
@@ -31,6 +32,9 @@ export type TaskWork = (upid: string, log: (lines: readonly LogLine[]) => void, 
 /** PVE's `pstart`: the start of the worker process in clock ticks; here, of this control-plane process. */
 const PSTART = Math.floor(performance.timeOrigin / 10) % 0x1_0000_0000;
 
+/** What is written with a task's row, in its transaction: a guest locked by the task, say. */
+export type TaskAlongside = (db: EntityManager, upid: string) => Promise<void>;
+
 const StopRequest = z.object({ upid: z.string(), by: z.string() });
 
 /**
@@ -43,6 +47,9 @@ const StopRequest = z.object({ upid: z.string(), by: z.string() });
 export class TaskRunner implements BeforeApplicationShutdown {
   /** The tasks this replica runs: how to stop each, and its run, which settles once its end is written. */
   private readonly running = new Map<string, { readonly controller: AbortController; readonly run: Promise<void> }>();
+  /** The tasks whose work still goes on here: a stopped task's work winds down after its end is written. */
+  private readonly working = new Set<string>();
+  private readonly workEndListeners: ((upid: string) => void)[] = [];
 
   constructor(
     private readonly tasks: TasksRepository,
@@ -63,7 +70,11 @@ export class TaskRunner implements BeforeApplicationShutdown {
     );
   }
 
-  async start(spec: TaskSpec, work: TaskWork): Promise<string> {
+  /**
+   * Starts a task: its row (with what `alongside` writes, in one transaction: neither is written
+   * without the other) and then its work in the background. Resolves with the UPID.
+   */
+  async start(spec: TaskSpec, work: TaskWork, alongside?: TaskAlongside): Promise<string> {
     const user = callerName(spec.caller);
     const task = {
       node: spec.node,
@@ -75,7 +86,7 @@ export class TaskRunner implements BeforeApplicationShutdown {
       user,
     };
     const upid = formatUpid(task);
-    await this.tasks.insert({ upid, ...task, replica: this.replica.id });
+    await this.tasks.insert({ upid, ...task, replica: this.replica.id }, alongside && ((db) => alongside(db, upid)));
     const controller = new AbortController();
     const run = this.run(upid, work, controller.signal).finally(() => this.running.delete(upid));
     this.running.set(upid, { controller, run });
@@ -92,6 +103,16 @@ export class TaskRunner implements BeforeApplicationShutdown {
     if (this.running.has(task.upid)) this.abort(task.upid, reason);
     // Recorded as running here, but its run is over (its end could not be written): ended now.
     else await this.tasks.end(task.upid, reason);
+  }
+
+  /** Whether the work of the task still goes on in this replica (it may, for a while, after a stop ended the task). */
+  isWorking(upid: string): boolean {
+    return this.working.has(upid);
+  }
+
+  /** Called with a task's UPID each time the work of a task of this replica has settled, before or after the task's end was written. */
+  onWorkEnd(listener: (upid: string) => void): void {
+    this.workEndListeners.push(listener);
   }
 
   /** The runs still going end as stopped with the replica, their ends written before the database closes (after the agent hub has failed its requests). */
@@ -126,8 +147,13 @@ export class TaskRunner implements BeforeApplicationShutdown {
         .catch((error: unknown) => this.logger.error({ err: error, upid }, 'cannot record the output of a task'));
     };
     let exitstatus = 'OK';
+    this.working.add(upid);
+    const working = work(upid, log, signal).finally(() => {
+      this.working.delete(upid);
+      for (const listener of this.workEndListeners) listener(upid);
+    });
     try {
-      await Promise.race([work(upid, log, signal), stopped(signal)]);
+      await Promise.race([working, stopped(signal)]);
     } catch (error) {
       exitstatus = error instanceof Error ? error.message : String(error);
     }

@@ -13,6 +13,6 @@ import { TasksService } from './tasks.service.js';
   imports: [AgentsModule, NodesModule],
   controllers: [TasksController],
   providers: [TasksService, TasksRepository, TaskRunner, TaskEnds, ReplicaLiveness],
-  exports: [TaskRunner],
+  exports: [TaskRunner, TasksRepository],
 })
 export class TasksModule {}

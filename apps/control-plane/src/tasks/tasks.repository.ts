@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type SelectQueryBuilder } from 'typeorm';
+import { DataSource, In, IsNull, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { TaskLogRow } from './task-log.entity.js';
 import { TaskRow } from './task.entity.js';
 
@@ -41,8 +41,22 @@ export interface TaskQuery {
 export class TasksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(task: Omit<TaskRow, 'endtime' | 'exitstatus'>): Promise<void> {
-    await this.dataSource.manager.insert(TaskRow, { ...task, endtime: null, exitstatus: null });
+  /** Inserts a running task, with what `alongside` writes in the same transaction (nothing of either when it throws). */
+  async insert(task: Omit<TaskRow, 'endtime' | 'exitstatus'>, alongside?: (db: EntityManager) => Promise<void>): Promise<void> {
+    await this.dataSource.transaction(async (db) => {
+      await db.insert(TaskRow, { ...task, endtime: null, exitstatus: null });
+      await alongside?.(db);
+    });
+  }
+
+  /** Those of `upids` that are tasks still running (not ended, and not missing). */
+  async running(upids: readonly string[]): Promise<Set<string>> {
+    if (upids.length === 0) return new Set();
+    const rows = await this.dataSource.manager.find(TaskRow, {
+      select: { upid: true },
+      where: { upid: In([...upids]), endtime: IsNull() },
+    });
+    return new Set(rows.map((row) => row.upid));
   }
 
   /** Appends lines; a line number already there (a re-sent log frame) is kept as it was. */

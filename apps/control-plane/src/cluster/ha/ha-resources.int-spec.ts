@@ -13,9 +13,14 @@ describe('HA resources API (/cluster/ha/resources)', () => {
   let t: TestApp;
 
   const guest = (vmid: number, type: 'qemu' | 'lxc', options: { lock?: GuestLock; template?: boolean } = {}) =>
-    t.app
-      .get(GuestsRepository)
-      .insert({ vmid, type, node: 'pve1', config: options.template ? { template: '1' } : {}, lock: options.lock ?? null });
+    t.app.get(GuestsRepository).insert({
+      vmid,
+      type,
+      node: 'pve1',
+      config: options.template ? { template: '1' } : {},
+      // No agent of pve1 is connected: the lock stays, whatever its task.
+      ...(options.lock !== undefined ? { lock: options.lock, lockTask: `UPID:pve1:${vmid}` } : { lock: null }),
+    });
   const resource = async (sid: string) => dataOf<HaResourceEntry>(await call(t, 'GET', `/cluster/ha/resources/${sid}`));
   const rows = () => t.dataSource.manager.find(HaResourceRow, { order: { vmid: 'ASC' } });
 

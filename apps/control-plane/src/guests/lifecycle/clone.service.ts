@@ -85,8 +85,7 @@ export class CloneService {
     // A clone copies the current state only: it has none of the source's snapshots, so no `parent`.
     const { parent: _parent, ...cloned } = resolved.config;
     const config = options.description === undefined ? cloned : { ...cloned, description: options.description };
-    await this.newGuests.insert(kind, { vmid: newid, node, config, lock: 'clone' }, options.pool);
-    return this.tasks.submit({
+    return this.newGuests.submit(kind, { vmid: newid, node, config, lock: 'clone' }, options.pool, {
       node,
       vmid,
       type: kind.tasks.clone ?? 'clone',

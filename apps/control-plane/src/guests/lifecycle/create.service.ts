@@ -62,7 +62,6 @@ export class CreateService {
     await this.newGuests.mayAllocate(resolved.storages, caller);
     const { ostemplate } = command;
     const templateFile = kind.type === 'lxc' && ostemplate !== undefined ? templatePath(ostemplate, node, storages) : undefined;
-    await this.newGuests.insert(kind, { vmid, node, config: resolved.config, lock: 'create' }, command.pool);
     const made = guestSpec({ vmid, type: kind.type, config: resolved.config }, storages);
     // The `pve` driver hands `pct create` the template's volume id; it is not a config key after the create.
     const spec = ostemplate !== undefined ? { ...made, config: { ...made.config, ostemplate } } : made;
@@ -73,7 +72,7 @@ export class CreateService {
       ...(command.password !== undefined ? { rootPasswordHash: sha512Crypt(command.password) } : {}),
       ...(command.sshPublicKeys !== undefined ? { sshPublicKeys: command.sshPublicKeys } : {}),
     };
-    return this.tasks.submit({
+    return this.newGuests.submit(kind, { vmid, node, config: resolved.config, lock: 'create' }, command.pool, {
       node,
       vmid,
       type: kind.tasks.create ?? 'create',

@@ -62,7 +62,7 @@ export class DestroyService {
         if (runState(this.states.existing(guest)) !== 'stopped') await this.power.stopWork(kind, vmid, work);
         await work.agent('guest.destroy', { guest: await this.states.spec(guest) }, CREATE_MS);
         if (kind.type === 'qemu') await this.cloudinit.release(work, this.states.existing(guest).row);
-        await this.repository.remove(vmid, { event: 'vm-delete', node });
+        await this.repository.remove(vmid, { event: { event: 'vm-delete', node } });
         await this.view.reload(vmid);
       },
     });

@@ -179,7 +179,7 @@ export class MigrateService {
     const address = this.hub.address(target);
     await this.repository.update(vmid, async (row) => {
       if (row.lock !== null) throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is locked (${row.lock})`);
-      return { lock: 'migrate' };
+      return { lock: 'migrate', lockTask: work.upid };
     });
     await this.view.reload(vmid);
     const started = Date.now();

@@ -9,6 +9,8 @@ import { TasksModule } from '../../tasks/tasks.module.js';
 import { PoolsModule } from '../../pools/pools.module.js';
 import { GuestsModule } from '../guests.module.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';
+import { ReplicaLiveness } from '../../tasks/replica-liveness.js';
+import { TasksRepository } from '../../tasks/tasks.repository.js';
 
 /**
  * A fake agent that runs guests the way a driver reports them: a start sends the runtime report
@@ -176,7 +178,11 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
   });
 
   it("removes a lock as PVE's qm unlock does (delete=lock with skiplock, root@pam only); without skiplock a locked VM refuses changes", async () => {
-    await t.dataSource.query(`UPDATE "guests" SET "lock" = 'backup' WHERE "vmid" = 100`);
+    // Held by a backup task still running here: the lock is not stale, only a hand can remove it.
+    const upid = 'UPID:pve1:0000B0B0:00000001:69000000:vzdump:100:root@pam:';
+    const task = { upid, node: 'pve1', type: 'vzdump', id: '100', user: 'root@pam', pid: 0xb0b0, pstart: 1, starttime: 0x69000000 };
+    await t.app.get(TasksRepository).insert({ ...task, replica: t.app.get(ReplicaLiveness).id });
+    await t.dataSource.query(`UPDATE "guests" SET "lock" = 'backup', "lock_task" = $1 WHERE "vmid" = 100`, [upid]);
     await t.app.get(GuestView).reload(100);
     expectError(await call(t, 'PUT', '/nodes/pve1/qemu/100/config', { form: { delete: 'lock' } }), 409, 'VM 100 is locked (backup)');
     await addUser(t, 'operator@pve', { password: 'operator-password' });
@@ -191,7 +197,10 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expect(await config(100)).toMatchObject({ lock: 'backup' });
     expect(dataOf(await call(t, 'PUT', '/nodes/pve1/qemu/100/config', { form: { delete: 'lock', skiplock: 1 } }))).toBeNull();
     expect(await config(100)).not.toHaveProperty('lock');
-    expect(await t.dataSource.query(`SELECT "lock" FROM "guests" WHERE "vmid" = 100`)).toEqual([{ lock: null }]);
+    expect(await t.dataSource.query(`SELECT "lock", "lock_task" FROM "guests" WHERE "vmid" = 100`)).toEqual([
+      { lock: null, lock_task: null },
+    ]);
+    await t.app.get(TasksRepository).end(upid, 'OK');
   });
 
   it('queues operations on one guest in order: a start asked for while it is still being created waits for it', async () => {
@@ -250,6 +259,15 @@ describe('VMs through the API (/nodes/{node}/qemu)', () => {
     expectError(await call(t, 'POST', '/nodes/pve1/qemu/120/clone', { form: { newid: 122 } }), 409, 'VM 120 is running');
     expectError(await call(t, 'GET', '/nodes/pve1/qemu/122/config'), 404, 'VM 122 does not exist');
     expect(await action(120, 'stop')).toBe('OK');
+  });
+
+  it('removes the new guest of a clone that failed on the agent, and leaves the source unlocked', async () => {
+    failing.add('guest.clone');
+    const upid = dataOf<string>(await call(t, 'POST', '/nodes/pve1/qemu/100/clone', { form: { newid: 125 } }));
+    expect(await finished(t, 'pve1', upid)).toBe('guest.clone failed on purpose');
+    expectError(await call(t, 'GET', '/nodes/pve1/qemu/125/config'), 404, 'VM 125 does not exist');
+    expect(await config(100)).not.toHaveProperty('lock');
+    expect(await t.dataSource.query(`SELECT "event" FROM "events" WHERE "vmid" = 125`)).toEqual([]);
   });
 
   it('makes a template that cannot start', async () => {

@@ -78,7 +78,6 @@ export class RestoreService {
     });
     await this.newGuests.mayAllocate(resolved.storages, caller);
     const replaced = this.replaced(guest, force);
-    if (replaced === undefined) await this.newGuests.insert(kind, { vmid, node, config: resolved.config, lock: 'create' }, request.pool);
     const fill = (work: GuestWork) =>
       work.agent(
         'guest.restore',
@@ -90,18 +89,21 @@ export class RestoreService {
         },
         RESTORE_MS,
       );
-    return this.tasks.submit({
+    const operation = {
       node,
       vmid,
       type: kind.type === 'qemu' ? 'qmrestore' : 'vzrestore',
       caller,
       ...(replaced !== undefined ? { check: () => this.mayReplace(guest) } : {}),
-      work: async (work) => {
+      work: async (work: GuestWork) => {
         work.line(`restore ${describe(archive)} to ${kind.noun} ${vmid}`);
         if (replaced !== undefined) await this.destroyReplaced(kind, vmid, resolved.config, storages, work);
         await this.newGuests.finish(kind, node, vmid, () => fill(work));
       },
-    });
+    };
+    return replaced === undefined
+      ? this.newGuests.submit(kind, { vmid, node, config: resolved.config, lock: 'create' }, request.pool, operation)
+      : this.tasks.submit(operation);
   }
 
   /** The guest a forced restore replaces; a 409 for one that exists without `force`. */
@@ -134,7 +136,11 @@ export class RestoreService {
       throw new ApiError('GUEST_STATE', `${kind.noun} ${vmid} is running: stop it before restoring over it`);
   }
 
-  /** Takes the replaced guest for the restore (its lock, then its new config) after removing its volumes. */
+  /**
+   * Takes the replaced guest for the restore (its lock, held by the restore's task, then its new
+   * config) after removing its volumes. When its volumes cannot be removed the guest stays as it
+   * was, unlocked, and the restore fails.
+   */
   private async destroyReplaced(
     kind: GuestKind,
     vmid: number,
@@ -142,10 +148,16 @@ export class RestoreService {
     storages: ReadonlyMap<string, StorageRow>,
     work: GuestWork,
   ): Promise<void> {
-    const old = await this.repository.update(vmid, async () => ({ lock: 'create' }));
+    const old = await this.repository.update(vmid, async () => ({ lock: 'create', lockTask: work.upid }));
     await this.view.reload(vmid);
     work.line(`destroying the volumes of ${kind.noun} ${vmid}`);
-    await work.agent('guest.destroy', { guest: guestSpec(old, storages) }, DESTROY_MS);
+    try {
+      await work.agent('guest.destroy', { guest: guestSpec(old, storages) }, DESTROY_MS);
+    } catch (error) {
+      await this.repository.update(vmid, async () => ({ lock: null }));
+      await this.view.reload(vmid);
+      throw error;
+    }
     await this.repository.update(vmid, async () => ({ config }));
     await this.view.reload(vmid);
   }

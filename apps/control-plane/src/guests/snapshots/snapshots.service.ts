@@ -94,7 +94,7 @@ export class SnapshotsService {
         const running = runState(existingGuest(this.view, kind, node, vmid)) !== 'stopped';
         const vmstate = kind.type === 'qemu' && request.vmstate === true && running;
         if (request.vmstate === true && !vmstate) work.line(`${kind.noun} ${vmid} is not running: the snapshot holds its disks only`);
-        await this.locked(kind, vmid, 'snapshot', async (row) => {
+        await this.locked(kind, vmid, 'snapshot', work.upid, async (row) => {
           await work.agent('guest.snapshot.create', { guest: guestSpec(row, storages), snapname, vmstate }, SNAPSHOT_MS);
           return async (db, config) => {
             const { [PARENT]: parent, ...taken } = config;
@@ -119,7 +119,7 @@ export class SnapshotsService {
     const { node, vmid, snapname } = request;
     return this.onSnapshot(kind, request, 'rollback', caller, async (snapshot, storages, work) => {
       const config = { ...snapshot.config, [PARENT]: snapname };
-      await this.locked(kind, vmid, 'rollback', async (row) => {
+      await this.locked(kind, vmid, 'rollback', work.upid, async (row) => {
         if (runState(existingGuest(this.view, kind, node, vmid)) !== 'stopped')
           await work.agent('guest.stop', { type: kind.type, vmid }, STOP_MS);
         const vmstate = kind.type === 'qemu' && snapshot.vmstate;
@@ -137,7 +137,7 @@ export class SnapshotsService {
   destroy(kind: GuestKind, request: SnapshotRequest & { force?: boolean }, caller: Principal): Promise<string> {
     const { vmid, snapname } = request;
     return this.onSnapshot(kind, request, 'delsnapshot', caller, async (snapshot, storages, work) => {
-      await this.locked(kind, vmid, 'snapshot-delete', async (row) => {
+      await this.locked(kind, vmid, 'snapshot-delete', work.upid, async (row) => {
         try {
           await work.agent('guest.snapshot.delete', { guest: guestSpec(row, storages), snapname }, SNAPSHOT_MS);
         } catch (error) {
@@ -228,7 +228,7 @@ export class SnapshotsService {
   }
 
   /**
-   * Runs `work` with the guest locked `lock`; `work` answers with the metadata change to make once
+   * Runs `work` with the guest locked `lock` by the task `upid`; `work` answers with the metadata change to make once
    * its agent is done, which is written with the new config and the unlock in one transaction.
    * When `work` fails, the guest is only unlocked.
    */
@@ -236,18 +236,19 @@ export class SnapshotsService {
     kind: GuestKind,
     vmid: number,
     lock: GuestLock,
+    upid: string,
     work: (row: GuestState['row']) => Promise<MetadataChange>,
   ): Promise<void> {
     const row = await this.guests.update(vmid, async (current) => {
       if (current.lock !== null) throw lockedError(kind, vmid, current.lock);
-      return { lock };
+      return { lock, lockTask: upid };
     });
     await this.view.reload(vmid);
     try {
       const change = await work(row);
       await this.guests.update(vmid, async (current, db) => ({ config: await change(db, current.config), lock: null }));
     } finally {
-      await this.guests.update(vmid, async (current) => (current.lock === lock ? { lock: null } : {}));
+      await this.guests.update(vmid, async (current) => (current.lockTask === upid ? { lock: null } : {}));
       await this.view.reload(vmid);
     }
   }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { GuestType } from '@corral/protocol';
-import { DataSource, In, type EntityManager } from 'typeorm';
+import { DataSource, In, IsNull, Not, type EntityManager } from 'typeorm';
 import { recordEvent } from '../../events/record-event.js';
-import { GuestRow, type GuestLock } from './guest.entity.js';
+import { GuestRow, type GuestLocking } from './guest.entity.js';
 import { VmidReservationRow } from './vmid-reservation.entity.js';
 
 /** The channel that carries the vmid of each changed guest to every replica's view. */
@@ -32,32 +32,43 @@ export class GuestsRepository {
     return this.dataSource.manager.find(GuestRow, { order: { vmid: 'ASC' } });
   }
 
-  /** Inserts a new guest (locked for `lock` while it is made), with what `alongside` writes in the same transaction; a taken vmid is a unique violation (the caller turns it into a 409). */
+  /**
+   * Inserts a new guest (locked by the task that makes it, when it has a lock), in `db`'s
+   * transaction when given (the one that writes that task's row); a taken vmid is a unique
+   * violation (the caller turns it into a 409).
+   */
   async insert(
-    guest: { vmid: number; type: GuestType; node: string; config: Record<string, string>; lock: GuestLock | null },
-    alongside?: (db: EntityManager) => Promise<void>,
+    guest: { vmid: number; type: GuestType; node: string; config: Record<string, string> } & GuestLocking,
+    db?: EntityManager,
   ): Promise<void> {
-    await this.dataSource.transaction(async (db) => {
-      await db.insert(GuestRow, { ...guest, status: 'stopped' });
-      await alongside?.(db);
-      await db.delete(VmidReservationRow, { vmid: guest.vmid });
-      await notify(db, guest.vmid);
-    });
+    if (db === undefined) return this.dataSource.transaction((own) => this.insert(guest, own));
+    await db.insert(GuestRow, { lockTask: null, ...guest, status: 'stopped' });
+    await db.delete(VmidReservationRow, { vmid: guest.vmid });
+    await notify(db, guest.vmid);
+  }
+
+  /** The locked guests, of `node` when given. */
+  locked(node?: string): Promise<GuestRow[]> {
+    return this.dataSource.manager.findBy(GuestRow, { lock: Not(IsNull()), ...(node !== undefined ? { node } : {}) });
+  }
+
+  /** The guests whose lock `upid` holds. */
+  lockedBy(upid: string): Promise<GuestRow[]> {
+    return this.dataSource.manager.findBy(GuestRow, { lockTask: upid });
   }
 
   /**
    * Changes a guest in one transaction with the row locked: `change` gets the current row and
-   * returns the fields to write (or throws, and nothing is written). Events written by `change`
-   * through the manager commit with it.
+   * returns the fields to write (or throws, and nothing is written). A lock is written with the
+   * task that holds it; an unlock clears both. Events written by `change` through the manager
+   * commit with it.
    */
-  async update(
-    vmid: number,
-    change: (row: GuestRow, db: EntityManager) => Promise<Partial<Pick<GuestRow, 'config' | 'lock' | 'status' | 'node'>>>,
-  ): Promise<GuestRow> {
+  async update(vmid: number, change: (row: GuestRow, db: EntityManager) => Promise<GuestChange>): Promise<GuestRow> {
     return this.dataSource.transaction(async (db) => {
       const row = await db.findOne(GuestRow, { where: { vmid }, lock: { mode: 'pessimistic_write' } });
       if (!row) throw new Error(`guest ${vmid} vanished`);
-      const fields = await change(row, db);
+      const changed = await change(row, db);
+      const fields = changed.lock === null ? { ...changed, lockTask: null } : changed;
       if (Object.keys(fields).length > 0) await db.update(GuestRow, { vmid }, fields);
       await notify(db, vmid);
       return Object.assign(row, fields);
@@ -70,12 +81,19 @@ export class GuestsRepository {
     await notify(db, vmid);
   }
 
-  /** Removes a guest, with `event` (vm-delete) when given, in one transaction. */
-  async remove(vmid: number, event?: { event: 'vm-delete'; node: string }): Promise<void> {
-    await this.dataSource.transaction(async (db) => {
-      await db.delete(GuestRow, { vmid });
+  /**
+   * Removes a guest, with `event` (vm-delete) when given, in one transaction; with `lockTask`, only
+   * while the guest is still locked by that task (null: by none). Resolves with whether it was removed.
+   */
+  async remove(vmid: number, options: { event?: { event: 'vm-delete'; node: string }; lockTask?: string | null } = {}): Promise<boolean> {
+    const { event, lockTask } = options;
+    return this.dataSource.transaction(async (db) => {
+      const held = lockTask === undefined ? {} : { lock: Not(IsNull()), lockTask: lockTask ?? IsNull() };
+      const { affected } = await db.delete(GuestRow, { vmid, ...held });
+      if (affected === 0) return false;
       if (event) await recordEvent(db, { ...event, vmid });
       await notify(db, vmid);
+      return true;
     });
   }
 
@@ -103,6 +121,9 @@ export class GuestsRepository {
     });
   }
 }
+
+/** The fields a change of a guest may write: a lock only with the task that holds it. */
+export type GuestChange = Partial<Pick<GuestRow, 'config' | 'status' | 'node'>> & ({ readonly lock?: null } | GuestLocking);
 
 async function notify(db: EntityManager, vmid: number): Promise<void> {
   await db.query('SELECT pg_notify($1, $2)', [GUESTS_CHANNEL, String(vmid)]);
