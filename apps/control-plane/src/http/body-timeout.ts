@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { ErrorFormat } from '../config/config.js';
 import { ApiError } from '../errors/api-error.js';
-import { answerOnSocket } from './socket-answer.js';
+import { answerUnreadBody } from './socket-answer.js';
 
 /**
  * Cuts off a request whose body stops arriving: when no byte of it came for `timeoutS` while the
@@ -13,12 +13,7 @@ import { answerOnSocket } from './socket-answer.js';
 export function registerBodyTimeout(fastify: FastifyInstance, format: ErrorFormat, timeoutS: number): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     watchBody(request.raw, timeoutS * 1000, () => {
-      reply.hijack();
-      answerOnSocket(
-        request.raw.socket,
-        format,
-        new ApiError('REQUEST_TIMEOUT', `request body timeout: no part of it arrived for ${timeoutS} s`),
-      );
+      answerUnreadBody(reply, format, new ApiError('REQUEST_TIMEOUT', `request body timeout: no part of it arrived for ${timeoutS} s`));
     });
     done();
   });

@@ -1,4 +1,4 @@
-import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import type { ErrorFormat } from '../config/config.js';
 import { ApiError } from '../errors/api-error.js';
 import { answerOnSocket } from './socket-answer.js';
@@ -14,7 +14,7 @@ export interface ParserLimits {
  * over the limit are a 431, headers that did not arrive in time a 408, anything else a 400; each
  * in the error envelope, then the connection is closed. A connection the client reset gets nothing.
  */
-export function clientErrorHandler(format: ErrorFormat, limits: ParserLimits): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+export function clientErrorHandler(format: ErrorFormat, limits: ParserLimits): (error: NodeJS.ErrnoException, socket: Socket) => void {
   return (error, socket) => {
     if (error.code === 'ECONNRESET') return;
     answerOnSocket(socket, format, parserError(error, limits));

@@ -49,6 +49,15 @@ class RawConnection {
     });
   }
 
+  /** Stops reading what the server writes, as a client does that sends its whole request before it reads. */
+  pause(): void {
+    this.socket.pause();
+  }
+
+  resume(): void {
+    this.socket.resume();
+  }
+
   destroy(): void {
     this.socket.destroy();
   }
@@ -89,6 +98,19 @@ describe('connections that send too much or too slowly', () => {
     const response = parseResponse(await connection.closed);
     expect(response.status).toBe(413);
     expect(response.body).toEqual({ data: null, errors: [{ code: 413, message: 'request body too large: the limit is 524288 bytes' }] });
+  });
+
+  it('answers a 10 MB form body with a 413 that a client reads after sending all of it', async () => {
+    const connection = open();
+    const body = `text=${'x'.repeat(10 * 1024 * 1024)}`;
+    connection.pause();
+    await connection.write(
+      `POST /api2/json/fixture-echo HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/x-www-form-urlencoded\r\ncontent-length: ${body.length}\r\n\r\n`,
+    );
+    await connection.write(body);
+    connection.resume();
+    const response = parseResponse(await connection.closed);
+    expect(response.status).toBe(413);
   });
 
   it('answers a 64 KB header with a readable 431, then closes the connection', async () => {
