@@ -12,6 +12,9 @@ import { answerUnreadBody } from './socket-answer.js';
  */
 export function registerBodyTimeout(fastify: FastifyInstance, format: ErrorFormat, timeoutS: number): void {
   fastify.addHook('onRequest', (request, reply, done) => {
+    // Most requests have no body (no length, nothing chunked): nothing to watch.
+    const { 'content-length': length, 'transfer-encoding': chunked } = request.headers;
+    if ((length === undefined || length === '0') && chunked === undefined) return done();
     watchBody(request.raw, timeoutS * 1000, () => {
       answerUnreadBody(reply, format, new ApiError('REQUEST_TIMEOUT', `request body timeout: no part of it arrived for ${timeoutS} s`));
     });
