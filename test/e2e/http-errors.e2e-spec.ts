@@ -81,4 +81,19 @@ describe("errors of the running control plane, in Corral's error envelope", () =
     expect(JSON.stringify(lines)).not.toContain('sekrit');
     expect(cp.output.join('\n')).not.toContain('sekrit');
   });
+
+  it('answers a body over the limit with 413 naming it, and logs the request', async () => {
+    const res = await cp.api.send('/access/ticket', {
+      method: 'POST',
+      body: `username=root@pam&password=${'x'.repeat(1024 * 1024)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectSpecError(res, 413, 'request body too large: the limit is 524288 bytes');
+    expect(res.headers['connection']).toBe('close');
+    const logFile = join(cp.dataDir, 'access.log');
+    await waitFor(async () => (await readFile(logFile, 'utf8').catch(() => '')).includes('"status":413'), {
+      timeoutMs: 5000,
+      what: 'the access-log line of the 413',
+    });
+  });
 });

@@ -10,6 +10,7 @@ import { LOGGER } from './logging/loggers.js';
 import { TLS_FINGERPRINT } from './tls/certificate.js';
 import { BUILD_INFO, type BuildInfo } from './version/build-info.js';
 import { EndpointGuard } from './access/auth/endpoint.guard.js';
+import { InventoryModule } from './inventory/inventory.module.js';
 import { EndpointRegistry } from './http/endpoint-registry.js';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter.js';
 import { ResponseCheckInterceptor } from './http/response-check.interceptor.js';
@@ -39,6 +40,8 @@ export class CoreModule {
           dataSourceFactory: () => Promise.resolve(runtime.dataSource),
         }),
         AuthModule,
+        // The guard reads the nodes.
+        InventoryModule,
       ],
       providers: [
         { provide: CONFIG, useValue: runtime.config },

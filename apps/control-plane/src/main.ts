@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     let app: NestFastifyApplication;
     try {
       app = await createApp(AppModule.register({ config, logger, dataSource: database.dataSource, build, fingerprint: tls.fingerprint }), {
+        config,
         tls,
         logger,
         accessLog,

@@ -48,7 +48,8 @@ export const QEMU_OSTYPES = [
 export const DISK_BUSES = { ide: 4, sata: 6, scsi: 31, virtio: 16 } as const;
 export const MAX_NICS = 32;
 
-const CPU_MODEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** A CPU model's name: QEMU's and PVE's models and PVE's `custom-` ones begin with a letter, but `486`; a number (`16`, `0x10`) is none. */
+const CPU_MODEL = /^(?:486|[A-Za-z][A-Za-z0-9._-]{0,63})$/;
 
 /** PVE's VNC keyboard layouts. */
 const KEYBOARDS = [

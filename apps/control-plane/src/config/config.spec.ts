@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       checkResponses: false,
       aplinfoUrl: 'http://download.proxmox.com/images/aplinfo-pve-9.dat',
       downloadAllowNetworks: [],
+      httpBodyTimeoutS: 30,
     });
   });
 
@@ -90,6 +91,8 @@ describe('loadConfig', () => {
     [{ CORRAL_HA_LEASE_S: '9' }, 'CORRAL_HA_LEASE_S: must be a whole number of seconds from 10 to 600'],
     [{ CORRAL_HA_LEASE_S: '601' }, 'CORRAL_HA_LEASE_S: must be a whole number of seconds from 10 to 600'],
     [{ CORRAL_HA_LEASE_S: '30.5' }, 'CORRAL_HA_LEASE_S: must be a whole number of seconds from 10 to 600'],
+    [{ CORRAL_HTTP_BODY_TIMEOUT_S: '0' }, 'CORRAL_HTTP_BODY_TIMEOUT_S: must be a whole number of seconds from 1 to 3600'],
+    [{ CORRAL_HTTP_BODY_TIMEOUT_S: '0x10' }, 'CORRAL_HTTP_BODY_TIMEOUT_S: must be a whole number of seconds from 1 to 3600'],
     [
       { CORRAL_OIDC_ISSUER: 'https://id.example.com' },
       'CORRAL_OIDC_ISSUER: CORRAL_OIDC_ISSUER and CORRAL_OIDC_AUDIENCE must be set together',

@@ -40,6 +40,8 @@ export interface Config {
   readonly aplinfoUrl: string;
   /** Local or private networks (CIDR) that downloads into storages may reach (CORRAL_DOWNLOAD_ALLOW_NETWORKS). */
   readonly downloadAllowNetworks: readonly string[];
+  /** How long a request's headers may take, and its body may pause, before it is answered 408 (CORRAL_HTTP_BODY_TIMEOUT_S). */
+  readonly httpBodyTimeoutS: number;
 }
 
 export const ERROR_FORMATS = ['spec', 'pve'] as const;
@@ -126,6 +128,12 @@ const Env = z
       .transform(Number)
       .refine((seconds) => seconds >= 10 && seconds <= 600, 'must be a whole number of seconds from 10 to 600')
       .default(30),
+    CORRAL_HTTP_BODY_TIMEOUT_S: z
+      .string()
+      .regex(/^\d{1,4}$/, 'must be a whole number of seconds from 1 to 3600')
+      .transform(Number)
+      .refine((seconds) => seconds >= 1 && seconds <= 3600, 'must be a whole number of seconds from 1 to 3600')
+      .default(30),
     CORRAL_ERROR_FORMAT: z.enum(ERROR_FORMATS, { error: 'must be spec or pve' }).default('spec'),
     CORRAL_CHECK_RESPONSES: z.enum(['0', '1']).default('0'),
     ...DOWNLOAD_ENV,
@@ -188,6 +196,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     checkResponses: e.CORRAL_CHECK_RESPONSES === '1',
     aplinfoUrl: e.CORRAL_APLINFO_URL,
     downloadAllowNetworks: e.CORRAL_DOWNLOAD_ALLOW_NETWORKS,
+    httpBodyTimeoutS: e.CORRAL_HTTP_BODY_TIMEOUT_S,
   });
 }
 

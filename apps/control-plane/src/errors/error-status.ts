@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   NO_SUCH_PATH: 404,
   METHOD_NOT_ALLOWED: 405,
+  /** A request whose headers or body stopped arriving (CORRAL_HTTP_BODY_TIMEOUT_S). */
+  REQUEST_TIMEOUT: 408,
   ALREADY_EXISTS: 409,
   IN_USE: 409,
   /** A change based on a `digest` of a configuration that someone else has changed since (PVE's "file changed by other user"). */
@@ -25,6 +27,7 @@ export const ERROR_STATUS = {
   TOO_MANY_FAILURES: 429,
   /** More password checks at once than the control plane runs and queues. */
   TOO_MANY_LOGINS: 429,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   /** A host command ran on the node and failed; the message is the host's (PVE answers these 500 too). */
   HOST_COMMAND_FAILED: 500,

@@ -8,12 +8,14 @@ import { EndpointRegistry } from './endpoint-registry.js';
 import { errorAnswer } from './error-body.js';
 import { JSON_CONTENT_TYPE } from './json-content-type.js';
 import { reasonPhrase } from './reason-phrase.js';
+import { answerUnreadBody } from './socket-answer.js';
 import { pathOf } from './request-path.js';
 
 /**
  * Turns every failure (ours, the router's, the body parser's, or an unexpected exception) into
  * the error envelope of the configured format (`error-body.ts`: Corral's `errors` array by default), its message
- * also in the HTTP reason phrase. The only place an error body is sent.
+ * also in the HTTP reason phrase. The only place an error body is sent, but for the answers written
+ * straight on the connection (`socket-answer.ts`): a body too large is one of them.
  */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
@@ -30,6 +32,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const status = ERROR_STATUS[error.code];
     const answer = errorAnswer(this.format, error, status);
     const reply = http.getResponse<FastifyReply>();
+    if (error.code === 'BODY_TOO_LARGE') {
+      // The body will not be read: what the client still sends is dropped while the connection closes.
+      return answerUnreadBody(reply, this.format, error);
+    }
     reply.raw.statusMessage = reasonPhrase(answer.reason);
     reply
       .status(status)

@@ -8,13 +8,19 @@ import { readCredentials, TOKEN_QUERY_PARAM } from '../../http/credentials.js';
 import type { Principal } from '../../http/principal.js';
 import { AccessState } from '../state/access-state.js';
 import { ApiError } from '../../errors/api-error.js';
+import { notFound } from '../../errors/resource-errors.js';
+import { NodeView } from '../../inventory/nodes/node-view.js';
 import { ENDPOINT, type EndpointDeclaration } from '../../http/endpoint.js';
 import { readUploadForm, refuseMultipart } from '../../http/multipart-upload.js';
+import { pathParams } from '../../http/path-template.js';
 import { decodeParams, type RequestParts } from '../../http/request-params.js';
 
+/** The endpoints of one node: `/nodes/{node}` and everything under it. */
+const NODE_PATH = /^\/nodes\/\{node\}(?:\/|$)/;
+
 /**
- * The one guard every route passes, in PVE's order: credentials (401), parameters (400),
- * privileges (403). It fails closed: a route without a declaration is refused, and every
+ * The one guard every route passes, in PVE's order: credentials (401), the node of a
+ * `/nodes/{node}/...` endpoint (404), parameters (400), privileges (403). It fails closed: a route without a declaration is refused, and every
  * endpoint that is not public needs a caller who passes its declared check.
  */
 @Injectable()
@@ -23,6 +29,7 @@ export class EndpointGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly authenticator: Authenticator,
     private readonly access: AccessState,
+    private readonly nodes: NodeView,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -47,12 +54,15 @@ export class EndpointGuard implements CanActivate {
       declaration.upload && request.isMultipart()
         ? { params: request.params, query: request.query, body: await readUploadForm(request, declaration.upload) }
         : request;
-    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access }, declaration, {
+    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access, nodes: this.nodes }, declaration, {
       method: request.method,
       headers: request.headers,
       address: request.ip,
       parts,
     });
+    const node = params['node'];
+    if (NODE_PATH.test(declaration.path) && typeof node === 'string' && this.nodes.get(node) === undefined)
+      throw notFound(`node '${node}'`);
     request.corralParams = params;
     request.corralPrincipal = principal;
     return true;
@@ -68,11 +78,13 @@ export interface AdmissionRequest {
 }
 
 /**
- * The guard's checks of an endpoint that is not public, in PVE's order: credentials (401),
- * parameters (400), privileges (403). Resolves with the caller and the validated parameters.
+ * The guard's checks of an endpoint that is not public, in PVE's order: credentials (401), the
+ * node (404 `node 'x' does not exist` for a node that never joined, before anything tries to
+ * reach its agent; any caller who logged in may list the nodes), parameters (400), privileges
+ * (403). Resolves with the caller and the validated parameters.
  */
 export async function admit(
-  checks: { readonly authenticator: Authenticator; readonly access: AccessState },
+  checks: { readonly authenticator: Authenticator; readonly access: AccessState; readonly nodes: NodeView },
   declaration: EndpointDeclaration,
   request: AdmissionRequest,
 ): Promise<{ principal: Principal; params: Record<string, unknown> }> {
@@ -91,6 +103,7 @@ export async function admit(
       reason: `permission denied - ${declaration.path} is not available with an API token, log in with a password`,
     });
   }
+  requireNode(checks.nodes, declaration, request.parts);
   const params = decodeParams(declaration, request.parts);
   const permission = declaration.permission;
   if (permission.kind !== 'authenticated' && permission.kind !== 'public') {
@@ -98,6 +111,12 @@ export async function admit(
     if (denied) throw permissionDenied(denied);
   }
   return { principal, params };
+}
+
+function requireNode(nodes: NodeView, declaration: EndpointDeclaration, parts: RequestParts): void {
+  if (!NODE_PATH.test(declaration.path)) return;
+  const { node } = pathParams(declaration.path, (parts.params as Record<string, string> | undefined) ?? {});
+  if (node !== undefined && nodes.get(node) === undefined) throw notFound(`node '${node}'`);
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {

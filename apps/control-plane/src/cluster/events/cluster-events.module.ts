@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../../events/events.module.js';
+import { InventoryModule } from '../../inventory/inventory.module.js';
 import { ClusterEventsController } from './cluster-events.controller.js';
 import { ClusterEventsService } from './cluster-events.service.js';
 import { EventStreams } from './event-streams.js';
@@ -8,7 +9,7 @@ import { ServerSentEvents } from './server-sent-events.js';
 
 /** `/cluster/events`: the event stream as a websocket or server-sent events, and pages of events as JSON. */
 @Module({
-  imports: [EventsModule],
+  imports: [EventsModule, InventoryModule],
   controllers: [ClusterEventsController],
   providers: [ClusterEventsService, EventStreams, ServerSentEvents, EventsWebsocket],
 })

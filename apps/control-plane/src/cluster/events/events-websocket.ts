@@ -2,6 +2,7 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Authenticator } from '../../access/auth/authenticator.js';
 import { AccessState } from '../../access/state/access-state.js';
+import { NodeView } from '../../inventory/nodes/node-view.js';
 import type { EventEntry } from '../../events/event-entry.js';
 import type { ParamsOf } from '../../http/endpoint.js';
 import { admit } from '../../access/auth/endpoint.guard.js';
@@ -37,6 +38,7 @@ export class EventsWebsocket implements OnModuleDestroy {
     upgrades: WebSocketUpgrades,
     private readonly authenticator: Authenticator,
     private readonly access: AccessState,
+    private readonly nodes: NodeView,
     private readonly events: ClusterEventsService,
     private readonly streams: EventStreams,
   ) {
@@ -48,7 +50,7 @@ export class EventsWebsocket implements OnModuleDestroy {
   }
 
   private async upgrade({ request, socket, head, query }: Upgrade): Promise<void> {
-    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access }, DECLARATION, {
+    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access, nodes: this.nodes }, DECLARATION, {
       method: request.method ?? 'GET',
       headers: request.headers,
       address: request.socket.remoteAddress ?? '',

@@ -4,6 +4,7 @@ import { WebSocketServer } from 'ws';
 import { Authenticator } from '../../access/auth/authenticator.js';
 import { callerName } from '../../http/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
+import { NodeView } from '../../inventory/nodes/node-view.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { ParamsOf } from '../../http/endpoint.js';
 import { admit } from '../../access/auth/endpoint.guard.js';
@@ -35,6 +36,7 @@ export class VncWebsocket implements OnModuleDestroy {
     upgrades: WebSocketUpgrades,
     private readonly authenticator: Authenticator,
     private readonly access: AccessState,
+    private readonly nodes: NodeView,
     private readonly sessions: VncSessions,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -48,7 +50,7 @@ export class VncWebsocket implements OnModuleDestroy {
 
   private async upgrade({ request, socket, head, match, query }: Upgrade): Promise<void> {
     const path = Object.fromEntries(PLACEHOLDERS.map((name, i) => [name, pathSegment(match[i + 1] ?? '')]));
-    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access }, DECLARATION, {
+    const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access, nodes: this.nodes }, DECLARATION, {
       method: request.method ?? 'GET',
       headers: request.headers,
       address: request.socket.remoteAddress ?? '',

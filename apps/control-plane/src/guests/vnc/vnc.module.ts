@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../../agents/agents.module.js';
+import { InventoryModule } from '../../inventory/inventory.module.js';
 import { TasksModule } from '../../tasks/tasks.module.js';
 import { GuestsModule } from '../guests.module.js';
 import { VncController } from './vnc.controller.js';
@@ -9,7 +10,7 @@ import { VncWebsocket } from './vnc-websocket.js';
 
 /** The VNC console of VMs: `vncproxy` and `vncwebsocket`. */
 @Module({
-  imports: [AgentsModule, TasksModule, GuestsModule],
+  imports: [InventoryModule, AgentsModule, TasksModule, GuestsModule],
   controllers: [VncController],
   providers: [VncService, VncSessions, VncWebsocket],
 })
