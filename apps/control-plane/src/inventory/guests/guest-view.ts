@@ -29,7 +29,7 @@ export interface GuestState {
  *
  * A migrating guest (locked `migrate`) keeps the run state it had until the migration's end moves
  * its row: its VM leaves the source before the row names the target, and neither is a stop or a
- * start. Each node's last report is kept, so that the row, once moved, takes the target's at once.
+ * start. Each node's last report is kept, so that the row, once moved, shows the target's figures at once (and its status with the target's next report).
  */
 @Injectable()
 export class GuestView implements OnModuleInit {
@@ -93,11 +93,8 @@ export class GuestView implements OnModuleInit {
    * `reconciled`, in the same transaction.
    */
   private async takeRuntime(row: GuestRow): Promise<void> {
-    if (row.lock === 'migrate') return;
-    const runtime = this.reports.get(row.node)?.get(row.vmid);
-    if (runtime && runtime.status !== 'stopped') this.runtime.set(row.vmid, runtime);
-    else this.runtime.delete(row.vmid);
-    const status = runtime?.status ?? 'stopped';
+    if (!this.showRuntime(row)) return;
+    const status = this.reports.get(row.node)?.get(row.vmid)?.status ?? 'stopped';
     if (status === row.status) return;
     try {
       const updated = await this.repository.update(row.vmid, async (current, db) => {
@@ -113,6 +110,20 @@ export class GuestView implements OnModuleInit {
     } catch (error) {
       this.logger.warn({ err: error, vmid: row.vmid }, 'cannot save the run state of a guest');
     }
+  }
+
+  /**
+   * The guest's run figures from its node's last report, in memory; false for a migrating guest,
+   * whose stay as they were. A row that was reloaded does not take its status from that report:
+   * the report may be older than the change that made the row reload (an event), and the node's
+   * next report brings the status.
+   */
+  private showRuntime(row: GuestRow): boolean {
+    if (row.lock === 'migrate') return false;
+    const runtime = this.reports.get(row.node)?.get(row.vmid);
+    if (runtime && runtime.status !== 'stopped') this.runtime.set(row.vmid, runtime);
+    else this.runtime.delete(row.vmid);
+    return true;
   }
 
   /**
@@ -149,7 +160,7 @@ export class GuestView implements OnModuleInit {
       const row = rows.get(vmid);
       if (row) {
         this.guests.set(vmid, row);
-        if (this.reports.has(row.node)) await this.takeRuntime(row);
+        this.showRuntime(row);
       } else {
         this.guests.delete(vmid);
         this.runtime.delete(vmid);
