@@ -25,12 +25,12 @@ const testConstraints = depConstraints.map((c) =>
 );
 const TESTS = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test-support/**/*.ts'];
 // The agent's top-level folders, lowest tier first: each imports only from itself and lower tiers
-// (host runs programs and reads files, drivers run guests on it, reports and the HA lease watch
+// (host runs programs and reads files, state keeps the outbox's frames in files, drivers run guests on it, reports and the HA lease watch
 // the drivers, commands serve the protocol on all of them, requests run the commands); agent.ts and
 // main.ts sit above every tier. Tests may join the layers they test.
 const agentLayers = {
   root: 'apps/agent/src',
-  tiers: [['logging', 'config'], ['host', 'connection'], ['drivers'], ['reports'], ['ha'], ['commands'], ['requests']],
+  tiers: [['logging', 'config'], ['host', 'connection'], ['state'], ['drivers'], ['reports'], ['ha'], ['commands'], ['requests']],
 };
 
 export default tseslint.config(

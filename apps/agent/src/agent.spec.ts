@@ -540,6 +540,7 @@ describe("the guests' run state", () => {
         (frame) => frame.type === 'event' || frame.type === 'result' || (frame.type === 'report' && frame.payload.kind === 'runtime'),
       );
       expect(guestFrames.slice(1)).toEqual([
+        { type: 'event', seq: expect.any(Number), event: 'vm-start', vmid: 100, timestamp: expect.any(String) },
         {
           type: 'report',
           seq: expect.any(Number),
@@ -548,7 +549,6 @@ describe("the guests' run state", () => {
             guests: [expect.objectContaining({ vmid: 100, type: 'qemu', status: 'running', pid: expect.any(Number) })],
           },
         },
-        { type: 'event', seq: expect.any(Number), event: 'vm-start', vmid: 100, timestamp: expect.any(String) },
         answer,
       ]);
       expect(answer).toEqual(expect.objectContaining({ type: 'result', id: 'start', result: null }));

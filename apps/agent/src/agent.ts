@@ -1,6 +1,5 @@
 import { FingerprintMismatch } from '@corral/pinned-tls';
 import { CLOSE_CODES, PROTOCOL_VERSION, type CommandHandlers, type HelloFrame } from '@corral/protocol';
-import { randomUUID } from 'node:crypto';
 import type { AgentConfig } from './config/agent-config.js';
 import { Backoff } from './connection/backoff.js';
 import { Connection, type Closed } from './connection/connection.js';
@@ -50,6 +49,8 @@ export interface AgentOptions {
   readonly lease?: Pick<HaLease, 'heartbeat' | 'grant' | 'close'>;
   readonly logger: Logger;
   readonly timing?: Partial<AgentTiming>;
+  /** The numbered frames, with what a previous process left unacknowledged (state/outbox-store.ts); absent: a new one, in memory. */
+  readonly outbox?: Outbox;
 }
 
 /** What to log about one connection attempt that ended, before the next one. */
@@ -65,10 +66,8 @@ interface Attempt {
  * credential was refused, the control plane does not speak this protocol or names another node).
  */
 export class Agent {
-  /** This run of the agent process (`hello.session`): the frames' numbers count within it. */
-  readonly session = randomUUID();
   private readonly timing: AgentTiming;
-  private readonly outbox = new Outbox();
+  private readonly outbox: Outbox;
   private readonly backoff: Backoff;
   private readonly runner: RequestRunner;
   private readonly reports: InventoryReports;
@@ -80,10 +79,16 @@ export class Agent {
 
   constructor(private readonly options: AgentOptions) {
     this.timing = { ...DEFAULT_TIMING, ...options.timing };
+    this.outbox = options.outbox ?? new Outbox();
     this.backoff = new Backoff(this.timing.backoffMinMs, this.timing.backoffMaxMs);
     const emit = (frame: OutgoingFrame) => this.emit(frame);
     this.runner = new RequestRunner({ handlers: options.handlers, emit, logger: options.logger, logFlushMs: this.timing.logFlushMs });
     this.reports = new InventoryReports(options.inventory, emit, options.logger);
+  }
+
+  /** This run of the agent process (`hello.session`), the outbox's. */
+  get session(): string {
+    return this.outbox.session;
   }
 
   async run(): Promise<number> {

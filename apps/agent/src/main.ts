@@ -8,6 +8,7 @@ import { createCommandHandlers } from './commands/command-handlers.js';
 import { AGENT_USAGE, parseAgentArguments, UsageError } from './config/agent-arguments.js';
 import { ConfigError, readAgentConfig } from './config/agent-config.js';
 import { dial } from './connection/dial.js';
+import { OutboxStore } from './state/outbox-store.js';
 import { DriverSettingError, selectDriver } from './drivers/select-driver.js';
 import { HaLease } from './ha/ha-lease.js';
 import { SelfFence } from './ha/self-fence.js';
@@ -83,11 +84,24 @@ async function main(): Promise<number> {
   // After every guest command: the run state read, and the watchdog told the guests' processes now.
   const afterCommand = { refresh: () => runtime.refresh().finally(() => watchdog.refresh()) };
   const handlers = createCommandHandlers(host, driver, afterCommand, openStream, logger, fence);
-  const agent = new Agent({ config, version, capabilities: await detectCapabilities(), handlers, inventory, runtime, lease, logger });
+  // Before anything is emitted: the new session starts with what the previous process left unacknowledged.
+  const { outbox, store } = await OutboxStore.open(config.stateDir, logger);
+  const agent = new Agent({
+    config,
+    version,
+    capabilities: await detectCapabilities(),
+    handlers,
+    inventory,
+    runtime,
+    lease,
+    logger,
+    outbox,
+  });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => agent.stop());
   if (process.env['CORRAL_AGENT_STOP_WITH_PARENT'] === '1') stopWithParent(() => agent.stop());
   const exitCode = await agent.run();
   inventory.close();
+  await store.flushed();
   return exitCode;
 }
 

@@ -5,9 +5,9 @@ import type { Type } from '@nestjs/common';
 import { startTestApp, type TestApp } from './test-app.js';
 
 /**
- * A fake agent's node that runs and moves guests as the real ones report it: what it runs goes up in
- * a runtime report, with a vm-/ct-start or -stop event for each guest that appears or goes (the
- * agent cannot tell a migration from a start), before the command's result. The commands in `failing`
+ * A fake agent's node that runs and moves guests as the real ones report it: a vm-/ct-start or -stop
+ * event for each guest that appears or goes (the agent cannot tell a migration from a start), then
+ * what it runs in a runtime report, before the command's result. The commands in `failing`
  * fail; `set` makes a VM appear or go as a crash would.
  */
 export class FakeGuestNode {
@@ -75,10 +75,10 @@ export class FakeGuestNode {
     const type = this.types.get(vmid) ?? 'qemu';
     if (status === undefined) this.running.delete(vmid);
     else this.running.set(vmid, { vmid, type, status, pid: this.pid, uptime: 1, cpu: 0.01, mem: 64 * 1024 * 1024 });
-    this.agent.send({ type: 'report', payload: { kind: 'runtime', guests: [...this.running.values()] } });
     const prefix = type === 'qemu' ? 'vm' : 'ct';
     if (was !== this.running.has(vmid))
       this.agent.send({ type: 'event', event: was ? `${prefix}-stop` : `${prefix}-start`, vmid, timestamp: new Date().toISOString() });
+    this.agent.send({ type: 'report', payload: { kind: 'runtime', guests: [...this.running.values()] } });
   }
 }
 

@@ -30,7 +30,7 @@ describe('the agent config file', () => {
     return error.message.replace(`config ${path}: `, '');
   }
 
-  it('reads what corral agent join writes, with host root / by default', async () => {
+  it('reads what corral agent join writes, with host root / and the state under it by default', async () => {
     const { config, readableByOthers } = await readAgentConfig(await file(VALID));
     expect(config).toEqual({
       url: new URL('https://cp.example:8006'),
@@ -38,6 +38,7 @@ describe('the agent config file', () => {
       node: 'pve1',
       credential: CREDENTIAL,
       hostRoot: '/',
+      stateDir: '/var/lib/corral/agent',
     });
     expect(readableByOthers).toBe(false);
     expect(Object.isFrozen(config)).toBe(true);
@@ -47,7 +48,13 @@ describe('the agent config file', () => {
     const { config } = await readAgentConfig(
       await file({ ...VALID, fingerprint: FINGERPRINT.replace(/:/g, '').toLowerCase(), hostRoot: '/srv/host' }),
     );
-    expect(config).toEqual(expect.objectContaining({ fingerprint: FINGERPRINT, hostRoot: '/srv/host' }));
+    expect(config).toEqual(
+      expect.objectContaining({ fingerprint: FINGERPRINT, hostRoot: '/srv/host', stateDir: '/srv/host/var/lib/corral/agent' }),
+    );
+  });
+
+  it('takes a state directory', async () => {
+    expect((await readAgentConfig(await file({ ...VALID, stateDir: '/srv/state' }))).config.stateDir).toBe('/srv/state');
   });
 
   it('says when others may read the file that holds the credential', async () => {
@@ -60,6 +67,7 @@ describe('the agent config file', () => {
     [{ ...VALID, fingerprint: 'AB:CD' }, 'fingerprint: must be a SHA-256 fingerprint: 32 hex bytes, AB:CD:...'],
     [{ ...VALID, node: 'pve_1' }, 'node: must be a host name label (letters, digits and inner hyphens, at most 63)'],
     [{ ...VALID, hostRoot: 'srv/host' }, 'hostRoot: must be an absolute path'],
+    [{ ...VALID, stateDir: 'state' }, 'stateDir: must be an absolute path'],
     [{ ...VALID, hostroot: '/' }, "unknown field 'hostroot'"],
     [{ url: VALID.url, node: 'pve1' }, 'fingerprint: is required; credential: is required'],
     [[], 'Invalid input: expected object, received array'],

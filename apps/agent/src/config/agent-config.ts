@@ -1,7 +1,7 @@
 import { NODE_NAME_HINT, NODE_NAME_PATTERN } from '@corral/protocol';
 import { parseFingerprint } from '@corral/pinned-tls';
 import { open } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 
 /** What `corral agent join` writes and `corral-agent --config PATH` reads. */
@@ -15,6 +15,8 @@ export interface AgentConfig {
   readonly credential: string;
   /** The directory under which host files are read and written; `/` on a real host. */
   readonly hostRoot: string;
+  /** Where the agent keeps its own state (the unacknowledged frames); `<hostRoot>/var/lib/corral/agent` by default. */
+  readonly stateDir: string;
 }
 
 /** A config file that cannot be read or is wrong; the message names the file and the field. */
@@ -42,6 +44,7 @@ const ConfigFile = z.strictObject(
     // Sent in an HTTP header: printable ASCII without blanks. The message never echoes it.
     credential: text().regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without blanks'),
     hostRoot: text().refine(isAbsolute, 'must be an absolute path').optional(),
+    stateDir: text().refine(isAbsolute, 'must be an absolute path').optional(),
   },
   {
     error: (issue) =>
@@ -77,9 +80,9 @@ export async function readAgentConfig(path: string): Promise<LoadedConfig> {
     );
     throw new ConfigError(`config ${path}: ${problems.join('; ')}`);
   }
-  const { hostRoot, ...rest } = parsed.data;
+  const { hostRoot = '/', stateDir, ...rest } = parsed.data;
   return {
-    config: Object.freeze({ ...rest, hostRoot: hostRoot ?? '/' }),
+    config: Object.freeze({ ...rest, hostRoot, stateDir: stateDir ?? join(hostRoot, 'var/lib/corral/agent') }),
     readableByOthers: (mode & 0o077) !== 0,
   };
 }

@@ -31,7 +31,7 @@ describe('the outbox of numbered frames (AckFrame)', () => {
   it('numbers frames from 1 and encodes each once, with its number', () => {
     const outbox = new Outbox();
     const [first, second] = sent(outbox, result('a'), { type: 'log', id: 'b', lines: [{ n: 1, text: 'x' }] });
-    expect(first).toEqual({ seq: 1, text: '{"type":"result","seq":1,"id":"a","result":null}' });
+    expect(first).toEqual({ seq: 1, text: '{"type":"result","seq":1,"id":"a","result":null}', durable: false });
     expect(JSON.parse(second?.text ?? '')).toEqual({ type: 'log', seq: 2, id: 'b', lines: [{ n: 1, text: 'x' }] });
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { encodeFrame, type EventFrame, type FailureFrame, type LogFrame, type ReportFrame, type ResultFrame } from '@corral/protocol';
 
 /** The agent frames that carry `seq` and are kept until acknowledged (`AckFrame` in libs/protocol). */
@@ -14,19 +15,26 @@ export interface OutboxEntry {
   readonly text: string;
   /** The kind of a report, which a newer report of that kind replaces. */
   readonly report?: string;
+  /** An event or a report: kept on disk until acknowledged (state/outbox-store.ts), as a new agent process can still send it. */
+  readonly durable: boolean;
 }
 
 /**
  * The agent's numbered frames of one session (`hello.session`): numbered from 1 across reconnects,
  * kept until a cumulative `ack` covers them, and handed out again in order after a reconnect. An
- * unacknowledged report is dropped as soon as a newer report of its kind exists.
+ * unacknowledged report is dropped as soon as a newer report of its kind exists. `changed` is
+ * called whenever the durable entries change (one was added, or acknowledged).
  */
 export class Outbox {
+  /** This run of the agent process (`hello.session`): the frames' numbers count within it. */
+  readonly session = randomUUID();
   private entries: OutboxEntry[] = [];
   private nextSeq = 1;
   private acked = 0;
   private highestSent = 0;
   private emptied: (() => void)[] = [];
+
+  constructor(private readonly changed: () => void = () => undefined) {}
 
   /**
    * Numbers, validates and keeps a frame. Throws (keeping nothing, using no number) when the frame
@@ -38,8 +46,10 @@ export class Outbox {
     this.nextSeq += 1;
     const report = frame.type === 'report' ? frame.payload.kind : undefined;
     if (report !== undefined) this.entries = this.entries.filter((entry) => entry.report !== report);
-    const entry: OutboxEntry = report === undefined ? { seq, text } : { seq, text, report };
+    const durable = frame.type === 'event' || frame.type === 'report';
+    const entry: OutboxEntry = report === undefined ? { seq, text, durable } : { seq, text, report, durable };
     this.entries.push(entry);
+    if (durable) this.changed();
     return entry;
   }
 
@@ -52,7 +62,9 @@ export class Outbox {
   ack(upTo: number): boolean {
     if (upTo > this.highestSent) return false;
     this.acked = Math.max(this.acked, upTo);
+    const forgetsDurable = this.entries.some((entry) => entry.durable && entry.seq <= this.acked);
     this.entries = this.entries.filter((entry) => entry.seq > this.acked);
+    if (forgetsDurable) this.changed();
     if (this.entries.length === 0) for (const resolve of this.emptied.splice(0)) resolve();
     return true;
   }
@@ -65,6 +77,11 @@ export class Outbox {
   /** What is not acknowledged yet, in order: re-sent first after every `welcome`. */
   unacknowledged(): readonly OutboxEntry[] {
     return this.entries;
+  }
+
+  /** The unacknowledged events and reports, in order: what a new agent process may still send. */
+  durable(): readonly OutboxEntry[] {
+    return this.entries.filter((entry) => entry.durable);
   }
 
   /** Resolves once every frame is acknowledged. */

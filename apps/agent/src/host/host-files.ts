@@ -4,23 +4,31 @@ import { basename, dirname, join } from 'node:path';
 import { hostPath, type Host } from './host.js';
 
 /** A host file's text, or undefined when it does not exist (a host without resolv.conf has no resolvers, not an error). */
-export async function readHostFile(host: Host, path: string): Promise<string | undefined> {
+export function readHostFile(host: Host, path: string): Promise<string | undefined> {
+  return readFileIfExists(hostPath(host, path));
+}
+
+/** A file's text, or undefined when it does not exist. */
+export async function readFileIfExists(path: string): Promise<string | undefined> {
   try {
-    return await readFile(hostPath(host, path), 'utf8');
+    return await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 }
 
+/** Replaces a host file atomically (`writeFileAtomically`): resolv.conf and the interfaces file are read by other programs at any moment. */
+export function writeHostFile(host: Host, path: string, text: string, mode = 0o644): Promise<void> {
+  return writeFileAtomically(hostPath(host, path), text, mode);
+}
+
 /**
- * Replaces a host file atomically: a temporary file beside it, synced, then renamed over it, so a
- * crash or a full disk leaves the old file or the new one, never half of one (resolv.conf and the
- * interfaces file are read by other programs at any moment). Keeps the mode of the file it
- * replaces; creates missing directories.
+ * Replaces a file atomically: a temporary file beside it, synced, then renamed over it, so a crash
+ * or a full disk leaves the old file or the new one, never half of one. Keeps the mode of the file
+ * it replaces; creates missing directories.
  */
-export async function writeHostFile(host: Host, path: string, text: string, mode = 0o644): Promise<void> {
-  const target = hostPath(host, path);
+export async function writeFileAtomically(target: string, text: string, mode = 0o644): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
   const keptMode = await stat(target).then(
     (found) => found.mode & 0o7777,

@@ -60,15 +60,15 @@ describe('runtime reports', () => {
     expect(driver.reads).toBe(2);
   });
 
-  it('reports a start and a stop with the event of the guest type, the report first, with the time seen', async () => {
+  it('reports a start and a stop with the event of the guest type, the events first, with the time seen', async () => {
     jest.useFakeTimers({ now: new Date('2025-03-01T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
     const { reports, emit, frames, read, events } = harness();
     reports.start(HOUR, emit);
     await read([vm(100, 'stopped'), ct(200, 'stopped')], [vm(100, 'running', 4242), ct(200, 'running', 5151)]);
     expect(frames.slice(1)).toEqual([
-      { type: 'report', payload: { kind: 'runtime', guests: [vm(100, 'running', 4242), ct(200, 'running', 5151)] } },
       { type: 'event', event: 'vm-start', vmid: 100, timestamp: '2025-03-01T10:00:00.000Z' },
       { type: 'event', event: 'ct-start', vmid: 200, timestamp: '2025-03-01T10:00:00.000Z' },
+      { type: 'report', payload: { kind: 'runtime', guests: [vm(100, 'running', 4242), ct(200, 'running', 5151)] } },
     ]);
     await read([vm(100, 'stopped'), ct(200, 'stopped')]);
     expect(events().slice(2)).toEqual([

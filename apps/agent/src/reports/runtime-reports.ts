@@ -14,7 +14,7 @@ const READ_TIMEOUT_MS = 30_000;
  * A `report` of kind `runtime` goes out at once when a guest's status or pid changed, else at most
  * every `FIGURES_EVERY_MS` when only its figures did (they change at every read); a new connection
  * gets one at once, as it may reach another replica. Each start and stop seen between two reads is
- * also an `event` (vm-start, vm-stop, ct-start, ct-stop), whoever caused it: a guest
+ * also an `event` (vm-start, vm-stop, ct-start, ct-stop), sent before the report, whoever caused it: a guest
  * powered off from inside is reported like one stopped through the API. Paused counts as started.
  *
  * The first read after the agent starts is the baseline: guests found running then were started
@@ -88,16 +88,18 @@ export class RuntimeReports {
     const states = sorted.map((guest) => `${key(guest)}:${guest.status}:${guest.pid ?? ''}`).join(' ');
     const text = JSON.stringify(sorted);
     const now = Date.now();
+    // The events before the report that shows their outcome: the control plane records a change it
+    // finds in a report without its event as missed (reconciled), which must not happen to one whose event follows.
+    if (previous !== undefined) {
+      const timestamp = new Date(now).toISOString();
+      for (const [event, vmid] of transitions(previous, byKey(guests))) emit({ type: 'event', event, vmid, timestamp });
+    }
     if (this.reportNext || states !== this.lastStates || (text !== this.lastText && now - this.lastSentAt >= FIGURES_EVERY_MS)) {
       emit({ type: 'report', payload: { kind: 'runtime', guests: sorted } });
       this.reportNext = false;
       this.lastStates = states;
       this.lastText = text;
       this.lastSentAt = now;
-    }
-    if (previous !== undefined) {
-      const timestamp = new Date(now).toISOString();
-      for (const [event, vmid] of transitions(previous, byKey(guests))) emit({ type: 'event', event, vmid, timestamp });
     }
     this.last = byKey(guests);
   }

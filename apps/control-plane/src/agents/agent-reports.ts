@@ -20,7 +20,10 @@ export interface GuestListener {
 /**
  * The reports and events of the agents this replica holds, and who follows them: an inventory
  * goes to the node view, a runtime report to the guest listeners, and an event to the event table
- * (`(session, seq)` in its details), inside the transaction that also gives it to the guest listeners.
+ * (`(session, seq)` in its details, its `origin` when a new agent process sends it again), inside
+ * the transaction that also gives it to the guest listeners. An event whose `(node, session, seq)`
+ * is in the table already is not written again: it arrived twice (its ack was lost with a
+ * connection, a replica, or an agent process).
  */
 @Injectable()
 export class AgentReports implements NodeFrames {
@@ -43,15 +46,27 @@ export class AgentReports implements NodeFrames {
       } else for (const listener of this.guestListeners) await listener.runtime(node, frame.payload.guests);
       return;
     }
+    // Its identity: where a previous agent process first sent it, else this session's number.
+    const { session: from, seq } = frame.origin ?? { session, seq: frame.seq };
     await this.dataSource.transaction(async (db) => {
+      if (await recorded(db, node, from, seq)) return;
       for (const listener of this.guestListeners) if (!(await listener.event(db, node, frame))) return;
       await recordEvent(db, {
         event: frame.event,
         node,
         vmid: frame.vmid,
         timestamp: new Date(frame.timestamp),
-        details: { session, seq: frame.seq },
+        details: { session: from, seq },
       });
     });
   }
+}
+
+/** Whether the event table holds the agent event `(node, session, seq)`. */
+async function recorded(db: EntityManager, node: string, session: string, seq: number): Promise<boolean> {
+  const rows = (await db.query(
+    `SELECT 1 FROM "events" WHERE "node" = $1 AND "details" ? 'seq' AND "details"->>'session' = $2 AND "details"->>'seq' = $3 LIMIT 1`,
+    [node, session, String(seq)],
+  )) as unknown[];
+  return rows.length > 0;
 }

@@ -31,6 +31,8 @@ export type EventKind = (typeof ALL_EVENT_KINDS)[number];
  * reports; `seq` orders all events of the cluster, and is committed in that order.
  */
 @Entity({ name: 'events' })
+// An agent's event by `(node, details.session, details.seq)`: an expression index, which TypeORM cannot describe (migration AgentEventIdentity).
+@Index('IDX_events_agent_frame', { synchronize: false })
 export class EventRow {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' })
   /** pg returns a bigint as text. */

@@ -22,6 +22,7 @@ interface AgentConfig {
   readonly node: string;
   readonly credential: string;
   readonly hostRoot: string;
+  readonly stateDir: string;
 }
 
 /**
@@ -37,6 +38,8 @@ export async function startLocalAgent(
   const { node, logger } = options;
   const file = join(options.dataDir, 'agent', 'agent.json');
   const url = `https://127.0.0.1:${options.port}`;
+  // Its own state beside its config: several control planes on one host (tests, benchmarks) each have their own.
+  const stateDir = join(options.dataDir, 'agent');
   const existing = await readConfig(file);
   const known = app.get(NodeView).get(node);
   if (!existing || existing.node !== node || existing.fingerprint !== options.fingerprint || !known) {
@@ -45,10 +48,10 @@ export async function startLocalAgent(
       .get(JoinTokensService)
       .create({ ttl: 60, node, replace: known !== undefined, comment: 'the local agent' }, 'root@pam');
     const { credential } = await app.get(JoinService).join(token, node);
-    await writeConfig(file, { url, fingerprint: options.fingerprint, node, credential, hostRoot: '/' });
+    await writeConfig(file, { url, fingerprint: options.fingerprint, node, credential, hostRoot: '/', stateDir });
     logger.info({ node }, `joined this host as node '${node}'`);
-  } else if (existing.url !== url) {
-    await writeConfig(file, { ...existing, url });
+  } else if (existing.url !== url || existing.stateDir !== stateDir) {
+    await writeConfig(file, { ...existing, url, stateDir });
   }
 
   const main = fileURLToPath(import.meta.resolve('@corral/agent/main'));

@@ -18,6 +18,11 @@ import { Sequence } from '../fields.js';
  *   first, receiving `seq` n means everything before it arrived or was deliberately left out.
  * - A frame may arrive twice (its ack was lost with the connection, or it reached another replica):
  *   the control plane treats `(node, session, seq)` as handled once.
+ * - A restarted agent process begins a new session. It keeps the unacknowledged events and the
+ *   newest report of each kind on disk, and sends them first in its new session; each event carries
+ *   its `origin` (`EventFrame`), the identity under which the control plane records it once. The
+ *   results, failures and logs of the previous process are not sent again: the control plane ended
+ *   that session's requests when the new one said hello.
  *
  * On failure (an ack above anything the agent sent) the agent closes with `unexpectedFrame`.
  */

@@ -13,14 +13,14 @@ import { ReplicaLiveness } from '../../tasks/replica-liveness.js';
 import { TasksRepository } from '../../tasks/tasks.repository.js';
 
 /**
- * A fake agent that runs guests the way a driver reports them: a start sends the runtime report
- * and the vm-start event before its result, as the real agent's guest commands do.
+ * A fake agent that runs guests the way a driver reports them: a start sends the vm-start event and
+ * the runtime report before its result, as the real agent's guest commands do.
  */
 function guestAgentAnswers(agent: () => FakeAgent, asked: RequestFrame[], failing: Set<string>) {
   const running = new Map<number, GuestRuntime>();
   const changed = (vmid: number, event: 'vm-start' | 'vm-stop') => {
-    agent().send({ type: 'report', payload: { kind: 'runtime', guests: [...running.values()] } });
     agent().send({ type: 'event', event, vmid, timestamp: new Date().toISOString() });
+    agent().send({ type: 'report', payload: { kind: 'runtime', guests: [...running.values()] } });
   };
   return (request: RequestFrame): FakeAnswer => {
     asked.push(request);

@@ -3,6 +3,7 @@ import type { EventFrame, GuestRuntime } from '@corral/protocol';
 import type { Logger } from 'pino';
 import type { EntityManager } from 'typeorm';
 import { DatabaseNotifications } from '../../database/notifications.js';
+import { recordEvent } from '../../events/record-event.js';
 import { LOGGER } from '../../logging/loggers.js';
 import type { GuestRow } from './guest.entity.js';
 import { GUESTS_CHANNEL, GuestsRepository } from './guests.repository.js';
@@ -22,9 +23,13 @@ export interface GuestState {
  * area hands to `report` and `event`. A changed run state is written to the guest's row (so other
  * replicas show it); a start or stop is written with its event, in the event's transaction.
  *
+ * A guest's row `status` is the control plane's record of its run state, and every change between
+ * stopped and started comes with its event: from the agent's event, or, when a report shows a change
+ * whose event never came (it was lost, or happened while the agent was down), a reconciled one.
+ *
  * A migrating guest (locked `migrate`) keeps the run state it had until the migration's end moves
  * its row: its VM leaves the source before the row names the target, and neither is a stop or a
- * start. Each node's last report is kept, so that the row, once moved, takes the target's at once.
+ * start. Each node's last report is kept, so that the row, once moved, shows the target's figures at once (and its status with the target's next report).
  */
 @Injectable()
 export class GuestView implements OnModuleInit {
@@ -66,25 +71,59 @@ export class GuestView implements OnModuleInit {
     return this.loads.ask(vmid);
   }
 
-  /** A runtime report of an agent this replica holds: every guest of `node` takes its run state from it. */
+  /**
+   * A runtime report of an agent this replica holds: every guest of `node` takes its run state from
+   * it. An agent speaks only for its node: a guest the report lists that another node hosts (and
+   * that is not migrating) is left out and logged.
+   */
   async report(node: string, guests: readonly GuestRuntime[]): Promise<void> {
-    this.reports.set(node, new Map(guests.map((guest) => [guest.vmid, guest])));
+    const own = guests.filter((guest) => {
+      const row = this.guests.get(guest.vmid);
+      if (row === undefined || row.node === node || row.lock === 'migrate') return true;
+      this.logger.warn({ node, vmid: guest.vmid, host: row.node }, 'refused the run state of a guest its node does not host');
+      return false;
+    });
+    this.reports.set(node, new Map(own.map((guest) => [guest.vmid, guest])));
     for (const row of [...this.guests.values()]) if (row.node === node) await this.takeRuntime(row);
   }
 
-  /** The guest's run state from its node's last report, written to its row when it changed; a migrating guest's stays. */
+  /**
+   * The guest's run state from its node's last report, written to its row when it changed; a
+   * migrating guest's stays. A start or stop the row had not recorded gets its event, marked
+   * `reconciled`, in the same transaction.
+   */
   private async takeRuntime(row: GuestRow): Promise<void> {
-    if (row.lock === 'migrate') return;
-    const runtime = this.reports.get(row.node)?.get(row.vmid);
-    if (runtime && runtime.status !== 'stopped') this.runtime.set(row.vmid, runtime);
-    else this.runtime.delete(row.vmid);
-    const status = runtime?.status ?? 'stopped';
+    if (!this.showRuntime(row)) return;
+    const status = this.reports.get(row.node)?.get(row.vmid)?.status ?? 'stopped';
     if (status === row.status) return;
     try {
-      this.guests.set(row.vmid, await this.repository.update(row.vmid, async () => ({ status })));
+      const updated = await this.repository.update(row.vmid, async (current, db) => {
+        if (current.node !== row.node || current.lock === 'migrate') return {};
+        const up = status !== 'stopped';
+        if (up !== (current.status !== 'stopped')) {
+          const event = current.type === 'qemu' ? (up ? 'vm-start' : 'vm-stop') : up ? 'ct-start' : 'ct-stop';
+          await recordEvent(db, { event, node: row.node, vmid: row.vmid, details: { reconciled: 1 } });
+        }
+        return { status };
+      });
+      this.guests.set(row.vmid, updated);
     } catch (error) {
       this.logger.warn({ err: error, vmid: row.vmid }, 'cannot save the run state of a guest');
     }
+  }
+
+  /**
+   * The guest's run figures from its node's last report, in memory; false for a migrating guest,
+   * whose stay as they were. A row that was reloaded does not take its status from that report:
+   * the report may be older than the change that made the row reload (an event), and the node's
+   * next report brings the status.
+   */
+  private showRuntime(row: GuestRow): boolean {
+    if (row.lock === 'migrate') return false;
+    const runtime = this.reports.get(row.node)?.get(row.vmid);
+    if (runtime && runtime.status !== 'stopped') this.runtime.set(row.vmid, runtime);
+    else this.runtime.delete(row.vmid);
+    return true;
   }
 
   /**
@@ -121,7 +160,7 @@ export class GuestView implements OnModuleInit {
       const row = rows.get(vmid);
       if (row) {
         this.guests.set(vmid, row);
-        if (this.reports.has(row.node)) await this.takeRuntime(row);
+        this.showRuntime(row);
       } else {
         this.guests.delete(vmid);
         this.runtime.delete(vmid);
