@@ -1,11 +1,13 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { CommandName, LogLine, ParamsOf } from '@corral/protocol';
 import { randomInt } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { callerName, type Principal } from '../http/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { DatabaseNotifications } from '../database/notifications.js';
+import { isDatabaseUnreachable } from '../errors/database-unreachable.js';
 import { LOGGER } from '../logging/loggers.js';
 import { REPLICA_STOPPED, ReplicaLiveness } from './replica-liveness.js';
 import type { TaskRow } from './task.entity.js';
@@ -31,6 +33,9 @@ export type TaskWork = (upid: string, log: (lines: readonly LogLine[]) => void, 
 /** PVE's `pstart`: the start of the worker process in clock ticks; here, of this control-plane process. */
 const PSTART = Math.floor(performance.timeOrigin / 10) % 0x1_0000_0000;
 
+/** How often a task's end is tried again while the database is unreachable. */
+const END_RETRY_MS = 1000;
+
 const StopRequest = z.object({ upid: z.string(), by: z.string() });
 
 /**
@@ -43,6 +48,8 @@ const StopRequest = z.object({ upid: z.string(), by: z.string() });
 export class TaskRunner implements BeforeApplicationShutdown {
   /** The tasks this replica runs: how to stop each, and its run, which settles once its end is written. */
   private readonly running = new Map<string, { readonly controller: AbortController; readonly run: Promise<void> }>();
+  /** Set once the replica stops: an end that cannot be written then is another replica's to write. */
+  private closing = false;
 
   constructor(
     private readonly tasks: TasksRepository,
@@ -96,6 +103,7 @@ export class TaskRunner implements BeforeApplicationShutdown {
 
   /** The runs still going end as stopped with the replica, their ends written before the database closes (after the agent hub has failed its requests). */
   async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
     const runs = [...this.running.values()];
     for (const { controller } of runs) controller.abort(new Error(REPLICA_STOPPED));
     await Promise.all(runs.map(({ run }) => run));
@@ -133,10 +141,26 @@ export class TaskRunner implements BeforeApplicationShutdown {
     }
     ended = true;
     await written;
-    try {
-      await this.tasks.end(upid, exitstatus);
-    } catch (error) {
-      this.logger.error({ err: error, upid }, 'cannot record the end of a task');
+    await this.recordEnd(upid, exitstatus);
+  }
+
+  /**
+   * Writes a task's end; while the database is unreachable, again every second until it is back,
+   * so that a task that ended during an outage does not stay running.
+   */
+  private async recordEnd(upid: string, exitstatus: string): Promise<void> {
+    for (;;) {
+      try {
+        await this.tasks.end(upid, exitstatus);
+        return;
+      } catch (error) {
+        if (!isDatabaseUnreachable(error) || this.closing) {
+          this.logger.error({ err: error, upid }, 'cannot record the end of a task');
+          return;
+        }
+        this.logger.warn({ err: error, upid }, 'cannot record the end of a task while the database is unreachable; retrying');
+        await setTimeout(END_RETRY_MS);
+      }
     }
   }
 }
