@@ -1,8 +1,7 @@
-import { waitFor } from '@corral/testing';
+import { testPostgresProxy, waitFor, type TcpProxy } from '@corral/testing';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { call, dataOf, expectError } from '../../test-support/access-fixture.js';
-import { testPostgresProxy, type TcpProxy } from '../../test-support/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { DatabaseNotifications } from '../database/notifications.js';

@@ -1,5 +1,5 @@
-import { testPostgres } from '@corral/testing';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { testPostgres } from './test-postgres.js';
 
 /** Where the proxy forwards to: a TCP address, or a unix socket's path. */
 export type ProxyTarget = { readonly host: string; readonly port: number } | { readonly path: string };
