@@ -3,8 +3,8 @@ import { ApiError } from './api-error.js';
 /** The message of every request that needed the database while it could not be reached. */
 export const DATABASE_UNREACHABLE = 'the database is unreachable; try again shortly';
 
-/** Socket errors of a connection that cannot be opened or was cut. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** Socket errors of a connection that cannot be opened or was cut (ENOENT: a unix socket that is not there, on connect only). */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 /** What the pg driver says when its connection ends, or cannot be had in time. */
 const DRIVER_MESSAGES = [
@@ -22,7 +22,14 @@ const DRIVER_MESSAGES = [
  */
 export function isDatabaseUnreachable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, message, driverError, errors } = error as { code?: unknown; message?: unknown; driverError?: unknown; errors?: unknown };
+  const { code, syscall, message, driverError, errors } = error as {
+    code?: unknown;
+    syscall?: unknown;
+    message?: unknown;
+    driverError?: unknown;
+    errors?: unknown;
+  };
+  if (code === 'ENOENT' && syscall === 'connect') return true;
   if (typeof code === 'string' && (SOCKET_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code))) return true;
   if (typeof message === 'string' && DRIVER_MESSAGES.some((known) => message.startsWith(known))) return true;
   if (driverError !== undefined && driverError !== error && isDatabaseUnreachable(driverError)) return true;
