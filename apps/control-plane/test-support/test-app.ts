@@ -36,6 +36,8 @@ export async function startTestApp(options: {
   imports?: Type[];
   logger?: Logger;
   env?: Record<string, string>;
+  /** Turns the test database's URL into the one the app connects to (through a proxy the test cuts). */
+  reachDatabase?: (url: string) => string;
 }): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), 'corral-int-'));
   const config = loadConfig(
@@ -50,7 +52,7 @@ export async function startTestApp(options: {
     dataDir,
   );
   const tls = await loadTlsMaterial(config);
-  const database = await testDataSource();
+  const database = await testDataSource(options.reachDatabase);
   const logger = options.logger ?? pino({ level: 'silent' });
   const root = {
     module: class TestRootModule {},

@@ -4,13 +4,18 @@ import { createDataSource } from '../src/data-source.js';
 
 export const TEMPLATE_HANDOVER = 'CORRAL_TEST_TEMPLATE';
 
-/** A database of this test file's own, cloned from the migrated template, and a DataSource on it. */
-export async function testDataSource(): Promise<{ dataSource: DataSource; drop(): Promise<void> }> {
+/**
+ * A database of this test file's own, cloned from the migrated template, and a DataSource on it;
+ * `reach` turns its URL into the one the DataSource connects to (through a proxy).
+ */
+export async function testDataSource(
+  reach: (url: string) => string = (url) => url,
+): Promise<{ dataSource: DataSource; drop(): Promise<void> }> {
   const admin = testPostgres();
   const template = process.env[TEMPLATE_HANDOVER];
   if (!template) throw new Error('no template database: run through jest.int.config.cjs');
   const name = await createDatabase(admin, { template });
-  const dataSource = createDataSource({ url: databaseUrl(admin, name) });
+  const dataSource = createDataSource({ url: reach(databaseUrl(admin, name)) });
   await dataSource.initialize();
   return {
     dataSource,

@@ -5,6 +5,7 @@ export { FakeAgent, type FakeAgentOptions, type FakeAnswer } from './fake-agent.
 export { HttpsClient, type ApiRequest, type ApiResponse } from './https-client.js';
 export { processesUnder } from './processes-under.js';
 export { createDatabase, databaseUrl, dropDatabase, testPostgres, TestPostgres, type AdminConnection } from './test-postgres.js';
+export { TcpProxy, testPostgresProxy, type ProxyTarget } from './tcp-proxy.js';
 export { selfSignedIdentity, type TlsIdentity } from './tls-identity.js';
 export { waitFor } from './wait-for.js';
 export { WebhookReceiver, type Answer, type ReceivedRequest } from './webhook-receiver.js';

@@ -36,6 +36,8 @@ export const ERROR_STATUS = {
   /** A server Corral reads from for the caller (the appliance index) could not be read. */
   UPSTREAM_FAILED: 502,
   SHUTTING_DOWN: 503,
+  /** PostgreSQL cannot be reached (refused, cut off, timed out): the request is worth retrying once it is back. */
+  DATABASE_UNREACHABLE: 503,
   /** The node's agent is not connected, or cannot run the command now (a tool is missing, it is draining). */
   NODE_UNAVAILABLE: 503,
   /** The node's agent did not answer in time. */

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ErrorFormat } from '../config/config.js';
 import { ApiError } from '../errors/api-error.js';
+import { databaseUnreachable, isDatabaseUnreachable } from '../errors/database-unreachable.js';
 import { ERROR_STATUS } from '../errors/error-status.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 import { errorAnswer } from './error-body.js';
@@ -12,7 +13,7 @@ import { answerUnreadBody } from './socket-answer.js';
 import { pathOf } from './request-path.js';
 
 /**
- * Turns every failure (ours, the router's, the body parser's, or an unexpected exception) into
+ * Turns every failure (ours, the router's, the body parser's, the database's connection, or an unexpected exception) into
  * the error envelope of the configured format (`error-body.ts`: Corral's `errors` array by default), its message
  * also in the HTTP reason phrase. The only place an error body is sent, but for the answers written
  * straight on the connection (`socket-answer.ts`): a body too large is one of them.
@@ -49,6 +50,10 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (exception instanceof NotFoundException) return this.registry.miss(request.method, request.url);
     const framework = fromFramework(exception, request);
     if (framework) return framework;
+    if (isDatabaseUnreachable(exception)) {
+      this.logger.warn({ reqId: request.id, method: request.method, path: pathOf(request.url), err: exception }, 'database unreachable');
+      return databaseUnreachable();
+    }
     this.logger.error({ reqId: request.id, method: request.method, path: pathOf(request.url), err: exception }, 'unexpected error');
     return new ApiError('INTERNAL', `internal error (request id ${request.id})`);
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { LOGGER } from '../logging/loggers.js';
 import { TasksRepository } from './tasks.repository.js';
@@ -15,12 +16,19 @@ export const REPLICA_STOPPED = 'the control plane replica running this task stop
  * This control-plane replica as the tasks know it: a
  * random id per process that each task records, a heartbeat every 2 s, and on every beat the
  * running tasks of replicas gone for REPLICA_GONE_S (killed, cut off, or from before this table)
- * are ended with REPLICA_STOPPED, by whichever replica comes first.
+ * are ended with REPLICA_STOPPED, by whichever replica comes first. A replica whose own heartbeat
+ * failed (the database was unreachable) sweeps again only REPLICA_GONE_S after its heartbeat is
+ * back: in a database outage every replica misses its beats, and the others need that long to beat
+ * again before their silence means they are gone.
  */
 @Injectable()
 export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   readonly id = randomUUID();
   private timer: NodeJS.Timeout | null = null;
+  /** Whether the last heartbeat failed. */
+  private cutOff = false;
+  /** When (performance.now()) this replica may sweep again: 0 until an outage of its own. */
+  private sweepFrom = 0;
 
   constructor(
     private readonly tasks: TasksRepository,
@@ -49,14 +57,26 @@ export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, On
     }
   }
 
-  /** One beat: the heartbeat, then the sweep of vanished replicas' tasks. */
+  /** One beat: the heartbeat, then, unless this replica is just back from an outage, the sweep of vanished replicas' tasks. */
   async check(): Promise<void> {
     try {
       await this.tasks.heartbeat(this.id);
+    } catch (error) {
+      this.cutOff = true;
+      this.logger.warn({ err: error }, 'replica heartbeat failed');
+      return;
+    }
+    if (this.cutOff) {
+      this.cutOff = false;
+      this.sweepFrom = performance.now() + REPLICA_GONE_S * 1000;
+      this.logger.info(`replica heartbeat is back; the tasks of replicas gone are ended from ${REPLICA_GONE_S} s on`);
+    }
+    if (performance.now() < this.sweepFrom) return;
+    try {
       const ended = await this.tasks.endOrphaned(REPLICA_GONE_S, REPLICA_STOPPED);
       if (ended.length > 0) this.logger.warn({ tasks: ended }, 'ended the running tasks of control-plane replicas that are gone');
     } catch (error) {
-      this.logger.warn({ err: error }, 'replica heartbeat failed');
+      this.logger.warn({ err: error }, 'cannot end the tasks of replicas that are gone');
     }
   }
 }

@@ -1,12 +1,14 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { CommandName, LogLine, ParamsOf } from '@corral/protocol';
 import { randomInt } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { EntityManager } from 'typeorm';
 import { z } from 'zod';
 import { callerName, type Principal } from '../http/principal.js';
 import { AgentHub } from '../agents/agent-hub.js';
 import { DatabaseNotifications } from '../database/notifications.js';
+import { isDatabaseUnreachable } from '../errors/database-unreachable.js';
 import { LOGGER } from '../logging/loggers.js';
 import { REPLICA_STOPPED, ReplicaLiveness } from './replica-liveness.js';
 import type { TaskRow } from './task.entity.js';
@@ -35,6 +37,9 @@ const PSTART = Math.floor(performance.timeOrigin / 10) % 0x1_0000_0000;
 /** What is written with a task's row, in its transaction: a guest locked by the task, say. */
 export type TaskAlongside = (db: EntityManager, upid: string) => Promise<void>;
 
+/** How often a task's end is tried again while the database is unreachable. */
+const END_RETRY_MS = 1000;
+
 const StopRequest = z.object({ upid: z.string(), by: z.string() });
 
 /**
@@ -50,6 +55,8 @@ export class TaskRunner implements BeforeApplicationShutdown {
   /** The tasks whose work still goes on here: a stopped task's work winds down after its end is written. */
   private readonly working = new Set<string>();
   private readonly workEndListeners: ((upid: string) => void)[] = [];
+  /** Set once the replica stops: an end that cannot be written then is another replica's to write. */
+  private closing = false;
 
   constructor(
     private readonly tasks: TasksRepository,
@@ -117,6 +124,7 @@ export class TaskRunner implements BeforeApplicationShutdown {
 
   /** The runs still going end as stopped with the replica, their ends written before the database closes (after the agent hub has failed its requests). */
   async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
     const runs = [...this.running.values()];
     for (const { controller } of runs) controller.abort(new Error(REPLICA_STOPPED));
     await Promise.all(runs.map(({ run }) => run));
@@ -159,10 +167,26 @@ export class TaskRunner implements BeforeApplicationShutdown {
     }
     ended = true;
     await written;
-    try {
-      await this.tasks.end(upid, exitstatus);
-    } catch (error) {
-      this.logger.error({ err: error, upid }, 'cannot record the end of a task');
+    await this.recordEnd(upid, exitstatus);
+  }
+
+  /**
+   * Writes a task's end; while the database is unreachable, again every second until it is back,
+   * so that a task that ended during an outage does not stay running.
+   */
+  private async recordEnd(upid: string, exitstatus: string): Promise<void> {
+    for (;;) {
+      try {
+        await this.tasks.end(upid, exitstatus);
+        return;
+      } catch (error) {
+        if (!isDatabaseUnreachable(error) || this.closing) {
+          this.logger.error({ err: error, upid }, 'cannot record the end of a task');
+          return;
+        }
+        this.logger.warn({ err: error, upid }, 'cannot record the end of a task while the database is unreachable; retrying');
+        await setTimeout(END_RETRY_MS);
+      }
     }
   }
 }
