@@ -155,7 +155,11 @@ async function joinSimAgent(cp: ControlPlaneProcess, api: SetupApi, root: string
   return agent;
 }
 
-/** Two VMs (one running), a container, a storage, a pool, a user with a token, a group: the ids path parameters are filled with. */
+/**
+ * Two VMs (one running), a container, a storage, a pool, a user with a token, a group: the ids
+ * path parameters are filled with, and with a few free ones (`newid`, `snapname`), what plausible
+ * parameters get.
+ */
 async function makeFixtures(api: SetupApi, root: string): Promise<KnownIds> {
   await api.task(`/nodes/${NODE}/qemu`, { vmid: 100, name: 'fuzz-vm', memory: 64, scsi0: 'local:0.0625' });
   await api.task(`/nodes/${NODE}/qemu`, { vmid: 101, name: 'fuzz-running', memory: 64, scsi0: 'local:0.0625' });
@@ -180,7 +184,11 @@ async function makeFixtures(api: SetupApi, root: string): Promise<KnownIds> {
     roleid: ['PVEAuditor', 'Administrator'],
     realm: ['pve', 'pam'],
     volume: ['local:100/vm-100-disk-0.raw', 'fuzzdir:iso/none.iso'],
-    snapname: ['nosnap'],
+    snapname: ['fuzzsnap'],
+    newid: ['150', '151'],
+    target: [NODE],
+    pool: ['fuzzpool'],
+    groups: ['fuzzgroup'],
     sid: ['vm:100'],
     iface: ['eth0'],
   };
