@@ -10,3 +10,5 @@ export { selfSignedIdentity, type TlsIdentity } from './tls-identity.js';
 export { waitFor } from './wait-for.js';
 export { WebhookReceiver, type Answer, type ReceivedRequest } from './webhook-receiver.js';
 export { WebhookReceiverProcess } from './webhook-receiver-process.js';
+export { runFuzz, type FuzzOptions, type FuzzReport } from './fuzz/fuzz-session.js';
+export { ACCEPTED_SERVER_ERRORS } from './fuzz/fuzz-verdict.js';

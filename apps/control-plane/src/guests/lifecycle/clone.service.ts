@@ -52,6 +52,9 @@ export class CloneService {
         'full',
         'linked clones of containers need a storage with snapshots, and directory storages have none: clone with full=1',
       );
+    // PVE's pct clone has no format: a container's mount points are raw images or subvolumes.
+    if (kind.type === 'lxc' && options.format !== undefined)
+      throw badParam('format', "a container's volumes have no image format: clone it without format");
     if (linked && !template)
       throw badParam('full', `linked clones are made of templates, and ${kind.noun} ${vmid} is none: clone with full=1`);
     if (linked && options.storage !== undefined)

@@ -174,6 +174,12 @@ describe('guest snapshots through the API (/nodes/{node}/<qemu|lxc>/{vmid}/snaps
     expectError(await call(t, 'GET', path(100, '/feature'), { query: 'feature=move' }), 400, 'must be snapshot, clone or copy', 'feature');
   });
 
+  it('refuses a container clone with a format (its volumes have none) with 400 naming it, and makes nothing', async () => {
+    const res = await call(t, 'POST', path(200, '/clone', 'lxc'), { form: { newid: 202, format: 'raw' } });
+    expectError(res, 400, "a container's volumes have no image format: clone it without format", 'format');
+    expect((await call(t, 'GET', path(202, '/config', 'lxc'))).status).toBe(404);
+  });
+
   it("takes a container's snapshot as vzsnapshot; a clone has no parent, and a destroy removes the snapshots", async () => {
     const upid = dataOf<string>(await snapshot(200, { snapname: 'ct1' }, 'lxc'));
     expect(upid).toMatch(/:vzsnapshot:200:root@pam:$/);
