@@ -7,7 +7,7 @@ import { ClusterModule } from '../cluster/cluster.module.js';
 import { DatabaseNotifications } from '../database/notifications.js';
 import { DATABASE_UNREACHABLE } from '../errors/database-unreachable.js';
 import { ReplicaLiveness } from './replica-liveness.js';
-import { TaskRunner } from './task-runner.js';
+import { NEVER_RAN, TaskRunner } from './task-runner.js';
 import { TasksModule } from './tasks.module.js';
 import { TasksRepository } from './tasks.repository.js';
 
@@ -91,6 +91,25 @@ describe('a database outage', () => {
     expect(await row()).toEqual({ exitstatus: null });
     await proxy.restore();
     await waitFor(async () => (await row())?.exitstatus === 'OK', within('the end of the task'));
+  });
+
+  it('ends a task whose row was written although its start lost the connection to the database, as never run', async () => {
+    const repository = t.app.get(TasksRepository);
+    const insert = repository.insert.bind(repository);
+    // The server committed the row; the answer was lost with the connection.
+    const lost = jest.spyOn(repository, 'insert').mockImplementationOnce(async (...args) => {
+      await insert(...args);
+      throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+    });
+    const work = jest.fn(() => Promise.resolve());
+    await expect(t.app.get(TaskRunner).start({ node: 'pve1', type: 'outage', id: 'lost', caller: CALLER }, work)).rejects.toThrow(
+      'Connection terminated unexpectedly',
+    );
+    lost.mockRestore();
+    const row = async () =>
+      (await direct.query<{ exitstatus: string | null }>(`SELECT "exitstatus" FROM "tasks" WHERE "id" = 'lost'`)).rows[0]?.exitstatus;
+    await waitFor(async () => (await row()) === NEVER_RAN, within('the end of the task that never ran'));
+    expect(work).not.toHaveBeenCalled();
   });
 
   it('ends no running task of a replica that is alive after an outage every replica missed heartbeats in', async () => {

@@ -39,6 +39,8 @@ export type TaskAlongside = (db: EntityManager, upid: string) => Promise<void>;
 
 /** How often a task's end is tried again while the database is unreachable. */
 const END_RETRY_MS = 1000;
+/** How a task ends whose start was cut off by the database's connection: its row may have been written, its work never ran. */
+export const NEVER_RAN = 'the database became unreachable while the task started; it did not run';
 
 const StopRequest = z.object({ upid: z.string(), by: z.string() });
 
@@ -93,7 +95,13 @@ export class TaskRunner implements BeforeApplicationShutdown {
       user,
     };
     const upid = formatUpid(task);
-    await this.tasks.insert({ upid, ...task, replica: this.replica.id }, alongside && ((db) => alongside(db, upid)));
+    try {
+      await this.tasks.insert({ upid, ...task, replica: this.replica.id }, alongside && ((db) => alongside(db, upid)));
+    } catch (error) {
+      // The connection may have been lost after the server committed the row: it is ended, once it can be, as never run.
+      if (isDatabaseUnreachable(error)) void this.recordEnd(upid, NEVER_RAN);
+      throw error;
+    }
     const controller = new AbortController();
     const run = this.run(upid, work, controller.signal).finally(() => this.running.delete(upid));
     this.running.set(upid, { controller, run });
