@@ -103,17 +103,7 @@ describe('an agent killed with unacknowledged events', () => {
     await db.connect();
     api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
     relay = await Relay.start(cp.port);
-    const { token, fingerprint } = data<{ token: string; fingerprint: string }>(
-      await api.send('/cluster/join-tokens', 'POST', { node: 'host1' }),
-    );
-    const { credential } = data<{ credential: string }>(await api.send('/cluster/join', 'POST', { token, node: 'host1' }));
-    config = join(root, 'host1.json');
-    await mkdir(hostRoot());
-    await writeFile(
-      config,
-      JSON.stringify({ url: `https://127.0.0.1:${relay.port}`, fingerprint, node: 'host1', credential, hostRoot: hostRoot() }),
-      { mode: 0o600 },
-    );
+    config = await api.joinedAgentConfig(root, 'host1', `https://127.0.0.1:${relay.port}`);
     await startAgent();
     expect(await api.task('host1', '/nodes/host1/qemu', 'POST', { vmid: 100, name: 'vm1', memory: 64, scsi0: 'local:0.0625' })).toBe('OK');
   }, 3 * PATIENCE_MS);

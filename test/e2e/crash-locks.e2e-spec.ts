@@ -1,5 +1,5 @@
 import { AgentProcess, waitFor, type ControlPlaneProcess } from '@corral/testing';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -44,17 +44,8 @@ describe('locks after the control plane is killed during creates', () => {
     db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     await startControlPlane(0);
-    const node = 'host1';
-    const { token, fingerprint } = data<{ token: string; fingerprint: string }>(await send('/cluster/join-tokens', 'POST', { node }));
-    const { credential } = data<{ credential: string }>(await send('/cluster/join', 'POST', { token, node }));
-    const agentConfig = join(root, 'host1.json');
-    await mkdir(join(root, node), { recursive: true });
     // The control plane comes back on the same port, so that the agent finds it again.
-    await writeFile(
-      agentConfig,
-      JSON.stringify({ url: `https://127.0.0.1:${cp?.port ?? 0}`, fingerprint, node, credential, hostRoot: join(root, node) }),
-      { mode: 0o600 },
-    );
+    const agentConfig = await api.joinedAgentConfig(root, 'host1');
     // Twice as slow as realistic: creates are still under way when the control plane is killed.
     agent = AgentProcess.agent(agentConfig, { CORRAL_DRIVER: 'sim', CORRAL_SIM_SPEED: '2' });
     await online();

@@ -1,5 +1,5 @@
 import { AgentProcess, waitFor, type ControlPlaneProcess } from '@corral/testing';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -68,18 +68,8 @@ describe('corral events listen', () => {
     db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     await startControlPlane(0);
-    const { token, fingerprint } = data<{ token: string; fingerprint: string }>(
-      await api.send('/cluster/join-tokens', 'POST', { node: 'host1' }),
-    );
-    const { credential } = data<{ credential: string }>(await api.send('/cluster/join', 'POST', { token, node: 'host1' }));
-    const config = join(root, 'host1.json');
-    await mkdir(join(root, 'host1'));
     // The control plane comes back on the same port, so that the agent finds it again.
-    await writeFile(
-      config,
-      JSON.stringify({ url: `https://127.0.0.1:${cp?.port ?? 0}`, fingerprint, node: 'host1', credential, hostRoot: join(root, 'host1') }),
-      { mode: 0o600 },
-    );
+    const config = await api.joinedAgentConfig(root, 'host1');
     agent = AgentProcess.agent(config, { CORRAL_DRIVER: 'sim', CORRAL_SIM_SPEED: '0' });
     await online();
     // docs/events.md: a notification service's token, privilege-separated, that may audit guests and nothing else.

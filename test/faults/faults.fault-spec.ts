@@ -1,5 +1,5 @@
 import { AgentProcess, testPostgresProxy, waitFor, type ControlPlaneProcess, type TcpProxy } from '@corral/testing';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -219,17 +219,7 @@ describe('faults under a workload', () => {
     db = new pg.Client({ connectionString: direct });
     await db.connect();
     await startControlPlane();
-    const { token, fingerprint } = data<{ token: string; fingerprint: string }>(
-      await send('/cluster/join-tokens', 'POST', { node: 'host1' }),
-    );
-    const { credential } = data<{ credential: string }>(await send('/cluster/join', 'POST', { token, node: 'host1' }));
-    agentConfig = join(root, 'host1.json');
-    await mkdir(join(root, 'host1'));
-    await writeFile(
-      agentConfig,
-      JSON.stringify({ url: `https://127.0.0.1:${port}`, fingerprint, node: 'host1', credential, hostRoot: join(root, 'host1') }),
-      { mode: 0o600 },
-    );
+    agentConfig = await api().joinedAgentConfig(root, 'host1');
     startAgent();
     await waitFor(async () => data<{ status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), {
       timeoutMs: PATIENCE_MS,

@@ -43,24 +43,27 @@ export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patience
     taskEnd(node, data<string>(await send(path, method, form)));
 
   /**
-   * Joins `node` with a join token and starts its agent on the native driver, its host root
-   * `<dir>/<node>`, reaching the control plane at `address` (a loopback address of its own lets a
-   * firewall rule cut this agent alone).
+   * Joins `node` with a join token and writes its agent's config file `<dir>/<node>.json`: its host
+   * root `<dir>/<node>`, reaching the control plane at `url` (by default this one, on its port: a
+   * control plane restarted on the same port is found again). Returns the file's path.
    */
-  const nativeAgent = async (dir: string, node: string, address = '127.0.0.1'): Promise<AgentProcess> => {
+  const joinedAgentConfig = async (dir: string, node: string, url = `https://127.0.0.1:${cp.port}`): Promise<string> => {
     const { token, fingerprint } = data<{ token: string; fingerprint: string }>(await send('/cluster/join-tokens', 'POST', { node }));
     const { credential } = data<{ credential: string }>(await send('/cluster/join', 'POST', { token, node }));
     const config = join(dir, `${node}.json`);
     await mkdir(join(dir, node), { recursive: true });
-    await writeFile(
-      config,
-      JSON.stringify({ url: `https://${address}:${cp.port}`, fingerprint, node, credential, hostRoot: join(dir, node) }),
-      { mode: 0o600 },
-    );
-    return AgentProcess.agent(config, { CORRAL_DRIVER: 'native' });
+    await writeFile(config, JSON.stringify({ url, fingerprint, node, credential, hostRoot: join(dir, node) }), { mode: 0o600 });
+    return config;
   };
 
-  return { asRoot, send, task, taskEnd, nativeAgent };
+  /**
+   * Joins `node` and starts its agent on the native driver, reaching the control plane at `address`
+   * (a loopback address of its own lets a firewall rule cut this agent alone).
+   */
+  const nativeAgent = async (dir: string, node: string, address = '127.0.0.1'): Promise<AgentProcess> =>
+    AgentProcess.agent(await joinedAgentConfig(dir, node, `https://${address}:${cp.port}`), { CORRAL_DRIVER: 'native' });
+
+  return { asRoot, send, task, taskEnd, joinedAgentConfig, nativeAgent };
 }
 
 /** The guest events recorded so far, in order, as `<event> <vmid>` (`vm-start 100`). */
