@@ -4,14 +4,14 @@ const lint = lintRule('corral/folder-layers');
 const WRONG_WAY = 'a folder imports only from itself and from lower tiers';
 
 // The workspace config gives the agent's folders these tiers: logging and config (0), host and
-// connection (1), drivers (2), reports (3), ha (4), commands (5), requests (6).
+// connection (1), state (2), drivers (3), reports (4), ha (5), commands (6), requests (7).
 describe('the folder layers lint rule', () => {
   it.each([
     {
       what: 'an import of a higher tier, naming both folders and their tiers',
       file: 'apps/agent/src/drivers/x.ts',
       code: "export { createCommandHandlers } from '../commands/command-handlers.js';\n",
-      message: `'../commands/command-handlers.js': folder 'drivers' (tier 2) must not import folder 'commands' (tier 5); ${WRONG_WAY}`,
+      message: `'../commands/command-handlers.js': folder 'drivers' (tier 3) must not import folder 'commands' (tier 6); ${WRONG_WAY}`,
     },
     {
       what: 'an import of another folder of the same tier',
@@ -23,7 +23,7 @@ describe('the folder layers lint rule', () => {
       what: 'an import, dynamic too, of an entry point directly in the root',
       file: 'apps/agent/src/requests/x.ts',
       code: "export const agent = import('../agent.js');\n",
-      message: "'../agent.js': folder 'requests' (tier 6) must not import a file directly in apps/agent/src, above every tier",
+      message: "'../agent.js': folder 'requests' (tier 7) must not import a file directly in apps/agent/src, above every tier",
     },
     {
       what: 'every file of a folder that no tier lists, so that a new folder gets one',
