@@ -1,11 +1,16 @@
-import { parseControlPlaneFrame, PROTOCOL_VERSION, type AgentFrame, type ControlPlaneFrame, type RequestFrame } from '@corral/protocol';
+import {
+  parseControlPlaneFrame,
+  PROTOCOL_VERSION,
+  type AgentFrame,
+  type ControlPlaneFrame,
+  type FailureCode,
+  type RequestFrame,
+} from '@corral/protocol';
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 
 /** What the fake answers a request with: a result, or a failure code and message. */
-export type FakeAnswer =
-  | { readonly result: unknown }
-  | { readonly failure: 'invalid-params' | 'unknown-command' | 'timeout' | 'failed' | 'unavailable'; readonly message: string };
+export type FakeAnswer = { readonly result: unknown } | { readonly failure: FailureCode; readonly message: string };
 
 export interface FakeAgentOptions {
   /** `wss://127.0.0.1:<port>/agent/v1` */

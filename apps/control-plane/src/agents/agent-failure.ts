@@ -8,6 +8,7 @@ const STATUS_OF: Record<FailureCode, ErrorCode> = {
   'unknown-command': 'AGENT_TOO_OLD',
   timeout: 'NODE_TIMEOUT',
   failed: 'HOST_COMMAND_FAILED',
+  'not-found': 'NOT_FOUND',
   unavailable: 'NODE_UNAVAILABLE',
 };
 

@@ -117,6 +117,10 @@ describe('the host endpoints of a node, through its agent', () => {
     expect(dataOf(await call(t, 'GET', '/nodes/pve1/apt/changelog', { query: 'name=curl' }))).toContain('bookworm-security');
     expect(last()?.params).toEqual({ name: 'curl' });
     expectError(await call(t, 'GET', '/nodes/pve1/apt/changelog', { query: 'name=Not%20A%20Package' }), 400, 'Debian package name', 'name');
+    const apt = answer;
+    answer = () => ({ failure: 'not-found', message: "package 'nosuch' does not exist in apt's index" });
+    expectError(await call(t, 'GET', '/nodes/pve1/apt/changelog', { query: 'name=nosuch' }), 404, "package 'nosuch' does not exist");
+    answer = apt;
 
     answer = (request) => {
       agent.send({
@@ -235,6 +239,13 @@ describe('the host endpoints of a node, through its agent', () => {
     asked.length = 0;
     expectError(await call(t, 'DELETE', '/nodes/pve1/network/vmbr9'), 404, "interface 'vmbr9' on node 'pve1' does not exist");
     expect(asked.map((request) => request.command)).toEqual(['node.network.list']);
+    // Listed, but gone from the host's file by the time the agent removes it: a 404 as well.
+    answer = (request) =>
+      request.command === 'node.network.list'
+        ? { result: { interfaces: INTERFACES } }
+        : { failure: 'not-found', message: "interface 'bond0' does not exist in /etc/network/interfaces" };
+    expectError(await call(t, 'DELETE', '/nodes/pve1/network/bond0'), 404, "interface 'bond0' does not exist");
+    answer = (request) => (request.command === 'node.network.list' ? { result: { interfaces: INTERFACES } } : { result: null });
     const upid = dataOf<string>(await call(t, 'PUT', '/nodes/pve1/network'));
     expect(upid).toContain(':srvreload:networking:root@pam:');
   });

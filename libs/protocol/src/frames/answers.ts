@@ -22,10 +22,12 @@ export type ResultFrame = z.infer<typeof ResultFrame>;
  * - `unknown-command`: this agent does not know the command (an older agent);
  * - `timeout`: the command ran longer than `timeoutMs` and was killed;
  * - `failed`: the command ran and failed; the message is the error text the task ends with;
+ * - `not-found`: what the command names (a package, an interface) does not exist on the host; the
+ *   message says which (`... does not exist`);
  * - `unavailable`: the agent cannot run it now: it is draining for shutdown, or a tool the command
  *   needs is missing on the host.
  */
-export const FailureCode = z.enum(['invalid-params', 'unknown-command', 'timeout', 'failed', 'unavailable']);
+export const FailureCode = z.enum(['invalid-params', 'unknown-command', 'timeout', 'failed', 'not-found', 'unavailable']);
 export type FailureCode = z.infer<typeof FailureCode>;
 
 /**

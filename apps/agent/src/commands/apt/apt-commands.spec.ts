@@ -53,14 +53,14 @@ describe("node.apt on this machine's apt", () => {
     }
   }, 120_000);
 
-  it("fails with apt's words for a package that does not exist and for a version that does not", async () => {
+  it('fails with not-found for a package that does not exist and for a version that does not', async () => {
     await expect(apt['node.apt.changelog']({ name: 'corral-no-such-package' }, context)).rejects.toMatchObject({
-      code: 'failed',
-      message: 'apt-get changelog failed: Unable to locate package corral-no-such-package; No packages found',
+      code: 'not-found',
+      message: "package 'corral-no-such-package' does not exist in apt's index",
     });
     await expect(apt['node.apt.changelog']({ name: 'bash', version: '0.1-1' }, context)).rejects.toMatchObject({
-      code: 'failed',
-      message: "apt-get changelog failed: Version '0.1-1' for 'bash' was not found; No packages found",
+      code: 'not-found',
+      message: "package 'bash=0.1-1' does not exist in apt's index",
     });
   }, 60_000);
 });

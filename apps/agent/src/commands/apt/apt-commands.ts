@@ -55,7 +55,15 @@ export function aptCommands(): AreaHandlers<'node.apt.update' | 'node.apt.upgrad
         signal,
         env: NONINTERACTIVE,
       });
-      if (output.code !== 0) throw aptFailure('apt-get changelog', output);
+      if (output.code !== 0) {
+        // apt's words for a package or version it has no record of: the API's 404.
+        if (/Unable to locate package|was not found/.test(output.stderr))
+          throw new CommandFailure(
+            'not-found',
+            `package '${version === undefined ? name : `${name}=${version}`}' does not exist in apt's index`,
+          );
+        throw aptFailure('apt-get changelog', output);
+      }
       return output.stdout;
     },
   };

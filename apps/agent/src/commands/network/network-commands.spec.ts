@@ -104,7 +104,7 @@ describe('node.network on a host root', () => {
       message: "interface 'lo' already exists on the host",
     });
     await expect(network['node.network.delete']({ iface: 'vmbr9' }, context)).rejects.toMatchObject({
-      code: 'failed',
+      code: 'not-found',
       message: "interface 'vmbr9' does not exist in /etc/network/interfaces",
     });
     await expect(file('interfaces.new')).rejects.toMatchObject({ code: 'ENOENT' });

@@ -43,7 +43,7 @@ export function networkCommands(
 
     'node.network.delete': async ({ iface }) => {
       const file = await editable();
-      if (!fileInterfaces(file).has(iface)) throw new CommandFailure('failed', `interface '${iface}' does not exist in ${CURRENT}`);
+      if (!fileInterfaces(file).has(iface)) throw new CommandFailure('not-found', `interface '${iface}' does not exist in ${CURRENT}`);
       await writeHostFile(host, PENDING, renderInterfacesFile(removeInterface(file, iface)));
       return null;
     },
