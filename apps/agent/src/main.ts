@@ -82,7 +82,10 @@ async function main(): Promise<number> {
   });
   const lease = new HaLease({ fence, logger, onRenewed: (deadline, guests) => watchdog.update(deadline, guests) });
   // After every guest command: the run state read, and the watchdog told the guests' processes now.
-  const afterCommand = { refresh: () => runtime.refresh().finally(() => watchdog.refresh()) };
+  const afterCommand = {
+    refresh: () => runtime.refresh().finally(() => watchdog.refresh()),
+    making: <T>(vmid: number, operation: () => Promise<T>) => runtime.making(vmid, operation).finally(() => watchdog.refresh()),
+  };
   const handlers = createCommandHandlers(host, driver, afterCommand, openStream, logger, fence);
   // Before anything is emitted: the new session starts with what the previous process left unacknowledged.
   const { outbox, store } = await OutboxStore.open(config.stateDir, logger);

@@ -6,6 +6,7 @@ import { SimDriver } from '../drivers/sim/sim-driver.js';
 import { openHost, type Host } from '../host/host.js';
 import { jsonLogger } from '../logging/logger.js';
 import { createCommandHandlers, withoutUndefined } from './command-handlers.js';
+import { UNREAD_RUNTIME } from '../../test-support/unread-runtime.js';
 
 /** The handlers with a simulated driver whose run state nobody reads, and no control plane to open streams to. */
 function handlersFor(host: Host) {
@@ -13,7 +14,7 @@ function handlersFor(host: Host) {
   return createCommandHandlers(
     host,
     new SimDriver(host, { speed: 0 }),
-    { refresh: async () => undefined },
+    UNREAD_RUNTIME,
     noStreams,
     jsonLogger(() => undefined),
   );

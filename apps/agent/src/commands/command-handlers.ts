@@ -26,7 +26,7 @@ import { storageCommands } from './storage/storage-commands.js';
 export function createCommandHandlers(
   host: Host,
   driver: GuestDriver,
-  runtime: Pick<RuntimeReports, 'refresh'>,
+  runtime: Pick<RuntimeReports, 'refresh' | 'making'>,
   openStream: StreamOpener,
   logger: Logger,
   fence?: RunGuard,

@@ -15,6 +15,7 @@ import { openHost, type Host } from '../host/host.js';
 import { jsonLogger } from '../logging/logger.js';
 import { FENCE_MARGIN_MS, HaLease } from './ha-lease.js';
 import { SelfFence } from './self-fence.js';
+import { UNREAD_RUNTIME } from '../../test-support/unread-runtime.js';
 
 const context = (): CommandContext => ({ signal: new AbortController().signal, log: () => undefined });
 const RENEWED = new Date('2026-05-04T09:30:00Z');
@@ -43,7 +44,7 @@ describe('the self-fence on the sim driver', () => {
     const { lines, logger } = logged();
     const refreshed: string[] = [];
     const fence = new SelfFence(sim, logger, { refresh: async () => void refreshed.push('refresh') });
-    const commands = guestCommands(sim, { refresh: async () => undefined }, fence);
+    const commands = guestCommands(sim, UNREAD_RUNTIME, fence);
     const statuses = async () => Object.fromEntries((await sim.list()).map((guest) => [guest.vmid, guest.status]));
     return { sim, fence, commands, lines, refreshed, statuses };
   }

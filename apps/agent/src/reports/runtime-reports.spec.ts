@@ -60,6 +60,22 @@ describe('runtime reports', () => {
     expect(driver.reads).toBe(2);
   });
 
+  it('reports a guest as making while its create runs, and once it ended the guest it made, no longer making', async () => {
+    const { reports, emit, frames, driver } = harness([vm(100, 'running', 4242)]);
+    reports.start(HOUR, emit);
+    await reports.refresh();
+    await reports.making(101, async () => {
+      await reports.refresh();
+      driver.guests = [vm(100, 'running', 4242), vm(101, 'stopped')];
+    });
+    reports.stop();
+    expect(frames.map((frame) => (frame.type === 'report' ? frame.payload : frame))).toEqual([
+      { kind: 'runtime', guests: [vm(100, 'running', 4242)] },
+      { kind: 'runtime', guests: [vm(100, 'running', 4242)], making: [101] },
+      { kind: 'runtime', guests: [vm(100, 'running', 4242), vm(101, 'stopped')] },
+    ]);
+  });
+
   it('reports a start and a stop with the event of the guest type, the events first, with the time seen', async () => {
     jest.useFakeTimers({ now: new Date('2025-03-01T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
     const { reports, emit, frames, read, events } = harness();

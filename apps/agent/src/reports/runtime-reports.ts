@@ -33,6 +33,8 @@ export class RuntimeReports {
   private reportNext = false;
   private queue: Promise<void> = Promise.resolve();
   private queued = 0;
+  /** The guests whose making (a create, clone or restore) runs now, reported as `making`. */
+  private readonly makingNow = new Set<number>();
 
   constructor(
     private readonly driver: Pick<GuestDriver, 'list'>,
@@ -61,6 +63,21 @@ export class RuntimeReports {
     return this.read();
   }
 
+  /**
+   * Runs the making of guest `vmid` (its create, clone or restore): reports say so while it runs,
+   * so that the control plane does not take a guest not listed yet for one never made; the list is
+   * read again once it ended, whatever the outcome.
+   */
+  async making<T>(vmid: number, operation: () => Promise<T>): Promise<T> {
+    this.makingNow.add(vmid);
+    try {
+      return await operation();
+    } finally {
+      this.makingNow.delete(vmid);
+      await this.refresh();
+    }
+  }
+
   private read(): Promise<void> {
     this.queued += 1;
     const next = this.queue.then(() => this.readOnce()).finally(() => (this.queued -= 1));
@@ -85,7 +102,8 @@ export class RuntimeReports {
       return;
     }
     const sorted = [...guests].sort((a, b) => a.vmid - b.vmid || a.type.localeCompare(b.type));
-    const states = sorted.map((guest) => `${key(guest)}:${guest.status}:${guest.pid ?? ''}`).join(' ');
+    const making = [...this.makingNow].sort((a, b) => a - b);
+    const states = `${sorted.map((guest) => `${key(guest)}:${guest.status}:${guest.pid ?? ''}`).join(' ')} making:${making.join(',')}`;
     const text = JSON.stringify(sorted);
     const now = Date.now();
     // The events before the report that shows their outcome: the control plane records a change it
@@ -95,7 +113,7 @@ export class RuntimeReports {
       for (const [event, vmid] of transitions(previous, byKey(guests))) emit({ type: 'event', event, vmid, timestamp });
     }
     if (this.reportNext || states !== this.lastStates || (text !== this.lastText && now - this.lastSentAt >= FIGURES_EVERY_MS)) {
-      emit({ type: 'report', payload: { kind: 'runtime', guests: sorted } });
+      emit({ type: 'report', payload: { kind: 'runtime', guests: sorted, ...(making.length > 0 ? { making } : {}) } });
       this.reportNext = false;
       this.lastStates = states;
       this.lastText = text;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EventFrame, GuestRuntime, ReportFrame } from '@corral/protocol';
+import type { EventFrame, ReportFrame, RuntimeReport } from '@corral/protocol';
 import { DataSource, type EntityManager } from 'typeorm';
 import { recordEvent } from '../events/record-event.js';
 import { NodeView } from '../inventory/nodes/node-view.js';
@@ -7,8 +7,8 @@ import type { NodeFrames } from './agent-link.js';
 
 /** What the guests area does with an agent's guest frames (`AgentHub.onGuests`). */
 export interface GuestListener {
-  /** A runtime report: every guest the node's driver knows, with its run state. */
-  runtime(node: string, guests: readonly GuestRuntime[]): Promise<void>;
+  /** A runtime report: every guest the node's driver knows, with its run state, and the guests being made. */
+  runtime(node: string, report: Omit<RuntimeReport, 'kind'>): Promise<void>;
   /**
    * A guest event, inside the transaction that writes it to the event table; resolves false when
    * the frame is no event of the guest (a migrating VM appears on its target and leaves its source
@@ -43,7 +43,7 @@ export class AgentReports implements NodeFrames {
       if (frame.payload.kind === 'inventory') {
         const { kind: _kind, ...inventory } = frame.payload;
         this.view.report(node, inventory);
-      } else for (const listener of this.guestListeners) await listener.runtime(node, frame.payload.guests);
+      } else for (const listener of this.guestListeners) await listener.runtime(node, frame.payload);
       return;
     }
     // Its identity: where a previous agent process first sent it, else this session's number.

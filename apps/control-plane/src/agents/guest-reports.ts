@@ -6,6 +6,6 @@ import { AgentHub } from './agent-hub.js';
 @Injectable()
 export class GuestReports {
   constructor(hub: AgentHub, view: GuestView) {
-    hub.onGuests({ runtime: (node, guests) => view.report(node, guests), event: (db, node, frame) => view.event(db, node, frame) });
+    hub.onGuests({ runtime: (node, { guests }) => view.report(node, guests), event: (db, node, frame) => view.event(db, node, frame) });
   }
 }

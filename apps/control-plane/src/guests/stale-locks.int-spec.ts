@@ -17,8 +17,11 @@ describe('stale guest locks', () => {
   let taskNumber = 0;
 
   const stopped = (vmid: number): GuestRuntime => ({ vmid, type: 'qemu', status: 'stopped', uptime: 0, cpu: 0, mem: 0 });
-  const report = (to: FakeAgent, vmids: number[]) =>
-    to.send({ type: 'report', payload: { kind: 'runtime', guests: vmids.map((vmid) => stopped(vmid)) } });
+  const report = (to: FakeAgent, vmids: number[], making: number[] = []) =>
+    to.send({
+      type: 'report',
+      payload: { kind: 'runtime', guests: vmids.map((vmid) => stopped(vmid)), ...(making.length > 0 ? { making } : {}) },
+    });
   /** A running task of a replica that is gone, as a killed control plane leaves it. */
   const orphanedTask = async (node: string, vmid: number): Promise<string> => {
     taskNumber += 1;
@@ -28,6 +31,12 @@ describe('stale guest locks', () => {
       [upid, node, String(vmid), taskNumber],
     );
     return upid;
+  };
+  /** Reconciles a later stale lock on pve1, guest `vmid`'s: once it is released, the turn of the locks before it has passed. */
+  const turnPassed = async (vmid: number) => {
+    await locked(vmid, 'pve1', 'snapshot', await orphanedTask('pve1', vmid));
+    await t.app.get(ReplicaLiveness).check();
+    await waitFor(async () => (await row(vmid))?.lock === null, { timeoutMs: 10_000, what: 'the later stale lock released' });
   };
   const locked = (vmid: number, node: string, lock: GuestLock, lockTask: string) =>
     t.app.get(GuestsRepository).insert({ vmid, type: 'qemu', node, config: { name: `vm${vmid}` }, lock, lockTask });
@@ -75,6 +84,19 @@ describe('stale guest locks', () => {
     expect(await events(301)).toEqual([]);
   });
 
+  it('a create whose task ended while its agent still makes the guest waits for the making to end, then is unlocked', async () => {
+    report(agent, [300], [340]);
+    const upid = await orphanedTask('pve1', 340);
+    await locked(340, 'pve1', 'create', upid);
+    await t.app.get(ReplicaLiveness).check();
+    await turnPassed(341);
+    expect(await row(340)).toEqual({ lock: 'create', lockTask: upid });
+    // The agent made it: listed, no longer making.
+    report(agent, [300, 340]);
+    await waitFor(async () => (await row(340))?.lock === null, { timeoutMs: 10_000, what: 'the guest unlocked once made' });
+    expect(await events(340)).toEqual([{ event: 'vm-create', status: undefined }]);
+  });
+
   it('a backup whose task ended is unlocked with its backup-end event of status error', async () => {
     const upid = await orphanedTask('pve1', 310);
     await locked(310, 'pve1', 'backup', upid);
@@ -90,11 +112,7 @@ describe('stale guest locks', () => {
     await locked(320, 'pve1', 'create', upid);
     report(agent, [300]);
     await t.app.get(ReplicaLiveness).check();
-    // A later lock on pve1 that is stale is reconciled after it: then 320's turn has passed.
-    const after = await orphanedTask('pve1', 321);
-    await locked(321, 'pve1', 'snapshot', after);
-    await t.app.get(ReplicaLiveness).check();
-    await waitFor(async () => (await row(321))?.lock === null, { timeoutMs: 10_000, what: 'the later stale lock released' });
+    await turnPassed(321);
     expect(await row(320)).toEqual({ lock: 'create', lockTask: upid });
     await t.dataSource.query(`DELETE FROM "guests" WHERE "vmid" = 320`);
   });

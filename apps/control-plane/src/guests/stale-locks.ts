@@ -16,9 +16,10 @@ import { TASK_ENDS_CHANNEL, TasksRepository } from '../tasks/tasks.repository.js
  * or whose task is missing is stale, and is reconciled with what the guest's agent reports, by the
  * replica that holds that agent, once the task's work no longer runs there:
  *
- * - a `create` or `clone` lock (a create, clone or restore): a guest the agent's runtime report
- *   lists is unlocked, with the `vm-create` event its making did not write; one it does not list
- *   was never made, and its row goes (its pool membership with it);
+ * - a `create` or `clone` lock (a create, clone or restore): while the agent reports that it still
+ *   makes the guest, nothing; then a guest the agent's runtime report lists is unlocked, with the
+ *   `vm-create` event its making did not write; one it does not list was never made, and its row
+ *   goes (its pool membership with it);
  * - a `backup` lock goes with a `backup-end` event of status `error`;
  * - any other lock goes.
  *
@@ -30,8 +31,8 @@ import { TASK_ENDS_CHANNEL, TasksRepository } from '../tasks/tasks.repository.js
  */
 @Injectable()
 export class StaleLocks {
-  /** The vmids in the last runtime report of each node whose agent this replica holds. */
-  private readonly reported = new Map<string, ReadonlySet<number>>();
+  /** The last runtime report of each node whose agent this replica holds: the vmids it lists, and those it is making. */
+  private readonly reported = new Map<string, { readonly listed: ReadonlySet<number>; readonly making: ReadonlySet<number> }>();
   /** One reconciliation at a time, in the order they were asked for. */
   private queue = Promise.resolve();
 
@@ -50,8 +51,8 @@ export class StaleLocks {
     );
     runner.onWorkEnd((upid) => this.reconcile(() => this.repository.lockedBy(upid)));
     hub.onGuests({
-      runtime: async (node, guests) => {
-        this.reported.set(node, new Set(guests.map((guest) => guest.vmid)));
+      runtime: async (node, { guests, making = [] }) => {
+        this.reported.set(node, { listed: new Set(guests.map((guest) => guest.vmid)), making: new Set(making) });
         this.reconcile(() => this.repository.locked(node));
       },
       event: async () => true,
@@ -75,14 +76,18 @@ export class StaleLocks {
       .catch((error: unknown) => this.logger.warn({ err: error }, 'cannot read the stale guest locks'));
   }
 
-  /** Reconciles one stale lock with the agent's last report; a guest being made waits for a report. */
+  /**
+   * Reconciles one stale lock with the agent's last report; a guest being made waits for a report,
+   * and for the end of its making where the agent still runs it (its task ended with a replica
+   * killed while the agent made the guest).
+   */
   private async settle(row: GuestRow): Promise<void> {
     const { vmid, node, lock, lockTask } = row;
     const making = lock === 'create' || lock === 'clone';
     if (making) {
-      const listed = this.reported.get(node);
-      if (listed === undefined) return;
-      if (!listed.has(vmid)) {
+      const report = this.reported.get(node);
+      if (report === undefined || report.making.has(vmid)) return;
+      if (!report.listed.has(vmid)) {
         if (await this.repository.remove(vmid, { lockTask })) {
           this.logger.warn({ vmid, node, lock, task: lockTask }, 'removed a guest whose making ended before its agent made it');
           await this.view.reload(vmid);

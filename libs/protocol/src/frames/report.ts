@@ -49,6 +49,11 @@ export type GuestRuntime = z.infer<typeof GuestRuntime>;
 export const RuntimeReport = z.object({
   kind: z.literal('runtime'),
   guests: z.array(GuestRuntime),
+  /**
+   * The vmids whose making (a create, clone or restore) runs on the agent now: such a guest may be
+   * missing from `guests` or not whole yet, and its making has not ended.
+   */
+  making: z.array(Vmid).optional(),
 });
 export type RuntimeReport = z.infer<typeof RuntimeReport>;
 

@@ -71,7 +71,16 @@ function fakeDriver(steps: string[], failing: string[] = []): GuestDriver {
 describe('the guest commands', () => {
   function handlers(failing: string[] = []) {
     const steps: string[] = [];
-    const commands = guestCommands(fakeDriver(steps, failing), { refresh: async () => void steps.push('refresh') });
+    const refresh = async () => void steps.push('refresh');
+    const making = async <T>(vmid: number, operation: () => Promise<T>): Promise<T> => {
+      steps.push(`making ${vmid}`);
+      try {
+        return await operation();
+      } finally {
+        await refresh();
+      }
+    };
+    const commands = guestCommands(fakeDriver(steps, failing), { refresh, making });
     return { commands, steps };
   }
 
@@ -113,7 +122,8 @@ describe('the guest commands', () => {
       'monitor',
       'guestAgent',
     ];
-    expect(steps).toEqual(operations.flatMap((operation) => [operation, 'refresh']));
+    const made: Record<string, string> = { create: 'making 100', clone: 'making 101' };
+    expect(steps).toEqual(operations.flatMap((operation) => [...(made[operation] ? [made[operation]] : []), operation, 'refresh']));
   });
 
   it("reads a container's interfaces without a refresh: nothing changes", async () => {

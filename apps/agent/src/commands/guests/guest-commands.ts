@@ -17,7 +17,7 @@ const UNGUARDED: RunGuard = { guard: (_type, _vmid, context, operation) => opera
  */
 export function guestCommands(
   driver: GuestDriver,
-  runtime: Pick<RuntimeReports, 'refresh'>,
+  runtime: Pick<RuntimeReports, 'refresh' | 'making'>,
   fence: RunGuard = UNGUARDED,
 ): AreaHandlers<Exclude<Extract<CommandName, `guest.${string}`>, 'guest.vnc.open'>> {
   const thenRefresh = async <T>(operation: Promise<T>): Promise<T> => {
@@ -31,8 +31,13 @@ export function guestCommands(
     await thenRefresh(operation);
     return null;
   };
+  /** A create, clone or restore: reported as making the guest while it runs, the run state read after. */
+  const make = async (vmid: number, operation: () => Promise<void>): Promise<null> => {
+    await runtime.making(vmid, operation);
+    return null;
+  };
   return {
-    'guest.create': (params, context) => act(driver.create(params, context)),
+    'guest.create': (params, context) => make(params.guest.vmid, () => driver.create(params, context)),
     'guest.start': ({ guest, ha }, context) =>
       act(fence.guard(guest.type, guest.vmid, context, (guarded) => driver.start(guest, guarded), ha === true)),
     'guest.stop': ({ type, vmid }, context) => act(driver.stop(type, vmid, context)),
@@ -43,7 +48,7 @@ export function guestCommands(
     'guest.suspend': ({ type, vmid }, context) => act(driver.suspend(type, vmid, context)),
     'guest.resume': ({ type, vmid }, context) => act(fence.guard(type, vmid, context, (guarded) => driver.resume(type, vmid, guarded))),
     'guest.destroy': ({ guest }, context) => act(driver.destroy(guest, context)),
-    'guest.clone': (params, context) => act(driver.clone(params, context)),
+    'guest.clone': (params, context) => make(params.target.vmid, () => driver.clone(params, context)),
     'guest.template': ({ guest }, context) => act(driver.template(guest, context)),
     // A monitor command may change the run state too (`stop`, `cont`, `system_reset`).
     'guest.monitor': ({ vmid, command }, context) => thenRefresh(driver.monitor(vmid, command, context)),
@@ -59,7 +64,7 @@ export function guestCommands(
     'guest.backup': (params, context) =>
       thenRefresh(fence.guard(params.guest.type, params.guest.vmid, context, (guarded) => driver.backups.backup(params, guarded))),
     'guest.backup.config': (params, context) => driver.backups.config(params, context),
-    'guest.restore': (params, context) => act(driver.backups.restore(params, context)),
+    'guest.restore': (params, context) => make(params.guest.vmid, () => driver.backups.restore(params, context)),
     'guest.volume.allocate': (params, context) => act(driver.volumes.allocate(params, context)),
     'guest.volume.free': (params, context) => act(driver.volumes.free(params, context)),
     'guest.volume.resize': (params, context) => act(driver.volumes.resize(params, context)),
