@@ -101,6 +101,8 @@ describe('the fence watchdog process', () => {
     watchdog.child.stdin?.end();
     await once(named, 'exit');
     expect(named.signalCode).toBe('SIGKILL');
+    // Its line about the kill is written after the kill.
+    await watchdog.exited;
     expect(watchdog.log()).toContain(`fence watchdog: VM 100: SIGKILL sent to pid ${String(named.pid)}`);
   });
 

@@ -30,6 +30,9 @@ async function tableGuid(devpath: string): Promise<string> {
   return (await runChecked('blkid', ['-p', '-s', 'PTUUID', '-o', 'value', devpath], { signal })).stdout.trim();
 }
 
+// Loop devices, sgdisk and the kernel's rereads: slow on a loaded machine, never hung.
+jest.setTimeout(60_000);
+
 describe('node.disks on loop devices', () => {
   let dir: string;
   let blank: string;

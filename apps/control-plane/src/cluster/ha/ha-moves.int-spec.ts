@@ -9,7 +9,9 @@ import { TasksModule } from '../../tasks/tasks.module.js';
 import { ClusterModule } from '../cluster.module.js';
 import { HaManagerModule } from './manager/ha-manager.module.js';
 
-const patience = (what: string) => ({ timeoutMs: 20_000, what });
+const patience = (what: string) => ({ timeoutMs: 45_000, what });
+// Each test waits for a few HA manager rounds: bounds against a hang on a loaded machine, not measures.
+jest.setTimeout(150_000);
 
 describe('moves of HA guests: /cluster/ha/resources/{sid}/migrate and relocate, and the failback to preferred nodes', () => {
   let t: TestApp;
