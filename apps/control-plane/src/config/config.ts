@@ -71,6 +71,17 @@ const optionalText = z
   .transform((value) => (value === '' ? undefined : value))
   .optional();
 
+/** A setting in whole seconds from `min` to `max` (as many digits as `max` has), `fallback` when unset. */
+function secondsBetween(min: number, max: number, fallback: number) {
+  const message = `must be a whole number of seconds from ${min} to ${max}`;
+  return z
+    .string()
+    .regex(new RegExp(`^\\d{1,${String(max).length}}$`), message)
+    .transform(Number)
+    .refine((seconds) => seconds >= min && seconds <= max, message)
+    .default(fallback);
+}
+
 const Env = z
   .object({
     CORRAL_PORT: z
@@ -122,18 +133,8 @@ const Env = z
       .transform(Number)
       .refine((seconds) => seconds >= 1, 'must be a whole number of seconds, at least 1')
       .default(600),
-    CORRAL_HA_LEASE_S: z
-      .string()
-      .regex(/^\d{1,6}$/, 'must be a whole number of seconds from 10 to 600')
-      .transform(Number)
-      .refine((seconds) => seconds >= 10 && seconds <= 600, 'must be a whole number of seconds from 10 to 600')
-      .default(30),
-    CORRAL_HTTP_BODY_TIMEOUT_S: z
-      .string()
-      .regex(/^\d{1,4}$/, 'must be a whole number of seconds from 1 to 3600')
-      .transform(Number)
-      .refine((seconds) => seconds >= 1 && seconds <= 3600, 'must be a whole number of seconds from 1 to 3600')
-      .default(30),
+    CORRAL_HA_LEASE_S: secondsBetween(10, 600, 30),
+    CORRAL_HTTP_BODY_TIMEOUT_S: secondsBetween(1, 3600, 30),
     CORRAL_ERROR_FORMAT: z.enum(ERROR_FORMATS, { error: 'must be spec or pve' }).default('spec'),
     CORRAL_CHECK_RESPONSES: z.enum(['0', '1']).default('0'),
     ...DOWNLOAD_ENV,
