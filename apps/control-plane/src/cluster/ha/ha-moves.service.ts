@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../http/principal.js';
 import { badParam, notFound } from '../../errors/resource-errors.js';
+import { LXC, QEMU } from '../../guests/guest-kinds.js';
 import { GuestTasks } from '../../guests/guest-tasks.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';
 import { storageMapping } from '../../guests/migrate/migrate-plan.js';
 import { ContainerMigrations } from '../../guests/migrate/container-migrate.service.js';
 import { MigrateService } from '../../guests/migrate/migrate.service.js';
 import { runState } from '../../guests/status-entry.js';
-import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
 import { HaGroupsRepository } from './ha-groups.repository.js';
 import type { GivenSid } from './ha-params.js';
 import { HaResourcesRepository } from '../../inventory/ha/ha-resources.repository.js';
@@ -33,7 +33,6 @@ export class HaMoves {
     private readonly migrations: MigrateService,
     private readonly containers: ContainerMigrations,
     private readonly tasks: GuestTasks,
-    private readonly storages: StoragesRepository,
   ) {}
 
   /** Starts the move as a task of the guest's, and answers what PVE 9 answers: the resource and the node asked for. */
@@ -64,7 +63,9 @@ export class HaMoves {
         `the group '${group.group}' of ${name} is restricted to nodes ${group.nodes.map((member) => `'${member.node}'`).join(', ')}, and '${target}' is none of them`,
       );
     }
-    const storages = new Map((await this.storages.all()).map((storage) => [storage.storage, storage]));
+    const kind = resource.type === 'ct' ? LXC : QEMU;
+    // The checks of every migration (the target is reachable, the volumes can go there, no snapshots) before the task.
+    const storages = await this.migrations.prepare({ node, vmid: resource.vmid, target }, kind, storageMapping({}), caller);
     // PVE moves containers by relocation only: they have no live migration.
     if (resource.type === 'ct') {
       await this.tasks.submit({
@@ -79,11 +80,11 @@ export class HaMoves {
       });
       return name;
     }
-    const running = runState(state) !== 'stopped';
-    if (how === 'migrate' || !running) {
-      await this.migrations.migrate({ node, vmid: resource.vmid, target, online: running }, caller);
+    if (how === 'migrate') {
+      await this.migrations.migrate({ node, vmid: resource.vmid, target, online: runState(state) !== 'stopped' }, caller);
       return name;
     }
+    // The stop is asked whatever the view shows: a start the agent made may not have reached it yet, and the agent stops only what runs.
     await this.tasks.submit({
       node,
       vmid: resource.vmid,
@@ -92,7 +93,9 @@ export class HaMoves {
       work: async (work) => {
         work.line(`relocating ${name} to node '${target}': it stops here and the HA manager starts it there`);
         await work.agent('guest.stop', { type: 'qemu', vmid: resource.vmid }, STOP_MS);
-        await this.migrations.move(work, { node, vmid: resource.vmid, target, online: false }, storages, storageMapping({}));
+        await this.migrations.move(work, { node, vmid: resource.vmid, target, online: false }, storages, storageMapping({}), {
+          offline: true,
+        });
       },
     });
     return name;
