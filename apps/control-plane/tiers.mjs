@@ -13,11 +13,12 @@ export const tiers = [
   // What many areas read: guests, nodes, storages, pool memberships and HA resources, with the
   // in-memory guest and node views.
   ['inventory', 'openapi'],
-  // Authentication, authorization and the endpoint guard.
-  ['access'],
+  // Authentication, authorization and the endpoint guard; the replicas, where each is reached and which holds each node's agent.
+  ['access', 'replicas'],
   // The agent hub: it keeps the inventory's node and guest views current.
   ['agents'],
-  ['nodes'],
+  // The routing of requests to the replica holding their node's agent.
+  ['nodes', 'routing'],
   ['tasks'],
   ['host', 'storage'],
   ['guests'],

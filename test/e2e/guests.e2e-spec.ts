@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import WebSocket from 'ws';
 import { startOnTestDatabase, testDatabaseUrl } from '../support/control-plane.js';
 import { data, guestApi, guestEvents, type Form } from '../support/guest-api.js';
+import { openVncConsole } from '../support/vnc-console.js';
 
 const run = promisify(execFile);
 const ROOT_PASSWORD = 'guests-e2e-root-password';
@@ -185,23 +185,7 @@ describe('guests on the native driver', () => {
     );
     expect(vnc).toMatchObject({ user: 'root@pam', upid: expect.stringContaining(':vncproxy:120:root@pam:') });
 
-    const query = new URLSearchParams({ port: String(vnc.port), vncticket: vnc.ticket });
-    const socket = new WebSocket(`wss://127.0.0.1:${cp.port}/api2/json/nodes/host1/qemu/120/vncwebsocket?${query.toString()}`, {
-      ca: vnc.cert,
-      headers: api.asRoot,
-    });
-    const version = await new Promise<string>((done, fail) => {
-      let received = Buffer.alloc(0);
-      socket.on('message', (bytes: Buffer) => {
-        received = Buffer.concat([received, bytes]);
-        if (received.length >= 12) done(received.subarray(0, 12).toString('latin1'));
-      });
-      socket.once('unexpected-response', (_request, response) =>
-        fail(new Error(`vncwebsocket refused: ${response.statusCode ?? 0} ${response.statusMessage ?? ''}`)),
-      );
-      socket.once('error', fail);
-      socket.once('close', (code, reason) => fail(new Error(`closed before the RFB version: ${code} ${reason.toString()}`)));
-    });
+    const { socket, version } = await openVncConsole(cp.port, '/nodes/host1/qemu/120', vnc, api.asRoot);
     expect(version).toBe('RFB 003.008\n');
 
     // The vncproxy task lasts as long as the console.

@@ -7,28 +7,13 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { startOnTestDatabase } from '../support/control-plane.js';
 import { data, guestApi } from '../support/guest-api.js';
+import { uploadForm } from '../support/upload-form.js';
 
 const run = promisify(execFile);
 const ROOT_PASSWORD = 'storage-e2e-root-password';
 /** How long anything here may take on a slow, shared machine: never a measure of speed. */
 const PATIENCE_MS = 60_000;
 const ISO = randomBytes(3 * 1024 * 1024 + 5);
-
-/** A multipart form as proxmoxer (python-requests) sends an upload: the fields, then the file as the part `filename`. */
-function uploadForm(fields: Record<string, string>, name: string, bytes: Buffer): { body: Buffer; type: string } {
-  const boundary = `corral-${randomBytes(8).toString('hex')}`;
-  const parts: Buffer[] = Object.entries(fields).map(([field, value]) =>
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"\r\n\r\n${value}\r\n`),
-  );
-  parts.push(
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="filename"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-    ),
-    bytes,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  );
-  return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
-}
 
 // A real directory storage on a real agent (its host root a temporary folder).
 describe('directory storages on a real agent', () => {

@@ -16,6 +16,7 @@ import { BackupJobsModule } from './backups/jobs/backup-jobs.module.js';
 import { NotificationsModule } from './cluster/notifications/notifications.module.js';
 import { WebhookDeliveryModule } from './cluster/notifications/delivery/webhook-delivery.module.js';
 import { PoolsModule } from './pools/pools.module.js';
+import { RoutingModule } from './routing/routing.module.js';
 import { StorageModule } from './storage/storage.module.js';
 import { TasksModule } from './tasks/tasks.module.js';
 import { VersionModule } from './version/version.module.js';
@@ -43,9 +44,10 @@ export const API_MODULES = [
   HaManagerModule,
 ];
 
+/** The API areas and the routing between replicas. */
 @Module({})
 export class AppModule {
   static register(runtime: Runtime): DynamicModule {
-    return { module: AppModule, imports: [CoreModule.register(runtime), ...API_MODULES] };
+    return { module: AppModule, imports: [CoreModule.register(runtime), RoutingModule, ...API_MODULES] };
   }
 }

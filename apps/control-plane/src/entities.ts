@@ -30,7 +30,7 @@ import { MatcherRow } from './cluster/notifications/matchers/matcher.entity.js';
 import { WebhookSecretRow } from './cluster/notifications/webhooks/webhook-secret.entity.js';
 import { WebhookRow } from './cluster/notifications/webhooks/webhook.entity.js';
 import { NodeRow } from './inventory/nodes/node.entity.js';
-import { ReplicaRow } from './tasks/replica.entity.js';
+import { ReplicaRow } from './replicas/replica.entity.js';
 import { TaskLogRow } from './tasks/task-log.entity.js';
 import { TaskRow } from './tasks/task.entity.js';
 

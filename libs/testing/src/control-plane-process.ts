@@ -53,7 +53,8 @@ export class ControlPlaneProcess {
       { timeoutMs: options.startTimeoutMs ?? 60_000, what: `the control plane to listen (${dataDir})` },
     );
     const { port, fingerprint } = listening as { port: number; fingerprint: string };
-    const certificate = await readFile(join(dataDir, 'tls/corral.crt'), 'utf8');
+    // The operator's certificate where it is given, else the one it generated.
+    const certificate = await readFile(options.env?.['CORRAL_TLS_CERT'] ?? join(dataDir, 'tls/corral.crt'), 'utf8');
     const api = new HttpsClient(`https://127.0.0.1:${port}/api2/json`, certificate);
     return new ControlPlaneProcess(child, dataDir, port, fingerprint, api, logs, exited);
   }

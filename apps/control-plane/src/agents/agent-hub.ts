@@ -121,7 +121,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.view.get(node)?.online) {
       throw new ApiError(
         'NODE_UNAVAILABLE',
-        `node '${node}' is connected to another control-plane replica; routing requests between replicas is not built yet`,
+        `node '${node}' is connected to another control-plane replica, and this request cannot be forwarded there (every replica needs the same CORRAL_CLUSTER_SECRET)`,
       );
     }
     throw new ApiError('NODE_UNAVAILABLE', `node '${node}' is offline`);

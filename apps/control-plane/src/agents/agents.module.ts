@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { InventoryModule } from '../inventory/inventory.module.js';
+import { ReplicasModule } from '../replicas/replicas.module.js';
 import { AgentHub } from './agent-hub.js';
 import { AgentLeases } from './agent-leases.js';
 import { AgentReports } from './agent-reports.js';
@@ -10,7 +11,7 @@ import { NodeLiveness } from './node-liveness.js';
 
 /** The agent hub, which keeps the inventory's node and guest views current: every area that talks to nodes uses it. */
 @Module({
-  imports: [InventoryModule],
+  imports: [InventoryModule, ReplicasModule],
   providers: [AgentHub, AgentLeases, AgentReports, AgentStreams, AgentUpgrades, GuestReports, NodeLiveness],
   exports: [AgentHub, AgentLeases],
 })

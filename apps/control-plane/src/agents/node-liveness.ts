@@ -6,6 +6,7 @@ import { recordEvent } from '../events/record-event.js';
 import { LOGGER } from '../logging/loggers.js';
 import { NodeView } from '../inventory/nodes/node-view.js';
 import { NodesRepository } from '../inventory/nodes/nodes.repository.js';
+import { ReplicaIdentity } from '../replicas/replica-identity.js';
 import { HEARTBEAT_MS } from './agent-connection.js';
 import { AgentLeases } from './agent-leases.js';
 import type { AgentLink } from './agent-link.js';
@@ -36,6 +37,7 @@ export class NodeLiveness {
     private readonly nodes: NodesRepository,
     private readonly view: NodeView,
     private readonly leases: AgentLeases,
+    private readonly identity: ReplicaIdentity,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -55,7 +57,7 @@ export class NodeLiveness {
   /** Records the node online, held by the connection `connectionId`, with `node-up` when it comes back after it was marked offline. */
   async up(node: string, connectionId: string, hello: HelloFrame): Promise<void> {
     await this.dataSource.transaction(async (db) => {
-      const back = await this.nodes.connected(db, node, connectionId, hello.agentVersion, hello.capabilities);
+      const back = await this.nodes.connected(db, node, connectionId, this.identity.id, hello.agentVersion, hello.capabilities);
       if (back) await recordEvent(db, { event: 'node-up', node, details: { session: hello.session } });
     });
   }

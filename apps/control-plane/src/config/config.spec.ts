@@ -22,7 +22,20 @@ describe('loadConfig', () => {
       aplinfoUrl: 'http://download.proxmox.com/images/aplinfo-pve-9.dat',
       downloadAllowNetworks: [],
       httpBodyTimeoutS: 30,
+      replicaUrl: expect.stringMatching(/^https:\/\/.+:8006$/),
+      clusterSecret: null,
     });
+  });
+
+  it('reads where other replicas reach this one and the secret they share, and refuses a short secret', () => {
+    expect(loadConfig({ CORRAL_REPLICA_URL: 'https://10.0.0.5:8006/', CORRAL_CLUSTER_SECRET: 'a'.repeat(32) }, '/')).toMatchObject({
+      replicaUrl: 'https://10.0.0.5:8006',
+      clusterSecret: 'a'.repeat(32),
+    });
+    expect(() => loadConfig({ CORRAL_CLUSTER_SECRET: 'short' }, '/')).toThrow(
+      'CORRAL_CLUSTER_SECRET: must be 32 to 256 printable characters',
+    );
+    expect(() => loadConfig({ CORRAL_REPLICA_URL: 'http://10.0.0.5:8006' }, '/')).toThrow('CORRAL_REPLICA_URL: must be an https:// URL');
   });
 
   it("takes PVE's error format and the response check, and refuses another format by name", () => {

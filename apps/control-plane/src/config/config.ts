@@ -42,6 +42,10 @@ export interface Config {
   readonly downloadAllowNetworks: readonly string[];
   /** How long a request's headers may take, and its body may pause, before it is answered 408 (CORRAL_HTTP_BODY_TIMEOUT_S). */
   readonly httpBodyTimeoutS: number;
+  /** Where the other replicas reach this one (CORRAL_REPLICA_URL, docs/scale-out.md): `https://<host>:<port>`. */
+  readonly replicaUrl: string;
+  /** The secret every replica of the cluster shares, which signs the requests they forward to each other (CORRAL_CLUSTER_SECRET); null: none forwarded. */
+  readonly clusterSecret: string | null;
 }
 
 export const ERROR_FORMATS = ['spec', 'pve'] as const;
@@ -137,6 +141,11 @@ const Env = z
     CORRAL_HTTP_BODY_TIMEOUT_S: secondsBetween(1, 3600, 30),
     CORRAL_ERROR_FORMAT: z.enum(ERROR_FORMATS, { error: 'must be spec or pve' }).default('spec'),
     CORRAL_CHECK_RESPONSES: z.enum(['0', '1']).default('0'),
+    CORRAL_REPLICA_URL: optionalText.pipe(z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional()),
+    CORRAL_CLUSTER_SECRET: z
+      .string()
+      .regex(/^[\x21-\x7e]{32,256}$/, 'must be 32 to 256 printable characters without spaces (such as `openssl rand -hex 32`)')
+      .optional(),
     ...DOWNLOAD_ENV,
     DATABASE_URL: optionalText.pipe(
       z
@@ -198,6 +207,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     aplinfoUrl: e.CORRAL_APLINFO_URL,
     downloadAllowNetworks: e.CORRAL_DOWNLOAD_ALLOW_NETWORKS,
     httpBodyTimeoutS: e.CORRAL_HTTP_BODY_TIMEOUT_S,
+    replicaUrl: (e.CORRAL_REPLICA_URL ?? `https://${hostname()}:${e.CORRAL_PORT}`).replace(/\/+$/, ''),
+    clusterSecret: e.CORRAL_CLUSTER_SECRET ?? null,
   });
 }
 

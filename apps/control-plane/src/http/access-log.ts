@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { callerName } from './principal.js';
 import type { AccessLogDestination } from '../logging/loggers.js';
 import { pathOf } from './request-path.js';
+import { clientAddress } from './client-address.js';
 
 /**
  * One access-log line per request: time, client address,
@@ -15,7 +16,7 @@ export function registerAccessLog(fastify: FastifyInstance, accessLog: AccessLog
     const line = {
       time: new Date().toISOString(),
       reqId: request.id,
-      client: request.ip,
+      client: clientAddress(request),
       // The token id when a token called (`user@realm!tokenid`), as PVE logs it.
       user: request.corralPrincipal ? callerName(request.corralPrincipal) : null,
       method: request.method,

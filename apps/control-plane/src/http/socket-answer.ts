@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorFormat } from '../config/config.js';
 import type { ApiError } from '../errors/api-error.js';
@@ -21,17 +22,20 @@ const LINGER_MAX_MS = 30_000;
  * reads and drops the rest of the body meanwhile.
  */
 export function answerUnreadBody(reply: FastifyReply, format: ErrorFormat, error: ApiError): void {
-  const { status, reason, body } = envelope(format, error);
   const socket = reply.request.raw.socket as Socket & { destroySoon(): void };
+  // An answer already on its way (a request forwarded to another replica) cannot be replaced: the connection ends.
+  if (reply.raw.headersSent) return void socket.destroy();
   // Node destroys a connection marked `close` once the answer is out, and so resets it while the client still sends.
   socket.destroySoon = () => linger(socket);
   reply.hijack();
-  reply.raw.writeHead(status, reason, {
-    'content-type': JSON_CONTENT_TYPE,
-    'content-length': Buffer.byteLength(body),
-    connection: 'close',
-  });
-  reply.raw.end(body);
+  writeError(reply.raw, format, error, { connection: 'close' });
+}
+
+/** Writes the error's envelope as the whole answer of a response no framework sends (a hijacked one). */
+export function writeError(response: ServerResponse, format: ErrorFormat, error: ApiError, headers: OutgoingHttpHeaders = {}): void {
+  const { status, reason, body } = envelope(format, error);
+  response.writeHead(status, reason, { ...headers, 'content-type': JSON_CONTENT_TYPE, 'content-length': Buffer.byteLength(body) });
+  response.end(body);
 }
 
 /**

@@ -23,6 +23,9 @@ export interface Upgrade {
 /** Accepts the upgrade (or refuses it with `refuseUpgrade`), or throws an ApiError, which refuses it with the error's status and reason phrase. */
 export type UpgradeHandler = (upgrade: Upgrade) => Promise<void>;
 
+/** Takes an upgrade before any route (true: it answered, forwarding it to another replica or refusing it), or leaves it to the routes. */
+export type UpgradeForwarder = (request: IncomingMessage, socket: Duplex, head: Buffer) => Promise<boolean>;
+
 /**
  * The HTTPS server's websocket upgrades, which bypass Fastify's router: each area routes the paths
  * it upgrades here (the agent hub `/agent/v1`, the VNC console its `vncwebsocket`), and an upgrade
@@ -32,6 +35,7 @@ export type UpgradeHandler = (upgrade: Upgrade) => Promise<void>;
 @Injectable()
 export class WebSocketUpgrades implements OnApplicationBootstrap {
   private readonly routes: { readonly pattern: RegExp; readonly handler: UpgradeHandler }[] = [];
+  private forwarder: UpgradeForwarder = () => Promise.resolve(false);
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -41,6 +45,11 @@ export class WebSocketUpgrades implements OnApplicationBootstrap {
   /** Upgrades of the paths `pattern` matches (anchor it) go to `handler`; the first route that matches takes the upgrade. */
   route(pattern: RegExp, handler: UpgradeHandler): void {
     this.routes.push({ pattern, handler });
+  }
+
+  /** Every upgrade is offered to `forwarder` first: the routing between replicas. */
+  forwardWith(forwarder: UpgradeForwarder): void {
+    this.forwarder = forwarder;
   }
 
   onApplicationBootstrap(): void {
@@ -54,6 +63,12 @@ export class WebSocketUpgrades implements OnApplicationBootstrap {
       url = new URL(request.url ?? '', 'https://upgrade.invalid');
     } catch {
       return refuseUpgrade(socket, 400, 'Bad Request');
+    }
+    try {
+      if (await this.forwarder(request, socket, head)) return;
+    } catch (error) {
+      this.logger.error({ err: error, path: url.pathname }, 'cannot forward a websocket upgrade');
+      return refuseUpgrade(socket, 500, 'internal error');
     }
     for (const { pattern, handler } of this.routes) {
       const match = pattern.exec(url.pathname);

@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { DatabaseNotifications } from '../database/notifications.js';
 import { DATABASE_UNREACHABLE } from '../errors/database-unreachable.js';
+import { ReplicasRepository } from '../replicas/replicas.repository.js';
 import { ReplicaLiveness } from './replica-liveness.js';
 import { NEVER_RAN, TaskRunner } from './task-runner.js';
 import { TasksModule } from './tasks.module.js';
@@ -119,7 +120,7 @@ describe('a database outage', () => {
     const own = await runner.start({ node: 'pve1', type: 'outage', id: 'own', caller: CALLER }, never);
     const other = randomUUID();
     const repository = t.app.get(TasksRepository);
-    await repository.heartbeat(other);
+    await t.app.get(ReplicasRepository).heartbeat(other, 'https://other.invalid:8006');
     const upid = `UPID:pve1:00000001:00000001:00000001:outage:other:root@pam:`;
     await repository.insert({
       upid,

@@ -1,8 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { LOGGER } from '../logging/loggers.js';
+import { ReplicaIdentity } from '../replicas/replica-identity.js';
+import { ReplicasRepository } from '../replicas/replicas.repository.js';
 import { TasksRepository } from './tasks.repository.js';
 
 /** A replica unseen for this long is gone: any other ends its running tasks (it writes a heartbeat every 2 s). */
@@ -23,7 +24,6 @@ export const REPLICA_STOPPED = 'the control plane replica running this task stop
  */
 @Injectable()
 export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
-  readonly id = randomUUID();
   private timer: NodeJS.Timeout | null = null;
   /** Whether the last heartbeat failed. */
   private cutOff = false;
@@ -31,13 +31,20 @@ export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, On
   private sweepFrom = 0;
 
   constructor(
+    private readonly identity: ReplicaIdentity,
+    private readonly replicas: ReplicasRepository,
     private readonly tasks: TasksRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** The id each task of this replica records. */
+  get id(): string {
+    return this.identity.id;
+  }
+
   /** Seen before any task can start, so that no sweep takes this replica's first tasks for orphans. */
   async onModuleInit(): Promise<void> {
-    await this.tasks.heartbeat(this.id);
+    await this.replicas.heartbeat(this.identity.id, this.identity.address);
   }
 
   /** At start, the tasks of replicas already gone are ended at once. */
@@ -51,7 +58,7 @@ export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, On
   async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     try {
-      await this.tasks.forgetReplica(this.id);
+      await this.replicas.forget(this.identity.id);
     } catch (error) {
       this.logger.warn({ err: error }, 'cannot remove this replica from the replicas table; the others will after 30 s');
     }
@@ -60,7 +67,7 @@ export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, On
   /** One beat: the heartbeat, then, unless this replica is just back from an outage, the sweep of vanished replicas' tasks. */
   async check(): Promise<void> {
     try {
-      await this.tasks.heartbeat(this.id);
+      await this.replicas.heartbeat(this.identity.id, this.identity.address);
     } catch (error) {
       this.cutOff = true;
       this.logger.warn({ err: error }, 'replica heartbeat failed');

@@ -7,6 +7,7 @@ import type { Principal } from '../http/principal.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { DatabaseNotifications } from '../database/notifications.js';
 import { HostModule } from '../host/host.module.js';
+import { ReplicasRepository } from '../replicas/replicas.repository.js';
 import { REPLICA_STOPPED, ReplicaLiveness } from './replica-liveness.js';
 import { TaskEnds } from './task-ends.js';
 import { TaskRunner } from './task-runner.js';
@@ -233,7 +234,7 @@ describe('tasks', () => {
     it('asks another replica through the database to stop a task it runs, and stops its own when asked so', async () => {
       const heard: (string | null)[] = [];
       t.app.get(DatabaseNotifications).subscribe(TASK_STOPS_CHANNEL, (payload) => void heard.push(payload));
-      await repository().heartbeat('other-replica');
+      await t.app.get(ReplicasRepository).heartbeat('other-replica', 'https://other-replica.invalid:8006');
       const theirs = await seed({ node: 'pve1', starttime: 6000, replica: 'other-replica' });
       expect(dataOf(await call(t, 'DELETE', `/nodes/pve1/tasks/${theirs}`))).toBeNull();
       await waitFor(() => heard.length > 0, { ...WAIT, what: 'the stop request' });
@@ -305,9 +306,9 @@ describe('tasks', () => {
     });
 
     it('the running tasks of a replica unseen for 30 s, or of none, are ended by any replica; those of live replicas go on', async () => {
-      await repository().heartbeat('dead-replica');
+      await t.app.get(ReplicasRepository).heartbeat('dead-replica', 'https://dead-replica.invalid:8006');
       await t.dataSource.query(`UPDATE "replicas" SET "seen" = now() - interval '60 seconds' WHERE "id" = 'dead-replica'`);
-      await repository().heartbeat('live-replica');
+      await t.app.get(ReplicasRepository).heartbeat('live-replica', 'https://live-replica.invalid:8006');
       const dead = await seed({ node: 'pve1', starttime: 7000, replica: 'dead-replica' });
       const unknown = await seed({ node: 'pve1', starttime: 7001, replica: '' });
       const live = await seed({ node: 'pve1', starttime: 7002, replica: 'live-replica' });

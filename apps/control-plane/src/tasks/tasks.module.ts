@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
+import { ReplicasModule } from '../replicas/replicas.module.js';
 import { ReplicaLiveness } from './replica-liveness.js';
 import { TaskEnds } from './task-ends.js';
 import { TaskRunner } from './task-runner.js';
@@ -10,7 +11,7 @@ import { TasksService } from './tasks.service.js';
 
 /** Tasks: the runner every action uses, `/nodes/{node}/tasks` and `/cluster/tasks`, and the sweep of vanished replicas' tasks. */
 @Module({
-  imports: [AgentsModule, NodesModule],
+  imports: [AgentsModule, NodesModule, ReplicasModule],
   controllers: [TasksController],
   providers: [TasksService, TasksRepository, TaskRunner, TaskEnds, ReplicaLiveness],
   exports: [TaskRunner, TasksRepository],

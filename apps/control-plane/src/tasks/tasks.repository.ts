@@ -109,17 +109,6 @@ export class TasksRepository {
   }
 
   /** Records that the replica is up now (the database's clock). */
-  async heartbeat(replica: string): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO "replicas" ("id", "seen") VALUES ($1, now()) ON CONFLICT ("id") DO UPDATE SET "seen" = now()`,
-      [replica],
-    );
-  }
-
-  async forgetReplica(replica: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM "replicas" WHERE "id" = $1`, [replica]);
-  }
-
   get(upid: string): Promise<TaskRow | null> {
     return this.dataSource.manager.findOneBy(TaskRow, { upid });
   }

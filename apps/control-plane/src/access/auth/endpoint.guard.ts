@@ -14,6 +14,7 @@ import { ENDPOINT, type EndpointDeclaration } from '../../http/endpoint.js';
 import { readUploadForm, refuseMultipart } from '../../http/multipart-upload.js';
 import { pathParams } from '../../http/path-template.js';
 import { decodeParams, type RequestParts } from '../../http/request-params.js';
+import { clientAddress } from '../../http/client-address.js';
 
 /** The endpoints of one node: `/nodes/{node}` and everything under it. */
 const NODE_PATH = /^\/nodes\/\{node\}(?:\/|$)/;
@@ -57,7 +58,7 @@ export class EndpointGuard implements CanActivate {
     const { principal, params } = await admit({ authenticator: this.authenticator, access: this.access, nodes: this.nodes }, declaration, {
       method: request.method,
       headers: request.headers,
-      address: request.ip,
+      address: clientAddress(request),
       parts,
     });
     const node = params['node'];

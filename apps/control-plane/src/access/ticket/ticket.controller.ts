@@ -7,6 +7,7 @@ import { readCredentials, TICKET_COOKIE } from '../../http/credentials.js';
 import { TICKET_LIFETIME_S } from '../auth/tickets.js';
 import { createTicket, getTicket } from './ticket.endpoints.js';
 import { TicketService } from './ticket.service.js';
+import { clientAddress } from '../../http/client-address.js';
 
 @Controller()
 export class TicketController {
@@ -23,7 +24,7 @@ export class TicketController {
     if ((params.path === undefined) !== (params.privs === undefined))
       throw badParam(params.path === undefined ? 'path' : 'privs', "parameters 'path' and 'privs' go together");
     const verify = params.path !== undefined && params.privs !== undefined ? { path: params.path, privs: params.privs } : undefined;
-    const result = await this.tickets.login({ username, password, address: request.ip, ...(verify ? { verify } : {}) });
+    const result = await this.tickets.login({ username, password, address: clientAddress(request), ...(verify ? { verify } : {}) });
     if (result.ticket) {
       reply.header(
         'set-cookie',

@@ -5,6 +5,7 @@ import { Params } from '../../http/request-params.js';
 import { Caller, type Principal } from '../../http/principal.js';
 import { changePassword } from './password.endpoints.js';
 import { PasswordService } from './password.service.js';
+import { clientAddress } from '../../http/client-address.js';
 
 @Controller()
 export class PasswordController {
@@ -17,7 +18,7 @@ export class PasswordController {
     @Req() request: FastifyRequest,
   ): Promise<null> {
     // The address throttles wrong confirmation passwords like failed logins.
-    await this.passwords.change(caller, params, request.ip);
+    await this.passwords.change(caller, params, clientAddress(request));
     return null;
   }
 }

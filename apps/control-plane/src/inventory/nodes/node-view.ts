@@ -11,6 +11,8 @@ import { NODES_CHANNEL, NodesRepository } from './nodes.repository.js';
 export interface NodeState {
   readonly name: string;
   readonly online: boolean;
+  /** The replica holding its agent (its id), while online. */
+  readonly replica: string | null;
   readonly agentVersion: string | null;
   readonly capabilities: readonly string[];
   /** The newest inventory: live from the agent where this replica holds its connection, else as last written. */
@@ -98,6 +100,7 @@ export class NodeView implements OnModuleInit {
     return {
       name: row.name,
       online: row.online,
+      replica: row.replica,
       agentVersion: row.agentVersion,
       capabilities: row.capabilities,
       inventory: this.live.get(row.name) ?? row.inventory,

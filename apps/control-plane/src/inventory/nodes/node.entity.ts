@@ -30,6 +30,10 @@ export class NodeRow {
   @Column('text', { nullable: true })
   connection!: string | null;
 
+  /** The replica that holds that connection (its id), where requests for the node are forwarded; null while offline. */
+  @Column('text', { nullable: true })
+  replica!: string | null;
+
   /**
    * Until when the node's agent holds its HA lease (docs/ha.md): renewed with its heartbeats. The
    * agent stops its HA guests itself before this passes unrenewed; the HA manager recovers them

@@ -37,14 +37,14 @@ export class NodesRepository {
       await db.update(
         NodeRow,
         { name },
-        { credentialHash, joinedAt: new Date(), online: false, connection: null, lastSeen: null, inventory: null },
+        { credentialHash, joinedAt: new Date(), online: false, connection: null, replica: null, lastSeen: null, inventory: null },
       );
     else await db.insert(NodeRow, { name, credentialHash });
     await notifyNode(db, name);
   }
 
   /**
-   * The agent said hello on `connection`: the node is online, held by that connection, within the
+   * The agent said hello on `connection` of `replica`: the node is online, held by that connection, within the
    * caller's transaction. Resolves true when the node comes back after it was marked offline
    * (not on its first connection since it joined, nor on a reconnect before it was marked offline).
    */
@@ -52,14 +52,15 @@ export class NodesRepository {
     db: EntityManager,
     name: string,
     connection: string,
+    replica: string,
     agentVersion: string,
     capabilities: readonly string[],
   ): Promise<boolean> {
     const [rows] = (await db.query(
-      `UPDATE "nodes" AS "n" SET "online" = true, "connection" = $2, "last_seen" = now(), "agent_version" = $3, "capabilities" = $4
+      `UPDATE "nodes" AS "n" SET "online" = true, "connection" = $2, "replica" = $5, "last_seen" = now(), "agent_version" = $3, "capabilities" = $4
        FROM (SELECT "name", "online", "last_seen" FROM "nodes" WHERE "name" = $1 FOR UPDATE) AS "before" WHERE "n"."name" = "before"."name"
        RETURNING NOT "before"."online" AND "before"."last_seen" IS NOT NULL AS "back"`,
-      [name, connection, agentVersion, [...capabilities]],
+      [name, connection, agentVersion, [...capabilities], replica],
     )) as [{ back: boolean }[], number];
     await notifyNode(db, name);
     return rows[0]?.back === true;
@@ -93,8 +94,8 @@ export class NodesRepository {
   async markOffline(db: EntityManager, which: { readonly connection: string } | { readonly silentS: number }): Promise<string[]> {
     const [rows] = (await db.query(
       'connection' in which
-        ? 'UPDATE "nodes" SET "online" = false, "connection" = NULL WHERE "online" AND "connection" = $1 RETURNING "name"'
-        : 'UPDATE "nodes" SET "online" = false, "connection" = NULL WHERE "online" AND "last_seen" <= now() - make_interval(secs => $1) RETURNING "name"',
+        ? 'UPDATE "nodes" SET "online" = false, "connection" = NULL, "replica" = NULL WHERE "online" AND "connection" = $1 RETURNING "name"'
+        : 'UPDATE "nodes" SET "online" = false, "connection" = NULL, "replica" = NULL WHERE "online" AND "last_seen" <= now() - make_interval(secs => $1) RETURNING "name"',
       ['connection' in which ? which.connection : which.silentS],
     )) as [{ name: string }[], number];
     const names = rows.map((row) => row.name);

@@ -10,4 +10,8 @@ export class ReplicaRow {
   /** The database's clock at its last heartbeat. */
   @Column('timestamptz')
   seen!: Date;
+
+  /** Where the other replicas reach it (`CORRAL_REPLICA_URL`); null for a replica from before it was recorded. */
+  @Column('text', { nullable: true })
+  address!: string | null;
 }

@@ -1,0 +1,14 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { CONFIG, type Config } from '../config/config.js';
+
+/** This control-plane process among the replicas: a random id per process, and where the others reach it. */
+@Injectable()
+export class ReplicaIdentity {
+  readonly id = randomUUID();
+  readonly address: string;
+
+  constructor(@Inject(CONFIG) config: Config) {
+    this.address = config.replicaUrl;
+  }
+}

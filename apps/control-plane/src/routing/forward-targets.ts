@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { AgentHub } from '../agents/agent-hub.js';
+import { CONFIG, type Config } from '../config/config.js';
+import { FORWARDED_HEADER, verifyForwarding, type Forwarding } from '../replicas/forward-signature.js';
+import { ReplicaDirectory } from '../replicas/replica-directory.js';
+import { ReplicaPeers } from '../replicas/replica-peers.js';
+import { nodeOfPath } from './node-of-path.js';
+
+/** Where a request goes: served here (a forwarded one saying for which client), forwarded to another replica, or refused as a forged forwarding. */
+export type Route =
+  | { readonly kind: 'here'; readonly forwarded?: Forwarding }
+  | { readonly kind: 'forward'; readonly node: string; readonly address: string }
+  | { readonly kind: 'forged' };
+
+/**
+ * Decides where each request is served (docs/scale-out.md): a request for a node (its path is
+ * `/api2/json/nodes/{node}/...`) whose agent another replica holds is forwarded there, with its
+ * credentials, so that the caller, the permission checks and the task's owner stay the caller's.
+ * A request another replica forwarded is served here, never forwarded again; one whose forwarding
+ * header is not signed with the cluster's secret is refused.
+ */
+@Injectable()
+export class ForwardTargets {
+  private readonly secret: string | null;
+
+  constructor(
+    private readonly hub: AgentHub,
+    private readonly directory: ReplicaDirectory,
+    private readonly peers: ReplicaPeers,
+    @Inject(CONFIG) config: Config,
+  ) {
+    this.secret = config.clusterSecret;
+  }
+
+  /** The route of a request by its method, URL (path and query) and headers; null for the common case, served here with nothing to look up. */
+  route(method: string, url: string, headers: IncomingHttpHeaders): Route | Promise<Route> | null {
+    const header = headers[FORWARDED_HEADER];
+    if (header !== undefined) {
+      const forwarded = this.secret !== null && typeof header === 'string' ? verifyForwarding(this.secret, header, { method, url }) : null;
+      return forwarded === null ? { kind: 'forged' } : { kind: 'here', forwarded };
+    }
+    if (!this.peers.enabled) return null;
+    const node = nodeOfPath(url);
+    if (node === null || this.hub.holds(node)) return null;
+    const replica = this.directory.holderElsewhere(node);
+    if (replica === null) return null;
+    return this.directory.address(replica).then((address) => (address === null ? { kind: 'here' } : { kind: 'forward', node, address }));
+  }
+}

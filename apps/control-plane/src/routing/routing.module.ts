@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { AgentsModule } from '../agents/agents.module.js';
+import { ReplicasModule } from '../replicas/replicas.module.js';
+import { ForwardTargets } from './forward-targets.js';
+import { HttpForwarding } from './http-forwarding.js';
+import { UpgradeForwarding } from './upgrade-forwarding.js';
+
+/** The routing between replicas: a request or websocket for a node whose agent another replica holds is served there. */
+@Module({
+  imports: [AgentsModule, ReplicasModule],
+  providers: [ForwardTargets, HttpForwarding, UpgradeForwarding],
+})
+export class RoutingModule {}

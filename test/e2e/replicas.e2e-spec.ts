@@ -1,0 +1,142 @@
+import { processesUnder, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startReplicas, testDatabaseUrl } from '../support/control-plane.js';
+import { data, guestApi } from '../support/guest-api.js';
+import { uploadForm } from '../support/upload-form.js';
+import { openVncConsole } from '../support/vnc-console.js';
+
+const ROOT_PASSWORD = 'replicas-e2e-root-password';
+/** How long anything here may take on a slow, shared machine: never a measure of speed. */
+const PATIENCE_MS = 60_000;
+
+// Two control-plane replicas on one database, each holding the agent of one node (real agents on
+// the native driver): every request for a node is served through either replica, the one that does
+// not hold the node's agent forwarding it to the one that does.
+describe('two replicas, each holding one node: any replica serves any node', () => {
+  let root: string;
+  let replicas: ControlPlaneProcess[];
+  const agents: AgentProcess[] = [];
+  /** The API through each replica, as root@pam. */
+  let through: ReturnType<typeof guestApi>[];
+  /** The node whose agent each replica holds. */
+  const NODES = ['host1', 'host2'] as const;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'corral-replicas-'));
+    replicas = await startReplicas(2, { root, databaseUrl: await testDatabaseUrl(), env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
+    through = replicas.map((replica) => guestApi(replica, ROOT_PASSWORD, PATIENCE_MS));
+    for (const [index, node] of NODES.entries()) agents.push(await (through[index] ?? fail()).nativeAgent(root, node));
+    for (const api of through)
+      await waitFor(async () => data<{ status: string }[]>(await api.send('/nodes')).every((node) => node.status === 'online'), {
+        timeoutMs: PATIENCE_MS,
+        what: 'both nodes online on every replica',
+      });
+  }, 3 * PATIENCE_MS);
+
+  afterAll(async () => {
+    for (const agent of agents) await agent.kill();
+    for (const pid of await processesUnder(root)) process.kill(pid, 'SIGKILL');
+    for (const replica of replicas ?? []) await replica.stop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it.each([
+    [0, 'host2', 200],
+    [1, 'host1', 100],
+  ] as const)(
+    'through replica %i, runs a VM of %s (held by the other): create, config, start, live status, stop, destroy, each task awaited there',
+    async (index, node, vmid) => {
+      const api = through[index] ?? fail();
+      expect(await api.task(node, `/nodes/${node}/qemu`, 'POST', { vmid, name: `via${index}`, memory: 64, scsi0: 'local:0.0625' })).toBe(
+        'OK',
+      );
+      expect(data<Record<string, unknown>>(await api.send(`/nodes/${node}/qemu/${vmid}/config`))).toMatchObject({
+        name: `via${index}`,
+        memory: '64',
+      });
+      expect(await api.task(node, `/nodes/${node}/qemu/${vmid}/config`, 'POST', { description: 'forwarded' })).toBe('OK');
+      expect(await api.task(node, `/nodes/${node}/qemu/${vmid}/status/start`)).toBe('OK');
+      // The live figures come from the replica holding the agent: a pid, and a QEMU that answers its monitor.
+      expect(data<Record<string, unknown>>(await api.send(`/nodes/${node}/qemu/${vmid}/status/current`))).toMatchObject({
+        status: 'running',
+        pid: expect.any(Number),
+      });
+      expect(data<string>(await api.send(`/nodes/${node}/qemu/${vmid}/monitor`, 'POST', { command: 'info status' }))).toMatch(/running/);
+      const tasks = data<{ type: string; user: string }[]>(await api.send(`/nodes/${node}/tasks?vmid=${vmid}`));
+      expect(tasks.map((task) => `${task.type} ${task.user}`).sort()).toEqual([
+        'qmconfig root@pam',
+        'qmcreate root@pam',
+        'qmstart root@pam',
+      ]);
+      expect(await api.task(node, `/nodes/${node}/qemu/${vmid}/status/stop`)).toBe('OK');
+      expect(await api.task(node, `/nodes/${node}/qemu/${vmid}`, 'DELETE')).toBe('OK');
+      expect((await api.send(`/nodes/${node}/qemu/${vmid}/config`)).status).toBe(404);
+    },
+  );
+
+  it("keeps the caller: the holding replica's access log names the user and the client's address", async () => {
+    const holder = replicas[0] ?? fail();
+    const log = (await readFile(join(holder.dataDir, 'access.log'), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { user: string | null; client: string; path: string; method: string });
+    expect(log).toContainEqual(
+      expect.objectContaining({
+        user: 'root@pam',
+        client: expect.stringMatching(/127\.0\.0\.1$/),
+        method: 'POST',
+        path: '/api2/json/nodes/host1/qemu/100/status/start',
+      }),
+    );
+  });
+
+  it('refuses a request whose forwarding signature is not the cluster secret, with 401, whatever it asks', async () => {
+    const forged = await (replicas[0] ?? fail()).api.send('/nodes/host1/status', {
+      headers: {
+        ...(through[0] ?? fail()).asRoot,
+        'x-corral-forwarded': `${randomBytes(8).toString('hex')} ${Date.now()} 10.0.0.1 c2lnbmF0dXJl`,
+      },
+    });
+    expect(forged.status).toBe(401);
+    expect(forged.reason).toBe('invalid forwarding signature: only control-plane replicas forward requests');
+  });
+
+  it("uploads an ISO to host1's storage through replica 1, streamed on to the replica holding host1", async () => {
+    const iso = randomBytes(2 * 1024 * 1024 + 3);
+    const sha256 = createHash('sha256').update(iso).digest('hex');
+    const { body, type } = uploadForm({ content: 'iso', checksum: sha256, 'checksum-algorithm': 'sha256' }, 'via-replica.iso', iso);
+    const api = through[1] ?? fail();
+    const upid = data<string>(
+      await (replicas[1] ?? fail()).api.send('/nodes/host1/storage/local/upload', {
+        method: 'POST',
+        headers: { ...api.asRoot, 'content-type': type },
+        body,
+      }),
+    );
+    expect(await api.taskEnd('host1', upid)).toBe('OK');
+    expect(await readdir(join(root, 'host1', 'var/lib/vz/template/iso'))).toEqual(['via-replica.iso']);
+    expect(await readFile(join(root, 'host1', 'var/lib/vz/template/iso/via-replica.iso'))).toEqual(iso);
+  });
+
+  it("opens the VNC console of a VM of host1 through replica 1: vncproxy and vncwebsocket forwarded, QEMU's RFB version comes back", async () => {
+    const api = through[1] ?? fail();
+    expect(await api.task('host1', '/nodes/host1/qemu', 'POST', { vmid: 120, name: 'vnc', memory: 64 })).toBe('OK');
+    expect(await api.task('host1', '/nodes/host1/qemu/120/status/start')).toBe('OK');
+    const vnc = data<{ ticket: string; cert: string; port: number; upid: string }>(
+      await api.send('/nodes/host1/qemu/120/vncproxy', 'POST', { websocket: 1 }),
+    );
+    const { socket, version } = await openVncConsole((replicas[1] ?? fail()).port, '/nodes/host1/qemu/120', vnc, api.asRoot);
+    expect(version).toBe('RFB 003.008\n');
+    socket.close(1000);
+    expect(await api.taskEnd('host1', vnc.upid)).toBe('OK');
+    expect(await api.task('host1', '/nodes/host1/qemu/120/status/stop')).toBe('OK');
+    expect(await api.task('host1', '/nodes/host1/qemu/120', 'DELETE')).toBe('OK');
+  });
+});
+
+function fail(): never {
+  throw new Error('missing: the setup did not finish');
+}
