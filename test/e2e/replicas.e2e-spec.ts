@@ -77,6 +77,30 @@ describe('two replicas, each holding one node: any replica serves any node', () 
     },
   );
 
+  it('migrates a running VM live from host1 to host2, the two held by different replicas, asked through either', async () => {
+    const [api0, api1] = [through[0] ?? fail(), through[1] ?? fail()];
+    expect(await api1.task('host1', '/nodes/host1/qemu', 'POST', { vmid: 130, name: 'mover', memory: 64, scsi0: 'local:0.0625' })).toBe(
+      'OK',
+    );
+    expect(await api1.task('host1', '/nodes/host1/qemu/130/status/start')).toBe('OK');
+    // Asked through replica 1, run by replica 0 (host1's), whose commands for host2 go through replica 1.
+    expect(await api1.task('host1', '/nodes/host1/qemu/130/migrate', 'POST', { target: 'host2', online: 1, 'with-local-disks': 1 })).toBe(
+      'OK',
+    );
+    expect(data<Record<string, unknown>>(await api0.send('/nodes/host2/qemu/130/status/current'))).toMatchObject({
+      status: 'running',
+      pid: expect.any(Number),
+    });
+    expect(await readdir(join(root, 'host2', 'var/lib/vz/images/130'))).toEqual(['vm-130-disk-0.qcow2']);
+    // And back, asked through replica 0, run by replica 1.
+    expect(await api0.task('host2', '/nodes/host2/qemu/130/migrate', 'POST', { target: 'host1', online: 1, 'with-local-disks': 1 })).toBe(
+      'OK',
+    );
+    expect(data<Record<string, unknown>>(await api1.send('/nodes/host1/qemu/130/status/current'))).toMatchObject({ status: 'running' });
+    expect(await api0.task('host1', '/nodes/host1/qemu/130/status/stop')).toBe('OK');
+    expect(await api0.task('host1', '/nodes/host1/qemu/130', 'DELETE')).toBe('OK');
+  });
+
   it("keeps the caller: the holding replica's access log names the user and the client's address", async () => {
     const holder = replicas[0] ?? fail();
     const log = (await readFile(join(holder.dataDir, 'access.log'), 'utf8'))
@@ -93,7 +117,7 @@ describe('two replicas, each holding one node: any replica serves any node', () 
     );
   });
 
-  it('refuses a request whose forwarding signature is not the cluster secret, with 401, whatever it asks', async () => {
+  it('refuses a request whose forwarding signature is not the cluster secret, and an agent command relayed without one, with 401', async () => {
     const forged = await (replicas[0] ?? fail()).api.send('/nodes/host1/status', {
       headers: {
         ...(through[0] ?? fail()).asRoot,
@@ -102,6 +126,13 @@ describe('two replicas, each holding one node: any replica serves any node', () 
     });
     expect(forged.status).toBe(401);
     expect(forged.reason).toBe('invalid forwarding signature: only control-plane replicas forward requests');
+    // The relay of agent commands takes only signed requests, even from a logged-in root.
+    const relayed = await (replicas[0] ?? fail()).api.send('/../../internal/v1/agent-requests', {
+      method: 'POST',
+      headers: { ...(through[0] ?? fail()).asRoot, 'content-type': 'application/json' },
+      body: JSON.stringify({ node: 'host1', command: 'node.apt.update', params: {}, timeoutMs: 1000 }),
+    });
+    expect([relayed.status, relayed.reason]).toEqual([401, 'only control-plane replicas relay agent commands']);
   });
 
   it("uploads an ISO to host1's storage through replica 1, streamed on to the replica holding host1", async () => {

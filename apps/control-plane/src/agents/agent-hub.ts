@@ -19,6 +19,7 @@ import { AgentReports, type GuestListener } from './agent-reports.js';
 import { AgentStreams } from './agent-streams.js';
 import { AgentUpgrades, remoteAddress } from './agent-upgrades.js';
 import { NodeLiveness } from './node-liveness.js';
+import { RemoteAgents, type RemoteAgent } from './remote-agents.js';
 import type { RequestOptions } from './pending-requests.js';
 
 /**
@@ -51,6 +52,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly liveness: NodeLiveness,
     private readonly reports: AgentReports,
     private readonly view: NodeView,
+    private readonly remote: RemoteAgents,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     websocketUpgrades.route(new RegExp(`^${AGENT_WEBSOCKET_PATH}$`), (upgrade) => this.connect(upgrade));
@@ -84,12 +86,20 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     this.reports.onGuests(listener);
   }
 
-  /** Throws the 503 that says why, unless this replica holds the node's agent now. */
+  /** Throws the 503 that says why, unless commands reach the node's agent now: held here, or relayed to the replica holding it. */
   reachable(node: string): void {
     this.reach(node);
   }
 
-  /** The address this replica sees the node's agent connect from, where other agents reach the node (a migration's target); the 503 unless held. */
+  /**
+   * Throws the 503 that says why, unless this replica holds the node's agent now: what a guest's
+   * queue and a stream need, which live in the holding replica (requests for a node are forwarded there).
+   */
+  holding(node: string): void {
+    if (!this.holds(node)) this.refuse(node);
+  }
+
+  /** The address the holding replica sees the node's agent connect from, where other agents reach the node (a migration's target); the 503 unless reachable. */
   address(node: string): string {
     return this.reach(node).address;
   }
@@ -114,14 +124,16 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     return link?.connection ? link : null;
   }
 
-  /** The node's link, or the 503 that says why there is none. */
-  private reach(node: string): AgentLink {
-    const link = this.linkOf(node);
-    if (link) return link;
+  /** The node's link here, or its agent on the replica holding it; or the 503 that says why there is none. */
+  private reach(node: string): AgentLink | RemoteAgent {
+    return this.linkOf(node) ?? this.remote.of(node) ?? this.refuse(node);
+  }
+
+  private refuse(node: string): never {
     if (this.view.get(node)?.online) {
       throw new ApiError(
         'NODE_UNAVAILABLE',
-        `node '${node}' is connected to another control-plane replica, and this request cannot be forwarded there (every replica needs the same CORRAL_CLUSTER_SECRET)`,
+        `node '${node}' is connected to another control-plane replica, and this runs only on the replica holding its agent (requests under /nodes/${node} are forwarded there when every replica has the same CORRAL_CLUSTER_SECRET)`,
       );
     }
     throw new ApiError('NODE_UNAVAILABLE', `node '${node}' is offline`);
@@ -141,7 +153,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     const link = this.sessionLink(node, hello.session);
     const connectionId = link.attach(connection);
     try {
-      await this.liveness.up(node, connectionId, hello);
+      await this.liveness.up(node, connectionId, connection.address, hello);
     } catch (error) {
       this.logger.error({ err: error, node }, 'cannot mark a node online');
       return connection.close(1011, 'the control plane cannot record the node');

@@ -8,11 +8,12 @@ import { AgentStreams } from './agent-streams.js';
 import { AgentUpgrades } from './agent-upgrades.js';
 import { GuestReports } from './guest-reports.js';
 import { NodeLiveness } from './node-liveness.js';
+import { RemoteAgents } from './remote-agents.js';
 
 /** The agent hub, which keeps the inventory's node and guest views current: every area that talks to nodes uses it. */
 @Module({
   imports: [InventoryModule, ReplicasModule],
-  providers: [AgentHub, AgentLeases, AgentReports, AgentStreams, AgentUpgrades, GuestReports, NodeLiveness],
+  providers: [AgentHub, AgentLeases, AgentReports, AgentStreams, AgentUpgrades, GuestReports, NodeLiveness, RemoteAgents],
   exports: [AgentHub, AgentLeases],
 })
 export class AgentsModule {}

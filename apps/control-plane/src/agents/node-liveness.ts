@@ -54,10 +54,17 @@ export class NodeLiveness {
     this.downTimers.clear();
   }
 
-  /** Records the node online, held by the connection `connectionId`, with `node-up` when it comes back after it was marked offline. */
-  async up(node: string, connectionId: string, hello: HelloFrame): Promise<void> {
+  /** Records the node online, held by the connection `connectionId` from `address`, with `node-up` when it comes back after it was marked offline. */
+  async up(node: string, connectionId: string, address: string, hello: HelloFrame): Promise<void> {
     await this.dataSource.transaction(async (db) => {
-      const back = await this.nodes.connected(db, node, connectionId, this.identity.id, hello.agentVersion, hello.capabilities);
+      const back = await this.nodes.connected(
+        db,
+        node,
+        connectionId,
+        { replica: this.identity.id, address },
+        hello.agentVersion,
+        hello.capabilities,
+      );
       if (back) await recordEvent(db, { event: 'node-up', node, details: { session: hello.session } });
     });
   }

@@ -116,7 +116,7 @@ export class GuestTasks {
    * and holds back those asked for after. Resolves with the UPID at once.
    */
   async submitBatch(batch: GuestBatch): Promise<string> {
-    this.hub.reachable(batch.node);
+    this.hub.holding(batch.node);
     return this.runner.start({ node: batch.node, type: batch.type, id: batch.id, caller: batch.caller }, async (upid, log, signal) => {
       const lines = new LineNumbers(log);
       await batch.work({
@@ -133,7 +133,7 @@ export class GuestTasks {
 
   private async start(operation: GuestOperation): Promise<string> {
     const { node, vmid, check } = operation;
-    this.hub.reachable(node);
+    this.hub.holding(node);
     const waiting = this.busy(vmid);
     if (!waiting) check?.();
     return this.runner.start(

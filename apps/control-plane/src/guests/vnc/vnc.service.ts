@@ -33,7 +33,7 @@ export class VncService {
   /** Opens a console of the running VM for the caller; `connection` is the request's, whose certificate the answer carries. */
   async proxy(node: string, vmid: number, caller: Principal, connection: Socket): Promise<ResultOf<typeof VNC_ENDPOINTS.proxy>> {
     const { status } = await this.guests.current({ kind: QEMU, node, vmid });
-    this.hub.reachable(node);
+    this.hub.holding(node);
     if (status !== 'running') throw new ApiError('GUEST_STATE', `VM ${vmid} is not running`);
     const user = callerName(caller);
     const { session, ticket, port, stream } = this.sessions.start(node, vmid, user);

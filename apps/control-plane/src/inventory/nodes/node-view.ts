@@ -13,6 +13,8 @@ export interface NodeState {
   readonly online: boolean;
   /** The replica holding its agent (its id), while online. */
   readonly replica: string | null;
+  /** Where that replica sees its agent connect from. */
+  readonly address: string | null;
   readonly agentVersion: string | null;
   readonly capabilities: readonly string[];
   /** The newest inventory: live from the agent where this replica holds its connection, else as last written. */
@@ -101,6 +103,7 @@ export class NodeView implements OnModuleInit {
       name: row.name,
       online: row.online,
       replica: row.replica,
+      address: row.address,
       agentVersion: row.agentVersion,
       capabilities: row.capabilities,
       inventory: this.live.get(row.name) ?? row.inventory,

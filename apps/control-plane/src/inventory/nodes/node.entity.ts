@@ -34,6 +34,10 @@ export class NodeRow {
   @Column('text', { nullable: true })
   replica!: string | null;
 
+  /** The address that replica sees the agent connect from: where other agents reach the node (a migration's target). */
+  @Column('text', { nullable: true })
+  address!: string | null;
+
   /**
    * Until when the node's agent holds its HA lease (docs/ha.md): renewed with its heartbeats. The
    * agent stops its HA guests itself before this passes unrenewed; the HA manager recovers them

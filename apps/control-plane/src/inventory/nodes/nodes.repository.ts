@@ -44,7 +44,7 @@ export class NodesRepository {
   }
 
   /**
-   * The agent said hello on `connection` of `replica`: the node is online, held by that connection, within the
+   * The agent said hello on `connection` of the replica `holder` names, from its address there: the node is online, held by that connection, within the
    * caller's transaction. Resolves true when the node comes back after it was marked offline
    * (not on its first connection since it joined, nor on a reconnect before it was marked offline).
    */
@@ -52,15 +52,15 @@ export class NodesRepository {
     db: EntityManager,
     name: string,
     connection: string,
-    replica: string,
+    holder: { readonly replica: string; readonly address: string },
     agentVersion: string,
     capabilities: readonly string[],
   ): Promise<boolean> {
     const [rows] = (await db.query(
-      `UPDATE "nodes" AS "n" SET "online" = true, "connection" = $2, "replica" = $5, "last_seen" = now(), "agent_version" = $3, "capabilities" = $4
+      `UPDATE "nodes" AS "n" SET "online" = true, "connection" = $2, "replica" = $5, "address" = $6, "last_seen" = now(), "agent_version" = $3, "capabilities" = $4
        FROM (SELECT "name", "online", "last_seen" FROM "nodes" WHERE "name" = $1 FOR UPDATE) AS "before" WHERE "n"."name" = "before"."name"
        RETURNING NOT "before"."online" AND "before"."last_seen" IS NOT NULL AS "back"`,
-      [name, connection, agentVersion, [...capabilities], replica],
+      [name, connection, agentVersion, [...capabilities], holder.replica, holder.address],
     )) as [{ back: boolean }[], number];
     await notifyNode(db, name);
     return rows[0]?.back === true;
