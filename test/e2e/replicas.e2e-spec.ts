@@ -101,6 +101,26 @@ describe('two replicas, each holding one node: any replica serves any node', () 
     expect(await api0.task('host1', '/nodes/host1/qemu/130', 'DELETE')).toBe('OK');
   });
 
+  it('moves an HA VM of host1 to host2 when asked through replica 1 (/cluster/ha/resources/{sid}/migrate goes to the replica holding host1)', async () => {
+    const api = through[1] ?? fail();
+    expect(await api.task('host1', '/nodes/host1/qemu', 'POST', { vmid: 140, name: 'ha', memory: 64, scsi0: 'local:0.0625' })).toBe('OK');
+    expect((await api.send('/cluster/ha/resources', 'POST', { sid: 'vm:140', state: 'stopped' })).status).toBe(200);
+    expect(data(await api.send('/cluster/ha/resources/vm:140/migrate', 'POST', { node: 'host2' }))).toEqual({
+      sid: 'vm:140',
+      'requested-node': 'host2',
+    });
+    // On host2 once the move's task ended: the VM is no longer locked.
+    await waitFor(
+      async () => {
+        const config = await api.send('/nodes/host2/qemu/140/config');
+        return config.status === 200 && data<{ lock?: string }>(config).lock === undefined;
+      },
+      { timeoutMs: PATIENCE_MS, what: 'vm:140 on host2, unlocked' },
+    );
+    expect((await api.send('/cluster/ha/resources/vm:140', 'DELETE')).status).toBe(200);
+    expect(await api.task('host2', '/nodes/host2/qemu/140', 'DELETE')).toBe('OK');
+  });
+
   it("keeps the caller: the holding replica's access log names the user and the client's address", async () => {
     const holder = replicas[0] ?? fail();
     const log = (await readFile(join(holder.dataDir, 'access.log'), 'utf8'))

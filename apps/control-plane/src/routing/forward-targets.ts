@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AgentHub } from '../agents/agent-hub.js';
 import { CONFIG, type Config } from '../config/config.js';
+import { GuestView } from '../inventory/guests/guest-view.js';
 import { FORWARDED_HEADER, verifyForwarding, type Forwarding } from '../replicas/forward-signature.js';
 import { ReplicaDirectory } from '../replicas/replica-directory.js';
 import { ReplicaPeers } from '../replicas/replica-peers.js';
-import { nodeOfPath } from './node-of-path.js';
+import { guestOfPath, nodeOfPath } from './node-of-path.js';
 
 /** Where a request goes: served here (a forwarded one saying for which client), forwarded to another replica, or refused as a forged forwarding. */
 export type Route =
@@ -15,7 +16,7 @@ export type Route =
 
 /**
  * Decides where each request is served (docs/scale-out.md): a request for a node (its path is
- * `/api2/json/nodes/{node}/...`) whose agent another replica holds is forwarded there, with its
+ * `/api2/json/nodes/{node}/...`, or an HA move of one of its guests) whose agent another replica holds is forwarded there, with its
  * credentials, so that the caller, the permission checks and the task's owner stay the caller's.
  * A request another replica forwarded is served here, never forwarded again; one whose forwarding
  * header is not signed with the cluster's secret is refused.
@@ -28,6 +29,7 @@ export class ForwardTargets {
     private readonly hub: AgentHub,
     private readonly directory: ReplicaDirectory,
     private readonly peers: ReplicaPeers,
+    private readonly guests: GuestView,
     @Inject(CONFIG) config: Config,
   ) {
     this.secret = config.clusterSecret;
@@ -41,10 +43,14 @@ export class ForwardTargets {
       return forwarded === null ? { kind: 'forged' } : { kind: 'here', forwarded };
     }
     if (!this.peers.enabled) return null;
-    const node = nodeOfPath(url);
+    const node = nodeOfPath(url) ?? this.nodeOfGuest(guestOfPath(url));
     if (node === null || this.hub.holds(node)) return null;
     const replica = this.directory.holderElsewhere(node);
     if (replica === null) return null;
     return this.directory.address(replica).then((address) => (address === null ? { kind: 'here' } : { kind: 'forward', node, address }));
+  }
+
+  private nodeOfGuest(vmid: number | null): string | null {
+    return vmid === null ? null : (this.guests.get(vmid)?.row.node ?? null);
   }
 }

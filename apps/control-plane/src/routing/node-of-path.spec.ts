@@ -1,4 +1,4 @@
-import { nodeOfPath } from './node-of-path.js';
+import { guestOfPath, nodeOfPath } from './node-of-path.js';
 
 describe('the node a request is for', () => {
   it('is the node its path names, decoded', () => {
@@ -18,5 +18,22 @@ describe('the node a request is for', () => {
       '/api2/json/nodes/%E0%A4%A/tasks',
     ])
       expect(nodeOfPath(url)).toBeNull();
+  });
+});
+
+describe('the guest an HA move is for', () => {
+  it('is the vmid of its sid, in any of its spellings', () => {
+    expect(guestOfPath('/api2/json/cluster/ha/resources/vm:100/migrate')).toBe(100);
+    expect(guestOfPath('/api2/json/cluster/ha/resources/ct%3A201/relocate')).toBe(201);
+    expect(guestOfPath('/api2/json/cluster/ha/resources/300/migrate?node=b')).toBe(300);
+  });
+
+  it('is none for the other HA paths', () => {
+    for (const url of [
+      '/api2/json/cluster/ha/resources/vm:100',
+      '/api2/json/cluster/ha/resources',
+      '/api2/json/cluster/ha/resources/vm:100/migrated',
+    ])
+      expect(guestOfPath(url)).toBeNull();
   });
 });

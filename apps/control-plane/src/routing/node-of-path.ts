@@ -2,6 +2,18 @@ import { API_PREFIX } from '../http/endpoint-registry.js';
 
 const NODE_PATH = new RegExp(`^${API_PREFIX}/nodes/([^/?]+)(?:[/?]|$)`);
 
+/** The HA moves, which act on a guest's node without naming it: PVE's `ha-manager migrate|relocate <sid>`. */
+const HA_MOVE_PATH = new RegExp(
+  `^${API_PREFIX}/cluster/ha/resources/(?:(?:vm|ct)(?::|%3A))?(\\d{1,9})/(?:migrate|relocate)(?:[/?]|$)`,
+  'i',
+);
+
+/** The guest a request's URL acts on on its node without naming the node (an HA move); null for any other. */
+export function guestOfPath(url: string): number | null {
+  const match = HA_MOVE_PATH.exec(url);
+  return match?.[1] ? Number(match[1]) : null;
+}
+
 /** The node a request's URL names (`/api2/json/nodes/{node}/...`), decoded; null for any other path or a malformed name. */
 export function nodeOfPath(url: string): string | null {
   const match = NODE_PATH.exec(url);
