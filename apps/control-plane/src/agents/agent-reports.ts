@@ -49,6 +49,9 @@ export class AgentReports implements NodeFrames {
     // Its identity: where a previous agent process first sent it, else this session's number.
     const { session: from, seq } = frame.origin ?? { session, seq: frame.seq };
     await this.dataSource.transaction(async (db) => {
+      // One node's events are checked and written one at a time across replicas: two replicas may
+      // handle the same event at once, when its agent moved from one to the other before the ack.
+      await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [AGENT_EVENTS_LOCK_CLASS, node]);
       if (await recorded(db, node, from, seq)) return;
       for (const listener of this.guestListeners) if (!(await listener.event(db, node, frame))) return;
       await recordEvent(db, {
@@ -61,6 +64,9 @@ export class AgentReports implements NodeFrames {
     });
   }
 }
+
+/** The class of the per-node advisory locks that serialize agent events (the two-key form: apart from every single-key lock). */
+const AGENT_EVENTS_LOCK_CLASS = 0x61657674; // "aevt" in ASCII
 
 /** Whether the event table holds the agent event `(node, session, seq)`. */
 async function recorded(db: EntityManager, node: string, session: string, seq: number): Promise<boolean> {

@@ -5,6 +5,7 @@ import { joinNode, onlineAgent } from '../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { GuestView } from '../inventory/guests/guest-view.js';
+import { AgentReports } from './agent-reports.js';
 
 const running = (vmid: number, type: GuestRuntime['type'] = 'qemu'): GuestRuntime => ({
   vmid,
@@ -115,5 +116,13 @@ describe("the control plane's record of each guest's run state, kept with the ag
     expect(t.app.get(GuestView).get(330)?.runtime).toBeUndefined();
     expect(await eventsOf(330)).toEqual([]);
     expect(warnings.join('')).toMatch(/"vmid":330,"host":"rec4-host".*refused the run state of a guest its node does not host/);
+  });
+
+  it('records an event that two replicas handle at once (its agent moved between them before its ack) once', async () => {
+    await guest(340, 'rec5');
+    const reports = t.app.get(AgentReports);
+    const frame = { type: 'event' as const, seq: 1, event: 'vm-start' as const, vmid: 340, timestamp };
+    await Promise.all(Array.from({ length: 4 }, () => reports.handle('rec5', 'rec5-a', frame)));
+    expect(await eventsOf(340)).toEqual([{ event: 'vm-start', node: 'rec5', details: { session: 'rec5-a', seq: 1 } }]);
   });
 });
