@@ -2,11 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AgentHub } from '../agents/agent-hub.js';
 import { CONFIG, type Config } from '../config/config.js';
+import { ApiError } from '../errors/api-error.js';
 import { GuestView } from '../inventory/guests/guest-view.js';
 import { FORWARDED_HEADER, verifyForwarding, type Forwarding } from '../replicas/forward-signature.js';
 import { ReplicaDirectory } from '../replicas/replica-directory.js';
 import { ReplicaPeers } from '../replicas/replica-peers.js';
 import { guestOfPath, nodeOfPath } from './node-of-path.js';
+
+/** The answer to a request whose forwarding header is not signed with the cluster's secret. */
+export const FORGED = new ApiError('AUTHENTICATION_FAILED', 'invalid forwarding signature: only control-plane replicas forward requests');
 
 /** Where a request goes: served here (a forwarded one saying for which client), forwarded to another replica, or refused as a forged forwarding. */
 export type Route =

@@ -9,10 +9,8 @@ import { answerUnreadBody, writeError } from '../http/socket-answer.js';
 import { pathOf } from '../http/request-path.js';
 import { LOGGER } from '../logging/loggers.js';
 import { ReplicaPeers } from '../replicas/replica-peers.js';
-import { ForwardTargets, type Route } from './forward-targets.js';
+import { FORGED, ForwardTargets, type Route } from './forward-targets.js';
 import { endToEnd } from './hop-headers.js';
-
-const FORGED = new ApiError('AUTHENTICATION_FAILED', 'invalid forwarding signature: only control-plane replicas forward requests');
 
 /**
  * Forwards each HTTP request for a node whose agent another replica holds to that replica, before

@@ -6,7 +6,7 @@ import { reasonPhrase } from '../http/reason-phrase.js';
 import { refuseUpgrade, WebSocketUpgrades } from '../http/websocket-upgrades.js';
 import { LOGGER } from '../logging/loggers.js';
 import { ReplicaPeers } from '../replicas/replica-peers.js';
-import { ForwardTargets } from './forward-targets.js';
+import { FORGED, ForwardTargets } from './forward-targets.js';
 import { endToEnd } from './hop-headers.js';
 
 /**
@@ -33,7 +33,7 @@ export class UpgradeForwarding implements OnModuleInit {
     const route = await this.targets.route(request.method ?? 'GET', url, request.headers);
     if (route === null || route.kind === 'here') return false;
     if (route.kind === 'forged') {
-      refuseUpgrade(socket, 401, 'invalid forwarding signature');
+      refuseUpgrade(socket, 401, reasonPhrase(FORGED.message));
       return true;
     }
     const client = request.socket.remoteAddress ?? '';

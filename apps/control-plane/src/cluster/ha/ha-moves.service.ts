@@ -63,9 +63,17 @@ export class HaMoves {
         `the group '${group.group}' of ${name} is restricted to nodes ${group.nodes.map((member) => `'${member.node}'`).join(', ')}, and '${target}' is none of them`,
       );
     }
-    const kind = resource.type === 'ct' ? LXC : QEMU;
-    // The checks of every migration (the target is reachable, the volumes can go there, no snapshots) before the task.
-    const storages = await this.migrations.prepare({ node, vmid: resource.vmid, target }, kind, storageMapping({}), caller);
+    if (resource.type === 'vm' && how === 'migrate') {
+      await this.migrations.migrate({ node, vmid: resource.vmid, target, online: runState(state) !== 'stopped' }, caller);
+      return name;
+    }
+    // The checks of every migration (the target is reachable, the volumes can go there, no snapshots) before the task; `migrate` makes them itself.
+    const storages = await this.migrations.prepare(
+      { node, vmid: resource.vmid, target },
+      resource.type === 'ct' ? LXC : QEMU,
+      storageMapping({}),
+      caller,
+    );
     // PVE moves containers by relocation only: they have no live migration.
     if (resource.type === 'ct') {
       await this.tasks.submit({
@@ -78,10 +86,6 @@ export class HaMoves {
           await this.containers.restartMove(work, { node, vmid: resource.vmid, target }, storages, storageMapping({}), { start: false });
         },
       });
-      return name;
-    }
-    if (how === 'migrate') {
-      await this.migrations.migrate({ node, vmid: resource.vmid, target, online: runState(state) !== 'stopped' }, caller);
       return name;
     }
     // The stop is asked whatever the view shows: a start the agent made may not have reached it yet, and the agent stops only what runs.
