@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type TLSSocket } from 'node:tls';
 import { selfSignedIdentity } from '@corral/testing';
+import { ControlPlanes } from './connection/control-planes.js';
 import { CREDENTIAL, NODE, TestHub, type HubConnection } from '../test-support/test-hub.js';
 import { Agent, type AgentTiming } from './agent.js';
 import { guestCommands } from './commands/guests/guest-commands.js';
@@ -92,7 +93,7 @@ const harnesses: Harness[] = [];
 const hubs: TestHub[] = [];
 
 function startAgent(
-  target: { url: URL; fingerprint: string },
+  target: { url: URL | URL[]; fingerprint: string },
   handlers: CommandHandlers<CommandContext>,
   timing: Partial<AgentTiming> = {},
   inventory: typeof INVENTORY = INVENTORY,
@@ -101,7 +102,8 @@ function startAgent(
 ): Harness {
   const lines: Record<string, unknown>[] = [];
   const agent = new Agent({
-    config: { url: target.url, fingerprint: target.fingerprint, node: NODE, credential: CREDENTIAL },
+    config: { fingerprint: target.fingerprint, node: NODE, credential: CREDENTIAL },
+    controlPlanes: new ControlPlanes(Array.isArray(target.url) ? target.url : [target.url]),
     version: '0.1.0',
     capabilities: ['nft', 'lvm'],
     handlers,
@@ -116,7 +118,7 @@ function startAgent(
   return harness;
 }
 
-async function startHub(options?: { refuseWith?: number }): Promise<TestHub> {
+async function startHub(options?: Parameters<typeof TestHub.start>[0]): Promise<TestHub> {
   const hub = await TestHub.start(options);
   hubs.push(hub);
   return hub;
@@ -376,6 +378,50 @@ describe('the agent and the control plane (libs/protocol)', () => {
     const silent = await hub.connection(0);
     expect(await silent.whenClosed()).toEqual({ code: 1000, reason: 'no welcome within 200 ms' });
     await hub.connection(1);
+  });
+});
+
+describe('several control-plane replicas', () => {
+  it('goes on to the next URL at once when its replica goes away, in the same session, and learns the replicas a welcome names', async () => {
+    const first = await startHub();
+    const second = await startHub({ identity: first.identity });
+    const third = await startHub({ identity: first.identity });
+    // Backoff long enough that only an immediate move can reach the next replica within the wait.
+    const { agent, lines } = startAgent({ url: [first.url, second.url], fingerprint: first.fingerprint }, commonHandlers().handlers, {
+      backoffMinMs: 60_000,
+      backoffMaxMs: 60_000,
+    });
+    const onFirst = await first.connection(0);
+    onFirst.welcome(100, NODE, [first.url.origin, third.url.origin]);
+    await onFirst.count('report', 1);
+    onFirst.socket.terminate();
+    const onSecond = await second.connection(0);
+    await waitFor(() => onSecond.frames.length > 0, { ...WAIT, what: 'hello on the second replica' });
+    expect(onSecond.frames[0]).toEqual(expect.objectContaining({ type: 'hello', session: agent.session }));
+    onSecond.welcome();
+    await onSecond.count('heartbeat', 1);
+    onSecond.socket.terminate();
+    // The replica the first welcome named, after the configured ones.
+    const onThird = await third.connection(0);
+    onThird.welcome();
+    await onThird.count('heartbeat', 1);
+    expect(lines.filter((line) => line['msg'] === 'disconnected').map((line) => [line['retryInMs'], line['next']])).toEqual([
+      [0, second.url.origin],
+      [0, third.url.origin],
+    ]);
+  });
+
+  it('waits its backoff only once every URL failed', async () => {
+    const hub = await startHub();
+    const gone = await startHub({ identity: hub.identity });
+    await gone.close();
+    const { lines } = startAgent({ url: [gone.url, hub.url], fingerprint: hub.fingerprint }, commonHandlers().handlers, {
+      backoffMinMs: 60_000,
+      backoffMaxMs: 60_000,
+    });
+    (await hub.connection(0)).welcome();
+    const failed = lines.filter((line) => line['msg'] === 'cannot connect to the control plane');
+    expect(failed.map((line) => [line['url'], line['retryInMs']])).toEqual([[gone.url.origin, 0]]);
   });
 });
 

@@ -3,6 +3,7 @@ import { CLOSE_CODES, PROTOCOL_VERSION, type CommandHandlers, type HelloFrame } 
 import type { AgentConfig } from './config/agent-config.js';
 import { Backoff } from './connection/backoff.js';
 import { Connection, type Closed } from './connection/connection.js';
+import type { ControlPlanes } from './connection/control-planes.js';
 import { dial, UpgradeRefused } from './connection/dial.js';
 import { Outbox, type OutgoingFrame } from './connection/outbox.js';
 import type { CommandContext } from './drivers/command-context.js';
@@ -37,7 +38,9 @@ export const DEFAULT_TIMING: AgentTiming = {
 };
 
 export interface AgentOptions {
-  readonly config: Pick<AgentConfig, 'url' | 'fingerprint' | 'node' | 'credential'>;
+  readonly config: Pick<AgentConfig, 'fingerprint' | 'node' | 'credential'>;
+  /** The control-plane URLs to connect to, in turn (the streams the agent opens go to the current one). */
+  readonly controlPlanes: ControlPlanes;
   /** The agent's package version, for `hello.agentVersion`. */
   readonly version: string;
   readonly capabilities: readonly string[];
@@ -60,8 +63,9 @@ interface Attempt {
 }
 
 /**
- * The agent's life: dial the control plane, keep one connection at a time (reconnecting with
- * backoff, the outbox re-sent after each `welcome`), run requests, report the inventory. `run()`
+ * The agent's life: dial the control plane, keep one connection at a time (reconnecting to the next
+ * control-plane URL at once, with backoff once all failed; the outbox re-sent after each
+ * `welcome`), run requests, report the inventory. `run()`
  * resolves to the process's exit code: 0 after `stop()` drained, 1 when an operator must act (the
  * credential was refused, the control plane does not speak this protocol or names another node).
  */
@@ -92,9 +96,9 @@ export class Agent {
   }
 
   async run(): Promise<number> {
-    const { logger, config } = this.options;
+    const { logger, config, controlPlanes } = this.options;
     logger.info('agent starting', {
-      url: config.url.origin,
+      urls: controlPlanes.all().map((url) => url.origin),
       node: config.node,
       session: this.session,
       version: this.options.version,
@@ -103,8 +107,9 @@ export class Agent {
     while (this.exitCode === undefined) {
       const attempt = await this.connectOnce();
       if (this.exitCode !== undefined) break;
-      const retryInMs = this.backoff.next();
-      logger.warn(attempt.msg, { ...attempt.fields, retryInMs });
+      // Another URL at once; after every one failed, the backoff.
+      const retryInMs = controlPlanes.next() ? this.backoff.next() : 0;
+      logger.warn(attempt.msg, { ...attempt.fields, retryInMs, next: controlPlanes.current.origin });
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, retryInMs);
         this.interrupt = () => {
@@ -147,14 +152,15 @@ export class Agent {
 
   /** One connection from dial to close; what to log about its end (nothing is logged once the agent finished). */
   private async connectOnce(): Promise<Attempt> {
-    const { config } = this.options;
-    const dialing = dial(config);
+    const { config, controlPlanes } = this.options;
+    const url = controlPlanes.current;
+    const dialing = dial({ ...config, url });
     const interrupted = new Promise<undefined>((resolve) => (this.interrupt = () => resolve(undefined)));
     let socket;
     try {
       socket = await Promise.race([dialing, interrupted]);
     } catch (error) {
-      return this.dialFailed(error);
+      return this.dialFailed(url, error);
     }
     if (socket === undefined) {
       dialing.then(
@@ -170,12 +176,13 @@ export class Agent {
       welcomeTimeoutMs: this.timing.welcomeTimeoutMs,
       onWelcome: (welcome, resent) => {
         this.backoff.reset();
+        controlPlanes.welcomed(welcome.replicas);
         if (!this.stopping) {
           this.reports.start(welcome.heartbeatMs);
           this.options.runtime?.start(welcome.heartbeatMs, (frame) => this.emit(frame));
         }
         this.options.logger.info('connected', {
-          url: config.url.origin,
+          url: url.origin,
           node: welcome.node,
           heartbeatMs: welcome.heartbeatMs,
           resent,
@@ -193,7 +200,7 @@ export class Agent {
     this.connection = undefined;
     this.reports.stop();
     this.options.runtime?.stop();
-    return this.disconnected(closed);
+    return this.disconnected(url, closed);
   }
 
   private hello(): HelloFrame {
@@ -210,8 +217,8 @@ export class Agent {
     };
   }
 
-  private dialFailed(error: unknown): Attempt {
-    const url = this.options.config.url.origin;
+  private dialFailed(target: URL, error: unknown): Attempt {
+    const url = target.origin;
     if (error instanceof UpgradeRefused && (error.status === 401 || error.status === 403)) {
       return this.fail(
         `the control plane refused this node's credential (${error.message}): join the node again with 'corral agent join'`,
@@ -227,8 +234,8 @@ export class Agent {
     return { msg: 'cannot connect to the control plane', fields: { url, error } };
   }
 
-  private disconnected(closed: Closed): Attempt {
-    const fields = { code: closed.code, reason: closed.reason, by: closed.by };
+  private disconnected(url: URL, closed: Closed): Attempt {
+    const fields = { url: url.origin, code: closed.code, reason: closed.reason, by: closed.by };
     if (closed.code === CLOSE_CODES.unsupportedProtocol && closed.by === 'control plane') {
       return this.fail(`the control plane does not speak protocol ${PROTOCOL_VERSION}: upgrade this agent`, fields);
     }

@@ -7,6 +7,7 @@ import { Agent } from './agent.js';
 import { createCommandHandlers } from './commands/command-handlers.js';
 import { AGENT_USAGE, parseAgentArguments, UsageError } from './config/agent-arguments.js';
 import { ConfigError, readAgentConfig } from './config/agent-config.js';
+import { ControlPlanes } from './connection/control-planes.js';
 import { dial } from './connection/dial.js';
 import { OutboxStore } from './state/outbox-store.js';
 import { DriverSettingError, selectDriver } from './drivers/select-driver.js';
@@ -71,7 +72,9 @@ async function main(): Promise<number> {
   void runtime.refresh();
   const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   const inventory = createInventory(host);
-  const openStream = (stream: string) => dial(config, `${AGENT_STREAMS_PATH}/${stream}`);
+  const controlPlanes = new ControlPlanes(config.urls);
+  // A stream goes to the replica that asked for it: the one the agent is connected to.
+  const openStream = (stream: string) => dial({ ...config, url: controlPlanes.current }, `${AGENT_STREAMS_PATH}/${stream}`);
   const fence = new SelfFence(driver, logger, runtime);
   // The fence watchdog fences at the lease's deadline even when this process is gone (docs/agents.md "The HA lease").
   const watchdog = new WatchdogSupervisor({
@@ -91,6 +94,7 @@ async function main(): Promise<number> {
   const { outbox, store } = await OutboxStore.open(config.stateDir, logger);
   const agent = new Agent({
     config,
+    controlPlanes,
     version,
     capabilities: await detectCapabilities(),
     handlers,

@@ -36,8 +36,8 @@ export class HubConnection {
     this.socket.send(JSON.stringify(frame));
   }
 
-  welcome(heartbeatMs = 100, node = NODE): void {
-    this.send({ type: 'welcome', protocol: 1, node, heartbeatMs, time: new Date().toISOString() });
+  welcome(heartbeatMs = 100, node = NODE, replicas?: readonly string[]): void {
+    this.send({ type: 'welcome', protocol: 1, node, heartbeatMs, time: new Date().toISOString(), ...(replicas ? { replicas } : {}) });
   }
 
   request(id: string, command: string, params: Record<string, unknown> = {}, extra: { timeoutMs?: number; upid?: string } = {}): void {
@@ -91,16 +91,22 @@ export class TestHub {
     private readonly server: Server,
     private readonly sockets: WebSocketServer,
     readonly url: URL,
-    readonly fingerprint: string,
+    readonly identity: Awaited<ReturnType<typeof selfSignedIdentity>>,
   ) {}
 
-  static async start(options: { refuseWith?: number } = {}): Promise<TestHub> {
-    const identity = await selfSignedIdentity();
+  /** The SHA-256 fingerprint of its certificate, which the agent pins. */
+  get fingerprint(): string {
+    return this.identity.fingerprint;
+  }
+
+  /** `identity`: the certificate and key of another hub, as the replicas of one control plane share theirs. */
+  static async start(options: { refuseWith?: number; identity?: TestHub['identity'] } = {}): Promise<TestHub> {
+    const identity = options.identity ?? (await selfSignedIdentity());
     const server = createServer({ key: identity.key, cert: identity.cert });
     const sockets = new WebSocketServer({ noServer: true });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    const hub = new TestHub(server, sockets, new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), identity.fingerprint);
+    const hub = new TestHub(server, sockets, new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), identity);
     server.on('upgrade', (request, socket, head) => {
       hub.upgrades += 1;
       const status =

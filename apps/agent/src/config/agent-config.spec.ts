@@ -33,7 +33,7 @@ describe('the agent config file', () => {
   it('reads what corral agent join writes, with host root / and the state under it by default', async () => {
     const { config, readableByOthers } = await readAgentConfig(await file(VALID));
     expect(config).toEqual({
-      url: new URL('https://cp.example:8006'),
+      urls: [new URL('https://cp.example:8006')],
       fingerprint: FINGERPRINT,
       node: 'pve1',
       credential: CREDENTIAL,
@@ -53,6 +53,11 @@ describe('the agent config file', () => {
     );
   });
 
+  it('takes a list of control-plane URLs, in order', async () => {
+    const { config } = await readAgentConfig(await file({ ...VALID, url: ['https://cp1.example:8006', 'https://cp2.example:8006'] }));
+    expect(config.urls.map((url) => url.host)).toEqual(['cp1.example:8006', 'cp2.example:8006']);
+  });
+
   it('takes a state directory', async () => {
     expect((await readAgentConfig(await file({ ...VALID, stateDir: '/srv/state' }))).config.stateDir).toBe('/srv/state');
   });
@@ -63,13 +68,16 @@ describe('the agent config file', () => {
 
   it.each([
     [{ ...VALID, url: 'http://cp.example:8006' }, 'url: must be an https:// URL such as https://cp.example:8006'],
-    [{ ...VALID, url: 42 }, 'url: must be a string'],
+    [{ ...VALID, url: 42 }, 'url: must be an https:// URL or a list of them'],
+    [{ ...VALID, url: ['https://cp.example:8006', 'cp2'] }, 'url.1: must be an https:// URL such as https://cp.example:8006'],
+    [{ ...VALID, url: [] }, 'url: must name 1 to 16 URLs'],
     [{ ...VALID, fingerprint: 'AB:CD' }, 'fingerprint: must be a SHA-256 fingerprint: 32 hex bytes, AB:CD:...'],
     [{ ...VALID, node: 'pve_1' }, 'node: must be a host name label (letters, digits and inner hyphens, at most 63)'],
     [{ ...VALID, hostRoot: 'srv/host' }, 'hostRoot: must be an absolute path'],
     [{ ...VALID, stateDir: 'state' }, 'stateDir: must be an absolute path'],
     [{ ...VALID, hostroot: '/' }, "unknown field 'hostroot'"],
     [{ url: VALID.url, node: 'pve1' }, 'fingerprint: is required; credential: is required'],
+    [{ fingerprint: FINGERPRINT, node: 'pve1', credential: CREDENTIAL }, 'url: is required'],
     [[], 'Invalid input: expected object, received array'],
   ])('refuses %j, naming the field', async (content, message) => {
     expect(await refusal(content)).toBe(message);

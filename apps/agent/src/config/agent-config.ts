@@ -6,8 +6,11 @@ import { z } from 'zod';
 
 /** What `corral agent join` writes and `corral-agent --config PATH` reads. */
 export interface AgentConfig {
-  /** The control plane, `https://host:port`; the agent dials `wss://<host:port>/agent/v1`. */
-  readonly url: URL;
+  /**
+   * The control plane, `https://host:port` (a replica or a load balancer), or several: the agent
+   * dials `wss://<host:port>/agent/v1` of the first and goes on to the next when one fails.
+   */
+  readonly urls: readonly URL[];
   /** SHA-256 fingerprint of the control plane's certificate, `AB:CD:...` (X509Certificate.fingerprint256). */
   readonly fingerprint: string;
   readonly node: string;
@@ -27,13 +30,30 @@ export class ConfigError extends Error {
 /** A string field, with "is required" for a missing one. */
 const text = () => z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') });
 
+const URL_HINT = 'must be an https:// URL such as https://cp.example:8006';
+
+/** `url`: one https:// URL, or a list of up to 16 tried in order; a wrong one is named by its place in the list. */
+const controlPlaneUrls = z.unknown().transform((value, context) => {
+  const fail = (message: string, path: number[] = []) => {
+    context.addIssue({ code: 'custom', message, path });
+    return z.NEVER;
+  };
+  if (value === undefined) return fail('is required');
+  const list: unknown = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list)) return fail('must be an https:// URL or a list of them');
+  if (list.length === 0 || list.length > 16) return fail('must name 1 to 16 URLs');
+  const urls: URL[] = [];
+  for (const [index, text] of list.entries()) {
+    if (typeof text !== 'string' || !URL.canParse(text) || new URL(text).protocol !== 'https:')
+      return fail(URL_HINT, typeof value === 'string' ? [] : [index]);
+    urls.push(new URL(text));
+  }
+  return urls;
+});
+
 const ConfigFile = z.strictObject(
   {
-    url: text().transform((value, context) => {
-      if (URL.canParse(value) && new URL(value).protocol === 'https:') return new URL(value);
-      context.addIssue({ code: 'custom', message: 'must be an https:// URL such as https://cp.example:8006' });
-      return z.NEVER;
-    }),
+    url: controlPlaneUrls,
     fingerprint: text().transform((value, context) => {
       const fingerprint = parseFingerprint(value);
       if (fingerprint !== undefined) return fingerprint;
@@ -80,9 +100,9 @@ export async function readAgentConfig(path: string): Promise<LoadedConfig> {
     );
     throw new ConfigError(`config ${path}: ${problems.join('; ')}`);
   }
-  const { hostRoot = '/', stateDir, ...rest } = parsed.data;
+  const { url, hostRoot = '/', stateDir, ...rest } = parsed.data;
   return {
-    config: Object.freeze({ ...rest, hostRoot, stateDir: stateDir ?? join(hostRoot, 'var/lib/corral/agent') }),
+    config: Object.freeze({ ...rest, urls: url, hostRoot, stateDir: stateDir ?? join(hostRoot, 'var/lib/corral/agent') }),
     readableByOthers: (mode & 0o077) !== 0,
   };
 }

@@ -30,7 +30,10 @@ async function joinServer() {
     };
     if (token !== 'good') return answer(401, 'invalid or used join token');
     if (node === 'pve9') return answer(409, "node 'pve9' already exists");
-    answer(200, 'OK', { node, credential: `credential-of-${node}` });
+    // pve6's control plane has a second replica; pve7's has one, the URL joined through.
+    const urls =
+      node === 'pve6' ? [`https://${request.headers.host}`, 'https://cp2.example:8006', 'not a URL'] : [`https://${request.headers.host}`];
+    answer(200, 'OK', { node, credential: `credential-of-${node}`, urls });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -97,6 +100,12 @@ describe('corral agent join against a control plane', () => {
     expect((await stat(config)).mode & 0o777).toBe(0o600);
     expect((await stat(join(dir, 'etc/corral'))).mode & 0o777).toBe(0o700);
     expect(await readdir(join(dir, 'etc/corral'))).toEqual(['agent.json']);
+  });
+
+  it("writes every replica the control plane names after the URL joined through, in the agent's order", async () => {
+    expect((await runCli(join_('good', 'pve6', '--no-start'))).code).toBe(0);
+    const written = JSON.parse(await readFile(join(dir, 'etc/corral/agent.json'), 'utf8')) as { url: unknown };
+    expect(written.url).toEqual([server.url, 'https://cp2.example:8006']);
   });
 
   it('refuses a server with another certificate before sending the token, and writes nothing', async () => {

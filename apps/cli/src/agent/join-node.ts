@@ -29,9 +29,11 @@ export async function joinNode(request: JoinRequest, context: LocalContext): Pro
   // Before the token is spent: a config that cannot be written would waste it.
   const file = await AtomicFile.create(request.configPath, 0o600, 0o700);
   try {
-    const credential = await trade(request);
+    const { credential, urls } = await trade(request);
+    // The URL joined through first, then the replicas the control plane named: the agent tries them in this order.
+    const all = [...new Set([request.url.origin, ...urls])];
     const config = {
-      url: request.url.origin,
+      url: all.length === 1 ? request.url.origin : all,
       fingerprint: request.fingerprint,
       node: request.node,
       credential,
@@ -54,14 +56,20 @@ export async function joinNode(request: JoinRequest, context: LocalContext): Pro
   return runAgent(context.agentMain(), request.configPath);
 }
 
-async function trade(request: JoinRequest): Promise<string> {
+async function trade(request: JoinRequest): Promise<{ credential: string; urls: string[] }> {
   const client = new ApiClient(request.url, { fingerprint: request.fingerprint, source: '--fingerprint' });
   const data = await client.send(
     { method: 'POST', path: '/cluster/join', params: { token: request.token, node: request.node }, body: 'json' },
     {},
   );
-  const { node, credential } = (data ?? {}) as { node?: unknown; credential?: unknown };
+  const { node, credential, urls } = (data ?? {}) as { node?: unknown; credential?: unknown; urls?: unknown };
   if (typeof credential !== 'string' || credential === '') throw new ApiFailure(200, ['joining: the answer has no credential']);
   if (node !== request.node) throw new ApiFailure(200, [`joining: the control plane joined node '${String(node)}', not '${request.node}'`]);
-  return credential;
+  // Each an https:// origin, as the agent's config takes them; anything else is left out.
+  const replicas = Array.isArray(urls) ? urls.filter((url): url is string => typeof url === 'string' && isHttpsUrl(url)) : [];
+  return { credential, urls: replicas.map((url) => new URL(url).origin) };
+}
+
+function isHttpsUrl(text: string): boolean {
+  return URL.canParse(text) && new URL(text).protocol === 'https:';
 }

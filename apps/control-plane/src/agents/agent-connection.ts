@@ -55,8 +55,16 @@ export class AgentConnection {
     socket.on('error', () => socket.terminate());
   }
 
-  welcome(): void {
-    this.send({ type: 'welcome', protocol: PROTOCOL_VERSION, node: this.node, heartbeatMs: HEARTBEAT_MS, time: new Date().toISOString() });
+  /** `replicas`: where the control plane's replicas are reached, for the agent to try when this one goes away. */
+  welcome(replicas: readonly string[]): void {
+    this.send({
+      type: 'welcome',
+      protocol: PROTOCOL_VERSION,
+      node: this.node,
+      heartbeatMs: HEARTBEAT_MS,
+      time: new Date().toISOString(),
+      replicas: [...replicas],
+    });
   }
 
   send(frame: ControlPlaneFrame): void {

@@ -13,6 +13,7 @@ import { ApiError } from '../errors/api-error.js';
 import { WebSocketUpgrades, type Upgrade } from '../http/websocket-upgrades.js';
 import { LOGGER } from '../logging/loggers.js';
 import { NodeView } from '../inventory/nodes/node-view.js';
+import { ReplicaDirectory } from '../replicas/replica-directory.js';
 import { AgentConnection, type ConnectionEvents } from './agent-connection.js';
 import { AgentLink } from './agent-link.js';
 import { AgentReports, type GuestListener } from './agent-reports.js';
@@ -53,6 +54,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly reports: AgentReports,
     private readonly view: NodeView,
     private readonly remote: RemoteAgents,
+    private readonly directory: ReplicaDirectory,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     websocketUpgrades.route(new RegExp(`^${AGENT_WEBSOCKET_PATH}$`), (upgrade) => this.connect(upgrade));
@@ -152,13 +154,15 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     const node = connection.node;
     const link = this.sessionLink(node, hello.session);
     const connectionId = link.attach(connection);
+    let replicas: string[];
     try {
       await this.liveness.up(node, connectionId, connection.address, hello);
+      replicas = await this.directory.urls();
     } catch (error) {
       this.logger.error({ err: error, node }, 'cannot mark a node online');
       return connection.close(1011, 'the control plane cannot record the node');
     }
-    if (!link.welcome(connection)) return;
+    if (!link.welcome(connection, replicas)) return;
     this.liveness.heard(node);
     for (const listener of this.onlineListeners) listener(node);
     this.logger.info(

@@ -64,7 +64,7 @@ function session(handle: (frame: ReportFrame | EventFrame) => Promise<void> = as
     const socket = new FakeSocket();
     const connection = new AgentConnection(NODE, socket as unknown as WebSocket, events, '192.0.2.10');
     socket.say({ type: 'hello', protocol: PROTOCOL_VERSION, agentVersion: '0.1.0', node: NODE, session: 's1', capabilities: [] });
-    if (welcome) link.welcome(connection);
+    if (welcome) link.welcome(connection, []);
     return { socket, connection };
   };
   return { link, frames, connect };
@@ -78,7 +78,7 @@ describe('an agent link', () => {
     const { socket, connection } = connect({ welcome: false });
     const first = link.request('node.dns.get', {}, { timeoutMs: 1000 });
     expect(socket.sent).toEqual([]);
-    expect(link.welcome(connection)).toBe(true);
+    expect(link.welcome(connection, [])).toBe(true);
     const second = link.request('node.dns.set', DNS, {
       timeoutMs: 1000,
       upid: 'UPID:alpha:00000001:00000002:00000003:srvreload::root@pam:',
@@ -151,7 +151,7 @@ describe('an agent link', () => {
     expect(link.heartbeat(first.connection, 1)).toBe(false);
     expect(link.connection).toBe(second.connection);
 
-    link.welcome(second.connection);
+    link.welcome(second.connection, []);
     expect(second.socket.of('request')).toEqual([request]);
     second.socket.say({ type: 'result', seq: 1, id: request?.id, result: DNS });
     await expect(answer).resolves.toEqual(DNS);
@@ -200,7 +200,7 @@ describe('an agent link', () => {
     const { connection } = connect({ welcome: false });
     expect(link.heartbeat(connection, 3)).toBe(true);
     expect(link.lease.heard).toBe(0);
-    link.welcome(connection);
+    link.welcome(connection, []);
     link.heartbeat(connection, 5);
     link.heartbeat(connection, 4);
     link.heartbeat(connection, undefined);

@@ -78,11 +78,12 @@ export class AgentLink {
 
   /**
    * Welcomes the connection once its node is recorded online, unless another one took over
-   * meanwhile (then false). The requests of this session still unanswered are sent again.
+   * meanwhile (then false), naming the `replicas` the agent may go to. The requests of this
+   * session still unanswered are sent again.
    */
-  welcome(connection: AgentConnection): boolean {
+  welcome(connection: AgentConnection, replicas: readonly string[]): boolean {
     if (this.current !== connection) return false;
-    connection.welcome();
+    connection.welcome(replicas);
     this.greeted = true;
     this.pending.resend();
     return true;

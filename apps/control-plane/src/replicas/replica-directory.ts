@@ -8,9 +8,15 @@ import { ReplicasRepository } from './replicas.repository.js';
  * where each replica is reached (the replicas table; an id is one process, so its address never
  * changes and is kept once read).
  */
+/** How long the list of replicas' addresses is kept before it is read again; a replica writes its heartbeat every 2 s. */
+const LIST_MS = 2000;
+/** A replica unseen for this long is left out of the list. */
+const LISTED_S = 10;
+
 @Injectable()
 export class ReplicaDirectory {
   private readonly addresses = new Map<string, string>();
+  private listed: { readonly at: number; readonly urls: Promise<string[]> } | null = null;
 
   constructor(
     private readonly identity: ReplicaIdentity,
@@ -23,6 +29,23 @@ export class ReplicaDirectory {
     const state = this.nodes.get(node);
     if (state?.online !== true || state.replica === null || state.replica === this.identity.id) return null;
     return state.replica;
+  }
+
+  /**
+   * Where every replica that is up is reached, this one included, sorted: what agents are told to
+   * try when theirs goes away. Read at most every 2 s.
+   */
+  async urls(): Promise<string[]> {
+    const now = Date.now();
+    if (this.listed === null || now - this.listed.at >= LIST_MS) {
+      const urls = this.replicas.addresses(LISTED_S).then((found) => [...new Set([...found, this.identity.address])].sort());
+      this.listed = { at: now, urls };
+      // A failed read is not kept: the next call reads again.
+      urls.catch(() => {
+        if (this.listed?.urls === urls) this.listed = null;
+      });
+    }
+    return this.listed.urls;
   }
 
   /** Where the replica is reached, or null when it is not up (or never said). */

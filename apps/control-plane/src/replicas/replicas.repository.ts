@@ -17,6 +17,15 @@ export class ReplicasRepository {
     await this.dataSource.query(`DELETE FROM "replicas" WHERE "id" = $1`, [id]);
   }
 
+  /** Where the replicas seen within `seenS` seconds are reached, sorted. */
+  async addresses(seenS: number): Promise<string[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT "address" FROM "replicas" WHERE "address" IS NOT NULL AND "seen" > now() - make_interval(secs => $1) ORDER BY "address"`,
+      [seenS],
+    )) as { address: string }[];
+    return rows.map((row) => row.address);
+  }
+
   /** Where the replica is reached, if it is up and said. */
   async address(id: string): Promise<string | null> {
     const rows = (await this.dataSource.query(`SELECT "address" FROM "replicas" WHERE "id" = $1`, [id])) as { address: string | null }[];

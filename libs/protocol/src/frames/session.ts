@@ -49,6 +49,15 @@ export const WelcomeFrame = z.object({
   heartbeatMs: z.int().min(100).max(60_000),
   /** The control plane's clock, so the agent can log a skew that would confuse task times. */
   time: Timestamp,
+  /**
+   * Where the control plane's replicas are reached (`https://host:port`), this one included: the
+   * agent tries them when the replica it is connected to goes away. Absent from a control plane
+   * that does not say.
+   */
+  replicas: z
+    .array(z.url({ protocol: /^https$/, error: 'must be an https:// URL' }))
+    .max(64)
+    .optional(),
 });
 export type WelcomeFrame = z.infer<typeof WelcomeFrame>;
 

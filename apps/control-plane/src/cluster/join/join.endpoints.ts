@@ -19,6 +19,9 @@ export const JOIN_ENDPOINT = endpoint({
     credential: z.string().meta({
       description: "The agent's credential, shown only here: `Authorization: CorralNode <node>:<credential>` on `wss://.../agent/v1`.",
     }),
+    urls: z.array(z.string()).meta({
+      description: "Where the control plane's replicas are reached: the agent tries them when the URL it joined through does not answer.",
+    }),
   }),
   permission: { kind: 'public' },
 });

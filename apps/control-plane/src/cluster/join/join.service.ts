@@ -7,6 +7,7 @@ import { alreadyExists, isUniqueViolation } from '../../errors/resource-errors.j
 import { recordEvent } from '../../events/record-event.js';
 import { NodeView } from '../../inventory/nodes/node-view.js';
 import { NodesRepository } from '../../inventory/nodes/nodes.repository.js';
+import { ReplicaDirectory } from '../../replicas/replica-directory.js';
 import { JoinTokensRepository } from '../join-tokens/join-tokens.repository.js';
 
 const TOKEN = /^([0-9a-f]{16})\.([A-Za-z0-9_-]{43})$/;
@@ -15,6 +16,8 @@ const REFUSED = 'the join token is invalid, expired or already used';
 export interface JoinedNode {
   readonly node: string;
   readonly credential: string;
+  /** Where the replicas are reached. */
+  readonly urls: string[];
 }
 
 /**
@@ -29,6 +32,7 @@ export class JoinService {
     private readonly tokens: JoinTokensRepository,
     private readonly nodes: NodesRepository,
     private readonly view: NodeView,
+    private readonly directory: ReplicaDirectory,
   ) {}
 
   async join(token: string, node: string): Promise<JoinedNode> {
@@ -55,7 +59,7 @@ export class JoinService {
       throw error;
     }
     await this.view.reload(node);
-    return { node, credential };
+    return { node, credential, urls: await this.directory.urls() };
   }
 }
 
