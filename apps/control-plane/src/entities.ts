@@ -1,3 +1,4 @@
+import { AgentRequestRow } from './agents/agent-request.entity.js';
 import { AclEntryRow } from './access/entities/acl-entry.entity.js';
 import { ApiTokenRow } from './access/entities/api-token.entity.js';
 import { BackupJobRunRow } from './backups/jobs/backup-job-run.entity.js';
@@ -52,6 +53,7 @@ export const ENTITIES: readonly (new () => object)[] = [
   TaskRow,
   TaskLogRow,
   ReplicaRow,
+  AgentRequestRow,
   StorageRow,
   GuestRow,
   VmidReservationRow,

@@ -24,8 +24,6 @@ export interface TestApp {
   readonly cert: string;
   /** `wss://127.0.0.1:<port>/agent/v1` */
   readonly agentUrl: string;
-  /** Where the app says it is reached as a replica (`CORRAL_REPLICA_URL`). */
-  readonly replicaUrl: string;
   close(): Promise<void>;
 }
 
@@ -80,7 +78,6 @@ export async function startTestApp(options: {
     dataSource: database.dataSource,
     cert: tls.cert,
     agentUrl: `wss://127.0.0.1:${port}${AGENT_WEBSOCKET_PATH}`,
-    replicaUrl: config.replicaUrl,
     close: async () => {
       api.close();
       await app.close();

@@ -14,6 +14,7 @@ import { WebSocketUpgrades, type Upgrade } from '../http/websocket-upgrades.js';
 import { LOGGER } from '../logging/loggers.js';
 import { NodeView } from '../inventory/nodes/node-view.js';
 import { ReplicaDirectory } from '../replicas/replica-directory.js';
+import { AgentAnswers } from './agent-answers.js';
 import { AgentConnection, type ConnectionEvents } from './agent-connection.js';
 import { AgentLink } from './agent-link.js';
 import { AgentReports, type GuestListener } from './agent-reports.js';
@@ -36,6 +37,8 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
   /** The session of each node whose agent this replica holds, or held until it went away. */
   private readonly links = new Map<string, AgentLink>();
   private readonly onlineListeners: ((node: string) => void)[] = [];
+  /** The tasks whose last step was still running on an agent when this replica stopped. */
+  private readonly handedOver = new Set<string>();
   /** What each agent connection reports, routed to its node's link. */
   private readonly events: ConnectionEvents = {
     hello: (connection, hello) => void this.hello(connection, hello),
@@ -55,6 +58,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly view: NodeView,
     private readonly remote: RemoteAgents,
     private readonly directory: ReplicaDirectory,
+    private readonly answers: AgentAnswers,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     websocketUpgrades.route(new RegExp(`^${AGENT_WEBSOCKET_PATH}$`), (upgrade) => this.connect(upgrade));
@@ -63,14 +67,27 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     this.liveness.start(this.links);
+    this.answers.start(this.links);
   }
 
+  /**
+   * Fails the requests waiting here, except those that end their task: their agents move to
+   * another replica, which takes the answers, and their tasks are ended with them there (`handsOver`).
+   */
   async onModuleDestroy(): Promise<void> {
     this.liveness.stop();
     const shuttingDown = new ApiError('SHUTTING_DOWN', 'the control plane is shutting down');
-    for (const link of this.links.values()) link.drop(() => shuttingDown);
+    for (const link of this.links.values()) {
+      for (const upid of link.release()) this.handedOver.add(upid);
+      link.drop(() => shuttingDown);
+    }
     this.links.clear();
     await this.upgrades.close();
+  }
+
+  /** Whether this replica, stopping, left task `upid` waiting for the answer to its last step: the replica that gets the answer ends it. */
+  handsOver(upid: string): boolean {
+    return this.handedOver.has(upid);
   }
 
   /** Whether this replica holds the node's agent now. */
@@ -176,7 +193,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     const link = this.links.get(node);
     if (link?.session === session) return link;
     link?.replaced();
-    const next = new AgentLink(node, session, this.reports, this.logger);
+    const next = new AgentLink(node, session, this.reports, this.logger, this.answers);
     this.links.set(node, next);
     return next;
   }

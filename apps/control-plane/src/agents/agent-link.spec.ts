@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import type { WebSocket } from 'ws';
 import { AgentConnection, type ConnectionEvents } from './agent-connection.js';
 import { AgentLink } from './agent-link.js';
-import { wentAway } from './pending-requests.js';
+import { wentAway } from './agent-failure.js';
 
 const NODE = 'alpha';
 const DNS = { search: ['example.com'], servers: ['192.0.2.53'] };

@@ -3,11 +3,23 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AgentConnection, NumberedFrame } from './agent-connection.js';
 import type { LeaseCount } from './agent-leases.js';
-import { PendingRequests, wentAway, type RequestOptions } from './pending-requests.js';
+import { wentAway } from './agent-failure.js';
+import { PendingRequests, type AnswerFrame, type HandedAnswer, type RecordedCommand, type RequestOptions } from './pending-requests.js';
 
 /** Where a link hands its node's reports and events, each once, in order; a rejection closes the connection, and the agent sends the frame again on its next one. */
 export interface NodeFrames {
   handle(node: string, session: string, frame: ReportFrame | EventFrame): Promise<void>;
+}
+
+/**
+ * Where the links record the requests of tasks before they are sent, and hand the answers no
+ * request of theirs waits for (agent-answers.ts).
+ */
+export interface HandedRequests {
+  record(node: string, session: string, request: RecordedCommand): Promise<void>;
+  forget(id: string): void;
+  /** An answer or output lines of a request that does not wait here: kept for the replica that waits, if any does. */
+  stray(node: string, frame: AnswerFrame): Promise<void>;
 }
 
 const TOOK_OVER = 'a newer connection of this node took over';
@@ -17,7 +29,9 @@ const TOOK_OVER = 'a newer connection of this node took over';
  * it, across the session's reconnects: its websocket, the numbered frames it handled and
  * acknowledged, its heartbeat numbers for the HA lease, and the requests sent to it and not
  * answered yet. A new session of the node replaces the link with a new one (`replaced`): what the
- * old session was asked and never answered is lost with it.
+ * old session was asked and never answered is lost with it. The session may go on at another
+ * replica (its agent moved): answers to requests sent from here then reach this link through the
+ * database (`handOver`), and answers this link gets to requests of another replica go there (`HandedRequests`).
  */
 export class AgentLink {
   /** The session's heartbeat numbers, for its HA lease (agent-leases.ts). */
@@ -37,10 +51,15 @@ export class AgentLink {
     readonly session: string,
     private readonly frames: NodeFrames,
     private readonly logger: Logger,
+    private readonly handed?: HandedRequests,
   ) {
-    this.pending = new PendingRequests(node, (frame) => {
-      if (this.greeted) this.current?.send(frame);
-    });
+    this.pending = new PendingRequests(
+      node,
+      (frame) => {
+        if (this.greeted) this.current?.send(frame);
+      },
+      handed && { record: (request) => handed.record(node, session, request), forget: (id) => handed.forget(id) },
+    );
   }
 
   /** The session's connection now; null while its agent is away (a reconnect may bring it back). */
@@ -122,13 +141,29 @@ export class AgentLink {
 
   /**
    * The session's agent is gone from this replica: its connection is dropped (and returned, for
-   * the caller to close with the code that says why) and its unanswered requests fail with `error`.
+   * the caller to close with the code that says why) and its unanswered requests fail with `error`,
+   * except, with `keepRecorded`, those of tasks (PendingRequests.failAll).
    */
-  drop(error: (command: CommandName) => Error): AgentConnection | null {
+  drop(error: (command: CommandName) => Error, options: { keepRecorded?: boolean } = {}): AgentConnection | null {
     const connection = this.current;
     this.current = null;
-    this.pending.failAll(error);
+    this.pending.failAll(error, options);
     return connection;
+  }
+
+  /** The ids of the requests of tasks that wait here, whose answers another replica may store. */
+  recorded(): string[] {
+    return this.pending.recorded();
+  }
+
+  /** The answer to request `id` of this link, stored by the replica the session moved to. */
+  handOver(id: string, handed: HandedAnswer): void {
+    this.pending.handOver(id, handed);
+  }
+
+  /** Lets go of the requests that end their task, unsettled, at shutdown; returns their tasks' UPIDs (PendingRequests.release). */
+  release(): string[] {
+    return this.pending.release();
   }
 
   /** A new session of the node took over (its agent process restarted): this one's connection is closed and its requests fail. */
@@ -143,7 +178,7 @@ export class AgentLink {
 
   private async handle(frame: NumberedFrame): Promise<void> {
     if (frame.type === 'report' || frame.type === 'event') await this.frames.handle(this.node, this.session, frame);
-    else this.pending.answer(frame);
+    else if (!this.pending.answer(frame)) await this.handed?.stray(this.node, frame);
   }
 
   private scheduleAck(): void {

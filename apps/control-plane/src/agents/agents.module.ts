@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { InventoryModule } from '../inventory/inventory.module.js';
 import { ReplicasModule } from '../replicas/replicas.module.js';
+import { AgentAnswers } from './agent-answers.js';
 import { AgentHub } from './agent-hub.js';
 import { AgentLeases } from './agent-leases.js';
 import { AgentReports } from './agent-reports.js';
+import { AgentRequestsRepository } from './agent-requests.repository.js';
 import { AgentStreams } from './agent-streams.js';
 import { AgentUpgrades } from './agent-upgrades.js';
 import { GuestReports } from './guest-reports.js';
@@ -13,7 +15,18 @@ import { RemoteAgents } from './remote-agents.js';
 /** The agent hub, which keeps the inventory's node and guest views current: every area that talks to nodes uses it. */
 @Module({
   imports: [InventoryModule, ReplicasModule],
-  providers: [AgentHub, AgentLeases, AgentReports, AgentStreams, AgentUpgrades, GuestReports, NodeLiveness, RemoteAgents],
-  exports: [AgentHub, AgentLeases],
+  providers: [
+    AgentAnswers,
+    AgentHub,
+    AgentLeases,
+    AgentReports,
+    AgentRequestsRepository,
+    AgentStreams,
+    AgentUpgrades,
+    GuestReports,
+    NodeLiveness,
+    RemoteAgents,
+  ],
+  exports: [AgentHub, AgentLeases, AgentRequestsRepository],
 })
 export class AgentsModule {}

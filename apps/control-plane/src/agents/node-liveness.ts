@@ -9,8 +9,9 @@ import { NodesRepository } from '../inventory/nodes/nodes.repository.js';
 import { ReplicaIdentity } from '../replicas/replica-identity.js';
 import { HEARTBEAT_MS } from './agent-connection.js';
 import { AgentLeases } from './agent-leases.js';
+import { AgentRequestsRepository } from './agent-requests.repository.js';
 import type { AgentLink } from './agent-link.js';
-import { wentAway } from './pending-requests.js';
+import { wentAway } from './agent-failure.js';
 
 /** No heartbeat for this long and the node is offline. */
 const NODE_DOWN_MS = 10_000;
@@ -38,6 +39,7 @@ export class NodeLiveness {
     private readonly view: NodeView,
     private readonly leases: AgentLeases,
     private readonly identity: ReplicaIdentity,
+    private readonly requests: AgentRequestsRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -57,6 +59,8 @@ export class NodeLiveness {
   /** Records the node online, held by the connection `connectionId` from `address`, with `node-up` when it comes back after it was marked offline. */
   async up(node: string, connectionId: string, address: string, hello: HelloFrame): Promise<void> {
     await this.dataSource.transaction(async (db) => {
+      // A new session: what the node's previous agent process was asked, it never answers.
+      await this.requests.abandon(db, [node], 'its agent restarted', hello.session);
       const back = await this.nodes.connected(
         db,
         node,
@@ -81,18 +85,25 @@ export class NodeLiveness {
     this.downTimers.set(node, timer);
   }
 
-  /** No heartbeat for NODE_DOWN_MS on this replica's connection: offline, with `node-down`, unless another connection holds it by now. */
+  /**
+   * No heartbeat for NODE_DOWN_MS on this replica's connection: offline, with `node-down`, unless
+   * another connection holds it by now. Then the session goes on elsewhere (its agent moved to
+   * another replica): the requests of tasks wait for the answers that replica stores; the others fail.
+   */
   private async silent(node: string): Promise<void> {
     this.downTimers.delete(node);
     const link = this.links.get(node);
     if (!link) return;
-    const connection = link.drop(wentAway(node, SILENT));
     this.view.forget(node);
+    let down = true;
     try {
-      await this.markDown({ connection: link.connectionId });
+      down = (await this.markDown({ connection: link.connectionId })).length > 0;
     } catch (error) {
       this.logger.error({ err: error, node }, 'cannot mark a node offline; the next liveness check will');
     }
+    const connection = link.drop(wentAway(node, down ? SILENT : 'its agent moved to another control-plane replica'), {
+      keepRecorded: !down,
+    });
     // Closed once the node is offline: an agent that reconnects at once comes back online after it.
     connection?.close(CLOSE_CODES.heartbeatTimeout, SILENT);
   }
@@ -120,12 +131,15 @@ export class NodeLiveness {
     }
   }
 
-  private async markDown(which: { readonly connection: string } | { readonly silentS: number }): Promise<void> {
+  /** Marks offline, with `node-down`, the nodes `which` selects; their agents' unanswered requests are answered `gone`. Returns those nodes. */
+  private async markDown(which: { readonly connection: string } | { readonly silentS: number }): Promise<string[]> {
     const down = await this.dataSource.transaction(async (db) => {
       const names = await this.nodes.markOffline(db, which);
       for (const node of names) await recordEvent(db, { event: 'node-down', node, details: { heartbeatMs: HEARTBEAT_MS } });
+      await this.requests.abandon(db, names, SILENT);
       return names;
     });
     for (const node of down) this.logger.warn({ node }, 'node down: no heartbeat');
+    return down;
   }
 }

@@ -1,4 +1,5 @@
 import type { CancelFrame, LogLine, RequestFrame } from '@corral/protocol';
+import { waitFor } from '@corral/testing';
 import { PendingRequests } from './pending-requests.js';
 
 /** Node alpha's pending requests, and what they sent to its agent. */
@@ -68,5 +69,74 @@ describe('the pending requests of an agent session', () => {
     ]);
     pending.resend();
     expect(sent).toHaveLength(4);
+  });
+});
+
+describe('the recorded requests of tasks', () => {
+  function recordedOf() {
+    const records: { recorded: unknown[]; forgotten: string[] } = { recorded: [], forgotten: [] };
+    const sent: RequestFrame[] = [];
+    const pending = new PendingRequests('alpha', (frame) => frame.type === 'request' && sent.push(frame), {
+      record: async (request) => void records.recorded.push(request),
+      forget: (id) => void records.forgotten.push(id),
+    });
+    return { pending, sent, records };
+  }
+
+  it('records a request of a task before it is sent, and forgets it once answered here; a request without a task is not recorded', async () => {
+    const { pending, sent, records } = recordedOf();
+    const answer = pending.request('node.apt.update', {}, { timeoutMs: 1000, upid: 'UPID:alpha:1', endsTask: true });
+    await waitFor(() => sent.length === 1, { timeoutMs: 1000, what: 'the request' });
+    const id = sent[0]?.id ?? '';
+    expect(records.recorded).toEqual([{ id, upid: 'UPID:alpha:1', command: 'node.apt.update', endsTask: true, timeoutMs: 1000 }]);
+    pending.answer({ type: 'result', seq: 1, id, result: null });
+    await expect(answer).resolves.toBeNull();
+    expect(records.forgotten).toEqual([id]);
+    void pending.request('node.dns.get', {}, { timeoutMs: 1000 }).catch(() => undefined);
+    expect(records.recorded).toHaveLength(1);
+    pending.failAll(() => new Error('done'));
+  });
+
+  it('keeps the recorded requests waiting when asked, and settles them with the answer another replica stored, lines first', async () => {
+    const { pending, sent } = recordedOf();
+    const lines: LogLine[] = [];
+    const recorded = pending.request(
+      'node.apt.update',
+      {},
+      { timeoutMs: 1000, upid: 'UPID:alpha:1', onLog: (each) => lines.push(...each) },
+    );
+    const failed = pending.request(
+      'guest.shutdown',
+      { type: 'qemu', vmid: 100, timeout: 1, forceStop: false },
+      { timeoutMs: 1000, upid: 'UPID:alpha:2' },
+    );
+    const plain = pending.request('node.dns.get', {}, { timeoutMs: 1000 });
+    await waitFor(() => sent.length === 3, { timeoutMs: 1000, what: 'the requests' });
+    pending.failAll(() => new Error('moved'), { keepRecorded: true });
+    await expect(plain).rejects.toThrow('moved');
+    const [first, second] = pending.recorded();
+    pending.handOver(first ?? '', { lines: [{ n: 1, text: 'Hit:1' }], answer: { result: null } });
+    await expect(recorded).resolves.toBeNull();
+    expect(lines).toEqual([{ n: 1, text: 'Hit:1' }]);
+    pending.handOver(second ?? '', { lines: [], answer: { gone: 'its agent restarted' } });
+    await expect(failed).rejects.toMatchObject({
+      code: 'NODE_UNAVAILABLE',
+      message: "node 'alpha' went away before it answered guest.shutdown (its agent restarted)",
+    });
+    expect(pending.recorded()).toEqual([]);
+  });
+
+  it('lets go of the requests that end their task at shutdown, unsettled, naming their tasks', async () => {
+    const { pending, sent } = recordedOf();
+    let settled = false;
+    void pending.request('node.apt.update', {}, { timeoutMs: 1000, upid: 'UPID:alpha:1', endsTask: true }).finally(() => (settled = true));
+    const step = pending.request('node.dns.get', {}, { timeoutMs: 1000, upid: 'UPID:alpha:2' });
+    await waitFor(() => sent.length === 2, { timeoutMs: 1000, what: 'the requests' });
+    expect(pending.release()).toEqual(['UPID:alpha:1']);
+    pending.failAll(() => new Error('shutting down'));
+    await expect(step).rejects.toThrow('shutting down');
+    expect(pending.recorded()).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(settled).toBe(false);
   });
 });

@@ -12,10 +12,11 @@ import {
 } from '@corral/protocol';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
-import { agentFailure } from './agent-failure.js';
+import { agentFailure, noAnswer } from './agent-failure.js';
+import { answerError, type StoredAnswer } from './stored-answer.js';
 
 /** A request's answer may take this much longer than its own timeout (the agent's kill, the way back). */
-const ANSWER_GRACE_MS = 5000;
+export const ANSWER_GRACE_MS = 5000;
 
 export interface RequestOptions {
   readonly timeoutMs: number;
@@ -27,6 +28,36 @@ export interface RequestOptions {
   readonly onLog?: (lines: readonly LogLine[]) => void;
   /** Stops the request: the agent is sent a `cancel`, and the request rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * The task's last step (with `upid`): when the replica running the task stops before the answer,
+   * the answer ends the task wherever it arrives, and what the task would have written after it is
+   * what reconciliation writes.
+   */
+  readonly endsTask?: boolean;
+}
+
+/** A task's request as it is recorded before it is sent. */
+export interface RecordedCommand {
+  readonly id: string;
+  readonly upid: string;
+  readonly command: CommandName;
+  readonly endsTask: boolean;
+  readonly timeoutMs: number;
+}
+
+/**
+ * Where the requests of tasks are recorded before they are sent, so that another replica can take
+ * their answers (agent-requests.repository.ts), and forgotten once answered here.
+ */
+export interface RequestRecords {
+  record(request: RecordedCommand): Promise<void>;
+  forget(id: string): void;
+}
+
+/** An answer another replica stored for a request waiting here, with the output lines that came before it. */
+export interface HandedAnswer {
+  readonly lines: readonly LogLine[];
+  readonly answer: StoredAnswer;
 }
 
 /** An agent frame that answers a request, found by its `id`. */
@@ -34,6 +65,8 @@ export type AnswerFrame = ResultFrame | FailureFrame | LogFrame;
 
 interface Pending {
   readonly command: CommandName;
+  /** Recorded (agent_requests): its answer may come through another replica. */
+  readonly recorded: { readonly upid: string; readonly endsTask: boolean } | null;
   readonly frame: RequestFrame;
   readonly resolve: (result: unknown) => void;
   readonly reject: (error: Error) => void;
@@ -44,18 +77,11 @@ interface Pending {
 }
 
 /**
- * The error of requests whose node went away before it answered them: they (and the tasks they
- * work for) end with it, naming why, instead of at their timeouts.
- */
-export function wentAway(node: string, why: string): (command: CommandName) => ApiError {
-  return (command) => new ApiError('NODE_UNAVAILABLE', `node '${node}' went away before it answered ${command} (${why})`);
-}
-
-/**
  * The requests sent to one agent session and not answered yet, by id. Each settles once: with the
- * agent's result (checked against its command's schema) or failure, at its timeout, when its
- * signal aborts it, or when the session ends (`failAll`). An answer that finds no request (a late
- * one, or one of a request that already ended) is ignored.
+ * agent's result (checked against its command's schema) or failure, here or handed over by another
+ * replica, at its timeout, when its signal aborts it, or when the session ends (`failAll`). A
+ * task's request is recorded before it is sent (`records`). An answer that finds no request (a late
+ * one, or one of a request that already ended) is left to the caller.
  */
 export class PendingRequests {
   private readonly requests = new Map<string, Pending>();
@@ -64,11 +90,15 @@ export class PendingRequests {
     private readonly node: string,
     /** Sends a request, or the cancel of one, to the session's agent where it can take it now. */
     private readonly send: (frame: RequestFrame | CancelFrame) => void,
+    private readonly records?: RequestRecords,
   ) {}
 
   /** Sends a command of the catalog and resolves with its checked result. */
   async request<K extends CommandName>(command: K, params: ParamsOf<K>, options: RequestOptions): Promise<ResultOf<K>> {
     const id = randomUUID();
+    const recorded = this.records && options.upid ? { upid: options.upid, endsTask: options.endsTask ?? false } : null;
+    options.signal?.throwIfAborted();
+    if (recorded) await this.records?.record({ id, command, timeoutMs: options.timeoutMs, ...recorded });
     // Params of the catalog are JSON by construction (zod schemas of JSON values).
     const json = params as RequestFrame['params'];
     const frame: RequestFrame = {
@@ -83,21 +113,23 @@ export class PendingRequests {
     const { signal } = options;
     signal?.throwIfAborted();
     return new Promise<ResultOf<K>>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          this.settle(
-            id,
-            new ApiError('NODE_TIMEOUT', `node '${this.node}' did not answer ${command} within ${Math.round(options.timeoutMs / 1000)} s`),
-          ),
-        options.timeoutMs + ANSWER_GRACE_MS,
-      );
+      const timer = setTimeout(() => this.settle(id, noAnswer(this.node, command, options.timeoutMs)), options.timeoutMs + ANSWER_GRACE_MS);
       const cancel = () => {
         this.send({ type: 'cancel', id });
         this.settle(id, signal?.reason instanceof Error ? signal.reason : new ApiError('INTERNAL', `${command} was cancelled`));
       };
       signal?.addEventListener('abort', cancel, { once: true });
       const detach = () => signal?.removeEventListener('abort', cancel);
-      this.requests.set(id, { command, frame, resolve: resolve as (result: unknown) => void, reject, onLog: options.onLog, timer, detach });
+      this.requests.set(id, {
+        command,
+        recorded,
+        frame,
+        resolve: resolve as (result: unknown) => void,
+        reject,
+        onLog: options.onLog,
+        timer,
+        detach,
+      });
       this.send(frame);
     });
   }
@@ -107,39 +139,81 @@ export class PendingRequests {
     for (const pending of this.requests.values()) this.send(pending.frame);
   }
 
-  /** The agent's result, failure or output lines of a request. */
-  answer(frame: AnswerFrame): void {
+  /** The agent's result, failure or output lines of a request; false when no request here waits for it. */
+  answer(frame: AnswerFrame): boolean {
     const pending = this.requests.get(frame.id);
-    if (!pending) return;
+    if (!pending) return false;
     switch (frame.type) {
-      case 'result': {
-        const checked = parseCommandResult(pending.command, frame.result);
-        this.settle(
-          frame.id,
-          checked.ok
-            ? checked
-            : new ApiError('INTERNAL', `node '${this.node}' answered with a result that fails its schema: ${checked.message}`),
-        );
-        return;
-      }
+      case 'result':
+        this.settle(frame.id, this.checked(pending.command, frame.result));
+        break;
       case 'failure':
         this.settle(frame.id, agentFailure(this.node, frame.code, frame.message));
-        return;
+        break;
       case 'log':
         pending.onLog?.(frame.lines);
-        return;
+        break;
     }
+    return true;
   }
 
-  /** Ends every request still unanswered with the error for its command. */
-  failAll(error: (command: CommandName) => Error): void {
-    for (const [id, pending] of this.requests) this.settle(id, error(pending.command));
+  /** Whether request `id` waits here. */
+  has(id: string): boolean {
+    return this.requests.has(id);
   }
 
-  private settle(id: string, outcome: { ok: true; result: unknown } | Error): void {
+  /** The ids of the recorded requests waiting here: their answers may be stored by another replica. */
+  recorded(): string[] {
+    return [...this.requests].flatMap(([id, pending]) => (pending.recorded ? [id] : []));
+  }
+
+  /**
+   * Lets go of the requests that end their task, unsettled (the replica stops: its agents move on,
+   * and the replica that takes an answer ends the task with it). Returns their tasks' UPIDs.
+   */
+  release(): string[] {
+    const released: string[] = [];
+    for (const [id, pending] of this.requests) {
+      if (!pending.recorded?.endsTask) continue;
+      this.requests.delete(id);
+      clearTimeout(pending.timer);
+      pending.detach();
+      released.push(pending.recorded.upid);
+    }
+    return released;
+  }
+
+  /** The answer another replica stored for request `id` (its record already removed). */
+  handOver(id: string, handed: HandedAnswer): void {
+    const pending = this.requests.get(id);
+    if (!pending) return;
+    if (handed.lines.length > 0) pending.onLog?.(handed.lines);
+    const { answer } = handed;
+    this.settle(id, 'result' in answer ? this.checked(pending.command, answer.result) : answerError(this.node, pending.command, answer), {
+      forget: false,
+    });
+  }
+
+  /**
+   * Ends every request still unanswered with the error for its command; with `keepRecorded`, those
+   * of tasks wait on for the answer another replica stores (the session goes on there).
+   */
+  failAll(error: (command: CommandName) => Error, { keepRecorded = false } = {}): void {
+    for (const [id, pending] of this.requests) if (!(keepRecorded && pending.recorded)) this.settle(id, error(pending.command));
+  }
+
+  private checked(command: CommandName, result: unknown): { ok: true; result: unknown } | Error {
+    const checked = parseCommandResult(command, result);
+    return checked.ok
+      ? checked
+      : new ApiError('INTERNAL', `node '${this.node}' answered with a result that fails its schema: ${checked.message}`);
+  }
+
+  private settle(id: string, outcome: { ok: true; result: unknown } | Error, { forget = true } = {}): void {
     const pending = this.requests.get(id);
     if (!pending) return;
     this.requests.delete(id);
+    if (forget && pending.recorded) this.records?.forget(id);
     clearTimeout(pending.timer);
     pending.detach();
     if (outcome instanceof Error) pending.reject(outcome);

@@ -5,21 +5,29 @@ import { AgentHub } from '../agents/agent-hub.js';
 import { TaskRunner, type TaskAlongside } from '../tasks/task-runner.js';
 
 /** What a guest operation's work gets: its task's UPID, a way to run agent commands and to write log lines. */
+/** How a guest operation runs one agent command. */
+export interface AgentCallOptions {
+  /** Runs even once the task was stopped: it undoes what the stopped work left. */
+  readonly cleanup?: boolean;
+  /**
+   * The operation's last step, after which it writes only what reconciliation also writes (a lock
+   * released, an event): when this replica stops before the answer, the answer ends the task on
+   * the replica it reaches.
+   */
+  readonly endsTask?: boolean;
+}
+
 export interface GuestWork {
   readonly upid: string;
   /** Runs a command on the guest's node for this task; its output lines go to the task log. */
-  agent<K extends CommandName>(command: K, params: ParamsOf<K>, timeoutMs: number): Promise<void>;
-  /**
-   * Runs a command on any node for this task (a migration's target), its lines going to the task
-   * log; resolves with its result. A `cleanup` runs even once the task was stopped: it undoes what
-   * the stopped work left.
-   */
+  agent<K extends CommandName>(command: K, params: ParamsOf<K>, timeoutMs: number, options?: AgentCallOptions): Promise<void>;
+  /** Runs a command on any node for this task (a migration's target), its lines going to the task log; resolves with its result. */
   on<K extends CommandName>(
     node: string,
     command: K,
     params: ParamsOf<K>,
     timeoutMs: number,
-    options?: { readonly cleanup?: boolean },
+    options?: AgentCallOptions,
   ): Promise<ResultOf<K>>;
   /** One line of the control plane's own in the task log. */
   line(text: string): void;
@@ -160,13 +168,14 @@ export class GuestTasks {
         onLog: lines.step(),
         ...(step !== undefined ? { step } : {}),
         ...(options?.cleanup === true ? {} : { signal }),
+        ...(options?.endsTask === true ? { endsTask: true } : {}),
       });
     return {
       upid,
       line: (text) => lines.line(text),
       on,
-      agent: async (command, params, timeoutMs) => {
-        await on(node, command, params, timeoutMs);
+      agent: async (command, params, timeoutMs, options) => {
+        await on(node, command, params, timeoutMs, options);
       },
     };
   }

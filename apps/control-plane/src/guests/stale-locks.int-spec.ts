@@ -5,7 +5,8 @@ import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import type { GuestLock } from '../inventory/guests/guest.entity.js';
 import { GuestsRepository } from '../inventory/guests/guests.repository.js';
-import { REPLICA_STOPPED, ReplicaLiveness } from '../tasks/replica-liveness.js';
+import { REPLICA_STOPPED } from '../tasks/orphan-ends.js';
+import { ReplicaLiveness } from '../tasks/replica-liveness.js';
 import { TasksModule } from '../tasks/tasks.module.js';
 import { GuestsModule } from './guests.module.js';
 

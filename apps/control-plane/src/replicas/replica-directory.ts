@@ -33,9 +33,11 @@ export class ReplicaDirectory {
 
   /**
    * Where every replica that is up is reached, this one included, sorted: what agents are told to
-   * try when theirs goes away. Read at most every 2 s.
+   * try when theirs goes away. Read at most every 2 s. None for a replica that is not set up to run
+   * among others (no CORRAL_CLUSTER_SECRET): its agents keep the URL they joined through.
    */
   async urls(): Promise<string[]> {
+    if (!this.identity.clustered) return [];
     const now = Date.now();
     if (this.listed === null || now - this.listed.at >= LIST_MS) {
       const urls = this.replicas.addresses(LISTED_S).then((found) => [...new Set([...found, this.identity.address])].sort());

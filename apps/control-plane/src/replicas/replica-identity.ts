@@ -7,8 +7,11 @@ import { CONFIG, type Config } from '../config/config.js';
 export class ReplicaIdentity {
   readonly id = randomUUID();
   readonly address: string;
+  /** Whether it runs among other replicas: set up for that with CORRAL_CLUSTER_SECRET (docs/scale-out.md). */
+  readonly clustered: boolean;
 
   constructor(@Inject(CONFIG) config: Config) {
     this.address = config.replicaUrl;
+    this.clustered = config.clusterSecret !== null;
   }
 }

@@ -1,23 +1,24 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import { AgentRequestsRepository } from '../agents/agent-requests.repository.js';
 import { LOGGER } from '../logging/loggers.js';
 import { ReplicaIdentity } from '../replicas/replica-identity.js';
 import { ReplicasRepository } from '../replicas/replicas.repository.js';
+import { orphanEnd } from './orphan-ends.js';
 import { TasksRepository } from './tasks.repository.js';
 
 /** A replica unseen for this long is gone: any other ends its running tasks (it writes a heartbeat every 2 s). */
 export const REPLICA_GONE_S = 30;
 /** The agent hub's liveness rhythm. */
 const HEARTBEAT_MS = 2000;
-/** How a task ends when the replica running it went away, or stopped before the task did. */
-export const REPLICA_STOPPED = 'the control plane replica running this task stopped';
 
 /**
  * This control-plane replica as the tasks know it: a
  * random id per process that each task records, a heartbeat every 2 s, and on every beat the
  * running tasks of replicas gone for REPLICA_GONE_S (killed, cut off, or from before this table)
- * are ended with REPLICA_STOPPED, by whichever replica comes first. A replica whose own heartbeat
+ * are ended by whichever replica comes first: with the answer to their last step when that step
+ * was running on an agent (once the answer came, orphan-ends.ts), else with REPLICA_STOPPED. A replica whose own heartbeat
  * failed (the database was unreachable) sweeps again only REPLICA_GONE_S after its heartbeat is
  * back: in a database outage every replica misses its beats, and the others need that long to beat
  * again before their silence means they are gone.
@@ -34,6 +35,7 @@ export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, On
     private readonly identity: ReplicaIdentity,
     private readonly replicas: ReplicasRepository,
     private readonly tasks: TasksRepository,
+    private readonly requests: AgentRequestsRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -64,6 +66,21 @@ export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, On
     }
   }
 
+  private async endOrphans(): Promise<void> {
+    const orphans = await this.tasks.orphaned(REPLICA_GONE_S);
+    if (orphans.length === 0) return;
+    const requests = await this.requests.ofTasks(orphans);
+    const ended: string[] = [];
+    for (const upid of orphans) {
+      const end = orphanEnd(
+        requests.filter((request) => request.upid === upid),
+        Date.now(),
+      );
+      if (end !== null && (await this.tasks.endOrphan(upid, end.lines, end.exitstatus))) ended.push(upid);
+    }
+    if (ended.length > 0) this.logger.warn({ tasks: ended }, 'ended the running tasks of control-plane replicas that are gone');
+  }
+
   /** One beat: the heartbeat, then, unless this replica is just back from an outage, the sweep of vanished replicas' tasks. */
   async check(): Promise<void> {
     try {
@@ -80,8 +97,7 @@ export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, On
     }
     if (performance.now() < this.sweepFrom) return;
     try {
-      const ended = await this.tasks.endOrphaned(REPLICA_GONE_S, REPLICA_STOPPED);
-      if (ended.length > 0) this.logger.warn({ tasks: ended }, 'ended the running tasks of control-plane replicas that are gone');
+      await this.endOrphans();
     } catch (error) {
       this.logger.warn({ err: error }, 'cannot end the tasks of replicas that are gone');
     }

@@ -10,7 +10,8 @@ import { AgentHub } from '../agents/agent-hub.js';
 import { DatabaseNotifications } from '../database/notifications.js';
 import { isDatabaseUnreachable } from '../errors/database-unreachable.js';
 import { LOGGER } from '../logging/loggers.js';
-import { REPLICA_STOPPED, ReplicaLiveness } from './replica-liveness.js';
+import { REPLICA_STOPPED } from './orphan-ends.js';
+import { ReplicaLiveness } from './replica-liveness.js';
 import type { TaskRow } from './task.entity.js';
 import { TASK_STOPS_CHANNEL, TasksRepository } from './tasks.repository.js';
 import { formatUpid } from './upid.js';
@@ -75,7 +76,7 @@ export class TaskRunner implements BeforeApplicationShutdown {
   async onAgent<K extends CommandName>(spec: TaskSpec, command: K, params: ParamsOf<K>, timeoutMs: number): Promise<string> {
     this.hub.reachable(spec.node);
     return this.start(spec, (upid, log, signal) =>
-      this.hub.request(spec.node, command, params, { timeoutMs, upid, onLog: log, signal }).then(() => undefined),
+      this.hub.request(spec.node, command, params, { timeoutMs, upid, onLog: log, signal, endsTask: true }).then(() => undefined),
     );
   }
 
@@ -130,10 +131,14 @@ export class TaskRunner implements BeforeApplicationShutdown {
     this.workEndListeners.push(listener);
   }
 
-  /** The runs still going end as stopped with the replica, their ends written before the database closes (after the agent hub has failed its requests). */
+  /**
+   * The runs still going end as stopped with the replica, their ends written before the database
+   * closes (after the agent hub has failed its requests). A task waiting for the answer to its last
+   * step is left running: its agent moves to another replica, and the answer ends it there.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
-    const runs = [...this.running.values()];
+    const runs = [...this.running].flatMap(([upid, run]) => (this.hub.handsOver(upid) ? [] : [run]));
     for (const { controller } of runs) controller.abort(new Error(REPLICA_STOPPED));
     await Promise.all(runs.map(({ run }) => run));
   }

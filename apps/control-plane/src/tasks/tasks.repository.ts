@@ -76,26 +76,57 @@ export class TasksRepository {
     await this.endWhere('"upid" = $3', [upid], exitstatus);
   }
 
-  /** Ends the running tasks of replicas unseen for `goneS` seconds (or never seen), and forgets those replicas. Returns the tasks ended. */
-  async endOrphaned(goneS: number, exitstatus: string): Promise<string[]> {
-    const alive = `SELECT 1 FROM "replicas" r WHERE r."id" = "tasks"."replica" AND r."seen" > now() - make_interval(secs => $3)`;
+  /** The running tasks of replicas unseen for `goneS` seconds (or never seen); those replicas are forgotten. */
+  async orphaned(goneS: number): Promise<string[]> {
     await this.dataSource.query(`DELETE FROM "replicas" WHERE "seen" <= now() - make_interval(secs => $1)`, [goneS]);
-    return this.endWhere(`NOT EXISTS (${alive})`, [goneS], exitstatus);
+    const rows = (await this.dataSource.query(
+      `SELECT t."upid" FROM "tasks" t
+       WHERE t."endtime" IS NULL AND NOT EXISTS (SELECT 1 FROM "replicas" r WHERE r."id" = t."replica" AND r."seen" > now() - make_interval(secs => $1))`,
+      [goneS],
+    )) as { upid: string }[];
+    return rows.map((row) => row.upid);
+  }
+
+  /**
+   * Ends a running task another replica ran, after appending `lines` (numbered after the last):
+   * one transaction, so that of two replicas ending it at once one does. False when it had ended.
+   */
+  async endOrphan(upid: string, lines: readonly string[], exitstatus: string): Promise<boolean> {
+    return this.dataSource.transaction(async (db) => {
+      const running = (await db.query(`SELECT 1 FROM "tasks" WHERE "upid" = $1 AND "endtime" IS NULL FOR UPDATE`, [upid])) as unknown[];
+      if (running.length === 0) return false;
+      if (lines.length > 0)
+        await db.query(
+          `INSERT INTO "task_logs" ("upid", "n", "t")
+           SELECT $1, COALESCE((SELECT max(l."n") FROM "task_logs" l WHERE l."upid" = $1), 0) + line.n, line.t
+           FROM unnest($2::text[]) WITH ORDINALITY AS line(t, n)`,
+          [upid, lines],
+        );
+      return (await this.endWhere('"upid" = $3', [upid], exitstatus, db)).length > 0;
+    });
   }
 
   /**
    * One statement: the end time and status, the closing log line PVE writes (`TASK OK`, `TASK ERROR: <text>`)
-   * after the last line, and the notification to whoever waits. Tasks already ended are left alone.
+   * after the last line, the task's agent requests forgotten, and the notification to whoever
+   * waits. Tasks already ended are left alone.
    */
-  private async endWhere(condition: string, params: unknown[], exitstatus: string): Promise<string[]> {
+  private async endWhere(
+    condition: string,
+    params: unknown[],
+    exitstatus: string,
+    db: EntityManager = this.dataSource.manager,
+  ): Promise<string[]> {
     const line = exitstatus === 'OK' ? 'TASK OK' : `TASK ERROR: ${exitstatus}`;
-    const rows = (await this.dataSource.query(
+    const rows = (await db.query(
       `WITH ended AS (
          UPDATE "tasks" SET "endtime" = $1, "exitstatus" = $2 WHERE "endtime" IS NULL AND ${condition} RETURNING "upid"
        ), closing AS (
          INSERT INTO "task_logs" ("upid", "n", "t")
          SELECT e."upid", COALESCE((SELECT max(l."n") FROM "task_logs" l WHERE l."upid" = e."upid"), 0) + 1, $${params.length + 3} FROM ended e
          ON CONFLICT DO NOTHING
+       ), answered AS (
+         DELETE FROM "agent_requests" WHERE "upid" IN (SELECT "upid" FROM ended)
        )
        SELECT e."upid", pg_notify('${TASK_ENDS_CHANNEL}', e."upid") FROM ended e`,
       [Math.floor(Date.now() / 1000), exitstatus, ...params, line],
@@ -108,7 +139,7 @@ export class TasksRepository {
     await this.dataSource.query(`SELECT pg_notify('${TASK_STOPS_CHANNEL}', $1)`, [JSON.stringify({ upid, by })]);
   }
 
-  /** Records that the replica is up now (the database's clock). */
+  /** The task, or null. */
   get(upid: string): Promise<TaskRow | null> {
     return this.dataSource.manager.findOneBy(TaskRow, { upid });
   }

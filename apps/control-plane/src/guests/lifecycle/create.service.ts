@@ -79,10 +79,12 @@ export class CreateService {
       caller,
       work: async (work) => {
         await this.newGuests.finish(kind, node, vmid, () =>
-          work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...container }, CREATE_MS),
+          work.agent('guest.create', { guest: spec, allocate: resolved.allocate, ...container }, CREATE_MS, {
+            endsTask: !command.template && !command.start,
+          }),
         );
         if (command.template) await this.templates.templateWork(guest, work);
-        if (command.start) await this.power.startWork(kind, vmid, work);
+        if (command.start) await this.power.startWork(kind, vmid, work, { endsTask: true });
       },
     });
   }

@@ -38,7 +38,7 @@ export class PowerService {
       type: kind.tasks.start ?? 'start',
       caller,
       check: () => this.mayStart(guest),
-      work: (work) => this.startWork(kind, vmid, work),
+      work: (work) => this.startWork(kind, vmid, work, { endsTask: true }),
     });
   }
 
@@ -46,7 +46,7 @@ export class PowerService {
   async stop(guest: GuestRef, caller: Principal): Promise<string> {
     this.states.existing(guest);
     const { kind, node, vmid } = guest;
-    const work = (work: GuestWork) => this.stopWork(kind, vmid, work);
+    const work = (work: GuestWork) => this.stopWork(kind, vmid, work, { endsTask: true });
     if (await this.underHa(vmid)) return this.haRequest(guest, 'stopped', caller, work);
     return this.tasks.submit({ node, vmid, type: kind.tasks.stop ?? 'stop', caller, work });
   }
@@ -57,7 +57,9 @@ export class PowerService {
     const { kind, node, vmid } = guest;
     const timeout = options.timeout ?? SHUTDOWN_DEFAULT_S[kind.type];
     const work = (work: GuestWork) =>
-      work.agent('guest.shutdown', { type: kind.type, vmid, timeout, forceStop: options.forceStop ?? false }, (timeout + 60) * 1000);
+      work.agent('guest.shutdown', { type: kind.type, vmid, timeout, forceStop: options.forceStop ?? false }, (timeout + 60) * 1000, {
+        endsTask: true,
+      });
     if (await this.underHa(vmid)) return this.haRequest(guest, 'stopped', caller, work);
     return this.tasks.submit({
       node,
@@ -81,7 +83,7 @@ export class PowerService {
       check: () => this.states.mustBe(guest, ['running'], 'is not running'),
       work: async (work) => {
         if (kind.type === 'qemu') await this.cloudinit.generate(work, vmid);
-        await work.agent('guest.reboot', { guest: await this.states.spec(guest), timeout }, (timeout + 120) * 1000);
+        await work.agent('guest.reboot', { guest: await this.states.spec(guest), timeout }, (timeout + 120) * 1000, { endsTask: true });
       },
     });
   }
@@ -95,7 +97,7 @@ export class PowerService {
       type: kind.tasks.reset ?? 'reset',
       caller,
       check: () => this.states.mustBe(guest, ['running', 'paused'], 'is not running'),
-      work: (work) => work.agent('guest.reset', { vmid }, POWER_MS),
+      work: (work) => work.agent('guest.reset', { vmid }, POWER_MS, { endsTask: true }),
     });
   }
 
@@ -109,7 +111,7 @@ export class PowerService {
       type: kind.tasks.suspend ?? 'suspend',
       caller,
       check: () => this.states.mustBe(guest, ['running'], 'is not running'),
-      work: (work) => work.agent('guest.suspend', { type: kind.type, vmid }, POWER_MS),
+      work: (work) => work.agent('guest.suspend', { type: kind.type, vmid }, POWER_MS, { endsTask: true }),
     });
   }
 
@@ -122,7 +124,7 @@ export class PowerService {
       type: kind.tasks.resume ?? 'resume',
       caller,
       check: () => this.states.mustBe(guest, ['paused'], 'is not paused'),
-      work: (work) => work.agent('guest.resume', { type: kind.type, vmid }, POWER_MS),
+      work: (work) => work.agent('guest.resume', { type: kind.type, vmid }, POWER_MS, { endsTask: true }),
     });
   }
 
@@ -135,24 +137,28 @@ export class PowerService {
     const guest = { kind, node: this.states.anywhere(kind, vmid).row.node, vmid };
     const work =
       action === 'start'
-        ? (work: GuestWork) => this.startWork(kind, vmid, work, { ha: true })
-        : (work: GuestWork) => this.stopWork(kind, vmid, work);
+        ? (work: GuestWork) => this.startWork(kind, vmid, work, { ha: true, endsTask: true })
+        : (work: GuestWork) => this.stopWork(kind, vmid, work, { endsTask: true });
     const check =
       action === 'start' ? () => this.mayStart(guest) : () => this.states.mustBe(guest, ['running', 'paused'], 'is not running');
     await this.tasks.completed({ node: guest.node, vmid, type: kind.tasks[action] ?? action, caller: SYSTEM_CALLER, check, work });
   }
 
-  /** Starts the guest on its node; `ha`: as the HA manager, which the agent allows only under an HA lease covering the guest. */
-  async startWork(kind: GuestKind, vmid: number, work: GuestWork, options: { ha?: true } = {}): Promise<void> {
+  /**
+   * Starts the guest on its node; `ha`: as the HA manager, which the agent allows only under an HA
+   * lease covering the guest; `endsTask`: the start is the task's last step (AgentCallOptions).
+   */
+  async startWork(kind: GuestKind, vmid: number, work: GuestWork, options: { ha?: true; endsTask?: boolean } = {}): Promise<void> {
     const { row } = this.states.anywhere(kind, vmid);
     // As PVE's start: the cloud-init drive is generated from the config first.
     if (kind.type === 'qemu') await this.cloudinit.generate(work, vmid);
-    await work.agent('guest.start', { guest: await this.states.spec({ kind, node: row.node, vmid }), ...options }, POWER_MS);
+    const { endsTask, ...asked } = options;
+    await work.agent('guest.start', { guest: await this.states.spec({ kind, node: row.node, vmid }), ...asked }, POWER_MS, { endsTask });
   }
 
-  /** Stops the guest at once (no shutdown). */
-  async stopWork(kind: GuestKind, vmid: number, work: GuestWork): Promise<void> {
-    await work.agent('guest.stop', { type: kind.type, vmid }, POWER_MS);
+  /** Stops the guest at once (no shutdown); `endsTask`: the stop is the task's last step. */
+  async stopWork(kind: GuestKind, vmid: number, work: GuestWork, options: { endsTask?: boolean } = {}): Promise<void> {
+    await work.agent('guest.stop', { type: kind.type, vmid }, POWER_MS, options);
   }
 
   /**
