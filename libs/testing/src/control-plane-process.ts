@@ -27,6 +27,7 @@ export class ControlPlaneProcess {
     readonly api: HttpsClient,
     private readonly logs: string[],
     readonly exited: Promise<number | null>,
+    private readonly options: ControlPlaneOptions,
   ) {}
 
   static async start(options: ControlPlaneOptions = {}): Promise<ControlPlaneProcess> {
@@ -56,7 +57,13 @@ export class ControlPlaneProcess {
     // The operator's certificate where it is given, else the one it generated.
     const certificate = await readFile(options.env?.['CORRAL_TLS_CERT'] ?? join(dataDir, 'tls/corral.crt'), 'utf8');
     const api = new HttpsClient(`https://127.0.0.1:${port}/api2/json`, certificate);
-    return new ControlPlaneProcess(child, dataDir, port, fingerprint, api, logs, exited);
+    return new ControlPlaneProcess(child, dataDir, port, fingerprint, api, logs, exited, { ...options, dataDir });
+  }
+
+  /** Stops it (SIGTERM) and starts it again with the same options and data directory: a rolling restart's step. */
+  async restart(): Promise<ControlPlaneProcess> {
+    await this.stop();
+    return ControlPlaneProcess.start(this.options);
   }
 
   /** Every line it printed so far, parsed where it is JSON. */

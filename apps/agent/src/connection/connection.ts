@@ -45,7 +45,7 @@ const CLOSE_TIMEOUT_MS = 5_000;
 /**
  * One websocket to the control plane, from `hello` to close (libs/protocol): `hello` at once,
  * `welcome` within `welcomeTimeoutMs`, then the unacknowledged frames of the outbox in order, a
- * heartbeat (and a ping) every `welcome.heartbeatMs`, requests to `onRequest`, cancels to
+ * heartbeat (and a ping) at once and every `welcome.heartbeatMs`, requests to `onRequest`, cancels to
  * `onCancel`, leases to `onLease` and acks to the outbox. Every inbound frame is validated; a bad one closes the
  * connection with its close code.
  */
@@ -128,6 +128,8 @@ export class Connection {
     for (const entry of backlog) this.send(entry);
     this.heartbeat = setInterval(() => this.beat(welcome.heartbeatMs), welcome.heartbeatMs);
     this.options.onWelcome(welcome, backlog.length);
+    // At once too: a control plane this agent just moved to renews its HA lease on it, without waiting a heartbeat interval.
+    this.beat(welcome.heartbeatMs);
   }
 
   private beat(heartbeatMs: number): void {

@@ -43,7 +43,10 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly events: ConnectionEvents = {
     hello: (connection, hello) => void this.hello(connection, hello),
     heartbeat: (connection, n) => {
-      if (this.links.get(connection.node)?.heartbeat(connection, n)) this.liveness.heard(connection.node);
+      const link = this.links.get(connection.node);
+      if (!link?.heartbeat(connection, n)) return;
+      this.liveness.heard(connection.node);
+      this.liveness.firstLease(link);
     },
     frame: (connection, frame) => this.links.get(connection.node)?.receive(connection, frame),
     closed: (connection, code, reason) => this.closed(connection, code, reason),

@@ -104,6 +104,8 @@ export class AgentLink {
     if (this.current !== connection) return false;
     connection.welcome(replicas);
     this.greeted = true;
+    // A new connection's first numbered heartbeat gets a lease at once (NodeLiveness.firstLease).
+    this.lease.granted = 0;
     this.pending.resend();
     return true;
   }

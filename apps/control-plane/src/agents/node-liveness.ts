@@ -86,6 +86,17 @@ export class NodeLiveness {
   }
 
   /**
+   * A numbered heartbeat of a session that has no lease from this replica yet (its agent just came,
+   * or moved here from another replica): its lease is granted at once, not at the next tick, so an
+   * agent that moves between replicas keeps its HA lease without a gap.
+   */
+  firstLease(link: AgentLink): void {
+    const connection = link.connection;
+    if (connection === null || !link.welcomed || link.lease.granted > 0 || link.lease.heard === 0) return;
+    void this.leases.renew([{ connectionId: link.connectionId, count: link.lease, send: (frame) => connection.send(frame) }]);
+  }
+
+  /**
    * No heartbeat for NODE_DOWN_MS on this replica's connection: offline, with `node-down`, unless
    * another connection holds it by now. Then the session goes on elsewhere (its agent moved to
    * another replica): the requests of tasks wait for the answers that replica stores; the others fail.
