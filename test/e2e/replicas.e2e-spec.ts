@@ -137,7 +137,7 @@ describe('two replicas, each holding one node: any replica serves any node', () 
     );
   });
 
-  it('refuses a request whose forwarding signature is not the cluster secret, and an agent command relayed without one, with 401', async () => {
+  it('refuses a request whose forwarding signature is not the cluster secret, and an agent command or HA move relayed without one, with 401', async () => {
     const forged = await (replicas[0] ?? fail()).api.send('/nodes/host1/status', {
       headers: {
         ...(through[0] ?? fail()).asRoot,
@@ -153,6 +153,13 @@ describe('two replicas, each holding one node: any replica serves any node', () 
       body: JSON.stringify({ node: 'host1', command: 'node.apt.update', params: {}, timeoutMs: 1000 }),
     });
     expect([relayed.status, relayed.reason]).toEqual([401, 'only control-plane replicas relay agent commands']);
+    // So does the relay of the HA manager's moves.
+    const moved = await (replicas[0] ?? fail()).api.send('/../../internal/v1/ha-moves', {
+      method: 'POST',
+      headers: { ...(through[0] ?? fail()).asRoot, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'vm', vmid: 100, target: 'host2', how: 'migrate' }),
+    });
+    expect([moved.status, moved.reason]).toEqual([401, 'only control-plane replicas relay HA moves']);
   });
 
   it("uploads an ISO to host1's storage through replica 1, streamed on to the replica holding host1", async () => {

@@ -1,17 +1,16 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { parseCommandRequest, type CommandName, type ParamsOf } from '@corral/protocol';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { AgentHub } from '../agents/agent-hub.js';
 import { AGENT_RELAY_PATH, type RelayLine } from '../agents/remote-agents.js';
 import { ApiError } from '../errors/api-error.js';
+import { REPLICA_ERROR_FORMAT, replicaRoute } from '../http/replica-route.js';
 import { writeError } from '../http/socket-answer.js';
 import { LOGGER } from '../logging/loggers.js';
-
-/** Only replicas read these answers, by their status and reason phrase: Corral's own error shape whatever CORRAL_ERROR_FORMAT says. */
-const FORMAT = 'spec';
 
 const RelayedRequest = z.strictObject({
   node: z.string().min(1),
@@ -24,7 +23,7 @@ const RelayedRequest = z.strictObject({
 
 /**
  * Runs the agent commands another replica relays to the agents this one holds (RemoteAgents is
- * the other end): only for a request a replica signed (HttpForwarding checked the signature), each
+ * the other end): only for a request a replica signed (replicaRoute), each
  * command checked against the catalog, its output lines and then its answer streamed back as
  * newline-delimited JSON. The relaying replica closing the request cancels the command.
  */
@@ -38,25 +37,27 @@ export class AgentRelay implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.post(AGENT_RELAY_PATH, (request, reply) => this.relay(request, reply));
+    replicaRoute(fastify, AGENT_RELAY_PATH, 'only control-plane replicas relay agent commands', (request, response) =>
+      this.relay(request, response),
+    );
   }
 
-  private async relay(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    reply.hijack();
-    const response = reply.raw;
-    if (request.corralForwardedFor === undefined)
-      return writeError(response, FORMAT, new ApiError('AUTHENTICATION_FAILED', 'only control-plane replicas relay agent commands'));
+  private async relay(request: FastifyRequest, response: ServerResponse): Promise<void> {
     const body = RelayedRequest.safeParse(request.body);
     const parsed = body.success ? parseCommandRequest(body.data) : null;
     if (!body.success || !parsed?.ok)
       return writeError(
         response,
-        FORMAT,
+        REPLICA_ERROR_FORMAT,
         new ApiError('INVALID_PARAMETERS', `malformed relayed command: ${parsed?.ok === false ? parsed.message : 'bad body'}`),
       );
     const { node, timeoutMs, upid, step } = body.data;
     if (!this.hub.holds(node))
-      return writeError(response, FORMAT, new ApiError('NODE_UNAVAILABLE', `this replica does not hold the agent of node '${node}'`));
+      return writeError(
+        response,
+        REPLICA_ERROR_FORMAT,
+        new ApiError('NODE_UNAVAILABLE', `this replica does not hold the agent of node '${node}'`),
+      );
     const { command, params } = parsed.request;
     const stop = new AbortController();
     response.once('close', () => {

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { SYSTEM_CALLER } from '../../../http/principal.js';
 import { GuestTasks } from '../../../guests/guest-tasks.js';
 import { GuestView } from '../../../inventory/guests/guest-view.js';
 import { LOGGER } from '../../../logging/loggers.js';
-import { HaMoves } from '../ha-moves.service.js';
+import { HaMoveRelay } from '../ha-move-relay.js';
 import type { ManagedGuest } from './ha-manager.repository.js';
 import { HaPlacement, type Placer } from './ha-placement.js';
 import { groupRank, type Candidate } from './recovery-target.js';
@@ -29,7 +28,7 @@ export class Failback {
     private readonly placement: HaPlacement,
     private readonly view: GuestView,
     private readonly tasks: GuestTasks,
-    private readonly moves: HaMoves,
+    private readonly moves: HaMoveRelay,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -53,7 +52,7 @@ export class Failback {
           ? `its restricted group '${group.group}' does not allow node '${guest.node}'`
           : `its group '${group.group}' prefers node '${best.node}'`;
       try {
-        await this.moves.move({ type: guest.type, vmid: guest.vmid }, best.node, 'migrate', SYSTEM_CALLER);
+        await this.moves.move({ type: guest.type, vmid: guest.vmid, target: best.node, how: 'migrate' });
         this.logger.info({ sid: sidOf(guest), from: guest.node, to: best.node }, `HA: moving a guest: ${why}`);
       } catch (error) {
         this.logger.warn({ err: error, sid: sidOf(guest), to: best.node }, `HA: cannot move a guest (${why}); trying again in a minute`);
