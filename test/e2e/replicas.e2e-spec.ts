@@ -65,6 +65,17 @@ describe('two replicas, each holding one node: any replica serves any node', () 
         pid: expect.any(Number),
       });
       expect(data<string>(await api.send(`/nodes/${node}/qemu/${vmid}/monitor`, 'POST', { command: 'info status' }))).toMatch(/running/);
+      // Every replica lists the VM with the live figures of its agent's reports: the one holding it, and the other through what it shares.
+      for (const each of through)
+        await waitFor(
+          async () => {
+            const entry = data<{ vmid: number; status: string; uptime?: number; mem?: number }[]>(
+              await each.send('/cluster/resources?type=vm'),
+            ).find((guest) => guest.vmid === vmid);
+            return entry?.status === 'running' && (entry.uptime ?? 0) > 0 && (entry.mem ?? 0) > 0;
+          },
+          { timeoutMs: PATIENCE_MS, what: `the live figures of VM ${vmid} on every replica` },
+        );
       const tasks = data<{ type: string; user: string }[]>(await api.send(`/nodes/${node}/tasks?vmid=${vmid}`));
       expect(tasks.map((task) => `${task.type} ${task.user}`).sort()).toEqual([
         'qmconfig root@pam',

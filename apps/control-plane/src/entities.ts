@@ -1,4 +1,5 @@
 import { AgentRequestRow } from './agents/agent-request.entity.js';
+import { NodeRuntimeRow } from './agents/node-runtime.entity.js';
 import { AclEntryRow } from './access/entities/acl-entry.entity.js';
 import { ApiTokenRow } from './access/entities/api-token.entity.js';
 import { BackupJobRunRow } from './backups/jobs/backup-job-run.entity.js';
@@ -54,6 +55,7 @@ export const ENTITIES: readonly (new () => object)[] = [
   TaskLogRow,
   ReplicaRow,
   AgentRequestRow,
+  NodeRuntimeRow,
   StorageRow,
   GuestRow,
   VmidReservationRow,

@@ -11,6 +11,7 @@ import { AgentUpgrades } from './agent-upgrades.js';
 import { GuestReports } from './guest-reports.js';
 import { NodeLiveness } from './node-liveness.js';
 import { RemoteAgents } from './remote-agents.js';
+import { SharedRuntime } from './shared-runtime.js';
 
 /** The agent hub, which keeps the inventory's node and guest views current: every area that talks to nodes uses it. */
 @Module({
@@ -26,6 +27,7 @@ import { RemoteAgents } from './remote-agents.js';
     GuestReports,
     NodeLiveness,
     RemoteAgents,
+    SharedRuntime,
   ],
   exports: [AgentHub, AgentLeases, AgentRequestsRepository],
 })

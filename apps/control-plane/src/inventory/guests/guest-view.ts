@@ -9,10 +9,10 @@ import type { GuestRow } from './guest.entity.js';
 import { GUESTS_CHANNEL, GuestsRepository } from './guests.repository.js';
 import { SerialLoads } from '../../database/serial-loads.js';
 
-/** A guest as the hot reads show it: its row, and the live run state where this replica holds its agent. */
+/** A guest as the hot reads show it: its row, and the live run state (from its agent's replica). */
 export interface GuestState {
   readonly row: GuestRow;
-  /** The newest runtime report's entry; absent when the guest is stopped or its agent is held elsewhere. */
+  /** The newest runtime report's entry; absent when the guest is stopped or no current report of its node is known. */
   readonly runtime: GuestRuntime | undefined;
 }
 
@@ -20,7 +20,8 @@ export interface GuestState {
  * Every guest, in memory (`/cluster/resources` and the guest lists never query
  * per node). Rows are loaded at start and reloaded on NOTIFY `corral_guests`, one load at a time;
  * the run state comes from the runtime reports of the agents this replica holds, which the agents
- * area hands to `report` and `event`. A changed run state is written to the guest's row (so other
+ * area hands to `report` and `event`, and the live figures of the others' from the reports their
+ * replicas share (`showReport`). A changed run state is written to the guest's row (so other
  * replicas show it); a start or stop is written with its event, in the event's transaction.
  *
  * A guest's row `status` is the control plane's record of its run state, and every change between
@@ -85,6 +86,16 @@ export class GuestView implements OnModuleInit {
     });
     this.reports.set(node, new Map(own.map((guest) => [guest.vmid, guest])));
     for (const row of [...this.guests.values()]) if (row.node === node) await this.takeRuntime(row);
+  }
+
+  /**
+   * The live figures of `node`'s guests from a report another replica received (the one holding
+   * its agent), or none (`[]`) once that report is no longer current: shown, never written (the
+   * holder writes the run state).
+   */
+  showReport(node: string, guests: readonly GuestRuntime[]): void {
+    this.reports.set(node, new Map(guests.map((guest) => [guest.vmid, guest])));
+    for (const row of this.guests.values()) if (row.node === node) this.showRuntime(row);
   }
 
   /**
