@@ -8,7 +8,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import https from 'node:https';
+import os from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 export const MAIN = fileURLToPath(new URL('../../apps/control-plane/dist/main.js', import.meta.url));
@@ -215,6 +217,32 @@ export async function machineSpeed(bareUrl, versionUrl, failures) {
   progress(`machine speed: bare Fastify, then GET /version, ${SPEED_SAMPLE_S} s each`);
   const bareRate = await measure(bareUrl);
   return { bareRate, versionRate: await measure(versionUrl) };
+}
+
+/** The load options of a throughput benchmark: `--duration`, `--connections`, `--rounds` (or BENCH_DURATION, BENCH_CONNECTIONS, BENCH_ROUNDS), with its defaults. */
+export function loadOptions(defaults) {
+  const { values: flags } = parseArgs({
+    options: { duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' } },
+  });
+  return {
+    duration: positiveInt('duration', flags.duration ?? process.env.BENCH_DURATION ?? String(defaults.duration)),
+    connections: positiveInt('connections', flags.connections ?? process.env.BENCH_CONNECTIONS ?? String(defaults.connections)),
+    rounds: positiveInt('rounds', flags.rounds ?? process.env.BENCH_ROUNDS ?? String(defaults.rounds)),
+  };
+}
+
+/** The machine a result was measured on, for a row of docs/benchmarks.md: CPU model, cores, memory, Node. */
+export function machineName() {
+  const cpus = os.cpus();
+  return `${cpus[0].model.trim()}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
+}
+
+/** Rows of text cells as aligned lines: the second column (the target's name) to the left, the others (figures) to the right. */
+export function textTable(rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) =>
+    row.map((cell, column) => (column === 1 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '),
+  );
 }
 
 /** The value below which `fraction` (0 to 1) of `values` lie, by the nearest rank. */

@@ -10,7 +10,7 @@ import https from 'node:https';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AS_ROOT, fail, fetchInsecure, MAIN, median, positiveInt, progress, startControlPlane } from './bench-support.mjs';
+import { AS_ROOT, fail, fetchInsecure, MAIN, median, positiveInt, progress, startControlPlane, machineName } from './bench-support.mjs';
 
 const NODE = 'bench';
 const TASK_PATIENCE_MS = 300_000;
@@ -143,8 +143,7 @@ function report(results) {
       `round ${round}: bare Fastify ${bareRate.toFixed(0)} POST/s; ${creates} creates in ${seconds.toFixed(2)} s = ${createRate.toFixed(0)} creates/s (ratio ${(createRate / bareRate).toFixed(3)}); failures ${failures.length}`,
   );
   const ratio = median(results.map((result) => result.createRate / result.bareRate)).toFixed(3);
-  const cpus = os.cpus();
-  const machine = `${cpus[0].model.trim()}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
+  const machine = machineName();
   const row = `| ${new Date().toISOString().slice(0, 10)} | ${machine} | ${creates} parallel creates (sim, speed 0) | ${rounds} rounds | ${median(results.map((r) => r.bareRate)).toFixed(0)} | ${median(results.map((r) => r.createRate)).toFixed(0)} | ${ratio} | ${results.reduce((sum, r) => sum + r.failures.length, 0)} |`;
   process.stdout.write(['', ...lines, '', `median ratio creates/s ÷ bare POST/s: ${ratio}`, `  markdown row: ${row}`, ''].join('\n'));
 }

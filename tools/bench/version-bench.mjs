@@ -11,17 +11,22 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { AS_ROOT, fail, fetchInsecure, MAIN, median, positiveInt, progress, startControlPlane } from './bench-support.mjs';
+import {
+  AS_ROOT,
+  fail,
+  fetchInsecure,
+  MAIN,
+  median,
+  progress,
+  startControlPlane,
+  loadOptions,
+  machineName,
+  textTable,
+} from './bench-support.mjs';
 
 const WARMUP_S = 2;
 
-const { values: flags } = parseArgs({
-  options: { duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' } },
-});
-const duration = positiveInt('duration', flags.duration ?? process.env.BENCH_DURATION ?? '10');
-const connections = positiveInt('connections', flags.connections ?? process.env.BENCH_CONNECTIONS ?? '50');
-const rounds = positiveInt('rounds', flags.rounds ?? process.env.BENCH_ROUNDS ?? '3');
+const { duration, connections, rounds } = loadOptions({ duration: 10, connections: 50, rounds: 3 });
 
 if (!existsSync(MAIN)) fail(`${MAIN} is missing: run npx nx run control-plane:build first`);
 
@@ -98,15 +103,11 @@ function report(targets, runs) {
       String(result.errors),
     ]),
   ];
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  const lines = rows.map((row) =>
-    row.map((cell, column) => (column === 1 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '),
-  );
+  const lines = textTable(rows);
   const rates = (target) => runs.filter((run) => run.name === target.name).map((run) => run.result.requests.average);
   const [bareTarget, ...measured] = targets;
   const bareRates = rates(bareTarget);
-  const cpus = os.cpus();
-  const machine = `${cpus[0].model.trim()}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
+  const machine = machineName();
   const date = new Date().toISOString().slice(0, 10);
   const summary = measured.flatMap((target) => {
     const ratios = rates(target).map((rate, i) => rate / bareRates[i]);
