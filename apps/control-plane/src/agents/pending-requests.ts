@@ -157,11 +157,6 @@ export class PendingRequests {
     return true;
   }
 
-  /** Whether request `id` waits here. */
-  has(id: string): boolean {
-    return this.requests.has(id);
-  }
-
   /** The ids of the recorded requests waiting here: their answers may be stored by another replica. */
   recorded(): string[] {
     return [...this.requests].flatMap(([id, pending]) => (pending.recorded ? [id] : []));

@@ -14,14 +14,14 @@ export const REPLICA_GONE_S = 30;
 const HEARTBEAT_MS = 2000;
 
 /**
- * This control-plane replica as the tasks know it: a
- * random id per process that each task records, a heartbeat every 2 s, and on every beat the
- * running tasks of replicas gone for REPLICA_GONE_S (killed, cut off, or from before this table)
- * are ended by whichever replica comes first: with the answer to their last step when that step
- * was running on an agent (once the answer came, orphan-ends.ts), else with REPLICA_STOPPED. A replica whose own heartbeat
- * failed (the database was unreachable) sweeps again only REPLICA_GONE_S after its heartbeat is
- * back: in a database outage every replica misses its beats, and the others need that long to beat
- * again before their silence means they are gone.
+ * This control-plane replica as the tasks know it: a random id per process that each task records,
+ * a heartbeat every 2 s, and on every beat the running tasks of replicas gone for REPLICA_GONE_S
+ * (killed, cut off, or from before this table) are ended by whichever replica comes first: with
+ * the answer to their last step when that step was running on an agent (once the answer came,
+ * orphan-ends.ts), else with REPLICA_STOPPED. A replica whose own heartbeat failed (the database
+ * was unreachable) sweeps again only REPLICA_GONE_S after its heartbeat is back: in a database
+ * outage every replica misses its beats, and the others need that long to beat again before their
+ * silence means they are gone.
  */
 @Injectable()
 export class ReplicaLiveness implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
