@@ -135,6 +135,8 @@ describe('the host endpoints of a node, through its agent', () => {
     };
     const upid = dataOf<string>(await call(t, 'POST', '/nodes/pve1/apt/update'));
     expect(upid).toMatch(/^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:aptupdate::root@pam:$/);
+    // Sent once the task's request is recorded, just after the UPID is answered.
+    await waitFor(() => last()?.command === 'node.apt.update', { timeoutMs: 5000, what: 'the update sent to the agent' });
     expect(last()).toEqual(expect.objectContaining({ command: 'node.apt.update', upid }));
     await waitFor(async () => dataOf<{ status: string }>(await call(t, 'GET', `/nodes/pve1/tasks/${upid}/status`)).status === 'stopped', {
       timeoutMs: 5000,
