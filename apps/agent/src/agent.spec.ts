@@ -164,6 +164,7 @@ describe('the agent and the control plane (libs/protocol)', () => {
       node: NODE,
       session: agent.session,
       capabilities: ['nft', 'lvm'],
+      requests: [],
     });
   });
 
@@ -334,7 +335,10 @@ describe('the agent and the control plane (libs/protocol)', () => {
 
     const again = await hub.connection(1);
     await waitFor(() => again.frames.length > 0, { ...WAIT, what: 'hello' });
-    expect(again.frames[0]).toEqual(expect.objectContaining({ type: 'hello', session: harness.agent.session, lastAck: first.seq }));
+    // r2's answer is not acknowledged: the hello names it, and not r1 (acknowledged).
+    expect(again.frames[0]).toEqual(
+      expect.objectContaining({ type: 'hello', session: harness.agent.session, lastAck: first.seq, requests: ['r2'] }),
+    );
     again.welcome();
     await again.answer('r2');
     const resent = numbered(again).filter((frame) => frame.seq <= second.seq);

@@ -214,6 +214,8 @@ export class Agent {
       session: this.session,
       capabilities: [...capabilities],
       ...(lastAck === undefined ? {} : { lastAck }),
+      // What the control plane may still get an answer to; at most what the frame takes, the newest requests left out.
+      requests: [...new Set([...this.runner.runningIds(), ...this.outbox.answered()])].slice(0, 4096),
     };
   }
 

@@ -31,7 +31,7 @@ describe('the outbox of numbered frames (AckFrame)', () => {
   it('numbers frames from 1 and encodes each once, with its number', () => {
     const outbox = new Outbox();
     const [first, second] = sent(outbox, result('a'), { type: 'log', id: 'b', lines: [{ n: 1, text: 'x' }] });
-    expect(first).toEqual({ seq: 1, text: '{"type":"result","seq":1,"id":"a","result":null}', durable: false });
+    expect(first).toEqual({ seq: 1, text: '{"type":"result","seq":1,"id":"a","result":null}', durable: false, answers: 'a' });
     expect(JSON.parse(second?.text ?? '')).toEqual({ type: 'log', seq: 2, id: 'b', lines: [{ n: 1, text: 'x' }] });
   });
 
@@ -39,8 +39,10 @@ describe('the outbox of numbered frames (AckFrame)', () => {
     const outbox = new Outbox();
     sent(outbox, result('a'), result('b'), result('c'));
     expect(outbox.lastAck).toBeUndefined();
+    expect(outbox.answered()).toEqual(['a', 'b', 'c']);
     expect(outbox.ack(2)).toBe(true);
     expect(seqs(outbox)).toEqual([3]);
+    expect(outbox.answered()).toEqual(['c']);
     expect(outbox.lastAck).toBe(2);
     expect(outbox.ack(1)).toBe(true);
     expect(outbox.lastAck).toBe(2);

@@ -17,6 +17,8 @@ export interface OutboxEntry {
   readonly report?: string;
   /** An event or a report: kept on disk until acknowledged (state/outbox-store.ts), as a new agent process can still send it. */
   readonly durable: boolean;
+  /** The id of the request a result or failure answers. */
+  readonly answers?: string;
 }
 
 /**
@@ -47,7 +49,14 @@ export class Outbox {
     const report = frame.type === 'report' ? frame.payload.kind : undefined;
     if (report !== undefined) this.entries = this.entries.filter((entry) => entry.report !== report);
     const durable = frame.type === 'event' || frame.type === 'report';
-    const entry: OutboxEntry = report === undefined ? { seq, text, durable } : { seq, text, report, durable };
+    const answers = frame.type === 'result' || frame.type === 'failure' ? frame.id : undefined;
+    const entry: OutboxEntry = {
+      seq,
+      text,
+      durable,
+      ...(report === undefined ? {} : { report }),
+      ...(answers === undefined ? {} : { answers }),
+    };
     this.entries.push(entry);
     if (durable) this.changed();
     return entry;
@@ -77,6 +86,11 @@ export class Outbox {
   /** What is not acknowledged yet, in order: re-sent first after every `welcome`. */
   unacknowledged(): readonly OutboxEntry[] {
     return this.entries;
+  }
+
+  /** The ids of the requests whose answers are not acknowledged yet. */
+  answered(): string[] {
+    return this.entries.flatMap((entry) => (entry.answers === undefined ? [] : [entry.answers]));
   }
 
   /** The unacknowledged events and reports, in order: what a new agent process may still send. */

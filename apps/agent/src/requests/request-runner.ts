@@ -74,6 +74,11 @@ export class RequestRunner {
     void outcome.then((ended) => this.answer(frame, ended));
   }
 
+  /** The ids of the requests whose commands run now. */
+  runningIds(): string[] {
+    return [...this.running.keys()];
+  }
+
   /** From now on new requests are answered `unavailable`; running ones go on. */
   drain(): void {
     this.draining = true;

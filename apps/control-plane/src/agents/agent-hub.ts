@@ -176,7 +176,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     const connectionId = link.attach(connection);
     let replicas: string[];
     try {
-      await this.liveness.up(node, connectionId, connection.address, hello);
+      await this.liveness.up(node, connectionId, connection.address, hello, link.recorded());
       replicas = await this.directory.urls();
     } catch (error) {
       this.logger.error({ err: error, node }, 'cannot mark a node online');

@@ -69,6 +69,22 @@ export class AgentRequestsRepository {
     );
   }
 
+  /**
+   * Answers `lost` the unanswered requests of the node's `session` that are not in `known` (what its
+   * agent said it runs or holds answers to, and what this replica still waits to send), in the
+   * caller's transaction: the agent never got them, and nothing will answer them.
+   */
+  async lose(db: EntityManager, node: string, session: string, known: readonly string[], why: string): Promise<void> {
+    await db.query(
+      `WITH lost AS (
+         UPDATE "agent_requests" SET "answer" = $4::jsonb
+         WHERE "node" = $1 AND "session" = $2 AND "answer" IS NULL AND NOT ("id" = ANY($3)) RETURNING "id"
+       )
+       SELECT pg_notify('${AGENT_ANSWERS_CHANNEL}', "id") FROM lost`,
+      [node, session, known, JSON.stringify({ lost: why } satisfies StoredAnswer)],
+    );
+  }
+
   /** Those of the requests `ids` whose answer is stored, with their lines; their rows are removed. */
   async take(ids: readonly string[]): Promise<TakenAnswer[]> {
     if (ids.length === 0) return [];

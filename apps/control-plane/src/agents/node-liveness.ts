@@ -56,11 +56,24 @@ export class NodeLiveness {
     this.downTimers.clear();
   }
 
-  /** Records the node online, held by the connection `connectionId` from `address`, with `node-up` when it comes back after it was marked offline. */
-  async up(node: string, connectionId: string, address: string, hello: HelloFrame): Promise<void> {
+  /**
+   * Records the node online, held by the connection `connectionId` from `address`, with `node-up`
+   * when it comes back after it was marked offline; `waiting`: the requests of the session this
+   * replica waits to send.
+   */
+  async up(node: string, connectionId: string, address: string, hello: HelloFrame, waiting: readonly string[]): Promise<void> {
     await this.dataSource.transaction(async (db) => {
       // A new session: what the node's previous agent process was asked, it never answers.
       await this.requests.abandon(db, [node], 'its agent restarted', hello.session);
+      // The same session: what it was asked and neither runs nor answered, it never got (a replica stopped before sending it).
+      if (hello.requests !== undefined)
+        await this.requests.lose(
+          db,
+          node,
+          hello.session,
+          [...hello.requests, ...waiting],
+          'the replica that asked stopped before sending it',
+        );
       const back = await this.nodes.connected(
         db,
         node,

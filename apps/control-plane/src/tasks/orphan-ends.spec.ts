@@ -43,5 +43,10 @@ describe('the end of a task whose replica is gone', () => {
       answer: { result: null },
     });
     expect(orphanEnd([step], SENT)).toEqual({ lines: ['receiving'], exitstatus: REPLICA_STOPPED });
+    // A last step its agent says it never got: the replica stopped before sending it.
+    expect(orphanEnd([request({ answer: { lost: 'the replica that asked stopped before sending it' } })], SENT)).toEqual({
+      lines: [],
+      exitstatus: REPLICA_STOPPED,
+    });
   });
 });

@@ -16,7 +16,8 @@ export interface OrphanEnd {
  * How a running task of a replica that is gone ends, from its recorded agent requests, at `now`
  * (epoch ms): with the answer to its last step when that step was running (the agent's result is
  * `OK`, its failure the error the task would have ended with), at that step's timeout when no
- * answer came, and with REPLICA_STOPPED when the replica stopped elsewhere in the task. Null while
+ * answer came, and with REPLICA_STOPPED when the replica stopped elsewhere in the task or before
+ * the last step reached its agent. Null while
  * the last step's answer may still come.
  */
 export function orphanEnd(
@@ -25,7 +26,8 @@ export function orphanEnd(
 ): OrphanEnd | null {
   const lines = requests.flatMap((request) => request.lines.map((line) => line.text));
   const last = requests.find((request) => request.endsTask);
-  if (last === undefined) return { lines, exitstatus: REPLICA_STOPPED };
+  // A last step its agent never got: the replica stopped before it was sent.
+  if (last === undefined || (last.answer !== null && 'lost' in last.answer)) return { lines, exitstatus: REPLICA_STOPPED };
   const { node, command, answer } = last;
   if (answer === null) {
     if (now < last.sent.getTime() + last.timeoutMs + ANSWER_GRACE_MS) return null;

@@ -29,6 +29,13 @@ export const HelloFrame = z.object({
    */
   capabilities: z.array(z.string().regex(/^[a-z0-9][a-z0-9:._-]{0,63}$/, 'must be a lower-case capability name')).max(64),
   lastAck: Sequence.optional(),
+  /**
+   * The requests of this session the agent still runs, or has answered without an acknowledgement
+   * yet (the answers it re-sends after `welcome`). A request of the session that is in neither
+   * never reached the agent, or its answer was handled: it will not be answered again. Absent from
+   * an agent that does not say.
+   */
+  requests: z.array(OpaqueId).max(4096).optional(),
 });
 export type HelloFrame = z.infer<typeof HelloFrame>;
 
