@@ -1,4 +1,4 @@
-import { processesUnder, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
+import { AgentProcess, processesUnder, waitFor, type ControlPlaneProcess } from '@corral/testing';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,21 +12,24 @@ const ROOT_PASSWORD = 'replicas-e2e-root-password';
 /** How long anything here may take on a slow, shared machine: never a measure of speed. */
 const PATIENCE_MS = 60_000;
 
-// Two control-plane replicas on one database, each holding the agent of one node (real agents on
-// the native driver): every request for a node is served through either replica, the one that does
-// not hold the node's agent forwarding it to the one that does.
-describe('two replicas, each holding one node: any replica serves any node', () => {
+// Three control-plane replicas on one database, the first two each holding the agent of one node
+// (real agents on the native driver), the third none: every request for a node is served through
+// any replica, one that does not hold the node's agent forwarding it to the one that does, and every
+// replica's event stream shows every node's events.
+describe('three replicas, two holding one node each: any replica serves any node', () => {
   let root: string;
   let replicas: ControlPlaneProcess[];
   const agents: AgentProcess[] = [];
+  /** `corral events listen` through each replica. */
+  const listeners: AgentProcess[] = [];
   /** The API through each replica, as root@pam. */
   let through: ReturnType<typeof guestApi>[];
-  /** The node whose agent each replica holds. */
+  /** The node whose agent each of the first two replicas holds. */
   const NODES = ['host1', 'host2'] as const;
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'corral-replicas-'));
-    replicas = await startReplicas(2, { root, databaseUrl: await testDatabaseUrl(), env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
+    replicas = await startReplicas(3, { root, databaseUrl: await testDatabaseUrl(), env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
     through = replicas.map((replica) => guestApi(replica, ROOT_PASSWORD, PATIENCE_MS));
     for (const [index, node] of NODES.entries()) agents.push(await (through[index] ?? fail()).nativeAgent(root, node));
     for (const api of through)
@@ -34,9 +37,23 @@ describe('two replicas, each holding one node: any replica serves any node', () 
         timeoutMs: PATIENCE_MS,
         what: 'both nodes online on every replica',
       });
-  }, 3 * PATIENCE_MS);
+    for (const replica of replicas) {
+      const listener = AgentProcess.cli(['events', 'listen', '--event-type', 'vm-create,vm-start,vm-stop,vm-delete'], {
+        CORRAL_URL: `https://127.0.0.1:${replica.port}`,
+        CORRAL_FINGERPRINT: replica.fingerprint,
+        CORRAL_USER: 'root@pam',
+        CORRAL_PASSWORD: ROOT_PASSWORD,
+      });
+      listeners.push(listener);
+      await waitFor(() => listener.stderr.includes('following the events after seq'), {
+        timeoutMs: PATIENCE_MS,
+        what: `the listener on port ${replica.port} to connect: ${listener.stderr}`,
+      });
+    }
+  }, 4 * PATIENCE_MS);
 
   afterAll(async () => {
+    for (const listener of listeners) await listener.kill();
     for (const agent of agents) await agent.kill();
     for (const pid of await processesUnder(root)) process.kill(pid, 'SIGKILL');
     for (const replica of replicas ?? []) await replica.stop();
@@ -46,8 +63,10 @@ describe('two replicas, each holding one node: any replica serves any node', () 
   it.each([
     [0, 'host2', 200],
     [1, 'host1', 100],
+    [2, 'host1', 110],
+    [2, 'host2', 210],
   ] as const)(
-    'through replica %i, runs a VM of %s (held by the other): create, config, start, live status, stop, destroy, each task awaited there',
+    'through replica %i, runs a VM of %s (held by another replica): create, config, start, live status, stop, destroy, each task awaited there',
     async (index, node, vmid) => {
       const api = through[index] ?? fail();
       expect(await api.task(node, `/nodes/${node}/qemu`, 'POST', { vmid, name: `via${index}`, memory: 64, scsi0: 'local:0.0625' })).toBe(
@@ -88,8 +107,8 @@ describe('two replicas, each holding one node: any replica serves any node', () 
     },
   );
 
-  it('migrates a running VM live from host1 to host2, the two held by different replicas, asked through either', async () => {
-    const [api0, api1] = [through[0] ?? fail(), through[1] ?? fail()];
+  it('migrates a running VM live between host1 and host2, the two held by different replicas, asked through each replica', async () => {
+    const [api0, api1, api2] = [through[0] ?? fail(), through[1] ?? fail(), through[2] ?? fail()];
     expect(await api1.task('host1', '/nodes/host1/qemu', 'POST', { vmid: 130, name: 'mover', memory: 64, scsi0: 'local:0.0625' })).toBe(
       'OK',
     );
@@ -103,13 +122,18 @@ describe('two replicas, each holding one node: any replica serves any node', () 
       pid: expect.any(Number),
     });
     expect(await readdir(join(root, 'host2', 'var/lib/vz/images/130'))).toEqual(['vm-130-disk-0.qcow2']);
-    // And back, asked through replica 0, run by replica 1.
-    expect(await api0.task('host2', '/nodes/host2/qemu/130/migrate', 'POST', { target: 'host1', online: 1, 'with-local-disks': 1 })).toBe(
+    // Back, asked through replica 2 (which holds neither node), run by replica 1.
+    expect(await api2.task('host2', '/nodes/host2/qemu/130/migrate', 'POST', { target: 'host1', online: 1, 'with-local-disks': 1 })).toBe(
       'OK',
     );
     expect(data<Record<string, unknown>>(await api1.send('/nodes/host1/qemu/130/status/current'))).toMatchObject({ status: 'running' });
-    expect(await api0.task('host1', '/nodes/host1/qemu/130/status/stop')).toBe('OK');
-    expect(await api0.task('host1', '/nodes/host1/qemu/130', 'DELETE')).toBe('OK');
+    // And over again, asked through replica 0, which holds host1 and runs it.
+    expect(await api0.task('host1', '/nodes/host1/qemu/130/migrate', 'POST', { target: 'host2', online: 1, 'with-local-disks': 1 })).toBe(
+      'OK',
+    );
+    expect(data<Record<string, unknown>>(await api2.send('/nodes/host2/qemu/130/status/current'))).toMatchObject({ status: 'running' });
+    expect(await api0.task('host2', '/nodes/host2/qemu/130/status/stop')).toBe('OK');
+    expect(await api0.task('host2', '/nodes/host2/qemu/130', 'DELETE')).toBe('OK');
   });
 
   it('moves an HA VM of host1 to host2 when asked through replica 1 (/cluster/ha/resources/{sid}/migrate goes to the replica holding host1)', async () => {
@@ -173,37 +197,86 @@ describe('two replicas, each holding one node: any replica serves any node', () 
     expect([moved.status, moved.reason]).toEqual([401, 'only control-plane replicas relay HA moves']);
   });
 
-  it("uploads an ISO to host1's storage through replica 1, streamed on to the replica holding host1", async () => {
+  it.each([1, 2])("uploads an ISO to host1's storage through replica %i, streamed on to the replica holding host1", async (index) => {
     const iso = randomBytes(2 * 1024 * 1024 + 3);
     const sha256 = createHash('sha256').update(iso).digest('hex');
-    const { body, type } = uploadForm({ content: 'iso', checksum: sha256, 'checksum-algorithm': 'sha256' }, 'via-replica.iso', iso);
-    const api = through[1] ?? fail();
+    const name = `via-replica${index}.iso`;
+    const { body, type } = uploadForm({ content: 'iso', checksum: sha256, 'checksum-algorithm': 'sha256' }, name, iso);
+    const api = through[index] ?? fail();
     const upid = data<string>(
-      await (replicas[1] ?? fail()).api.send('/nodes/host1/storage/local/upload', {
+      await (replicas[index] ?? fail()).api.send('/nodes/host1/storage/local/upload', {
         method: 'POST',
         headers: { ...api.asRoot, 'content-type': type },
         body,
       }),
     );
     expect(await api.taskEnd('host1', upid)).toBe('OK');
-    expect(await readdir(join(root, 'host1', 'var/lib/vz/template/iso'))).toEqual(['via-replica.iso']);
-    expect(await readFile(join(root, 'host1', 'var/lib/vz/template/iso/via-replica.iso'))).toEqual(iso);
+    expect(await readdir(join(root, 'host1', 'var/lib/vz/template/iso'))).toContain(name);
+    expect(await readFile(join(root, 'host1', 'var/lib/vz/template/iso', name))).toEqual(iso);
   });
 
-  it("opens the VNC console of a VM of host1 through replica 1: vncproxy and vncwebsocket forwarded, QEMU's RFB version comes back", async () => {
-    const api = through[1] ?? fail();
-    expect(await api.task('host1', '/nodes/host1/qemu', 'POST', { vmid: 120, name: 'vnc', memory: 64 })).toBe('OK');
-    expect(await api.task('host1', '/nodes/host1/qemu/120/status/start')).toBe('OK');
-    const vnc = data<{ ticket: string; cert: string; port: number; upid: string }>(
-      await api.send('/nodes/host1/qemu/120/vncproxy', 'POST', { websocket: 1 }),
+  it.each([
+    [1, 120],
+    [2, 121],
+  ])(
+    "opens the VNC console of a VM of host1 through replica %i: vncproxy and vncwebsocket forwarded, QEMU's RFB version comes back",
+    async (index, vmid) => {
+      const api = through[index] ?? fail();
+      expect(await api.task('host1', '/nodes/host1/qemu', 'POST', { vmid, name: 'vnc', memory: 64 })).toBe('OK');
+      expect(await api.task('host1', `/nodes/host1/qemu/${vmid}/status/start`)).toBe('OK');
+      const vnc = data<{ ticket: string; cert: string; port: number; upid: string }>(
+        await api.send(`/nodes/host1/qemu/${vmid}/vncproxy`, 'POST', { websocket: 1 }),
+      );
+      const { socket, version } = await openVncConsole((replicas[index] ?? fail()).port, `/nodes/host1/qemu/${vmid}`, vnc, api.asRoot);
+      expect(version).toBe('RFB 003.008\n');
+      socket.close(1000);
+      expect(await api.taskEnd('host1', vnc.upid)).toBe('OK');
+      expect(await api.task('host1', `/nodes/host1/qemu/${vmid}/status/stop`)).toBe('OK');
+      expect(await api.task('host1', `/nodes/host1/qemu/${vmid}`, 'DELETE')).toBe('OK');
+    },
+  );
+
+  it("streams every replica's events on every replica: each listener printed the making, runs and end of the VMs made through the others", async () => {
+    const expected = [100, 110, 200, 210].flatMap((vmid) =>
+      ['vm-create', 'vm-start', 'vm-stop', 'vm-delete'].map((event) => `${event} ${vmid}`),
     );
-    const { socket, version } = await openVncConsole((replicas[1] ?? fail()).port, '/nodes/host1/qemu/120', vnc, api.asRoot);
-    expect(version).toBe('RFB 003.008\n');
-    socket.close(1000);
-    expect(await api.taskEnd('host1', vnc.upid)).toBe('OK');
-    expect(await api.task('host1', '/nodes/host1/qemu/120/status/stop')).toBe('OK');
-    expect(await api.task('host1', '/nodes/host1/qemu/120', 'DELETE')).toBe('OK');
+    for (const listener of listeners) {
+      const seen = () =>
+        listener.stdout
+          .split('\n')
+          .map((line) => / (vm-[a-z]+) node=\S+ vmid=(\d+) /.exec(line))
+          .flatMap((match) => (match ? [`${match[1]} ${match[2]}`] : []));
+      await waitFor(() => expected.every((line) => seen().includes(line)), {
+        timeoutMs: PATIENCE_MS,
+        what: `every VM's events in ${listener.stdout}`,
+      });
+      // Each once: a replica's stream repeats nothing.
+      expect(new Set(seen()).size).toBe(seen().length);
+    }
   });
+
+  it(
+    "ends a task with its real result through another replica when the replica running it is killed with SIGKILL while the node's agent works on it",
+    async () => {
+      const api = through[2] ?? fail();
+      expect(await api.task('host1', '/nodes/host1/qemu', 'POST', { vmid: 150, name: 'orphan', memory: 64 })).toBe('OK');
+      expect(await api.task('host1', '/nodes/host1/qemu/150/status/start')).toBe('OK');
+      // A VM without an operating system ignores the power button: the shutdown waits out its timeout on the agent, then stops it.
+      const upid = data<string>(await api.send('/nodes/host1/qemu/150/status/shutdown', 'POST', { timeout: 10, forceStop: 1 }));
+      const host1 = agents[0] ?? fail();
+      await waitFor(() => `${host1.stdout}${host1.stderr}`.includes(`"command":"guest.shutdown","upid":"${upid}"`), {
+        timeoutMs: PATIENCE_MS,
+        what: "the shutdown under way on host1's agent",
+      });
+      await (replicas[0] ?? fail()).stop('SIGKILL');
+      // host1's agent moves to another replica, which stores the shutdown's answer; the task ends with it once replica 0 is taken for gone.
+      expect(await api.taskEnd('host1', upid)).toBe('OK');
+      expect(data<{ status: string }>(await api.send('/nodes/host1/qemu/150/status/current')).status).toBe('stopped');
+      replicas[0] = await (replicas[0] ?? fail()).restart();
+      expect(await api.task('host1', '/nodes/host1/qemu/150', 'DELETE')).toBe('OK');
+    },
+    4 * PATIENCE_MS,
+  );
 });
 
 function fail(): never {

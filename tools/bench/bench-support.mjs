@@ -60,6 +60,12 @@ export async function startControlPlane(dir, env = {}) {
   });
   return {
     port,
+    pid: child.pid,
+    /** Ends it with SIGKILL, as a crash would, and resolves once it exited. */
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const [code, signal] = await exited;
@@ -127,16 +133,17 @@ export async function startBareFastify(dir, routes) {
 
 /**
  * Calls to the control plane's API at `api` (`https://127.0.0.1:<port>/api2/json`) as root, over
- * up to `sockets` kept-alive connections. `data` throws on anything but a 200, so that a failed
- * request is never taken for a result.
+ * up to `sockets` kept-alive connections, with root's password or another `authorization` of root's.
+ * `data` throws on anything but a 200, so that a failed request is never taken for a result.
  */
-export function rootClient(api, sockets) {
+export function rootClient(api, sockets, authorization = AS_ROOT) {
   const agent = new https.Agent({ keepAlive: true, maxSockets: sockets, rejectUnauthorized: false });
   const send = (path, method = 'GET', form) => {
     const body = form === undefined ? undefined : new URLSearchParams(form).toString();
-    const headers = { authorization: AS_ROOT, ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) };
+    const headers = { authorization, ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) };
     return fetchInsecure(`${api}${path}`, { method, headers, body, agent });
   };
+  const busy = { count: 0 };
   const data = async (path, method = 'GET', form) => {
     const response = await send(path, method, form);
     if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${response.text}`);
@@ -145,15 +152,28 @@ export function rootClient(api, sockets) {
   return {
     send,
     data,
-    /** A task's exit status, read with the API's own long poll (`?wait=`), so that waiting adds no polling load. */
+    /**
+     * A task's exit status, read with the API's own long poll (`?wait=`), so that waiting adds no
+     * polling load. A 503 (the control plane busy or its database out of reach) is asked again after
+     * a second, as its message says, and counted in `busy`.
+     */
     async taskEnd(node, upid) {
       const deadline = Date.now() + TASK_PATIENCE_MS;
       while (Date.now() < deadline) {
-        const status = await data(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/status?wait=30`);
+        const response = await send(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/status?wait=30`);
+        if (response.status === 503) {
+          busy.count += 1;
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          continue;
+        }
+        if (response.status !== 200) throw new Error(`the status of ${upid} answered ${response.status}: ${response.text}`);
+        const status = JSON.parse(response.text).data;
         if (status?.exitstatus !== undefined) return status.exitstatus;
       }
       return 'did not end in time';
     },
+    /** How many task status reads answered 503 and were asked again. */
+    busy,
     async waitForNode(node) {
       const deadline = Date.now() + 60_000;
       while (Date.now() < deadline) {
@@ -164,6 +184,17 @@ export function rootClient(api, sockets) {
     },
     close: () => agent.destroy(),
   };
+}
+
+/**
+ * A new API token of root's with root's privileges, made through `client` (a rootClient): the
+ * `authorization` of many requests at once, which logins with a password are not (each login costs
+ * a password hash, and the control plane takes only a few at a time).
+ */
+export async function rootToken(client) {
+  const name = `bench-${Date.now().toString(36)}`;
+  const { value } = await client.data(`/access/users/root@pam/token/${name}`, 'POST', { privsep: '0' });
+  return `PVEAPIToken=root@pam!${name}=${value}`;
 }
 
 /**
@@ -219,12 +250,22 @@ export async function machineSpeed(bareUrl, versionUrl, failures) {
   return { bareRate, versionRate: await measure(versionUrl) };
 }
 
-/** The load options of a throughput benchmark: `--duration`, `--connections`, `--rounds` (or BENCH_DURATION, BENCH_CONNECTIONS, BENCH_ROUNDS), with its defaults. */
-export function loadOptions(defaults) {
+/**
+ * The load options of a throughput benchmark: `--duration`, `--connections`, `--rounds` (or
+ * BENCH_DURATION, BENCH_CONNECTIONS, BENCH_ROUNDS), with its defaults; `extra` names a benchmark's
+ * own string options, returned as given under `flags`.
+ */
+export function loadOptions(defaults, extra = []) {
   const { values: flags } = parseArgs({
-    options: { duration: { type: 'string' }, connections: { type: 'string' }, rounds: { type: 'string' } },
+    options: {
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      rounds: { type: 'string' },
+      ...Object.fromEntries(extra.map((name) => [name, { type: 'string' }])),
+    },
   });
   return {
+    flags,
     duration: positiveInt('duration', flags.duration ?? process.env.BENCH_DURATION ?? String(defaults.duration)),
     connections: positiveInt('connections', flags.connections ?? process.env.BENCH_CONNECTIONS ?? String(defaults.connections)),
     rounds: positiveInt('rounds', flags.rounds ?? process.env.BENCH_ROUNDS ?? String(defaults.rounds)),
@@ -243,6 +284,22 @@ export function textTable(rows) {
   return rows.map((row) =>
     row.map((cell, column) => (column === 1 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  '),
   );
+}
+
+/** The measured runs of a throughput benchmark (`{ round, name, result }`, result autocannon's) as aligned lines, one per run. */
+export function roundsTable(runs) {
+  return textTable([
+    ['round', 'target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
+    ...runs.map(({ round, name, result }) => [
+      String(round),
+      name,
+      result.requests.average.toFixed(0),
+      String(result.latency.p50),
+      String(result.latency.p99),
+      String(result.non2xx),
+      String(result.errors),
+    ]),
+  ]);
 }
 
 /** The value below which `fraction` (0 to 1) of `values` lie, by the nearest rank. */

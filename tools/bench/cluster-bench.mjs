@@ -1,187 +1,197 @@
-// Several control-plane replicas (docs/benchmarks.md "Requests through another replica"): two
-// replicas on one PostgreSQL, a sim agent held by the first, and the same requests for its node sent
-// to the replica holding it (direct) and to the other one (forwarded there), against a bare Fastify
-// HTTPS route with the same certificate, measured alternately in the same run.
-// Usage: DATABASE_URL=postgres://... node tools/bench/cluster-bench.mjs [--duration <s>] [--connections <n>] [--rounds <n>]
-// (or BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS). DATABASE_URL names a server where the user
-// may create databases: the benchmark makes one of its own and drops it. Exits 1 when any request
-// failed or was not 2xx.
-import autocannon from 'autocannon';
-import { randomBytes } from 'node:crypto';
+// The cluster benchmark (docs/benchmarks.md "Requests through another replica" and "A thousand
+// agents"), in two phases:
+// - forwarding: a request answered through the replica that holds the node and through another one
+//   (cluster-forwarding.mjs);
+// - scale: three replicas, then one, with simulated agents at the protocol level (agent-swarm.mjs):
+//   each replica's CPU and memory at each agent count, parallel creates over nodes held by different
+//   replicas and again with one replica killed with SIGKILL once all were accepted (every task must
+//   end OK, with one `vm-create` event each), the time the killed replica's agents take to be back
+//   on another, node-down detection for agents killed at once; on one replica, `/cluster/resources`
+//   at each guest count (cluster-scale.mjs, cluster-resources.mjs).
+// Usage: DATABASE_URL=postgres://... node tools/bench/cluster-bench.mjs [--phases forwarding,scale]
+//   [--agents 100,300,1000] [--guests 10000,50000] [--creates 200] [--down 100]
+//   [--duration <s>] [--connections <n>] [--rounds <n>]
+// DATABASE_URL names a server where the user may create databases: each replica set gets one of its
+// own, dropped at the end. Exits 1 when a request failed or a task did not end OK; never on a timing.
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import {
-  AGENT_MAIN,
-  AS_ROOT,
-  fail,
-  MAIN,
-  median,
-  progress,
-  rootClient,
-  startAgent,
-  startBareFastify,
-  startControlPlane,
-  loadOptions,
-  machineName,
-  textTable,
-} from './bench-support.mjs';
+import { AGENT_MAIN, fail, loadOptions, machineName, MAIN, positiveInt, progress, rootClient, rootToken } from './bench-support.mjs';
+import { measureForwarding } from './cluster-forwarding.mjs';
+import { fillGuests, measureResources } from './cluster-resources.mjs';
+import { createEvents, movedBack, nodeDown, parallelCreates, spread, usageAt } from './cluster-scale.mjs';
+import { startReplicaSet } from './replica-set.mjs';
 
-const WARMUP_S = 2;
-const NODE = 'bench1';
-const VMID = 100;
+/** How long a create takes on a simulated agent while a replica is killed: long enough that the kill finds them all running. */
+const SLOW_CREATE_MS = 3000;
+const MIB = 2 ** 20;
 
-const { duration, connections, rounds } = loadOptions({ duration: 10, connections: 10, rounds: 3 });
+const options = loadOptions({ duration: 10, connections: 10, rounds: 3 }, ['phases', 'agents', 'guests', 'creates', 'down']);
+const { duration, rounds, flags } = options;
+const list = (name, text) => text.split(',').map((item) => positiveInt(name, item));
+const phases = (flags.phases ?? 'forwarding,scale').split(',');
+const agentCounts = list('agents', flags.agents ?? '100,300,1000').sort((a, b) => a - b);
+const guestCounts = flags.guests === '0' ? [] : list('guests', flags.guests ?? '10000,50000').sort((a, b) => a - b);
+const createCount = positiveInt('creates', flags.creates ?? '200');
+const downCount = positiveInt('down', flags.down ?? '100');
 const serverUrl = process.env.DATABASE_URL;
 
 if (!existsSync(MAIN) || !existsSync(AGENT_MAIN)) fail('the control plane or the agent is not built: run npx nx run-many -t build first');
 if (!serverUrl) fail('DATABASE_URL must name a PostgreSQL server where the user may create databases: replicas share one');
+for (const phase of phases) if (!['forwarding', 'scale'].includes(phase)) fail(`--phases: unknown phase ${phase} (forwarding, scale)`);
+if (downCount > Math.max(...agentCounts)) fail('--down must not be more than the largest agent count');
 
 const dir = await mkdtemp(join(os.tmpdir(), 'corral-cluster-bench-'));
-const database = `corral_bench_${randomBytes(6).toString('hex')}`;
-const admin = new pg.Client({ connectionString: serverUrl });
-const replicas = [];
-let agent = null;
-let bare = null;
-let client = null;
+const date = new Date().toISOString().slice(0, 10);
+/** The report, printed a table at a time as each measurement ends, so that a later failure keeps what was measured. */
+const output = { push: (...lines) => process.stdout.write(`${lines.join('\n')}\n`) };
+output.push(`${date}, ${machineName()}`);
 let failed = false;
 try {
   // The embedded PostgreSQL is not used, but the data directories must be traversable as for any replica.
   await chmod(dir, 0o755);
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${database}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${database}`;
-  const secret = randomBytes(32).toString('hex');
-  for (const index of [1, 2]) {
-    const port = await freePort();
-    const dataDir = join(dir, `replica${index}`);
-    await mkdir(dataDir, { recursive: true, mode: 0o755 });
-    const certificate =
-      index === 1 ? {} : { CORRAL_TLS_CERT: join(dir, 'replica1/tls/corral.crt'), CORRAL_TLS_KEY: join(dir, 'replica1/tls/corral.key') };
-    progress(`starting replica ${index} on port ${port}`);
-    replicas.push(
-      await startControlPlane(dataDir, {
-        DATABASE_URL: url.toString(),
-        CORRAL_PORT: String(port),
-        CORRAL_REPLICA_URL: `https://127.0.0.1:${port}`,
-        CORRAL_CLUSTER_SECRET: secret,
-        CORRAL_LOCAL_AGENT: '0',
-        ...certificate,
-      }),
-    );
+  if (phases.includes('forwarding')) {
+    const result = await measureForwarding({ dir, serverUrl, ...options });
+    output.push('', '## Requests through another replica', ...result.lines);
+    failed ||= result.failed;
   }
-  const [holder, other] = replicas;
-  client = rootClient(`https://127.0.0.1:${holder.port}/api2/json`, 4);
-  agent = await startAgent(client, { port: holder.port, dir, node: NODE });
-  const created = await client.data(`/nodes/${NODE}/qemu`, 'POST', { vmid: String(VMID), name: 'bench', memory: '512' });
-  if ((await client.taskEnd(NODE, created)) !== 'OK') fail('could not create the benchmark VM');
-  bare = await startBareFastify(join(dir, 'replica1'), (app) => app.get('/hello', async () => ({ hello: 'world' })));
-
-  const through = (replica) => `https://127.0.0.1:${replica.port}/api2/json`;
-  const endpoints = [
-    { name: `GET config of VM ${VMID}`, path: `/nodes/${NODE}/qemu/${VMID}/config` },
-    { name: `GET status/current of VM ${VMID}`, path: `/nodes/${NODE}/qemu/${VMID}/status/current` },
-    {
-      name: `POST config of VM ${VMID} (a task)`,
-      path: `/nodes/${NODE}/qemu/${VMID}/config`,
-      method: 'POST',
-      body: 'description=bench',
-    },
-  ];
-  const targets = [
-    { name: 'bare Fastify GET /hello', url: `${bare.origin}/hello` },
-    ...endpoints.flatMap((endpoint) =>
-      [
-        ['direct', holder],
-        ['forwarded', other],
-      ].map(([how, replica]) => ({
-        name: `${endpoint.name}, ${how}`,
-        endpoint: endpoint.name,
-        how,
-        url: `${through(replica)}${endpoint.path}`,
-        method: endpoint.method ?? 'GET',
-        body: endpoint.body,
-        headers: { authorization: AS_ROOT, ...(endpoint.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      })),
-    ),
-  ];
-  const runs = [];
-  for (let round = 1; round <= rounds; round++) {
-    for (const target of targets) {
-      progress(`round ${round}/${rounds}, ${target.name}: warming up ${WARMUP_S} s, then ${duration} s with ${connections} connections`);
-      await load(target, WARMUP_S);
-      runs.push({ round, target, result: await load(target, duration) });
-    }
+  if (phases.includes('scale')) {
+    const usage = [];
+    await withSwarm(3, async (set, swarm) => {
+      for (const count of agentCounts) usage.push(await usageAt(set, swarm.clients[0], swarm, count));
+      await creates(set, swarm);
+      const killed = swarm.agents.filter((agent) => agent.online).slice(0, downCount);
+      progress(`killing ${killed.length} agents at once`);
+      const down = await nodeDown(swarm.clients[0], killed);
+      output.push(
+        '',
+        '## Node-down detection',
+        '| agents killed at once | all shown offline after | `node-down` events | median / last event after |',
+        '|---|---|---|---|',
+        `| ${killed.length} | ${(down.offline / 1000).toFixed(1)} s | ${down.events} | ${(down.medianEvent / 1000).toFixed(1)} s / ${(down.lastEvent / 1000).toFixed(1)} s |`,
+      );
+    });
+    await withSwarm(1, async (set, swarm) => {
+      for (const count of agentCounts) usage.push(await usageAt(set, swarm.clients[0], swarm, count));
+      const rows = [];
+      let guests = 0;
+      for (const count of guestCounts) {
+        const busyBefore = swarm.clients[0].busy.count;
+        const rate = await fillGuests(swarm.clients[0], swarm.agents, { from: 100 + guests, to: 100 + count });
+        const busy = swarm.clients[0].busy.count - busyBefore;
+        guests = count;
+        for (const row of await measureResources(set.replicas[0], swarm.token, { duration, rounds }))
+          rows.push({ ...row, guests, createRate: rate, busy });
+      }
+      if (rows.length > 0) resourcesTable(rows, swarm.agents.length);
+      failed ||= rows.some((row) => row.failed);
+    });
+    usageTable(usage);
   }
-  report(endpoints, runs);
-  failed = runs.some(({ result }) => result.requests.total === 0 || result.non2xx > 0 || result.errors > 0);
-  if (failed) progress('FAILED: some requests errored or were not 2xx (or none completed); the figures above are not a result');
 } finally {
-  client?.close();
-  if (agent) await agent.stop();
-  for (const replica of replicas) await replica.stop();
-  if (bare) await bare.app.close();
-  await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined);
-  await admin.end().catch(() => undefined);
   await rm(dir, { recursive: true, force: true });
 }
+if (failed) progress('FAILED: some requests errored, were not 2xx, or some tasks did not end OK; the figures above are not a result');
 process.exit(failed ? 1 : 0);
 
-// A worker thread for the client, as in the other benchmarks; autocannon does not verify certificates.
-function load(target, seconds) {
-  return autocannon({
-    url: target.url,
-    method: target.method ?? 'GET',
-    body: target.body,
-    headers: target.headers,
-    duration: seconds,
-    connections,
-    pipelining: 1,
-    workers: 1,
-  });
+/** Runs `work` with a new replica set of `count` and a swarm (its agents and a root client per replica); ends them all after. */
+async function withSwarm(count, work) {
+  const set = await startReplicaSet(count, { dir, name: `set${count}`, serverUrl });
+  const swarm = { agents: [], clients: [] };
+  try {
+    const first = rootClient(set.replicas[0].api, 1);
+    const token = await rootToken(first).finally(() => first.close());
+    swarm.clients = set.replicas.map((replica) => rootClient(replica.api, 64, token));
+    swarm.token = token;
+    await work(set, swarm);
+  } finally {
+    for (const agent of swarm.agents) agent.kill();
+    for (const client of swarm.clients) client.close();
+    await set.stop();
+  }
 }
 
-/** A TCP port free on the loopback now: a replica must know its port before it starts, to say where it is reached. */
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/** A run of parallelCreates with its creates that ended OK (`ok`) and the check of their `vm-create` events through `client`, made as soon as they ended. */
+async function withEvents(client, run) {
+  const ok = run.creates.filter((create) => create.exitstatus === 'OK');
+  return {
+    ...run,
+    ok,
+    events: await createEvents(
+      client,
+      ok.map((create) => create.vmid),
+    ),
+  };
 }
 
-function report(endpoints, runs) {
-  const rates = (name) => runs.filter((run) => run.target.name === name).map((run) => run.result.requests.average);
-  const latency = (name, key) => median(runs.filter((run) => run.target.name === name).map((run) => run.result.latency[key]));
-  const bareRates = rates('bare Fastify GET /hello');
-  const rows = [['round', 'target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors']];
-  for (const { round, target, result } of runs)
-    rows.push([
-      String(round),
-      target.name,
-      result.requests.average.toFixed(0),
-      String(result.latency.p50),
-      String(result.latency.p99),
-      String(result.non2xx),
-      String(result.errors),
-    ]);
-  const lines = textTable(rows);
-  const machine = machineName();
-  const date = new Date().toISOString().slice(0, 10);
-  const summary = [`bare Fastify GET /hello: ${median(bareRates).toFixed(0)} req/s (median of ${rounds})`];
-  for (const endpoint of endpoints) {
-    const direct = rates(`${endpoint.name}, direct`);
-    const forwarded = rates(`${endpoint.name}, forwarded`);
-    const ratio = median(forwarded.map((rate, i) => rate / direct[i]));
-    const toBare = (values) => median(values.map((rate, i) => rate / bareRates[i])).toFixed(3);
-    summary.push(
-      `${endpoint.name}: direct ${median(direct).toFixed(0)} req/s (p50 ${latency(`${endpoint.name}, direct`, 'p50')} ms), forwarded ${median(forwarded).toFixed(0)} req/s (p50 ${latency(`${endpoint.name}, forwarded`, 'p50')} ms); forwarded ÷ direct ${ratio.toFixed(2)}`,
-      `  markdown row: | ${date} | ${machine} | ${endpoint.name} | ${rounds} × ${duration} s, ${connections} connections | ${median(bareRates).toFixed(0)} | ${median(direct).toFixed(0)} (${toBare(direct)}) | ${median(forwarded).toFixed(0)} (${toBare(forwarded)}) | ${ratio.toFixed(2)} |`,
+/** The parallel creates on three replicas: plain, then with the third replica killed once all were accepted; and the killed replica's agents' move. */
+async function creates(set, swarm) {
+  progress(`${createCount} parallel creates through ${set.replicas.length} replicas`);
+  const plain = await withEvents(
+    swarm.clients[0],
+    await parallelCreates(set, swarm.clients, swarm, { count: createCount, firstVmid: 1000 }),
+  );
+  for (const agent of swarm.agents) agent.createMs = SLOW_CREATE_MS;
+  const victim = set.replicas[set.replicas.length - 1];
+  const moving = swarm.agents.filter((agent) => agent.online && agent.url === victim.url);
+  progress(`${createCount} parallel creates, replica ${set.replicas.length} killed with SIGKILL once all were accepted`);
+  const killed = await withEvents(
+    swarm.clients[0],
+    await parallelCreates(set, swarm.clients, swarm, { count: createCount, firstVmid: 2000, kill: victim }),
+  );
+  const back = spread(await movedBack(moving, killed.killedAt));
+  for (const agent of swarm.agents) agent.createMs = 0;
+  const rows = [];
+  for (const [name, run] of [
+    ['none', plain],
+    ['replica 3 with SIGKILL, once all were accepted', killed],
+  ]) {
+    const refused = run.creates.filter((create) => create.upid === null);
+    const other = run.creates.filter((create) => create.upid !== null && create.exitstatus !== 'OK');
+    for (const create of [...refused, ...other].slice(0, 5))
+      progress(`create of VM ${create.vmid}: ${create.status} ${create.exitstatus ?? create.text}`);
+    failed ||= refused.length + other.length + run.ok.length - run.events.once > 0;
+    rows.push(
+      `| ${name} | ${createCount} | ${run.seconds.toFixed(1)} s | ${run.ok.length} | ${other.length} | ${refused.length} | ${run.events.once} of ${run.ok.length}, all ${((run.events.at - run.endedAt) / 1000).toFixed(1)} s after the last end |`,
     );
   }
-  process.stdout.write(['', ...lines, '', ...summary, ''].join('\n'));
+  output.push(
+    '',
+    `## ${createCount} parallel creates over ${swarm.agents.length} nodes, sent to the replicas in turn`,
+    '| replica killed | creates | all ended after | ended OK | ended otherwise | refused | with one `vm-create` event |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `## The killed replica's ${moving.length} agents back on another replica (from the kill to their welcome)`,
+    '| p50 | p99 | last |',
+    '|---|---|---|',
+    `| ${(back.p50 / 1000).toFixed(2)} s | ${(back.p99 / 1000).toFixed(2)} s | ${(back.max / 1000).toFixed(2)} s |`,
+  );
+}
+
+function usageTable(usage) {
+  output.push(
+    '',
+    "## Each replica's CPU (share of one core) and resident memory as agents join",
+    '| replicas | agents | agents held by each | CPU of each | memory of each | PostgreSQL CPU |',
+    '|---|---|---|---|---|---|',
+    ...usage.map(
+      (row) =>
+        `| ${row.replicas} | ${row.agents} | ${row.held.join(' / ')} | ${row.usage.map((each) => each.cpu.toFixed(2)).join(' / ')} | ${row.usage.map((each) => `${(each.rss / MIB).toFixed(0)} MiB`).join(' / ')} | ${row.postgres.toFixed(2)} |`,
+    ),
+  );
+}
+
+function resourcesTable(rows, nodes) {
+  output.push(
+    '',
+    `## GET /cluster/resources at ${nodes} nodes (${rounds} × ${duration} s, medians)`,
+    '| guests | body | connections | Corral req/s (p50 / p99 ms) | bare Fastify, same body | Corral ÷ bare | creates/s while filling (task reads answered 503) |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.guests} | ${(row.bytes / MIB).toFixed(1)} MiB | ${row.connections} | ${row.corral.rate.toFixed(1)} (${row.corral.p50} / ${row.corral.p99}) | ${row.bare.rate.toFixed(1)} (${row.bare.p50} / ${row.bare.p99}) | ${row.ratio.toFixed(3)} | ${row.createRate.toFixed(0)} (${row.busy}) |`,
+    ),
+  );
 }

@@ -12,16 +12,16 @@ import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import {
-  AS_ROOT,
   fail,
-  fetchInsecure,
   MAIN,
   median,
   progress,
+  rootClient,
+  rootToken,
+  roundsTable,
   startControlPlane,
   loadOptions,
   machineName,
-  textTable,
 } from './bench-support.mjs';
 
 const WARMUP_S = 2;
@@ -50,7 +50,7 @@ try {
   const targets = [
     { name: 'bare Fastify GET /hello', url: `https://127.0.0.1:${bare.server.address().port}/hello` },
     { name: 'control plane GET /version', url: `${api}/version` },
-    { name: 'control plane GET /access, API token', url: `${api}/access`, headers: { authorization: await createToken(api) } },
+    { name: 'control plane GET /access, API token', url: `${api}/access`, headers: { authorization: await tokenOf(api) } },
   ];
   const runs = [];
   for (let round = 1; round <= rounds; round++) {
@@ -80,30 +80,13 @@ function load(target, seconds) {
 }
 
 /** An API token of root@pam without privilege separation, as the Authorization header that carries it. */
-async function createToken(api) {
-  const response = await fetchInsecure(`${api}/access/users/root@pam/token/bench`, {
-    method: 'POST',
-    headers: { authorization: AS_ROOT, 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'privsep=0',
-  });
-  if (response.status !== 200) fail(`could not create the benchmark's API token: ${response.status} ${response.text}`);
-  return `PVEAPIToken=root@pam!bench=${JSON.parse(response.text).data.value}`;
+async function tokenOf(api) {
+  const client = rootClient(api, 1);
+  return rootToken(client).finally(() => client.close());
 }
 
 function report(targets, runs) {
-  const rows = [
-    ['round', 'target', 'req/s (avg)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'],
-    ...runs.map(({ round, name, result }) => [
-      String(round),
-      name,
-      result.requests.average.toFixed(0),
-      String(result.latency.p50),
-      String(result.latency.p99),
-      String(result.non2xx),
-      String(result.errors),
-    ]),
-  ];
-  const lines = textTable(rows);
+  const lines = roundsTable(runs);
   const rates = (target) => runs.filter((run) => run.name === target.name).map((run) => run.result.requests.average);
   const [bareTarget, ...measured] = targets;
   const bareRates = rates(bareTarget);

@@ -7,7 +7,7 @@ import { GuestView } from '../inventory/guests/guest-view.js';
 import { FORWARDED_HEADER, verifyForwarding, type Forwarding } from '../replicas/forward-signature.js';
 import { ReplicaDirectory } from '../replicas/replica-directory.js';
 import { ReplicaPeers } from '../replicas/replica-peers.js';
-import { guestOfPath, nodeOfPath } from './node-of-path.js';
+import { guestOfPath, nodeOfPath, servedByAnyReplica } from './node-of-path.js';
 
 /** The answer to a request whose forwarding header is not signed with the cluster's secret. */
 export const FORGED = new ApiError('AUTHENTICATION_FAILED', 'invalid forwarding signature: only control-plane replicas forward requests');
@@ -20,8 +20,8 @@ export type Route =
 
 /**
  * Decides where each request is served (docs/scale-out.md): a request for a node (its path is
- * `/api2/json/nodes/{node}/...`, or an HA move of one of its guests) whose agent another replica holds is forwarded there, with its
- * credentials, so that the caller, the permission checks and the task's owner stay the caller's.
+ * `/api2/json/nodes/{node}/...`, or an HA move of one of its guests) whose agent another replica
+ * holds is forwarded there, except the reads of its tasks, with its credentials, so that the caller, the permission checks and the task's owner stay the caller's.
  * A request another replica forwarded is served here, never forwarded again; one whose forwarding
  * header is not signed with the cluster's secret is refused.
  */
@@ -46,7 +46,7 @@ export class ForwardTargets {
       const forwarded = this.secret !== null && typeof header === 'string' ? verifyForwarding(this.secret, header, { method, url }) : null;
       return forwarded === null ? { kind: 'forged' } : { kind: 'here', forwarded };
     }
-    if (!this.peers.enabled) return null;
+    if (!this.peers.enabled || servedByAnyReplica(method, url)) return null;
     const node = nodeOfPath(url) ?? this.nodeOfGuest(guestOfPath(url));
     if (node === null || this.hub.holds(node)) return null;
     const replica = this.directory.holderElsewhere(node);

@@ -1,4 +1,4 @@
-import { guestOfPath, nodeOfPath } from './node-of-path.js';
+import { guestOfPath, nodeOfPath, servedByAnyReplica } from './node-of-path.js';
 
 describe('the node a request is for', () => {
   it('is the node its path names, decoded', () => {
@@ -35,5 +35,30 @@ describe('the guest an HA move is for', () => {
       '/api2/json/cluster/ha/resources/vm:100/migrated',
     ])
       expect(guestOfPath(url)).toBeNull();
+  });
+});
+
+describe('the requests for a node that any replica serves from the database', () => {
+  it('are the reads of its tasks: the list, one task, its status (with ?wait=) and its log', () => {
+    for (const url of [
+      '/api2/json/nodes/pve2/tasks',
+      '/api2/json/nodes/pve2/tasks?vmid=100&limit=5',
+      '/api2/json/nodes/pve2/tasks/UPID%3Apve2%3A0000A1B2%3A00C0FFEE%3A6560A1B2%3Aqmstart%3A100%3Aroot%40pam%3A',
+      '/api2/json/nodes/pve2/tasks/UPID:pve2:0000A1B2:00C0FFEE:6560A1B2:qmstart:100:root@pam:/status?wait=30',
+      '/api2/json/nodes/pve2/tasks/UPID:pve2:0000A1B2:00C0FFEE:6560A1B2:qmstart:100:root@pam:/log?start=0&limit=50',
+    ])
+      expect(servedByAnyReplica('GET', url)).toBe(true);
+  });
+
+  it("are not a task's stop, nor anything else of the node", () => {
+    expect(servedByAnyReplica('DELETE', '/api2/json/nodes/pve2/tasks/UPID:pve2:0000A1B2:00C0FFEE:6560A1B2:qmstart:100:root@pam:')).toBe(
+      false,
+    );
+    for (const url of [
+      '/api2/json/nodes/pve2/qemu/100/status/current',
+      '/api2/json/nodes/pve2/tasks/UPID:pve2:1:2:3:qmstart:100:root@pam:/other',
+      '/api2/json/nodes/pve2/taskss',
+    ])
+      expect(servedByAnyReplica('GET', url)).toBe(false);
   });
 });

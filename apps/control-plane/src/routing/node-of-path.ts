@@ -8,6 +8,18 @@ const HA_MOVE_PATH = new RegExp(
   'i',
 );
 
+/** A node's task list, and one task, its status (`?wait=` included) or its log: read from the database, where every replica's tasks are. */
+const TASK_READ_PATH = new RegExp(`^${API_PREFIX}/nodes/[^/?]+/tasks(?:/[^/?]+(?:/(?:status|log))?)?(?:\\?|$)`);
+
+/**
+ * Whether a request for a node is served by whichever replica it reaches, without forwarding it to
+ * the replica holding the node's agent: the reads of tasks, so that a client following a task
+ * keeps doing so while that replica is down and its agent moves.
+ */
+export function servedByAnyReplica(method: string, url: string): boolean {
+  return method === 'GET' && TASK_READ_PATH.test(url);
+}
+
 /** The guest a request's URL acts on on its node without naming the node (an HA move); null for any other. */
 export function guestOfPath(url: string): number | null {
   const match = HA_MOVE_PATH.exec(url);

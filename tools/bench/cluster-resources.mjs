@@ -1,0 +1,79 @@
+// `/cluster/resources` at a thousand nodes (docs/benchmarks.md "A thousand agents"): VMs created
+// through the API on the swarm's nodes until the cluster holds each guest count asked for, then the
+// list read with 1 and 10 connections, against a bare Fastify route sending a body of the same size
+// with the same certificate, measured alternately in the same run.
+import autocannon from 'autocannon';
+import { fetchInsecure, median, progress, startBareFastify } from './bench-support.mjs';
+
+const WARMUP_S = 2;
+const CREATES_IN_FLIGHT = 32;
+
+/** Creates VMs `from` … `to - 1` (their vmids), each on the swarm's agents in turn; resolves with creates/s. */
+export async function fillGuests(client, agents, { from, to }) {
+  progress(`creating VMs ${from} to ${to - 1} on ${agents.length} nodes`);
+  const startedAt = performance.now();
+  let next = from;
+  const worker = async () => {
+    while (next < to) {
+      const vmid = next++;
+      const node = agents[vmid % agents.length].node;
+      const upid = await client.data(`/nodes/${node}/qemu`, 'POST', { vmid: String(vmid), memory: '512', scsi0: 'local:1' });
+      const status = await client.taskEnd(node, upid);
+      if (status !== 'OK') throw new Error(`the create of VM ${vmid} on ${node} ended ${status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CREATES_IN_FLIGHT }, worker));
+  return (to - from) / ((performance.now() - startedAt) / 1000);
+}
+
+/**
+ * Reads `/cluster/resources` through `replica` (with `authorization`, root's) and the same bytes from a bare Fastify route,
+ * `rounds` times each with 1 and with 10 connections; resolves with one row per connection count.
+ */
+export async function measureResources(replica, authorization, { duration, rounds }) {
+  const url = `${replica.api}/cluster/resources`;
+  const sample = await fetchInsecure(url, { headers: { authorization } });
+  if (sample.status !== 200) throw new Error(`GET ${url} answered ${sample.status}`);
+  const body = sample.text;
+  const bare = await startBareFastify(replica.dataDir, (app) =>
+    app.get('/resources', async (_request, reply) => reply.type('application/json').send(body)),
+  );
+  try {
+    const rows = [];
+    for (const connections of [1, 10]) {
+      const runs = { corral: [], bare: [] };
+      for (let round = 1; round <= rounds; round++)
+        for (const [name, target] of [
+          ['bare', `${bare.origin}/resources`],
+          ['corral', url],
+        ]) {
+          progress(
+            `/cluster/resources (${(body.length / 2 ** 20).toFixed(1)} MiB), ${name}, ${connections} connection(s), round ${round}/${rounds}`,
+          );
+          await load(target, authorization, WARMUP_S, connections);
+          runs[name].push(await load(target, authorization, duration, connections));
+        }
+      const failed = [...runs.corral, ...runs.bare].some((result) => result.requests.total === 0 || result.non2xx > 0 || result.errors > 0);
+      const rate = (results) => median(results.map((result) => result.requests.average));
+      rows.push({
+        connections,
+        bytes: body.length,
+        corral: {
+          rate: rate(runs.corral),
+          p50: median(runs.corral.map((r) => r.latency.p50)),
+          p99: median(runs.corral.map((r) => r.latency.p99)),
+        },
+        bare: { rate: rate(runs.bare), p50: median(runs.bare.map((r) => r.latency.p50)), p99: median(runs.bare.map((r) => r.latency.p99)) },
+        ratio: median(runs.corral.map((result, index) => result.requests.average / runs.bare[index].requests.average)),
+        failed,
+      });
+    }
+    return rows;
+  } finally {
+    await bare.app.close();
+  }
+}
+
+function load(url, authorization, seconds, connections) {
+  return autocannon({ url, headers: { authorization }, duration: seconds, connections, pipelining: 1, workers: 1 });
+}
