@@ -197,42 +197,47 @@ describe('three replicas, two holding one node each: any replica serves any node
     expect([moved.status, moved.reason]).toEqual([401, 'only control-plane replicas relay HA moves']);
   });
 
-  it.each([1, 2])("uploads an ISO to host1's storage through replica %i, streamed on to the replica holding host1", async (index) => {
+  it.each([
+    [0, 'host2'],
+    [1, 'host1'],
+    [2, 'host1'],
+  ] as const)("uploads an ISO through replica %i to %s's storage, streamed on to the replica holding the node", async (index, node) => {
     const iso = randomBytes(2 * 1024 * 1024 + 3);
     const sha256 = createHash('sha256').update(iso).digest('hex');
     const name = `via-replica${index}.iso`;
     const { body, type } = uploadForm({ content: 'iso', checksum: sha256, 'checksum-algorithm': 'sha256' }, name, iso);
     const api = through[index] ?? fail();
     const upid = data<string>(
-      await (replicas[index] ?? fail()).api.send('/nodes/host1/storage/local/upload', {
+      await (replicas[index] ?? fail()).api.send(`/nodes/${node}/storage/local/upload`, {
         method: 'POST',
         headers: { ...api.asRoot, 'content-type': type },
         body,
       }),
     );
-    expect(await api.taskEnd('host1', upid)).toBe('OK');
-    expect(await readdir(join(root, 'host1', 'var/lib/vz/template/iso'))).toContain(name);
-    expect(await readFile(join(root, 'host1', 'var/lib/vz/template/iso', name))).toEqual(iso);
+    expect(await api.taskEnd(node, upid)).toBe('OK');
+    expect(await readdir(join(root, node, 'var/lib/vz/template/iso'))).toContain(name);
+    expect(await readFile(join(root, node, 'var/lib/vz/template/iso', name))).toEqual(iso);
   });
 
   it.each([
-    [1, 120],
-    [2, 121],
-  ])(
-    "opens the VNC console of a VM of host1 through replica %i: vncproxy and vncwebsocket forwarded, QEMU's RFB version comes back",
-    async (index, vmid) => {
+    [0, 'host2', 220],
+    [1, 'host1', 120],
+    [2, 'host1', 121],
+  ] as const)(
+    "opens through replica %i the VNC console of a VM of %s: vncproxy and vncwebsocket forwarded, QEMU's RFB version comes back",
+    async (index, node, vmid) => {
       const api = through[index] ?? fail();
-      expect(await api.task('host1', '/nodes/host1/qemu', 'POST', { vmid, name: 'vnc', memory: 64 })).toBe('OK');
-      expect(await api.task('host1', `/nodes/host1/qemu/${vmid}/status/start`)).toBe('OK');
+      expect(await api.task(node, `/nodes/${node}/qemu`, 'POST', { vmid, name: 'vnc', memory: 64 })).toBe('OK');
+      expect(await api.task(node, `/nodes/${node}/qemu/${vmid}/status/start`)).toBe('OK');
       const vnc = data<{ ticket: string; cert: string; port: number; upid: string }>(
-        await api.send(`/nodes/host1/qemu/${vmid}/vncproxy`, 'POST', { websocket: 1 }),
+        await api.send(`/nodes/${node}/qemu/${vmid}/vncproxy`, 'POST', { websocket: 1 }),
       );
-      const { socket, version } = await openVncConsole((replicas[index] ?? fail()).port, `/nodes/host1/qemu/${vmid}`, vnc, api.asRoot);
+      const { socket, version } = await openVncConsole((replicas[index] ?? fail()).port, `/nodes/${node}/qemu/${vmid}`, vnc, api.asRoot);
       expect(version).toBe('RFB 003.008\n');
       socket.close(1000);
-      expect(await api.taskEnd('host1', vnc.upid)).toBe('OK');
-      expect(await api.task('host1', `/nodes/host1/qemu/${vmid}/status/stop`)).toBe('OK');
-      expect(await api.task('host1', `/nodes/host1/qemu/${vmid}`, 'DELETE')).toBe('OK');
+      expect(await api.taskEnd(node, vnc.upid)).toBe('OK');
+      expect(await api.task(node, `/nodes/${node}/qemu/${vmid}/status/stop`)).toBe('OK');
+      expect(await api.task(node, `/nodes/${node}/qemu/${vmid}`, 'DELETE')).toBe('OK');
     },
   );
 

@@ -5,7 +5,7 @@
 // heartbeat and its guests' run state every 10 s, keeps its numbered frames until they are
 // acknowledged and sends them again after a reconnect, and moves to the next control-plane URL at
 // once when its connection ends. It answers the commands the benchmark sends: `guest.create`
-// (after `createMs`, the guest then listed stopped in its reports), `guest.destroy`,
+// (after `createMs`, reported as making meanwhile; the guest is then listed stopped), `guest.destroy`,
 // `storage.status` and `storage.activate`; any other command is answered `unknown-command`.
 // Frames are read with JSON.parse only: the swarm shares the machine with the replicas it measures.
 import { connectPinned } from '@corral/pinned-tls';
@@ -22,8 +22,7 @@ const STORAGE = { active: true, total: 1024 * GIB, used: 100 * GIB, avail: 924 *
 /** One simulated agent: `urls` are the control plane's replicas, the first one dialled first. */
 export class SwarmAgent {
   session = randomUUID();
-  /** When the last connection ended unasked, and when the next welcome came (ms since the epoch). */
-  lostAt = 0;
+  /** When the last welcome came (ms since the epoch). */
   welcomedAt = 0;
   /** The replica URL of the current connection. */
   url = '';
@@ -39,6 +38,8 @@ export class SwarmAgent {
   guests = new Map();
   /** Requests being worked on (a create waiting out `createMs`). */
   running = new Set();
+  /** The vmids whose create runs now, reported as `making`. */
+  making = new Set();
   urls;
   next = 0;
   failedSinceWelcome = 0;
@@ -49,10 +50,6 @@ export class SwarmAgent {
     this.fingerprint = fingerprint;
     this.urls = [...urls];
     this.createMs = createMs;
-  }
-
-  get guestCount() {
-    return this.guests.size;
   }
 
   start() {
@@ -112,8 +109,7 @@ export class SwarmAgent {
     this.quiet();
     this.socket = null;
     if (this.stopped) return;
-    if (wasOnline) this.lostAt = Date.now();
-    else this.failedSinceWelcome += 1;
+    if (!wasOnline) this.failedSinceWelcome += 1;
     this.next += 1;
     // Every URL was tried since the last welcome: wait before the next round, as the real agent's backoff does.
     const delay = this.failedSinceWelcome >= this.urls.length ? RETRY_MS : 0;
@@ -185,7 +181,7 @@ export class SwarmAgent {
 
   runtime() {
     const guests = [...this.guests.values()];
-    this.numbered({ type: 'report', payload: { kind: 'runtime', guests, making: [] } });
+    this.numbered({ type: 'report', payload: { kind: 'runtime', guests, making: [...this.making] } });
   }
 
   async request(frame) {
@@ -203,7 +199,9 @@ export class SwarmAgent {
     switch (command) {
       case 'guest.create': {
         const { vmid, type } = params.guest;
+        this.making.add(vmid);
         if (this.createMs > 0) await new Promise((resolve) => setTimeout(resolve, this.createMs));
+        this.making.delete(vmid);
         this.guests.set(vmid, { vmid, type, status: 'stopped', uptime: 0, cpu: 0, mem: 0 });
         return { type: 'result', result: null };
       }

@@ -9,7 +9,7 @@
 //   on another, node-down detection for agents killed at once; on one replica, `/cluster/resources`
 //   at each guest count (cluster-scale.mjs, cluster-resources.mjs).
 // Usage: DATABASE_URL=postgres://... node tools/bench/cluster-bench.mjs [--phases forwarding,scale]
-//   [--agents 100,300,1000] [--guests 10000,50000] [--creates 200] [--down 100]
+//   [--replicas 3,1] [--agents 100,300,1000] [--guests 10000,50000] [--creates 200] [--down 100]
 //   [--duration <s>] [--connections <n>] [--rounds <n>]
 // DATABASE_URL names a server where the user may create databases: each replica set gets one of its
 // own, dropped at the end. Exits 1 when a request failed or a task did not end OK; never on a timing.
@@ -27,12 +27,13 @@ import { startReplicaSet } from './replica-set.mjs';
 const SLOW_CREATE_MS = 3000;
 const MIB = 2 ** 20;
 
-const options = loadOptions({ duration: 10, connections: 10, rounds: 3 }, ['phases', 'agents', 'guests', 'creates', 'down']);
+const options = loadOptions({ duration: 10, connections: 10, rounds: 3 }, ['phases', 'replicas', 'agents', 'guests', 'creates', 'down']);
 const { duration, rounds, flags } = options;
 const list = (name, text) => text.split(',').map((item) => positiveInt(name, item));
 const phases = (flags.phases ?? 'forwarding,scale').split(',');
 const agentCounts = list('agents', flags.agents ?? '100,300,1000').sort((a, b) => a - b);
 const guestCounts = flags.guests === '0' ? [] : list('guests', flags.guests ?? '10000,50000').sort((a, b) => a - b);
+const replicaSets = list('replicas', flags.replicas ?? '3,1');
 const createCount = positiveInt('creates', flags.creates ?? '200');
 const downCount = positiveInt('down', flags.down ?? '100');
 const serverUrl = process.env.DATABASE_URL;
@@ -40,6 +41,7 @@ const serverUrl = process.env.DATABASE_URL;
 if (!existsSync(MAIN) || !existsSync(AGENT_MAIN)) fail('the control plane or the agent is not built: run npx nx run-many -t build first');
 if (!serverUrl) fail('DATABASE_URL must name a PostgreSQL server where the user may create databases: replicas share one');
 for (const phase of phases) if (!['forwarding', 'scale'].includes(phase)) fail(`--phases: unknown phase ${phase} (forwarding, scale)`);
+for (const count of replicaSets) if (![1, 3].includes(count)) fail(`--replicas: ${count} is not a replica set the benchmark runs (3, 1)`);
 if (downCount > Math.max(...agentCounts)) fail('--down must not be more than the largest agent count');
 
 const dir = await mkdtemp(join(os.tmpdir(), 'corral-cluster-bench-'));
@@ -57,37 +59,44 @@ try {
     failed ||= result.failed;
   }
   if (phases.includes('scale')) {
-    const usage = [];
-    await withSwarm(3, async (set, swarm) => {
-      for (const count of agentCounts) usage.push(await usageAt(set, swarm.clients[0], swarm, count));
-      await creates(set, swarm);
-      const killed = swarm.agents.filter((agent) => agent.online).slice(0, downCount);
-      progress(`killing ${killed.length} agents at once`);
-      const down = await nodeDown(swarm.clients[0], killed);
-      output.push(
-        '',
-        '## Node-down detection',
-        '| agents killed at once | all shown offline after | `node-down` events | median / last event after |',
-        '|---|---|---|---|',
-        `| ${killed.length} | ${(down.offline / 1000).toFixed(1)} s | ${down.events} | ${(down.medianEvent / 1000).toFixed(1)} s / ${(down.lastEvent / 1000).toFixed(1)} s |`,
-      );
-    });
-    await withSwarm(1, async (set, swarm) => {
-      for (const count of agentCounts) usage.push(await usageAt(set, swarm.clients[0], swarm, count));
-      const rows = [];
-      let guests = 0;
-      for (const count of guestCounts) {
-        const busyBefore = swarm.clients[0].busy.count;
-        const rate = await fillGuests(swarm.clients[0], swarm.agents, { from: 100 + guests, to: 100 + count });
-        const busy = swarm.clients[0].busy.count - busyBefore;
-        guests = count;
-        for (const row of await measureResources(set.replicas[0], swarm.token, { duration, rounds }))
-          rows.push({ ...row, guests, createRate: rate, busy });
-      }
-      if (rows.length > 0) resourcesTable(rows, swarm.agents.length);
-      failed ||= rows.some((row) => row.failed);
-    });
-    usageTable(usage);
+    if (replicaSets.includes(3))
+      await withSwarm(3, async (set, swarm) => {
+        const usage = [];
+        for (const count of agentCounts) usage.push(await usageAt(set, swarm.clients[0], swarm, count));
+        usageTable(usage);
+        await creates(set, swarm);
+        const killed = swarm.agents.filter((agent) => agent.online).slice(0, downCount);
+        progress(`killing ${killed.length} agents at once`);
+        const down = await nodeDown(swarm.clients[0], killed);
+        output.push(
+          '',
+          '## Node-down detection',
+          '| agents killed at once | all shown offline after | `node-down` events | median / last event after |',
+          '|---|---|---|---|',
+          `| ${killed.length} | ${(down.offline / 1000).toFixed(1)} s | ${down.events} | ${(down.medianEvent / 1000).toFixed(1)} s / ${(down.lastEvent / 1000).toFixed(1)} s |`,
+        );
+      });
+    if (replicaSets.includes(1))
+      await withSwarm(1, async (set, swarm) => {
+        const usage = [];
+        for (const count of agentCounts) usage.push(await usageAt(set, swarm.clients[0], swarm, count));
+        usageTable(usage);
+        let guests = 0;
+        for (const count of guestCounts) {
+          const busyBefore = swarm.clients[0].busy.count;
+          const { rate, refused } = await fillGuests(swarm.clients[0], swarm.agents, { from: 100 + guests, to: 100 + count });
+          const busy = swarm.clients[0].busy.count - busyBefore;
+          guests = count;
+          const rows = (await measureResources(set.replicas[0], swarm.token, { duration, rounds })).map((row) => ({
+            ...row,
+            guests,
+            createRate: rate,
+            busy: busy + refused,
+          }));
+          resourcesTable(rows, swarm.agents.length);
+          failed ||= rows.some((row) => row.failed);
+        }
+      });
   }
 } finally {
   await rm(dir, { recursive: true, force: true });
@@ -173,7 +182,7 @@ async function creates(set, swarm) {
 function usageTable(usage) {
   output.push(
     '',
-    "## Each replica's CPU (share of one core) and resident memory as agents join",
+    `## ${usage[0].replicas} replica(s): each one's CPU (share of one core) and resident memory as agents join`,
     '| replicas | agents | agents held by each | CPU of each | memory of each | PostgreSQL CPU |',
     '|---|---|---|---|---|---|',
     ...usage.map(
@@ -186,8 +195,8 @@ function usageTable(usage) {
 function resourcesTable(rows, nodes) {
   output.push(
     '',
-    `## GET /cluster/resources at ${nodes} nodes (${rounds} × ${duration} s, medians)`,
-    '| guests | body | connections | Corral req/s (p50 / p99 ms) | bare Fastify, same body | Corral ÷ bare | creates/s while filling (task reads answered 503) |',
+    `## GET /cluster/resources at ${nodes} nodes and ${rows[0].guests} guests (${rounds} × ${duration} s, medians)`,
+    '| guests | body | connections | Corral req/s (p50 / p99 ms) | bare Fastify, same body | Corral ÷ bare | creates/s while filling (requests answered 503, asked again) |',
     '|---|---|---|---|---|---|---|',
     ...rows.map(
       (row) =>

@@ -54,8 +54,9 @@ export async function usageAt(set, client, swarm, count) {
 /**
  * Creates one VM on each of `count` nodes at once, spread over the swarm's agents (and so over the
  * replicas), each request sent to the replicas in turn; resolves with the creates/s and each
- * create's task, and when `kill` (a replica) was killed: it is killed with SIGKILL once every create was accepted, and the
- * requests then go only to the others.
+ * create's task (a request or a read that failed is recorded as such, never thrown), and when
+ * `kill` (a replica) was killed: the requests go only to the others, and it is killed with SIGKILL
+ * once every create was accepted.
  */
 export async function parallelCreates(set, clients, swarm, { count, firstVmid, kill }) {
   const live = kill ? clients.filter((_, index) => set.replicas[index] !== kill) : clients;
@@ -65,7 +66,9 @@ export async function parallelCreates(set, clients, swarm, { count, firstVmid, k
       const agent = swarm.agents[index % swarm.agents.length];
       const vmid = firstVmid + index;
       const client = live[index % live.length];
-      const response = await client.send(`/nodes/${agent.node}/qemu`, 'POST', { vmid: String(vmid), memory: '512', scsi0: 'local:1' });
+      const response = await client
+        .send(`/nodes/${agent.node}/qemu`, 'POST', { vmid: String(vmid), memory: '512', scsi0: 'local:1' })
+        .catch((error) => ({ status: 0, text: error.message }));
       return {
         node: agent.node,
         vmid,
@@ -78,7 +81,9 @@ export async function parallelCreates(set, clients, swarm, { count, firstVmid, k
   const killedAt = Date.now();
   if (kill) await kill.kill();
   const ends = await Promise.all(
-    creates.map(async (create) => (create.upid ? await live[create.vmid % live.length].taskEnd(create.node, create.upid) : null)),
+    creates.map((create) =>
+      create.upid ? live[create.vmid % live.length].taskEnd(create.node, create.upid).catch((error) => `not read: ${error.message}`) : null,
+    ),
   );
   const seconds = (performance.now() - startedAt) / 1000;
   return { seconds, killedAt, endedAt: Date.now(), creates: creates.map((create, index) => ({ ...create, exitstatus: ends[index] })) };
