@@ -40,6 +40,8 @@ export class SwarmAgent {
   running = new Set();
   /** The vmids whose create runs now, reported as `making`. */
   making = new Set();
+  /** Every request id of this session: a request sent again after a reconnect is not run twice (its answer is in the outbox or on its way). */
+  seen = new Set();
   urls;
   next = 0;
   failedSinceWelcome = 0;
@@ -185,6 +187,8 @@ export class SwarmAgent {
   }
 
   async request(frame) {
+    if (this.seen.has(frame.id)) return;
+    this.seen.add(frame.id);
     this.running.add(frame.id);
     try {
       const answer = await this.answer(frame);
