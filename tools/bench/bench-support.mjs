@@ -18,6 +18,8 @@ export const AGENT_MAIN = fileURLToPath(new URL('../../apps/agent/dist/main.js',
 export const ROOT_PASSWORD = 'bench-root-password';
 export const AS_ROOT = `Basic ${Buffer.from(`root@pam:${ROOT_PASSWORD}`).toString('base64')}`;
 const START_TIMEOUT_MS = 60_000;
+/** How long a throughput measurement warms up first. */
+export const WARMUP_S = 2;
 const SPEED_SAMPLE_S = 3;
 
 /** Starts the built control plane on a free port and resolves once its "listening" log line names the port. */
@@ -286,6 +288,28 @@ export function textTable(rows) {
   );
 }
 
+/**
+ * autocannon against `target` (`{ url, method, body, headers }`) for `seconds` with `connections`
+ * kept-alive connections, after a warm-up of WARMUP_S: its result. The client runs in a worker
+ * thread: on the main thread it would share an event loop with what the benchmark runs there (a
+ * bare server, simulated agents). autocannon never verifies the server certificate.
+ */
+export async function measureLoad(target, seconds, connections) {
+  const run = (duration) =>
+    autocannon({
+      url: target.url,
+      method: target.method ?? 'GET',
+      body: target.body,
+      headers: target.headers,
+      duration,
+      connections,
+      pipelining: 1,
+      workers: 1,
+    });
+  await run(WARMUP_S);
+  return run(seconds);
+}
+
 /** The measured runs of a throughput benchmark (`{ round, name, result }`, result autocannon's) as aligned lines, one per run. */
 export function roundsTable(runs) {
   return textTable([
@@ -300,6 +324,15 @@ export function roundsTable(runs) {
       String(result.errors),
     ]),
   ]);
+}
+
+/** Polls `check` every `everyMs` until it is true; throws naming `what` after `patienceMs`. */
+export async function until(check, what, { patienceMs, everyMs }) {
+  const deadline = Date.now() + patienceMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${patienceMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
 }
 
 /** The value below which `fraction` (0 to 1) of `values` lie, by the nearest rank. */

@@ -2,11 +2,21 @@
 // replicas on one PostgreSQL, a sim agent held by the first, and the same requests for its node sent
 // to the replica holding it (direct) and to the other one (forwarded there), against a bare Fastify
 // HTTPS route with the same certificate, measured alternately in the same run.
-import autocannon from 'autocannon';
-import { AS_ROOT, fail, machineName, median, progress, rootClient, startAgent, startBareFastify, roundsTable } from './bench-support.mjs';
+import {
+  AS_ROOT,
+  fail,
+  machineName,
+  measureLoad,
+  median,
+  progress,
+  rootClient,
+  startAgent,
+  startBareFastify,
+  roundsTable,
+  WARMUP_S,
+} from './bench-support.mjs';
 import { startReplicaSet } from './replica-set.mjs';
 
-const WARMUP_S = 2;
 const NODE = 'bench1';
 const VMID = 100;
 
@@ -55,8 +65,7 @@ export async function measureForwarding({ dir, serverUrl, duration, connections,
     for (let round = 1; round <= rounds; round++) {
       for (const target of targets) {
         progress(`round ${round}/${rounds}, ${target.name}: warming up ${WARMUP_S} s, then ${duration} s with ${connections} connections`);
-        await load(target, WARMUP_S, connections);
-        runs.push({ round, target, result: await load(target, duration, connections) });
+        runs.push({ round, target, result: await measureLoad(target, duration, connections) });
       }
     }
     const failed = runs.some(({ result }) => result.requests.total === 0 || result.non2xx > 0 || result.errors > 0);
@@ -67,20 +76,6 @@ export async function measureForwarding({ dir, serverUrl, duration, connections,
     if (bare) await bare.app.close();
     await set.stop();
   }
-}
-
-// A worker thread for the client, as in the other benchmarks; autocannon does not verify certificates.
-function load(target, seconds, connections) {
-  return autocannon({
-    url: target.url,
-    method: target.method ?? 'GET',
-    body: target.body,
-    headers: target.headers,
-    duration: seconds,
-    connections,
-    pipelining: 1,
-    workers: 1,
-  });
 }
 
 function report(endpoints, runs, { duration, connections, rounds }) {

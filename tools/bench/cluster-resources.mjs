@@ -2,10 +2,8 @@
 // through the API on the swarm's nodes until the cluster holds each guest count asked for, then the
 // list read with 1 and 10 connections, against a bare Fastify route sending a body of the same size
 // with the same certificate, measured alternately in the same run.
-import autocannon from 'autocannon';
-import { fetchInsecure, median, progress, startBareFastify } from './bench-support.mjs';
+import { fetchInsecure, measureLoad, median, progress, startBareFastify } from './bench-support.mjs';
 
-const WARMUP_S = 2;
 const CREATES_IN_FLIGHT = 12;
 
 /**
@@ -79,8 +77,7 @@ export async function measureResources(replica, authorization, { duration, round
           progress(
             `/cluster/resources (${(body.length / 2 ** 20).toFixed(1)} MiB), ${name}, ${connections} connection(s), round ${round}/${rounds}`,
           );
-          await load(target, authorization, WARMUP_S, connections);
-          runs[name].push(await load(target, authorization, duration, connections));
+          runs[name].push(await measureLoad({ url: target, headers: { authorization } }, duration, connections));
         }
       const failed = [...runs.corral, ...runs.bare].some((result) => result.requests.total === 0 || result.non2xx > 0 || result.errors > 0);
       const rate = (results) => median(results.map((result) => result.requests.average));
@@ -101,8 +98,4 @@ export async function measureResources(replica, authorization, { duration, round
   } finally {
     await bare.app.close();
   }
-}
-
-function load(url, authorization, seconds, connections) {
-  return autocannon({ url, headers: { authorization }, duration: seconds, connections, pipelining: 1, workers: 1 });
 }

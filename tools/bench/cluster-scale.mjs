@@ -3,7 +3,7 @@
 // and memory as agents join, creates spread over nodes held by different replicas (and a replica
 // killed with SIGKILL under them), an agent's move when its replica dies, and node-down detection.
 import { joinSwarm } from './agent-swarm.mjs';
-import { median, percentile, progress } from './bench-support.mjs';
+import { median, percentile, progress, until } from './bench-support.mjs';
 import { pidsNamed, usageOver } from './process-usage.mjs';
 
 const PATIENCE_MS = 300_000;
@@ -11,16 +11,9 @@ const PATIENCE_MS = 300_000;
 const SETTLE_S = 10;
 const SAMPLE_S = 20;
 
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` every 200 ms until it is true; throws naming `what` after PATIENCE_MS. */
-export async function until(check, what) {
-  const deadline = Date.now() + PATIENCE_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${PATIENCE_MS / 1000} s`);
-    await sleep(200);
-  }
-}
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How the measurements wait for what they measure: polled every 200 ms, for at most PATIENCE_MS. */
+const POLL = { patienceMs: PATIENCE_MS, everyMs: 200 };
 
 /** How many nodes `client` sees online. */
 async function onlineCount(client) {
@@ -41,7 +34,7 @@ export async function usageAt(set, client, swarm, count) {
   });
   for (const agent of joined) agent.start();
   swarm.agents.push(...joined);
-  await until(async () => (await onlineCount(client)) === count, `${count} nodes online`);
+  await until(async () => (await onlineCount(client)) === count, `${count} nodes online`, POLL);
   await sleep(SETTLE_S * 1000);
   const groups = new Map(set.replicas.map((replica, index) => [`replica ${index + 1}`, [replica.pid]]));
   groups.set('postgres', await pidsNamed('postgres'));
@@ -112,7 +105,7 @@ export async function createEvents(client, vmids) {
 
 /** The times (ms) from `since` to each agent's next welcome, for the agents that were on `url`; waits until all are back. */
 export async function movedBack(agents, since) {
-  await until(async () => agents.every((agent) => agent.online && agent.welcomedAt > since), 'the agents of the killed replica back');
+  await until(async () => agents.every((agent) => agent.online && agent.welcomedAt > since), 'the agents of the killed replica back', POLL);
   return agents.map((agent) => agent.welcomedAt - since);
 }
 
@@ -125,6 +118,7 @@ export async function nodeDown(client, agents) {
   await until(
     async () => (await client.data('/nodes')).filter((node) => names.has(node.node) && node.status === 'offline').length === names.size,
     `${names.size} nodes offline`,
+    POLL,
   );
   const offline = Date.now() - killedAt;
   const events = await client.data(`/cluster/events?since=${before}&limit=1000&event-type=node-down`);

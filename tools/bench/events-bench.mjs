@@ -32,12 +32,15 @@ import {
   startBareFastify,
   startControlPlane,
   startAgent,
+  until,
 } from './bench-support.mjs';
 
 const NODE = 'bench';
 const FIRST_VMID = 1000;
 /** How long the clients may take to get a phase's events once they are all recorded. */
 const ARRIVAL_PATIENCE_MS = 120_000;
+/** Polls `condition` every 50 ms until it is true, for at most ARRIVAL_PATIENCE_MS. */
+const waitUntil = (what, condition) => until(condition, what, { patienceMs: ARRIVAL_PATIENCE_MS, everyMs: 50 });
 
 const { values: flags } = parseArgs({
   options: {
@@ -332,14 +335,6 @@ async function startObserver(secret) {
       await worker.terminate();
     },
   };
-}
-
-async function waitUntil(what, condition) {
-  const deadline = Date.now() + ARRIVAL_PATIENCE_MS;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 function report({ speed, created, latency, load, queued, down, replayed }) {

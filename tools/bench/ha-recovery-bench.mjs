@@ -26,12 +26,15 @@ import {
   startAgent,
   startBareFastify,
   startControlPlane,
+  until,
 } from './bench-support.mjs';
 
 const NODES = ['host1', 'host2'];
 const TESTING_MAIN = new URL('../../libs/testing/dist/index.js', import.meta.url).pathname;
 const VMID = 100;
 const RUN_PATIENCE_MS = 180_000;
+/** Polls `check` every 100 ms (the sampling of the VM's place) until it is true, for at most RUN_PATIENCE_MS. */
+const waitFor = (check, what) => until(check, what, { patienceMs: RUN_PATIENCE_MS, everyMs: 100 });
 
 const { values: flags } = parseArgs({ options: { runs: { type: 'string' } } });
 const runs = positiveInt('runs', flags.runs ?? process.env.BENCH_RUNS ?? '5');
@@ -61,7 +64,7 @@ try {
   );
   if (created !== 'OK') fail(`the VM was not created: ${created}`);
   await client.data('/cluster/ha/resources', 'POST', { sid: `vm:${VMID}` });
-  await until(async () => (await runsOn('host1')) && (await apiRunsOn('host1')), 'the VM started by HA on host1');
+  await waitFor(async () => (await runsOn('host1')) && (await apiRunsOn('host1')), 'the VM started by HA on host1');
   bare = await startBareFastify(dataDir, (app) => app.get('/hello', async () => ({ hello: 'world' })));
   const speed = await machineSpeed(`${bare.origin}/hello`, `${api}/version`, failures);
 
@@ -75,7 +78,7 @@ try {
     for (const pid of await processesUnder(join(dataDir, 'hosts', from, 'run'))) process.kill(pid, 'SIGKILL');
     let both = 0;
     let qemuAt = 0;
-    await until(async () => {
+    await waitFor(async () => {
       const [onFrom, onTo] = await Promise.all([runsOn(from), runsOn(to)]);
       if (onFrom && onTo) both += 1;
       if (onTo && qemuAt === 0) qemuAt = Date.now();
@@ -110,15 +113,6 @@ async function runsOn(node) {
 async function apiRunsOn(node) {
   const response = await client.send(`/nodes/${node}/qemu/${VMID}/status/current`);
   return response.status === 200 && JSON.parse(response.text).data.status === 'running';
-}
-
-async function until(check, what) {
-  const deadline = Date.now() + RUN_PATIENCE_MS;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${what}: not within ${RUN_PATIENCE_MS / 1000} s`);
 }
 
 /** The runs as a markdown table, their median and worst, and the machine's speed, on stdout. */

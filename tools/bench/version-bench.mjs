@@ -5,7 +5,6 @@
 // (or BENCH_DURATION / BENCH_CONNECTIONS / BENCH_ROUNDS). Exits 1 when any request failed or was not 2xx.
 // The two targets are measured alternately, round after round, and the medians are reported: on a
 // shared machine the speed drifts by a quarter within minutes, and alternating spreads that drift.
-import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -14,6 +13,8 @@ import { join } from 'node:path';
 import {
   fail,
   MAIN,
+  measureLoad,
+  WARMUP_S,
   median,
   progress,
   rootClient,
@@ -23,8 +24,6 @@ import {
   loadOptions,
   machineName,
 } from './bench-support.mjs';
-
-const WARMUP_S = 2;
 
 const { duration, connections, rounds } = loadOptions({ duration: 10, connections: 50, rounds: 3 });
 
@@ -58,8 +57,7 @@ try {
       progress(
         `round ${round}/${rounds}, ${target.name}: warming up ${WARMUP_S} s, then measuring ${duration} s with ${connections} connections`,
       );
-      await load(target, WARMUP_S);
-      runs.push({ round, ...target, result: await load(target, duration) });
+      runs.push({ round, ...target, result: await measureLoad(target, duration, connections) });
     }
   }
   report(targets, runs);
@@ -71,13 +69,6 @@ try {
   await rm(dataDir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
-
-// One worker thread for the client: on the main thread it would share the bare server's event loop
-// and hold that server back, while the control plane gets a process of its own.
-// autocannon never verifies the server certificate (it forces rejectUnauthorized: false), so no CA is passed.
-function load(target, seconds) {
-  return autocannon({ url: target.url, headers: target.headers, duration: seconds, connections, pipelining: 1, workers: 1 });
-}
 
 /** An API token of root@pam without privilege separation, as the Authorization header that carries it. */
 async function tokenOf(api) {

@@ -21,9 +21,10 @@ export type Route =
 /**
  * Decides where each request is served (docs/scale-out.md): a request for a node (its path is
  * `/api2/json/nodes/{node}/...`, or an HA move of one of its guests) whose agent another replica
- * holds is forwarded there, except the reads of its tasks, with its credentials, so that the caller, the permission checks and the task's owner stay the caller's.
- * A request another replica forwarded is served here, never forwarded again; one whose forwarding
- * header is not signed with the cluster's secret is refused.
+ * holds is forwarded there, except the reads of its tasks, with its credentials, so that the
+ * caller, the permission checks and the task's owner stay the caller's. A request another replica
+ * forwarded is served here, never forwarded again; one whose forwarding header is not signed with
+ * the cluster's secret is refused.
  */
 @Injectable()
 export class ForwardTargets {

@@ -17,8 +17,7 @@ export interface OrphanEnd {
  * (epoch ms): with the answer to its last step when that step was running (the agent's result is
  * `OK`, its failure the error the task would have ended with), at that step's timeout when no
  * answer came, and with REPLICA_STOPPED when the replica stopped elsewhere in the task or before
- * the last step reached its agent. Null while
- * the last step's answer may still come.
+ * the last step reached its agent. Null while the last step's answer may still come.
  */
 export function orphanEnd(
   requests: readonly Pick<AgentRequestRow, 'node' | 'command' | 'endsTask' | 'timeoutMs' | 'sent' | 'lines' | 'answer'>[],
