@@ -9,7 +9,7 @@ import { answerUnreadBody, writeError } from '../http/socket-answer.js';
 import { pathOf } from '../http/request-path.js';
 import { LOGGER } from '../logging/loggers.js';
 import { ReplicaPeers } from '../replicas/replica-peers.js';
-import { FORGED, ForwardTargets, type Route } from './forward-targets.js';
+import { ForwardTargets, type Route } from './forward-targets.js';
 import { endToEnd } from './hop-headers.js';
 
 /**
@@ -52,7 +52,7 @@ export class HttpForwarding implements OnModuleInit {
   }
 
   private follow(route: Route, request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    if (route.kind === 'forged') return answerUnreadBody(reply, this.format, FORGED);
+    if (route.kind === 'refused') return answerUnreadBody(reply, this.format, route.error);
     if (route.kind === 'forward') return this.forward(request, reply, route.node, route.address);
     if (route.forwarded) request.corralForwardedFor = route.forwarded.client;
     done();

@@ -38,8 +38,8 @@ describe('the guest an HA move is for', () => {
   });
 });
 
-describe('the requests for a node that any replica serves from the database', () => {
-  it('are the reads of its tasks: the list, one task, its status (with ?wait=) and its log', () => {
+describe('the requests for a node that any replica serves', () => {
+  it('are the reads of its tasks, from the database: the list, one task, its status (with ?wait=) and its log', () => {
     for (const url of [
       '/api2/json/nodes/pve2/tasks',
       '/api2/json/nodes/pve2/tasks?vmid=100&limit=5',
@@ -47,18 +47,38 @@ describe('the requests for a node that any replica serves from the database', ()
       '/api2/json/nodes/pve2/tasks/UPID:pve2:0000A1B2:00C0FFEE:6560A1B2:qmstart:100:root@pam:/status?wait=30',
       '/api2/json/nodes/pve2/tasks/UPID:pve2:0000A1B2:00C0FFEE:6560A1B2:qmstart:100:root@pam:/log?start=0&limit=50',
     ])
-      expect(servedByAnyReplica('GET', url)).toBe(true);
+      expect(servedByAnyReplica('GET', url)).toBe('database');
   });
 
-  it("are not a task's stop, nor anything else of the node", () => {
-    expect(servedByAnyReplica('DELETE', '/api2/json/nodes/pve2/tasks/UPID:pve2:0000A1B2:00C0FFEE:6560A1B2:qmstart:100:root@pam:')).toBe(
-      false,
-    );
+  it("are the reads of its guests, from the guest view: the lists, a guest's index, config, pending changes and current status", () => {
     for (const url of [
+      '/api2/json/nodes/pve2/qemu',
+      '/api2/json/nodes/pve2/lxc?full=1',
+      '/api2/json/nodes/pve2/qemu/100',
+      '/api2/json/nodes/pve2/lxc/100/',
+      '/api2/json/nodes/pve2/qemu/100/config',
+      '/api2/json/nodes/pve2/qemu/100/config?current=1',
+      '/api2/json/nodes/pve2/lxc/105/pending',
       '/api2/json/nodes/pve2/qemu/100/status/current',
-      '/api2/json/nodes/pve2/tasks/UPID:pve2:1:2:3:qmstart:100:root@pam:/other',
-      '/api2/json/nodes/pve2/taskss',
     ])
-      expect(servedByAnyReplica('GET', url)).toBe(false);
+      expect(servedByAnyReplica('GET', url)).toBe('view');
+  });
+
+  it("are not a task's stop, a guest's change, nor anything else of the node", () => {
+    for (const [method, url] of [
+      ['DELETE', '/api2/json/nodes/pve2/tasks/UPID:pve2:0000A1B2:00C0FFEE:6560A1B2:qmstart:100:root@pam:'],
+      ['PUT', '/api2/json/nodes/pve2/qemu/100/config'],
+      ['POST', '/api2/json/nodes/pve2/qemu/100/config'],
+      ['POST', '/api2/json/nodes/pve2/qemu'],
+      ['GET', '/api2/json/nodes/pve2/tasks/UPID:pve2:1:2:3:qmstart:100:root@pam:/other'],
+      ['GET', '/api2/json/nodes/pve2/taskss'],
+      ['GET', '/api2/json/nodes/pve2/qemu/100/status'],
+      ['GET', '/api2/json/nodes/pve2/qemu/100/rrddata?timeframe=hour'],
+      ['GET', '/api2/json/nodes/pve2/qemu/100/agent/info'],
+      ['GET', '/api2/json/nodes/pve2/qemu/100/configs'],
+      ['GET', '/api2/json/nodes/pve2/qemux'],
+      ['GET', '/api2/json/nodes/pve2/status'],
+    ] as const)
+      expect(servedByAnyReplica(method, url)).toBeNull();
   });
 });

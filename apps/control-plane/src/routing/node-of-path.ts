@@ -11,13 +11,21 @@ const HA_MOVE_PATH = new RegExp(
 /** A node's task list, and one task, its status (`?wait=` included) or its log: read from the database, where every replica's tasks are. */
 const TASK_READ_PATH = new RegExp(`^${API_PREFIX}/nodes/[^/?]+/tasks(?:/[^/?]+(?:/(?:status|log))?)?(?:\\?|$)`);
 
+/** A node's guest list, and one guest's index, config, pending changes or current status: read from the guest view every replica keeps. */
+const GUEST_READ_PATH = new RegExp(`^${API_PREFIX}/nodes/[^/?]+/(?:qemu|lxc)(?:/\\d+(?:/(?:config|pending|status/current))?)?/?(?:\\?|$)`);
+
 /**
- * Whether a request for a node is served by whichever replica it reaches, without forwarding it to
- * the replica holding the node's agent: the reads of tasks, so that a client following a task
- * keeps doing so while that replica is down and its agent moves.
+ * How a request for a node is served by whichever replica it reaches, without forwarding it to the
+ * replica holding the node's agent; null for a request that goes to that replica.
+ * - `database`: the reads of tasks, from PostgreSQL, so that a client following a task keeps doing
+ *   so while that replica is down and its agent moves;
+ * - `view`: the reads of guests, from this replica's guest view once it holds every change
+ *   committed before the request came (`DatabaseNotifications.barrier`).
  */
-export function servedByAnyReplica(method: string, url: string): boolean {
-  return method === 'GET' && TASK_READ_PATH.test(url);
+export function servedByAnyReplica(method: string, url: string): 'database' | 'view' | null {
+  if (method !== 'GET') return null;
+  if (TASK_READ_PATH.test(url)) return 'database';
+  return GUEST_READ_PATH.test(url) ? 'view' : null;
 }
 
 /** The guest a request's URL acts on on its node without naming the node (an HA move); null for any other. */

@@ -2,11 +2,12 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { ERROR_STATUS } from '../errors/error-status.js';
 import { reasonPhrase } from '../http/reason-phrase.js';
 import { refuseUpgrade, WebSocketUpgrades } from '../http/websocket-upgrades.js';
 import { LOGGER } from '../logging/loggers.js';
 import { ReplicaPeers } from '../replicas/replica-peers.js';
-import { FORGED, ForwardTargets } from './forward-targets.js';
+import { ForwardTargets } from './forward-targets.js';
 import { endToEnd } from './hop-headers.js';
 
 /**
@@ -32,8 +33,8 @@ export class UpgradeForwarding implements OnModuleInit {
     const url = request.url ?? '';
     const route = await this.targets.route(request.method ?? 'GET', url, request.headers);
     if (route === null || route.kind === 'here') return false;
-    if (route.kind === 'forged') {
-      refuseUpgrade(socket, 401, reasonPhrase(FORGED.message));
+    if (route.kind === 'refused') {
+      refuseUpgrade(socket, ERROR_STATUS[route.error.code], reasonPhrase(route.error.message));
       return true;
     }
     const client = request.socket.remoteAddress ?? '';

@@ -68,15 +68,18 @@ describe('a database outage', () => {
   it('listens for notifications again, telling subscribers that some may have been missed', async () => {
     const notifications = t.app.get(DatabaseNotifications);
     const heard: (string | null)[] = [];
-    notifications.subscribe('corral_outage_test', (payload) => heard.push(payload));
+    notifications.subscribe('corral_outage_test', (payload) => void heard.push(payload));
     await waitFor(() => notifications.listening, within('the listener'));
     heard.length = 0;
     await proxy.cut();
     await waitFor(() => !notifications.listening, within('the listener to notice the cut'));
     expect(heard).toEqual([null]);
+    // A read that must see every committed change cannot know it meanwhile.
+    await expect(notifications.barrier()).rejects.toMatchObject({ message: DATABASE_UNREACHABLE });
     await proxy.restore();
     await waitFor(() => notifications.listening, within('the listener back'));
     expect(heard).toEqual([null, null]);
+    await notifications.barrier();
     await direct.query(`NOTIFY corral_outage_test, 'after'`);
     await waitFor(() => heard.includes('after'), within('the notification after the outage'));
   });

@@ -69,7 +69,9 @@ export class TaskRunner implements BeforeApplicationShutdown {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     // A stop request lost with the notification connection (null) leaves the task to run to its end.
-    notifications.subscribe(TASK_STOPS_CHANNEL, (payload) => payload !== null && this.stopRequested(payload));
+    notifications.subscribe(TASK_STOPS_CHANNEL, (payload) => {
+      if (payload !== null) this.stopRequested(payload);
+    });
   }
 
   /** A task whose work is one command on the node's agent. Refused with 503 before it starts when the agent is not here. */

@@ -23,7 +23,9 @@ export class AccessState {
     private readonly notifications: DatabaseNotifications,
   ) {
     // Changes other replicas commit arrive here; so does a lost listener, and while it is down nothing is cached.
-    notifications.subscribe(CHANNEL, () => (this.snapshot = null));
+    notifications.subscribe(CHANNEL, () => {
+      this.snapshot = null;
+    });
   }
 
   current(): Promise<AccessSnapshot> {

@@ -38,6 +38,8 @@ export class GuestView implements OnModuleInit {
   private readonly runtime = new Map<number, GuestRuntime>();
   /** Each node's last runtime report, by vmid. */
   private readonly reports = new Map<string, ReadonlyMap<number, GuestRuntime>>();
+  /** The nodes whose last report came from another replica (`showReport`). */
+  private readonly shown = new Set<string>();
   private readonly loads: SerialLoads<number>;
 
   constructor(
@@ -48,7 +50,7 @@ export class GuestView implements OnModuleInit {
     this.loads = new SerialLoads({ some: (vmids) => this.load(vmids), all: () => this.reloadAll() }, (error) =>
       this.logger.warn({ err: error }, 'cannot reload the guests'),
     );
-    notifications.subscribe(GUESTS_CHANNEL, (vmid) => void this.loads.ask(vmid === null ? null : Number(vmid)));
+    notifications.subscribe(GUESTS_CHANNEL, (vmid) => this.loads.ask(vmid === null ? null : Number(vmid)));
   }
 
   async onModuleInit(): Promise<void> {
@@ -85,16 +87,20 @@ export class GuestView implements OnModuleInit {
       return false;
     });
     this.reports.set(node, new Map(own.map((guest) => [guest.vmid, guest])));
+    this.shown.delete(node);
     for (const row of [...this.guests.values()]) if (row.node === node) await this.takeRuntime(row);
   }
 
   /**
    * The live figures of `node`'s guests from a report another replica received (the one holding
    * its agent), or none (`[]`) once that report is no longer current: shown, never written (the
-   * holder writes the run state).
+   * holder writes the run state). The run state stays the row's: the report was published up to a
+   * few seconds ago, and the row is what the holder wrote as it learned a change (before the task
+   * that made it ended).
    */
   showReport(node: string, guests: readonly GuestRuntime[]): void {
     this.reports.set(node, new Map(guests.map((guest) => [guest.vmid, guest])));
+    this.shown.add(node);
     for (const row of this.guests.values()) if (row.node === node) this.showRuntime(row);
   }
 
@@ -127,12 +133,15 @@ export class GuestView implements OnModuleInit {
    * The guest's run figures from its node's last report, in memory; false for a migrating guest,
    * whose stay as they were. A row that was reloaded does not take its status from that report:
    * the report may be older than the change that made the row reload (an event), and the node's
-   * next report brings the status.
+   * next report brings the status. Another replica's report gives only the figures of a guest its
+   * row says runs, with the row's run state.
    */
   private showRuntime(row: GuestRow): boolean {
     if (row.lock === 'migrate') return false;
     const runtime = this.reports.get(row.node)?.get(row.vmid);
-    if (runtime && runtime.status !== 'stopped') this.runtime.set(row.vmid, runtime);
+    const shown = this.shown.has(row.node);
+    const up = shown ? row.status !== 'stopped' : runtime !== undefined && runtime.status !== 'stopped';
+    if (runtime && up) this.runtime.set(row.vmid, shown ? { ...runtime, status: row.status } : runtime);
     else this.runtime.delete(row.vmid);
     return true;
   }

@@ -43,7 +43,7 @@ export class NodeView implements OnModuleInit {
     this.loads = new SerialLoads({ some: (names) => this.load(names), all: () => this.reloadAll() }, (error) =>
       this.logger.warn({ err: error }, 'cannot reload the nodes'),
     );
-    notifications.subscribe(NODES_CHANNEL, (name) => void this.loads.ask(name));
+    notifications.subscribe(NODES_CHANNEL, (name) => this.loads.ask(name));
   }
 
   async onModuleInit(): Promise<void> {
