@@ -1,5 +1,7 @@
 import { CLOSE_CODES, PROTOCOL_VERSION } from '@corral/protocol';
 import { FakeAgent, waitFor } from '@corral/testing';
+import { isDeepStrictEqual } from 'node:util';
+import { DataSource } from 'typeorm';
 import { call, dataOf, expectError } from '../../test-support/access-fixture.js';
 import { events, joinNode, onlineAgent } from '../../test-support/node-fixture.js';
 import { OLDER_AGENT_STATUS as STATUS } from '../../test-support/node-status-fixture.js';
@@ -61,6 +63,17 @@ describe('the agent hub', () => {
         uptime: 3600,
         level: '',
       }),
+    );
+    // Written to the node's row too (what the other replicas read), with the others changed within the same second.
+    const { kind: _kind, ...written } = INVENTORY;
+    await waitFor(
+      async () => {
+        const [row] = (await t.app.get(DataSource).query('SELECT "inventory" FROM "nodes" WHERE "name" = $1', ['alpha'])) as {
+          inventory: unknown;
+        }[];
+        return isDeepStrictEqual(row?.inventory, written);
+      },
+      { timeoutMs: 10_000, what: "alpha's inventory in its row" },
     );
     const cluster = dataOf<Record<string, unknown>[]>(await call(t, 'GET', '/cluster/status'));
     expect(cluster[0]).toEqual({ type: 'cluster', id: 'cluster', name: 'corral', nodes: expect.any(Number), quorate: true, version: 1 });

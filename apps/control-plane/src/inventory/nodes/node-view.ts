@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { DatabaseNotifications } from '../../database/notifications.js';
 import { SerialLoads } from '../../database/serial-loads.js';
@@ -6,6 +6,9 @@ import { LOGGER } from '../../logging/loggers.js';
 import type { NodeInventory, NodeRow } from './node.entity.js';
 import { meaningfulChange } from './inventory-change.js';
 import { NODES_CHANNEL, NodesRepository } from './nodes.repository.js';
+
+/** How long a meaningfully changed inventory waits to be written with the others changed meanwhile. */
+const SAVE_MS = 1000;
 
 /** A node as the hot reads (`/nodes`, `/cluster/status`) show it. */
 export interface NodeState {
@@ -25,14 +28,21 @@ export interface NodeState {
  * Every node, in memory. Loaded at start,
  * then kept current by NOTIFY on NODES_CHANNEL (the rows notified reloaded, one load at a time; all
  * of them after the listener was lost) and by the inventory reports of the agents this replica holds,
- * which are written to the database only when they changed meaningfully.
+ * which are written to the database only when they changed meaningfully: those of a second
+ * together, in one commit. A commit that notifies takes PostgreSQL's one notification queue lock
+ * until it is flushed to disk, so a thousand nodes' writes one by one would queue every other
+ * notifying commit behind them.
  */
 @Injectable()
-export class NodeView implements OnModuleInit {
+export class NodeView implements OnModuleInit, OnModuleDestroy {
   private nodes = new Map<string, NodeState>();
-  /** The newest inventory of the agents this replica holds, and what of it was last written. */
+  /** The newest inventory of the agents this replica holds, and what of it was last written (or is about to be). */
   private readonly live = new Map<string, NodeInventory>();
   private readonly written = new Map<string, NodeInventory>();
+  /** The inventories to write at the next save, by node. */
+  private unsaved = new Map<string, NodeInventory>();
+  private saving: NodeJS.Timeout | null = null;
+  private closed = false;
   private readonly loads: SerialLoads<string>;
 
   constructor(
@@ -48,6 +58,13 @@ export class NodeView implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await this.reloadAll();
+  }
+
+  /** Writes what waits to be written: a replica that stops keeps no inventory back. */
+  async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    if (this.saving) clearTimeout(this.saving);
+    await this.save();
   }
 
   list(): NodeState[] {
@@ -67,15 +84,31 @@ export class NodeView implements OnModuleInit {
     this.nodes.set(name, { ...node, inventory });
     if (written !== null && !meaningfulChange(written, inventory)) return;
     this.written.set(name, inventory);
-    this.repository
-      .saveInventory(name, inventory)
-      .catch((error: unknown) => this.logger.warn({ err: error, node: name }, 'cannot save the inventory of a node'));
+    this.unsaved.set(name, inventory);
+    this.saving ??= setTimeout(() => void this.save(), SAVE_MS).unref();
   }
 
   /** This replica no longer holds the node's agent: its inventory is the database's again. */
   forget(name: string): void {
     this.live.delete(name);
     this.written.delete(name);
+    this.unsaved.delete(name);
+  }
+
+  /** Writes the inventories that wait; those that fail wait for the next save, unless a newer one came meanwhile. */
+  private async save(): Promise<void> {
+    this.saving = null;
+    const batch = this.unsaved;
+    if (batch.size === 0) return;
+    this.unsaved = new Map();
+    try {
+      await this.repository.saveInventories(batch);
+    } catch (error) {
+      this.logger.warn({ err: error, nodes: batch.size }, 'cannot save the inventories of nodes; trying again');
+      if (this.closed) return;
+      for (const [name, inventory] of batch) if (this.live.has(name) && !this.unsaved.has(name)) this.unsaved.set(name, inventory);
+      this.saving ??= setTimeout(() => void this.save(), SAVE_MS).unref();
+    }
   }
 
   /** Reloads one node: a change this replica made shows in its next response, not only after the notification. */

@@ -66,10 +66,15 @@ export class NodesRepository {
     return rows[0]?.back === true;
   }
 
-  async saveInventory(name: string, inventory: NodeInventory): Promise<void> {
+  /** Writes the inventories of several nodes in one transaction, one statement and one commit, and notifies each node. */
+  async saveInventories(inventories: ReadonlyMap<string, NodeInventory>): Promise<void> {
+    const names = [...inventories.keys()];
     await this.dataSource.transaction(async (db) => {
-      await db.update(NodeRow, { name }, { inventory });
-      await notifyNode(db, name);
+      await db.query(
+        'UPDATE "nodes" AS n SET "inventory" = v."inventory" FROM unnest($1::text[], $2::jsonb[]) AS v("name", "inventory") WHERE n."name" = v."name"',
+        [names, names.map((name) => JSON.stringify(inventories.get(name)))],
+      );
+      await db.query('SELECT pg_notify($1, "name") FROM unnest($2::text[]) AS "name"', [NODES_CHANNEL, names]);
     });
   }
 
