@@ -1,7 +1,8 @@
 import { waitFor } from '@corral/testing';
 import { DataSource } from 'typeorm';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
-import { DatabaseNotifications } from './notifications.js';
+import { DATABASE_UNREACHABLE } from '../errors/database-unreachable.js';
+import { BARRIER_TIMEOUT_MS, DatabaseNotifications } from './notifications.js';
 
 /** Bounds a wait for `what`: never a measure of speed. */
 const within = (what: string) => ({ timeoutMs: 20_000, what });
@@ -47,4 +48,23 @@ describe('a barrier on the database notifications', () => {
     await notifications.barrier();
     expect(sent.length).toBeGreaterThan(1);
   });
+
+  it(
+    'takes a listening connection that lost its barrier for broken: the barrier fails with a 503, and the next one works on a new connection',
+    async () => {
+      const missed: (string | null)[] = [];
+      notifications.subscribe('corral_barrier_missed_test', (payload) => void missed.push(payload));
+      // A connection that stopped hearing its barriers, as one cut off without a reset would.
+      const listener = (notifications as unknown as { listener: { query(sql: string): Promise<unknown> } }).listener;
+      await listener.query('UNLISTEN corral_barrier');
+      const started = Date.now();
+      await expect(notifications.barrier()).rejects.toMatchObject({ message: DATABASE_UNREACHABLE });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(BARRIER_TIMEOUT_MS - 100);
+      // Every cache is told that notifications may have been missed.
+      expect(missed).toEqual([null]);
+      await waitFor(() => notifications.listening, within('the listener back'));
+      await notifications.barrier();
+    },
+    3 * BARRIER_TIMEOUT_MS,
+  );
 });

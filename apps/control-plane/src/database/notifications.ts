@@ -9,6 +9,8 @@ import { LOGGER } from '../logging/loggers.js';
 const RELISTEN_MS = 1000;
 /** The channel of this replica's barriers (`barrier`): each replica listens for its own. */
 const BARRIER_CHANNEL = 'corral_barrier';
+/** A barrier's notification that has not come back by then says the listening connection is broken without having noticed it. */
+export const BARRIER_TIMEOUT_MS = 10_000;
 
 /**
  * What a subscriber hears on its channel: a notification's payload, or `null` when notifications
@@ -62,7 +64,9 @@ export class DatabaseNotifications implements OnApplicationBootstrap, OnModuleDe
    * committed before the call, whichever replica made it (read-your-writes across replicas).
    * PostgreSQL delivers notifications in commit order, so this replica notifies itself and waits
    * for that notification. Callers that come while one barrier is in flight share the next one,
-   * so many reads cost one round trip. Rejects with a 503 while notifications do not arrive.
+   * so many reads cost one round trip. Rejects with a 503 while notifications do not arrive; a
+   * barrier whose notification does not come back within BARRIER_TIMEOUT_MS takes the listening
+   * connection for broken and listens again on a new one.
    */
   barrier(): Promise<void> {
     if (this.queuedBarrier !== null) return this.queuedBarrier;
@@ -138,7 +142,14 @@ export class DatabaseNotifications implements OnApplicationBootstrap, OnModuleDe
       this.crossing.delete(payload);
       throw error;
     }
-    await crossed;
+    const overdue = setTimeout(() => {
+      if (this.crossing.has(payload)) this.lost(new Error(`a barrier's notification did not come back within ${BARRIER_TIMEOUT_MS} ms`));
+    }, BARRIER_TIMEOUT_MS);
+    try {
+      await crossed;
+    } finally {
+      clearTimeout(overdue);
+    }
   }
 
   /** A barrier's notification: this replica's own resolves once the loads started before it have ended; `null` (missed notifications) fails every barrier in flight. */

@@ -1,4 +1,4 @@
-import { isDatabaseUnreachable } from './database-unreachable.js';
+import { DATABASE_BUSY, DATABASE_UNREACHABLE, databaseUnreachable, isDatabaseUnreachable } from './database-unreachable.js';
 
 describe('isDatabaseUnreachable', () => {
   const socketError = (code: string, syscall: string) => Object.assign(new Error(`${syscall} ${code}`), { code, syscall });
@@ -29,5 +29,20 @@ describe('isDatabaseUnreachable', () => {
     ['not an error', 'ECONNREFUSED'],
   ])('is false for %s', (_, error) => {
     expect(isDatabaseUnreachable(error)).toBe(false);
+  });
+});
+
+describe('the 503 of a request that needed the database', () => {
+  it('says the database is unreachable for a connection that failed', () => {
+    expect(databaseUnreachable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })).message).toBe(
+      DATABASE_UNREACHABLE,
+    );
+    expect(databaseUnreachable().message).toBe(DATABASE_UNREACHABLE);
+  });
+
+  it("says that no connection became free in time when the pool's wait ran out, as the driver or TypeORM says it", () => {
+    const waited = new Error('timeout exceeded when trying to connect');
+    expect(databaseUnreachable(waited).message).toBe(DATABASE_BUSY);
+    expect(databaseUnreachable({ message: 'Query failed', driverError: waited }).message).toBe(DATABASE_BUSY);
   });
 });

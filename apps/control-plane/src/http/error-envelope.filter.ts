@@ -52,7 +52,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (framework) return framework;
     if (isDatabaseUnreachable(exception)) {
       this.logger.warn({ reqId: request.id, method: request.method, path: pathOf(request.url), err: exception }, 'database unreachable');
-      return databaseUnreachable();
+      return databaseUnreachable(exception);
     }
     this.logger.error({ reqId: request.id, method: request.method, path: pathOf(request.url), err: exception }, 'unexpected error');
     return new ApiError('INTERNAL', `internal error (request id ${request.id})`);

@@ -68,7 +68,7 @@ export class ForwardTargets {
   private caughtUp(): Promise<Route> {
     return this.notifications.barrier().then(
       () => SERVED_HERE,
-      (error: unknown) => ({ kind: 'refused', error: error instanceof ApiError ? error : databaseUnreachable() }),
+      (error: unknown) => ({ kind: 'refused', error: error instanceof ApiError ? error : databaseUnreachable(error) }),
     );
   }
 
