@@ -288,9 +288,13 @@ export function textTable(rows) {
   );
 }
 
+/** How long autocannon waits for an answer before it counts the request as an error (its own default). */
+const AUTOCANNON_TIMEOUT_S = 10;
+
 /**
- * autocannon against `target` (`{ url, method, body, headers }`) for `seconds` with `connections`
- * kept-alive connections, after a warm-up of WARMUP_S: its result. The client runs in a worker
+ * autocannon against `target` (`{ url, method, body, headers, timeoutS }`) for `seconds` with
+ * `connections` kept-alive connections, after a warm-up of WARMUP_S: its result. A request not
+ * answered within `timeoutS` (10 s by default) counts as an error. The client runs in a worker
  * thread: on the main thread it would share an event loop with what the benchmark runs there (a
  * bare server, simulated agents). autocannon never verifies the server certificate.
  */
@@ -305,6 +309,7 @@ export async function measureLoad(target, seconds, connections) {
       connections,
       pipelining: 1,
       workers: 1,
+      timeout: target.timeoutS ?? AUTOCANNON_TIMEOUT_S,
     });
   await run(WARMUP_S);
   return run(seconds);

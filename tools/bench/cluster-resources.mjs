@@ -53,6 +53,9 @@ export async function fillGuests(client, agents, { from, to }) {
   return { rate: (to - from) / ((performance.now() - startedAt) / 1000), refused };
 }
 
+/** A list of tens of thousands of guests with ten connections at once may take seconds to come: slow, but an answer. */
+const ANSWER_TIMEOUT_S = 120;
+
 /**
  * Reads `/cluster/resources` through `replica` (with `authorization`, root's) and the same bytes from a bare Fastify route,
  * `rounds` times each with 1 and with 10 connections; resolves with one row per connection count.
@@ -77,7 +80,10 @@ export async function measureResources(replica, authorization, { duration, round
           progress(
             `/cluster/resources (${(body.length / 2 ** 20).toFixed(1)} MiB), ${name}, ${connections} connection(s), round ${round}/${rounds}`,
           );
-          runs[name].push(await measureLoad({ url: target, headers: { authorization } }, duration, connections));
+          const result = await measureLoad({ url: target, headers: { authorization }, timeoutS: ANSWER_TIMEOUT_S }, duration, connections);
+          if (result.errors > 0 || result.non2xx > 0)
+            progress(`  ${result.errors} errors (${result.timeouts} timeouts), ${result.non2xx} not 2xx`);
+          runs[name].push(result);
         }
       const failed = [...runs.corral, ...runs.bare].some((result) => result.requests.total === 0 || result.non2xx > 0 || result.errors > 0);
       const rate = (results) => median(results.map((result) => result.requests.average));
