@@ -42,6 +42,8 @@ export class NodeView implements OnModuleInit, OnModuleDestroy {
   /** The inventories to write at the next save, by node. */
   private unsaved = new Map<string, NodeInventory>();
   private saving: NodeJS.Timeout | null = null;
+  /** The saves, one after another: an older inventory never commits after a newer one of its node. */
+  private saves: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly loads: SerialLoads<string>;
 
@@ -64,7 +66,7 @@ export class NodeView implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
     if (this.saving) clearTimeout(this.saving);
-    await this.save();
+    await this.nextSave();
   }
 
   list(): NodeState[] {
@@ -85,7 +87,7 @@ export class NodeView implements OnModuleInit, OnModuleDestroy {
     if (written !== null && !meaningfulChange(written, inventory)) return;
     this.written.set(name, inventory);
     this.unsaved.set(name, inventory);
-    this.saving ??= setTimeout(() => void this.save(), SAVE_MS).unref();
+    this.saveSoon();
   }
 
   /** This replica no longer holds the node's agent: its inventory is the database's again. */
@@ -95,9 +97,18 @@ export class NodeView implements OnModuleInit, OnModuleDestroy {
     this.unsaved.delete(name);
   }
 
+  private saveSoon(): void {
+    this.saving ??= setTimeout(() => void this.nextSave(), SAVE_MS).unref();
+  }
+
+  private nextSave(): Promise<void> {
+    this.saving = null;
+    this.saves = this.saves.then(() => this.save());
+    return this.saves;
+  }
+
   /** Writes the inventories that wait; those that fail wait for the next save, unless a newer one came meanwhile. */
   private async save(): Promise<void> {
-    this.saving = null;
     const batch = this.unsaved;
     if (batch.size === 0) return;
     this.unsaved = new Map();
@@ -107,7 +118,7 @@ export class NodeView implements OnModuleInit, OnModuleDestroy {
       this.logger.warn({ err: error, nodes: batch.size }, 'cannot save the inventories of nodes; trying again');
       if (this.closed) return;
       for (const [name, inventory] of batch) if (this.live.has(name) && !this.unsaved.has(name)) this.unsaved.set(name, inventory);
-      this.saving ??= setTimeout(() => void this.save(), SAVE_MS).unref();
+      this.saveSoon();
     }
   }
 
