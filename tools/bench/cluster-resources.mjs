@@ -2,9 +2,11 @@
 // through the API on the swarm's nodes until the cluster holds each guest count asked for, then the
 // list read with 1 and 10 connections, against a bare Fastify route sending a body of the same size
 // with the same certificate, measured alternately in the same run.
-import { fetchInsecure, measureLoad, median, progress, startBareFastify } from './bench-support.mjs';
+import { fetchInsecure, measureLoad, median, progress, startBareFastify, until } from './bench-support.mjs';
 
 const CREATES_IN_FLIGHT = 12;
+/** How long a VM whose create was asked for twice may stay locked by the first one's task. */
+const UNLOCK_PATIENCE_MS = 300_000;
 
 /**
  * Creates VMs `from` … `to - 1` (their vmids), each on the swarm's agents in turn; resolves with
@@ -30,11 +32,15 @@ export async function fillGuests(client, agents, { from, to }) {
     }
   };
   const unlocked = async (node, vmid) => {
-    for (;;) {
-      const config = await client.send(`/nodes/${node}/qemu/${vmid}/config`);
-      if (config.status === 200 && JSON.parse(config.text).data.lock === undefined) return 'OK';
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
+    await until(
+      async () => {
+        const config = await client.send(`/nodes/${node}/qemu/${vmid}/config`);
+        return config.status === 200 && JSON.parse(config.text).data.lock === undefined;
+      },
+      `VM ${vmid} unlocked after its create was asked for again`,
+      { patienceMs: UNLOCK_PATIENCE_MS, everyMs: 1000 },
+    );
+    return 'OK';
   };
   const worker = async () => {
     while (next < to && failure === null) {

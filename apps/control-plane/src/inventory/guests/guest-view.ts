@@ -140,7 +140,7 @@ export class GuestView implements OnModuleInit {
     if (row.lock === 'migrate') return false;
     const runtime = this.reports.get(row.node)?.get(row.vmid);
     const shown = this.shown.has(row.node);
-    const up = shown ? row.status !== 'stopped' : runtime !== undefined && runtime.status !== 'stopped';
+    const up = shown ? row.status !== 'stopped' : runtime?.status !== 'stopped';
     if (runtime && up) this.runtime.set(row.vmid, shown ? { ...runtime, status: row.status } : runtime);
     else this.runtime.delete(row.vmid);
     return true;
