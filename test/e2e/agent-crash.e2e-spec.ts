@@ -146,7 +146,7 @@ describe('an agent killed with unacknowledged events', () => {
   it('records a stop made while the agent was down once it is back, marked reconciled', async () => {
     await (agents.at(-1) as AgentProcess).kill();
     // The host's guest stopped meanwhile (the simulator's state, as a stopped process would be gone).
-    const simFile = join(hostRoot(), 'var/lib/corral/sim/guests.json');
+    const simFile = join(hostRoot(), 'var/lib/corral/agent/sim-guests.json');
     const sim = JSON.parse(await readFile(simFile, 'utf8')) as {
       guests: { vmid: number; status: string; pid?: number; startedAt?: number }[];
     };

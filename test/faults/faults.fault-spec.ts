@@ -66,7 +66,7 @@ describe('faults under a workload', () => {
 
   /** The guests the agent itself holds: the sim driver's state file, by vmid. */
   async function agentView(): Promise<Map<number, string>> {
-    const file = join(root, 'host1/var/lib/corral/sim/guests.json');
+    const file = join(root, 'host1/var/lib/corral/agent/sim-guests.json');
     const text = await readFile(file, 'utf8').catch(() => '{"guests":[]}');
     const state = JSON.parse(text) as { guests: { vmid: number; status: string }[] };
     return new Map(state.guests.map((guest) => [guest.vmid, guest.status === 'stopped' ? 'stopped' : 'running']));

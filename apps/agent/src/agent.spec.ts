@@ -559,7 +559,7 @@ describe("the guests' run state", () => {
   it('is reported once welcomed, and a guest command answers after the runtime report and the event it caused', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'corral-agent-guests-'));
     try {
-      const sim = new SimDriver(await openHost(dir), { speed: 0 });
+      const sim = new SimDriver(await openHost(dir), { stateDir: dir, speed: 0 });
       const runtime = new RuntimeReports(
         sim,
         jsonLogger(() => undefined),

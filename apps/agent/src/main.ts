@@ -59,7 +59,7 @@ async function main(): Promise<number> {
   logger.info('host root', { root: host.root, live: host.live });
   let selected;
   try {
-    selected = await selectDriver(host, process.env, logger);
+    selected = await selectDriver(host, config.stateDir, process.env, logger);
   } catch (error) {
     if (!(error instanceof DriverSettingError)) throw error;
     logger.error(error.message);

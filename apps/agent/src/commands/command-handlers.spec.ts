@@ -13,7 +13,7 @@ function handlersFor(host: Host) {
   const noStreams = () => Promise.reject(new Error('no control plane in this test'));
   return createCommandHandlers(
     host,
-    new SimDriver(host, { speed: 0 }),
+    new SimDriver(host, { stateDir: host.root, speed: 0 }),
     UNREAD_RUNTIME,
     noStreams,
     jsonLogger(() => undefined),

@@ -60,11 +60,13 @@ describe('choosing the guest driver', () => {
     try {
       const host = await openHost(dir);
       const logger = jsonLogger(() => undefined);
-      const made = async (name: string) => (await selectDriver(host, { CORRAL_DRIVER: name, CORRAL_SIM_SPEED: '0' }, logger)).driver;
+      const made = async (name: string) => (await selectDriver(host, dir, { CORRAL_DRIVER: name, CORRAL_SIM_SPEED: '0' }, logger)).driver;
       expect(await made('sim')).toBeInstanceOf(SimDriver);
       expect(await made('pve')).toBeInstanceOf(PveDriver);
       expect(await made('native')).toBeInstanceOf(NativeDriver);
-      await expect(selectDriver(host, { CORRAL_DRIVER: 'sim', CORRAL_SIM_SPEED: 'x' }, logger)).rejects.toBeInstanceOf(DriverSettingError);
+      await expect(selectDriver(host, dir, { CORRAL_DRIVER: 'sim', CORRAL_SIM_SPEED: 'x' }, logger)).rejects.toBeInstanceOf(
+        DriverSettingError,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

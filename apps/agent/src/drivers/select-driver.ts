@@ -54,13 +54,21 @@ export function simSpeed(env: Environment): number {
   return speed;
 }
 
-/** The guest driver for this host, and why it was chosen. Throws a DriverSettingError for a wrong setting. */
-export async function selectDriver(host: Host, env: Environment, logger: Logger): Promise<{ driver: GuestDriver; reason: string }> {
+/**
+ * The guest driver for this host, and why it was chosen; the simulator keeps its guests in the
+ * agent's state directory `stateDir`. Throws a DriverSettingError for a wrong setting.
+ */
+export async function selectDriver(
+  host: Host,
+  stateDir: string,
+  env: Environment,
+  logger: Logger,
+): Promise<{ driver: GuestDriver; reason: string }> {
   const { name, reason } = await chooseDriver(env);
   const drivers: Record<DriverName, () => GuestDriver> = {
     pve: () => new PveDriver(),
     native: () => new NativeDriver(new NativeQemu(host, logger), new NativeLxc(host, logger)),
-    sim: () => new SimDriver(host, { speed: simSpeed(env) }),
+    sim: () => new SimDriver(host, { stateDir, speed: simSpeed(env) }),
   };
   return { driver: drivers[name](), reason };
 }

@@ -36,7 +36,7 @@ describe('the self-fence on the sim driver', () => {
   afterEach(() => removeHostRoot(dir));
 
   async function running(speed = 0, ...guests: GuestSpec[]) {
-    const sim = new SimDriver(host, { speed });
+    const sim = new SimDriver(host, { stateDir: dir, speed });
     for (const guest of guests) {
       await sim.create({ guest, allocate: [] }, context());
       await sim.start(guest, context());

@@ -150,7 +150,7 @@ describe('guest.vnc.open', () => {
   });
 
   it('is refused by the sim and pve drivers, which have no display of their own', async () => {
-    const sim = new SimDriver(await openHost(dir), { speed: 0 });
+    const sim = new SimDriver(await openHost(dir), { stateDir: dir, speed: 0 });
     await expect(vncCommands(sim, streams.opener(), logger)['guest.vnc.open']({ vmid: 100, stream: 's' }, context)).rejects.toMatchObject({
       code: 'unavailable',
       message: 'VNC is not available with the sim driver',

@@ -1,14 +1,14 @@
 import type { GuestSpec, ParamsOf } from '@corral/protocol';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { suspendedContainerLog } from '../../../test-support/backup-logs.js';
 import { DB1, GIB, WEB1 } from '../../../test-support/guest-specs.js';
 import { openHost, type Host } from '../../host/host.js';
 import { runChecked } from '../../host/run-program.js';
 import type { CommandContext } from '../command-context.js';
 import { SimDriver } from './sim-driver.js';
-import { SIM_STATE_FILE } from './sim-state.js';
+import { simStatePath } from './sim-state.js';
 import { backupTime, createTime, DEFAULT_SIM_TIMING, restoreTime } from './sim-timing.js';
 
 describe('the sim driver', () => {
@@ -16,7 +16,7 @@ describe('the sim driver', () => {
   let host: Host;
   let lines: string[];
   let context: CommandContext;
-  const instant = () => new SimDriver(host, { speed: 0 });
+  const instant = () => new SimDriver(host, { stateDir: dir, speed: 0 });
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'corral-sim-'));
@@ -88,7 +88,7 @@ describe('the sim driver', () => {
     await sim.stop('qemu', 100, context);
     await sim.volumes.move({ type: 'qemu', vmid: 100, source: added, target: moved, targetVmid: 100, delete: true }, context);
     await sim.volumes.free({ type: 'qemu', vmid: 100, volumes: [moved] }, context);
-    const saved = JSON.parse(await readFile(join(dir, SIM_STATE_FILE), 'utf8')) as { guests: { volids: string[] }[] };
+    const saved = JSON.parse(await readFile(simStatePath(dir), 'utf8')) as { guests: { volids: string[] }[] };
     expect(saved.guests[0]?.volids).toEqual([disk.volid]);
   });
 
@@ -260,6 +260,14 @@ describe('the sim driver', () => {
     );
   });
 
+  it('keeps its guests in its state directory, never elsewhere on the host: two agents on one machine share none', async () => {
+    const [first, second] = [join(dir, 'agent1'), join(dir, 'agent2')];
+    await new SimDriver(host, { stateDir: first, speed: 0 }).create({ guest: WEB1, allocate: ['scsi0'] }, context);
+    expect(await new SimDriver(host, { stateDir: first, speed: 0 }).list()).toEqual([expect.objectContaining({ vmid: 100 })]);
+    expect(await new SimDriver(host, { stateDir: second, speed: 0 }).list()).toEqual([]);
+    expect((await readdir(dir)).sort()).toEqual(['agent1']);
+  });
+
   it('keeps its guests in a state file, so that a restarted agent finds the running ones with their pid and uptime', async () => {
     jest.useFakeTimers({ now: new Date('2025-03-01T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
     const first = instant();
@@ -272,13 +280,12 @@ describe('the sim driver', () => {
     await expect(restarted.start(WEB1, context)).rejects.toThrow('VM 100 is already running');
     await restarted.start({ ...DB1, vmid: 300 }, context);
     expect((await restarted.list()).map((guest) => guest.pid)).toEqual([running?.pid, (running?.pid ?? 0) + 1]);
-    expect(JSON.parse(await readFile(join(dir, SIM_STATE_FILE), 'utf8'))).toEqual(expect.objectContaining({ guests: expect.any(Array) }));
+    expect(JSON.parse(await readFile(simStatePath(dir), 'utf8'))).toEqual(expect.objectContaining({ guests: expect.any(Array) }));
   });
 
   it('refuses to start on a state file that is not its own, saying what to do', async () => {
-    await mkdir(dirname(join(dir, SIM_STATE_FILE)), { recursive: true });
-    await writeFile(join(dir, SIM_STATE_FILE), '{"guests": 3}');
-    await expect(instant().list()).rejects.toThrow(`${SIM_STATE_FILE} is not the simulator's state`);
+    await writeFile(simStatePath(dir), '{"guests": 3}');
+    await expect(instant().list()).rejects.toThrow(`${simStatePath(dir)} is not the simulator's state`);
   });
 
   it('takes the simulated time at speed 1 and scales it with the speed', async () => {
@@ -287,7 +294,7 @@ describe('the sim driver', () => {
       [1, DEFAULT_SIM_TIMING.startMs],
       [2, 2 * DEFAULT_SIM_TIMING.startMs],
     ] as const) {
-      const sim = new SimDriver(host, { speed });
+      const sim = new SimDriver(host, { stateDir: dir, speed });
       await sim.list();
       let started = false;
       const starting = sim.start({ ...WEB1, vmid: 100 + speed }, context).then(() => (started = true));
@@ -299,7 +306,7 @@ describe('the sim driver', () => {
   });
 
   it('leaves the guest as it was when the request is cancelled midway', async () => {
-    const sim = new SimDriver(host, { speed: 1, timing: { startMs: 60_000 } });
+    const sim = new SimDriver(host, { stateDir: dir, speed: 1, timing: { startMs: 60_000 } });
     const controller = new AbortController();
     const starting = sim.start(WEB1, { ...context, signal: controller.signal });
     controller.abort(new Error('the request was cancelled'));
@@ -309,7 +316,7 @@ describe('the sim driver', () => {
 
   it('migrates a running VM between two simulated nodes, and a stopped one offline, refusing what the native driver refuses', async () => {
     const target = await openHost(await mkdtemp(join(dir, 'target-')));
-    const [from, to] = [instant(), new SimDriver(target, { speed: 0 })];
+    const [from, to] = [instant(), new SimDriver(target, { stateDir: target.root, speed: 0 })];
     const volids = { scsi0: 'local:100/vm-100-disk-0.qcow2' };
     const send = (online: boolean) => ({
       guest: WEB1,
@@ -469,7 +476,7 @@ describe('the sim driver', () => {
     });
 
     it('takes the simulated time, and a cancelled backup leaves nothing behind and the guest running again', async () => {
-      const sim = new SimDriver(host, { speed: 1, timing: { backupMs: 60_000, startMs: 0, shutdownMs: 0 } });
+      const sim = new SimDriver(host, { stateDir: dir, speed: 1, timing: { backupMs: 60_000, startMs: 0, shutdownMs: 0 } });
       await sim.start(WEB1, context);
       const controller = new AbortController();
       // Cancelled once the copy has begun, 60 s of simulated time before its end.

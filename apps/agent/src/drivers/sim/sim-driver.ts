@@ -41,12 +41,15 @@ import {
 } from '../guest-messages.js';
 import { ownVolumes, volumeOf } from '../guest-volumes.js';
 import { writeSimulatedArchive } from './sim-archive.js';
-import { readSimState, SimStateWriter, type SimGuest, type SimState } from './sim-state.js';
+import { SimGuests } from './sim-guests.js';
+import { readSimState, SimStateWriter, simStatePath, type SimGuest, type SimState } from './sim-state.js';
 import { backupTime, createTime, DEFAULT_SIM_TIMING, restoreTime, type SimTiming } from './sim-timing.js';
 import { madeVolumeLine } from './sim-words.js';
 import { SimGuestAgent, simulatedAgent } from './sim-guest-agent.js';
 
 export interface SimOptions {
+  /** The agent's state directory: the simulated guests are kept in a file there. */
+  readonly stateDir: string;
   /** Multiplies every duration of `timing`: 1 is realistic, 0 instant (benchmarks), 10 slow motion. */
   readonly speed: number;
   readonly timing?: Partial<SimTiming>;
@@ -57,12 +60,12 @@ const MIB = 1024 ** 2;
 const QEMU_VERSION = '7.2.0';
 
 /**
- * The `sim` driver: simulated guests, for development, demos and scale tests. It starts no process and touches no volume: guests live in memory (and in
- * `/var/lib/corral/sim/guests.json` under the host root, so a restarted agent still knows the ones
- * that run), their operations take realistic times (`SimTiming` times `speed`), and `list()` makes
- * up plausible figures (a stable pid, a growing uptime, some memory and a little CPU). It refuses
- * what the native driver refuses, with its messages and task log lines, so the control plane's
- * handling of them is exercised too. It is a simulator, never a stand-in: nothing it reports
+ * The `sim` driver: simulated guests, for development, demos and scale tests. It starts no process
+ * and touches no volume: guests live in memory (and in `sim-guests.json` in the agent's state
+ * directory, so a restarted agent still knows the ones that run), their operations take realistic
+ * times (`SimTiming` times `speed`), and `list()` makes up plausible figures (a stable pid, a
+ * growing uptime, some memory and a little CPU). It refuses what the native driver refuses, with its
+ * messages and task log lines, so the control plane's handling of them is exercised too. It is a simulator, never a stand-in: nothing it reports
  * exists, and the agent says at start that it runs it.
  *
  * Backups are the one thing it writes: a real archive in the storage's `dump/` (with its log and
@@ -74,7 +77,7 @@ const QEMU_VERSION = '7.2.0';
 export class SimDriver implements GuestDriver {
   readonly name = 'sim';
   private readonly timing: SimTiming;
-  private readonly guests = new Map<number, SimGuest>();
+  private readonly guests = new SimGuests();
   private nextPid = 0;
   private loaded: Promise<void> | undefined;
   private readonly writer: SimStateWriter;
@@ -111,7 +114,7 @@ export class SimDriver implements GuestDriver {
     private readonly options: SimOptions,
   ) {
     this.timing = { ...DEFAULT_SIM_TIMING, ...options.timing };
-    this.writer = new SimStateWriter(host, () => this.snapshot());
+    this.writer = new SimStateWriter(simStatePath(options.stateDir), () => this.snapshot());
   }
 
   async create({ guest, allocate, ostemplate }: ParamsOf<'guest.create'>, context: CommandContext): Promise<void> {
@@ -123,7 +126,7 @@ export class SimDriver implements GuestDriver {
     this.refuseTaken(guest, made);
     for (const volume of made) logLine(context, madeVolumeLine(guest.type, volume, undefined));
     if (ostemplate !== undefined) context.log(extractingArchive(ostemplate));
-    this.guests.set(guest.vmid, { ...describe(guest), status: 'stopped', volids: guest.volumes.map((volume) => volume.volid) });
+    this.guests.set({ ...describe(guest), status: 'stopped', volids: guest.volumes.map((volume) => volume.volid) });
     await this.writer.save();
   }
 
@@ -225,7 +228,7 @@ export class SimDriver implements GuestDriver {
           source.volumes.find((from) => from.key === volume.key),
         ),
       );
-    this.guests.set(target.vmid, { ...describe(target), status: 'stopped', volids: target.volumes.map((volume) => volume.volid) });
+    this.guests.set({ ...describe(target), status: 'stopped', volids: target.volumes.map((volume) => volume.volid) });
     await this.writer.save();
   }
 
@@ -233,7 +236,7 @@ export class SimDriver implements GuestDriver {
     await this.refuseRunning(spec.type, spec.vmid, 'template');
     await this.pause(this.timing.templateMs, context);
     if (spec.type === 'qemu') for (const volume of ownVolumes(spec)) context.log(madeReadOnly(volume));
-    this.guests.set(spec.vmid, {
+    this.guests.set({
       ...describe(spec),
       template: true,
       status: 'stopped',
@@ -322,7 +325,7 @@ export class SimDriver implements GuestDriver {
   private async finishMigration({ guest, state }: ParamsOf<'guest.migrate.finish'>): Promise<void> {
     await this.load();
     const arrived = { ...describe(guest), volids: guest.volumes.map((volume) => volume.volid) };
-    if (state === 'stopped') this.guests.set(guest.vmid, { ...arrived, status: 'stopped' });
+    if (state === 'stopped') this.guests.set({ ...arrived, status: 'stopped' });
     else this.run(arrived, state);
     await this.writer.save();
   }
@@ -396,7 +399,7 @@ export class SimDriver implements GuestDriver {
     if (guest.type === 'lxc' && restore.includes('rootfs')) context.log(extractingArchive(`${storage.path}/${file}`));
     await this.pause(restoreTime(this.timing, guest, restore), context);
     this.refuseTaken(guest, made);
-    this.guests.set(guest.vmid, { ...describe(guest), status: 'stopped', volids: guest.volumes.map((volume) => volume.volid) });
+    this.guests.set({ ...describe(guest), status: 'stopped', volids: guest.volumes.map((volume) => volume.volid) });
     await this.writer.save();
   }
 
@@ -419,17 +422,17 @@ export class SimDriver implements GuestDriver {
   }
 
   private async allocateVolumes({ type, vmid, volumes }: ParamsOf<'guest.volume.allocate'>, context: CommandContext): Promise<void> {
-    const guest = await this.known(type, vmid);
+    await this.known(type, vmid);
     this.refuseTakenVolumes(type, vmid, volumes);
     for (const volume of volumes) logLine(context, madeVolumeLine(type, volume, undefined));
-    guest.volids.push(...volumes.map((volume) => volume.volid));
+    this.changeVolumes(vmid, (volids) => [...volids, ...volumes.map((volume) => volume.volid)]);
     await this.writer.save();
   }
 
   private async freeVolumes({ type, vmid, volumes }: ParamsOf<'guest.volume.free'>): Promise<void> {
-    const guest = await this.known(type, vmid);
+    await this.known(type, vmid);
     const gone = new Set(volumes.map((volume) => volume.volid));
-    guest.volids = guest.volids.filter((volid) => !gone.has(volid));
+    this.changeVolumes(vmid, (volids) => volids.filter((volid) => !gone.has(volid)));
     await this.writer.save();
   }
 
@@ -438,14 +441,20 @@ export class SimDriver implements GuestDriver {
     context: CommandContext,
   ): Promise<void> {
     const guest = await this.known(type, vmid);
-    const owner = await this.known(type, targetVmid);
+    await this.known(type, targetVmid);
     if (guest.status !== 'stopped') throw new CommandFailure('invalid-params', refusedWhileRunning(type, vmid, 'move'));
     this.refuseTakenVolumes(type, targetVmid, [target]);
     await this.pause(this.timing.cloneMs, context);
     logLine(context, madeVolumeLine(type, target, source));
-    owner.volids.push(target.volid);
-    if (remove) guest.volids = guest.volids.filter((volid) => volid !== source.volid);
+    this.changeVolumes(targetVmid, (volids) => [...volids, target.volid]);
+    if (remove) this.changeVolumes(vmid, (volids) => volids.filter((volid) => volid !== source.volid));
     await this.writer.save();
+  }
+
+  /** Replaces the volume ids of guest `vmid`, one the simulator knows. */
+  private changeVolumes(vmid: number, change: (volids: readonly string[]) => string[]): void {
+    const guest = this.guests.get(vmid);
+    if (guest !== undefined) this.guests.set({ ...guest, volids: change(guest.volids) });
   }
 
   /** A guest this simulator made: volumes change only on those. */
@@ -457,8 +466,7 @@ export class SimDriver implements GuestDriver {
   }
 
   private refuseTakenVolumes(type: GuestType, vmid: number, volumes: readonly GuestVolume[]): void {
-    const taken = new Set([...this.guests.values()].flatMap((other) => other.volids));
-    const volume = volumes.find((candidate) => taken.has(candidate.volid));
+    const volume = volumes.find((candidate) => this.guests.holds(candidate.volid));
     if (volume !== undefined) throw new Error(volumeExists(type, vmid, volume));
   }
 
@@ -473,7 +481,7 @@ export class SimDriver implements GuestDriver {
     await this.pause(this.timing.snapshotMs, context);
     if (vmstate && guest.status !== 'stopped') context.log(`saving the state of ${guestLabel(spec.type, spec.vmid)} (simulated)`);
     for (const volume of volumes) context.log(snapshotLine('created', snapname, volume));
-    this.guests.set(spec.vmid, { ...guest, snapshots: [...(guest.snapshots ?? []), snapname] });
+    this.guests.set({ ...guest, snapshots: [...(guest.snapshots ?? []), snapname] });
     await this.writer.save();
   }
 
@@ -497,7 +505,7 @@ export class SimDriver implements GuestDriver {
     await this.pause(this.timing.snapshotMs, context);
     if (guest.snapshots?.includes(snapname) === true)
       for (const volume of snapshotVolumes(spec)) context.log(snapshotLine('deleted', snapname, volume));
-    this.guests.set(spec.vmid, { ...guest, snapshots: (guest.snapshots ?? []).filter((name) => name !== snapname) });
+    this.guests.set({ ...guest, snapshots: (guest.snapshots ?? []).filter((name) => name !== snapname) });
     await this.writer.save();
   }
 
@@ -514,8 +522,8 @@ export class SimDriver implements GuestDriver {
 
   /** Reads the saved state once, before the first operation. */
   private load(): Promise<void> {
-    this.loaded ??= readSimState(this.host).then((state) => {
-      for (const guest of state.guests) this.guests.set(guest.vmid, guest);
+    this.loaded ??= readSimState(simStatePath(this.options.stateDir)).then((state) => {
+      for (const guest of state.guests) this.guests.set(guest);
       this.nextPid = state.nextPid;
     });
     return this.loaded;
@@ -584,14 +592,14 @@ export class SimDriver implements GuestDriver {
   }
 
   private run(guest: Omit<SimGuest, 'status'>, status: 'running' | 'paused' = 'running'): void {
-    this.guests.set(guest.vmid, { ...guest, status, pid: this.nextPid, startedAt: Date.now() });
+    this.guests.set({ ...guest, status, pid: this.nextPid, startedAt: Date.now() });
     this.nextPid += 1;
   }
 
   private halt(guest: SimGuest): void {
     const { pid: _pid, startedAt: _startedAt, agent: _agent, ...rest } = guest;
     this.agents.forget(guest.vmid);
-    this.guests.set(guest.vmid, { ...rest, status: 'stopped' });
+    this.guests.set({ ...rest, status: 'stopped' });
   }
 
   /** Waits a simulated duration: `ms` at speed 1. */

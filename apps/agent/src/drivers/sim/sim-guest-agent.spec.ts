@@ -14,7 +14,7 @@ describe("the sim driver's guest agent", () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'corral-sim-qga-'));
-    sim = new SimDriver(await openHost(dir), { speed: 0 });
+    sim = new SimDriver(await openHost(dir), { stateDir: dir, speed: 0 });
     await sim.create({ guest: withAgent, allocate: ['scsi0'] }, context);
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));

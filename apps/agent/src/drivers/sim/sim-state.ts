@@ -1,10 +1,19 @@
 import { GuestType } from '@corral/protocol';
 import { z } from 'zod';
-import { readHostFile, writeHostFile } from '../../host/host-files.js';
-import type { Host } from '../../host/host.js';
+import { join } from 'node:path';
+import { readFileIfExists, writeFileAtomically } from '../../host/host-files.js';
 
-/** Where the simulator keeps its guests, so that a restarted agent still knows the ones that run. */
-export const SIM_STATE_FILE = '/var/lib/corral/sim/guests.json';
+/**
+ * The file in the agent's state directory where the simulator keeps its guests, so that a restarted
+ * agent still knows the ones that run. Each agent has its own: simulated guests never outlive the
+ * data directory of the agent that made them, and two agents on one machine never share them.
+ */
+const SIM_STATE_FILE = 'sim-guests.json';
+
+/** The simulator's state file in the state directory `stateDir`. */
+export function simStatePath(stateDir: string): string {
+  return join(stateDir, SIM_STATE_FILE);
+}
 
 const SimGuest = z.object({
   type: GuestType,
@@ -36,20 +45,18 @@ export type SimState = z.infer<typeof SimState>;
 export const FIRST_PID = 100_000;
 
 /** The saved state; an empty one when there is none yet. A file that is not the simulator's state is an error: it is never overwritten unseen. */
-export async function readSimState(host: Host): Promise<SimState> {
-  const text = await readHostFile(host, SIM_STATE_FILE);
+export async function readSimState(path: string): Promise<SimState> {
+  const text = await readFileIfExists(path);
   if (text === undefined) return { guests: [], nextPid: FIRST_PID };
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new Error(`${SIM_STATE_FILE} is not JSON: remove it to start the simulator afresh`);
+    throw new Error(`${path} is not JSON: remove it to start the simulator afresh`);
   }
   const parsed = SimState.safeParse(json);
   if (!parsed.success)
-    throw new Error(
-      `${SIM_STATE_FILE} is not the simulator's state (${parsed.error.issues[0]?.message ?? 'invalid'}): remove it to start afresh`,
-    );
+    throw new Error(`${path} is not the simulator's state (${parsed.error.issues[0]?.message ?? 'invalid'}): remove it to start afresh`);
   return parsed.data;
 }
 
@@ -63,7 +70,7 @@ export class SimStateWriter {
   private queued: Promise<void> | undefined;
 
   constructor(
-    private readonly host: Host,
+    private readonly path: string,
     private readonly snapshot: () => SimState,
   ) {}
 
@@ -71,7 +78,7 @@ export class SimStateWriter {
     if (this.queued !== undefined) return this.queued;
     const queued = this.tail.then(() => {
       this.queued = undefined;
-      return writeHostFile(this.host, SIM_STATE_FILE, `${JSON.stringify(this.snapshot())}\n`, 0o600);
+      return writeFileAtomically(this.path, `${JSON.stringify(this.snapshot())}\n`, 0o600);
     });
     this.queued = queued;
     this.tail = queued.catch(() => undefined);
