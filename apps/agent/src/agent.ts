@@ -1,5 +1,5 @@
 import { FingerprintMismatch } from '@corral/pinned-tls';
-import { CLOSE_CODES, PROTOCOL_VERSION, type CommandHandlers, type HelloFrame } from '@corral/protocol';
+import { CLOSE_CODES, PROTOCOL_VERSION, RUNTIME_CHANGES, type CommandHandlers, type HelloFrame } from '@corral/protocol';
 import type { AgentConfig } from './config/agent-config.js';
 import { Backoff } from './connection/backoff.js';
 import { Connection, type Closed } from './connection/connection.js';
@@ -179,7 +179,9 @@ export class Agent {
         controlPlanes.welcomed(welcome.replicas);
         if (!this.stopping) {
           this.reports.start(welcome.heartbeatMs);
-          this.options.runtime?.start(welcome.heartbeatMs, (frame) => this.emit(frame));
+          this.options.runtime?.start(welcome.heartbeatMs, (frame) => this.emit(frame), {
+            changes: welcome.accepts?.includes(RUNTIME_CHANGES) === true,
+          });
         }
         this.options.logger.info('connected', {
           url: url.origin,
@@ -250,10 +252,11 @@ export class Agent {
     return { msg: 'disconnected', fields };
   }
 
-  /** Every numbered frame goes through the outbox; out at once while a connection is live, else after the next welcome. */
-  private emit(frame: OutgoingFrame): void {
+  /** Every numbered frame goes through the outbox; out at once while a connection is live, else after the next welcome. Returns its `seq`. */
+  private emit(frame: OutgoingFrame): number {
     const entry = this.outbox.add(frame);
     if (this.connection?.live) this.connection.send(entry);
+    return entry.seq;
   }
 
   /** Stops for good: an operator must act. */

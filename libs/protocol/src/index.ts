@@ -50,6 +50,6 @@ export { LeaseFrame } from './frames/lease.js';
 export { LogFrame, LogLine } from './frames/log.js';
 export { GuestRuntime, InventoryReport, ReportFrame, ReportPayload, RuntimeReport } from './frames/report.js';
 export { RequestFrame } from './frames/request.js';
-export { HeartbeatFrame, HelloFrame, WelcomeFrame } from './frames/session.js';
+export { HeartbeatFrame, HelloFrame, RUNTIME_CHANGES, WelcomeFrame } from './frames/session.js';
 export { NODE_NAME_HINT, NODE_NAME_PATTERN } from './fields.js';
 export { AGENT_STREAMS_PATH, AGENT_WEBSOCKET_PATH, PROTOCOL_VERSION } from './version.js';

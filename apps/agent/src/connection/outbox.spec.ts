@@ -65,6 +65,16 @@ describe('the outbox of numbered frames (AckFrame)', () => {
     );
   });
 
+  it('keeps every runtime report of changes after the whole one they follow, on disk none, until a newer whole one replaces them all', () => {
+    const outbox = new Outbox();
+    const changes = (since: number): OutgoingFrame => ({ type: 'report', payload: { kind: 'runtime', guests: [], gone: [100], since } });
+    sent(outbox, runtime, changes(1), changes(2));
+    expect(seqs(outbox)).toEqual([1, 2, 3]);
+    expect(outbox.durable().map((entry) => entry.seq)).toEqual([1]);
+    sent(outbox, runtime);
+    expect(seqs(outbox)).toEqual([4]);
+  });
+
   it('refuses an invalid frame without using a number', () => {
     const outbox = new Outbox();
     expect(() => outbox.add({ type: 'result', id: 'a', result: Number.NaN })).toThrow(/refusing to send an invalid result frame: result/);

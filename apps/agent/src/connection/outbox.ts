@@ -24,7 +24,7 @@ export interface OutboxEntry {
 /**
  * The agent's numbered frames of one session (`hello.session`): numbered from 1 across reconnects,
  * kept until a cumulative `ack` covers them, and handed out again in order after a reconnect. An
- * unacknowledged report is dropped as soon as a newer report of its kind exists. `changed` is
+ * unacknowledged report is dropped as soon as a newer whole report of its kind exists. `changed` is
  * called whenever the durable entries change (one was added, or acknowledged).
  */
 export class Outbox {
@@ -47,8 +47,11 @@ export class Outbox {
     const text = encodeFrame({ ...frame, seq });
     this.nextSeq += 1;
     const report = frame.type === 'report' ? frame.payload.kind : undefined;
-    if (report !== undefined) this.entries = this.entries.filter((entry) => entry.report !== report);
-    const durable = frame.type === 'event' || frame.type === 'report';
+    // A runtime report of changes applies on top of the ones before it: it replaces none, and a new
+    // agent process (which starts with a whole report) has no use for it.
+    const changes = frame.type === 'report' && frame.payload.kind === 'runtime' && frame.payload.since !== undefined;
+    if (report !== undefined && !changes) this.entries = this.entries.filter((entry) => entry.report !== report);
+    const durable = frame.type === 'event' || (frame.type === 'report' && !changes);
     const answers = frame.type === 'result' || frame.type === 'failure' ? frame.id : undefined;
     const entry: OutboxEntry = {
       seq,

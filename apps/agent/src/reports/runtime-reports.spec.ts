@@ -33,7 +33,7 @@ function harness(initial: GuestRuntime[] = []) {
   );
   const emit = (frame: OutgoingFrame) => {
     encodeFrame({ ...frame, seq: frames.length + 1 });
-    frames.push(frame);
+    return frames.push(frame);
   };
   /** Reads these guest lists one after another. */
   const read = async (...lists: GuestRuntime[][]) => {
@@ -57,7 +57,8 @@ describe('runtime reports', () => {
     await reports.refresh();
     reports.stop();
     expect(frames).toEqual([{ type: 'report', payload: { kind: 'runtime', guests: [vm(100, 'running', 4242), ct(200, 'stopped')] } }]);
-    expect(driver.reads).toBe(2);
+    // The refresh asked for while the connection's first read waited to begin shared it.
+    expect(driver.reads).toBe(1);
   });
 
   it('reports a guest as making while its create runs, and once it ended the guest it made, no longer making', async () => {
@@ -180,6 +181,45 @@ describe('runtime reports', () => {
     await read([vm(100, 'running', 4242)]);
     reports.stop();
     expect(events()).toEqual([['vm-start', 100]]);
+  });
+
+  it('sends a control plane that accepts them reports of what changed since the report before, and a whole one with the figures', async () => {
+    jest.useFakeTimers({ now: new Date('2025-03-01T10:00:00Z'), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    const { reports, emit, read, frames } = harness();
+    const payloads = () => frames.flatMap((frame) => (frame.type === 'report' ? [frame.payload] : []));
+    reports.start(HOUR, emit, { changes: true });
+    await read([vm(100, 'running', 4242), vm(101, 'stopped')]);
+    await reports.making(102, () => read([vm(100, 'running', 4242), vm(101, 'stopped')]));
+    await read([vm(100, 'running', 4242), vm(101, 'stopped'), vm(102, 'stopped')]);
+    await read([{ ...vm(100, 'running', 4242), uptime: 99 }, vm(102, 'stopped')]);
+    expect(payloads()).toEqual([
+      { kind: 'runtime', guests: [vm(100, 'running', 4242), vm(101, 'stopped')] },
+      { kind: 'runtime', guests: [], gone: [], since: 1, making: [102] },
+      // The read once the making ended: the end of `making` is the change.
+      { kind: 'runtime', guests: [], gone: [], since: 2 },
+      { kind: 'runtime', guests: [vm(102, 'stopped')], gone: [], since: 3 },
+      // Figures alone (vm 100's uptime) wait for the next whole report.
+      { kind: 'runtime', guests: [], gone: [101], since: 4 },
+    ]);
+    jest.setSystemTime(Date.now() + FIGURES_EVERY_MS);
+    await reports.refresh();
+    reports.start(HOUR, emit, { changes: true });
+    await reports.refresh();
+    reports.stop();
+    expect(payloads().slice(5)).toEqual([
+      { kind: 'runtime', guests: [{ ...vm(100, 'running', 4242), uptime: 99 }, vm(102, 'stopped')] },
+      // A new connection starts with a whole report.
+      { kind: 'runtime', guests: [{ ...vm(100, 'running', 4242), uptime: 99 }, vm(102, 'stopped')] },
+    ]);
+  });
+
+  it('reads once for the refreshes asked for while a read waits to begin', async () => {
+    const { reports, emit, driver } = harness([vm(100, 'stopped')]);
+    reports.start(HOUR, emit);
+    await Promise.all([reports.refresh(), reports.refresh(), reports.refresh()]);
+    await Promise.all([reports.refresh(), reports.refresh()]);
+    reports.stop();
+    expect(driver.reads).toBe(2);
   });
 
   it('reads every interval while started and not after stop', async () => {

@@ -8,31 +8,40 @@ export const FIGURES_EVERY_MS = 10_000;
 /** A read that takes longer is abandoned (the next one tries again). */
 const READ_TIMEOUT_MS = 30_000;
 
+/** Sends a numbered frame; returns its `seq`. */
+export type Emit = (frame: OutgoingFrame) => number;
+
 /**
- * Reports the guests' run state, the agent's truth: the driver's `list()` is
- * read every interval while a connection is live, and after every guest command (`refresh()`).
- * A `report` of kind `runtime` goes out at once when a guest's status or pid changed, else at most
+ * Reports the guests' run state, the agent's truth: the driver's `list()` is read every interval
+ * while a connection is live, and after every guest command (`refresh()`). A `report` of kind
+ * `runtime` goes out at once when a guest appeared, left, or changed its status or pid, else at most
  * every `FIGURES_EVERY_MS` when only its figures did (they change at every read); a new connection
  * gets one at once, as it may reach another replica. Each start and stop seen between two reads is
- * also an `event` (vm-start, vm-stop, ct-start, ct-stop), sent before the report, whoever caused it: a guest
- * powered off from inside is reported like one stopped through the API. Paused counts as started.
+ * also an `event` (vm-start, vm-stop, ct-start, ct-stop), sent before the report, whoever caused it:
+ * a guest powered off from inside is reported like one stopped through the API. Paused counts as
+ * started.
+ *
+ * To a control plane that accepts them (`changes`), the reports between two whole ones list only
+ * the guests that changed since the report before (and the ones gone): a command on a node of ten
+ * thousand guests sends one entry, not ten thousand. The figures go in a whole report.
  *
  * The first read after the agent starts is the baseline: guests found running then were started
- * before, and get no event. Reads are made one at a time, and the baseline is kept across
- * connections, so what changed while the agent was disconnected is reported after the reconnect.
+ * before, and get no event. Reads are made one at a time, and a read asked for while another waits
+ * to begin shares it (it begins after every such call); the baseline is kept across connections, so
+ * what changed while the agent was disconnected is reported after the reconnect.
  */
 export class RuntimeReports {
   private timer: NodeJS.Timeout | undefined;
-  private emit: ((frame: OutgoingFrame) => void) | undefined;
-  /** The last read, by `type:vmid`; undefined until the baseline. */
-  private last: Map<string, GuestRuntime> | undefined;
-  /** The last report sent: its guests' status and pid, all of it, and when. */
-  private lastStates: string | undefined;
-  private lastText: string | undefined;
-  private lastSentAt = 0;
-  private reportNext = false;
+  private emit: Emit | undefined;
+  private changes = false;
+  /** The last read, by vmid; undefined until the baseline. */
+  private last: Map<number, GuestRuntime> | undefined;
+  /** What the control plane holds from the reports sent on this connection: the guests by vmid, the making, the last report's `seq`. */
+  private sent: { guests: Map<number, GuestRuntime>; making: string; seq: number } | undefined;
+  private lastWholeAt = 0;
   private queue: Promise<void> = Promise.resolve();
-  private queued = 0;
+  /** A read asked for that has not begun: callers meanwhile share it. */
+  private waiting: Promise<void> | undefined;
   /** The guests whose making (a create, clone or restore) runs now, reported as `making`. */
   private readonly makingNow = new Set<number>();
 
@@ -41,15 +50,17 @@ export class RuntimeReports {
     private readonly logger: Logger,
   ) {}
 
-  /** Reads every `intervalMs` from now on, frames going to `emit`; one report goes out at once. */
-  start(intervalMs: number, emit: (frame: OutgoingFrame) => void): void {
+  /**
+   * Reads every `intervalMs` from now on, frames going to `emit`; one whole report goes out at once.
+   * With `changes`, the control plane applies reports of changes.
+   */
+  start(intervalMs: number, emit: Emit, options: { readonly changes: boolean } = { changes: false }): void {
     this.stop();
     this.emit = emit;
-    this.reportNext = true;
+    this.changes = options.changes;
+    this.sent = undefined;
     void this.read();
-    this.timer = setInterval(() => {
-      if (this.queued === 0) void this.read();
-    }, intervalMs);
+    this.timer = setInterval(() => void this.read(), intervalMs);
   }
 
   /** No more reads on a timer; `refresh()` still reads (its frames wait in the outbox for the next connection). */
@@ -58,7 +69,7 @@ export class RuntimeReports {
     this.timer = undefined;
   }
 
-  /** Reads the driver's list now (after a read under way) and sends what changed; never throws. */
+  /** Reads the driver's list (a read that begins after this call) and sends what changed; never throws. */
   refresh(): Promise<void> {
     return this.read();
   }
@@ -79,8 +90,12 @@ export class RuntimeReports {
   }
 
   private read(): Promise<void> {
-    this.queued += 1;
-    const next = this.queue.then(() => this.readOnce()).finally(() => (this.queued -= 1));
+    if (this.waiting !== undefined) return this.waiting;
+    const next = this.queue.then(() => {
+      this.waiting = undefined;
+      return this.readOnce();
+    });
+    this.waiting = next;
     this.queue = next;
     return next;
   }
@@ -94,56 +109,81 @@ export class RuntimeReports {
   }
 
   private compare(guests: readonly GuestRuntime[]): void {
-    const emit = this.emit;
+    const read = new Map(guests.map((guest) => [guest.vmid, guest]));
     const previous = this.last;
-    if (emit === undefined) {
-      // Nobody to tell yet: this read is the baseline.
-      this.last = byKey(guests);
-      return;
-    }
-    const sorted = [...guests].sort((a, b) => a.vmid - b.vmid || a.type.localeCompare(b.type));
-    const making = [...this.makingNow].sort((a, b) => a - b);
-    const states = `${sorted.map((guest) => `${key(guest)}:${guest.status}:${guest.pid ?? ''}`).join(' ')} making:${making.join(',')}`;
-    const text = JSON.stringify(sorted);
+    this.last = read;
+    const emit = this.emit;
+    // Nobody to tell yet: this read is the baseline.
+    if (emit === undefined) return;
     const now = Date.now();
     // The events before the report that shows their outcome: the control plane records a change it
     // finds in a report without its event as missed (reconciled), which must not happen to one whose event follows.
     if (previous !== undefined) {
       const timestamp = new Date(now).toISOString();
-      for (const [event, vmid] of transitions(previous, byKey(guests))) emit({ type: 'event', event, vmid, timestamp });
+      for (const [event, vmid] of transitions(previous, read)) emit({ type: 'event', event, vmid, timestamp });
     }
-    if (this.reportNext || states !== this.lastStates || (text !== this.lastText && now - this.lastSentAt >= FIGURES_EVERY_MS)) {
-      emit({ type: 'report', payload: { kind: 'runtime', guests: sorted, ...(making.length > 0 ? { making } : {}) } });
-      this.reportNext = false;
-      this.lastStates = states;
-      this.lastText = text;
-      this.lastSentAt = now;
+    const makingList = [...this.makingNow].sort((a, b) => a - b);
+    const making = makingList.join(',');
+    const withMaking = makingList.length > 0 ? { making: makingList } : {};
+    const sent = this.sent;
+    const { changed, gone, figures } = sent === undefined ? { changed: [], gone: [], figures: true } : differences(sent.guests, read);
+    const stateChanged = sent === undefined || changed.length > 0 || gone.length > 0 || making !== sent.making;
+    const whole = sent === undefined || ((stateChanged || figures) && now - this.lastWholeAt >= FIGURES_EVERY_MS);
+    if (whole || (stateChanged && !this.changes)) {
+      const sorted = [...guests].sort((a, b) => a.vmid - b.vmid);
+      const seq = emit({ type: 'report', payload: { kind: 'runtime', guests: sorted, ...withMaking } });
+      this.sent = { guests: new Map(read), making, seq };
+      this.lastWholeAt = now;
+    } else if (stateChanged) {
+      const seq = emit({ type: 'report', payload: { kind: 'runtime', guests: changed, gone, since: sent.seq, ...withMaking } });
+      for (const vmid of gone) sent.guests.delete(vmid);
+      for (const guest of changed) sent.guests.set(guest.vmid, guest);
+      this.sent = { guests: sent.guests, making, seq };
     }
-    this.last = byKey(guests);
   }
 }
 
-function key(guest: GuestRuntime): string {
-  return `${guest.type}:${guest.vmid}`;
+/**
+ * What `read` changed against what the control plane holds: the guests new or with another type,
+ * status or pid; the vmids gone; whether any figures differ.
+ */
+function differences(
+  held: ReadonlyMap<number, GuestRuntime>,
+  read: ReadonlyMap<number, GuestRuntime>,
+): { changed: GuestRuntime[]; gone: number[]; figures: boolean } {
+  const changed: GuestRuntime[] = [];
+  let figures = false;
+  let kept = 0;
+  for (const guest of read.values()) {
+    const before = held.get(guest.vmid);
+    if (before !== undefined) kept += 1;
+    if (before === undefined || before.type !== guest.type || before.status !== guest.status || before.pid !== guest.pid)
+      changed.push(guest);
+    else if (before.uptime !== guest.uptime || before.cpu !== guest.cpu || before.mem !== guest.mem) figures = true;
+  }
+  const gone = kept === held.size ? [] : [...held.keys()].filter((vmid) => !read.has(vmid));
+  return { changed, gone, figures };
 }
 
-function byKey(guests: readonly GuestRuntime[]): Map<string, GuestRuntime> {
-  return new Map(guests.map((guest) => [key(guest), guest]));
-}
-
-/** A guest runs when it is running or paused; one whose pid changed between two reads was stopped and started again. */
-function transitions(before: ReadonlyMap<string, GuestRuntime>, after: ReadonlyMap<string, GuestRuntime>): [AgentEventKind, number][] {
+/**
+ * A guest runs when it is running or paused; one whose process changed between two reads (another
+ * pid, or another type under its vmid) was stopped and started again.
+ */
+function transitions(before: ReadonlyMap<number, GuestRuntime>, after: ReadonlyMap<number, GuestRuntime>): [AgentEventKind, number][] {
   const events: [AgentEventKind, number][] = [];
-  for (const id of new Set([...before.keys(), ...after.keys()])) {
-    const was = before.get(id);
-    const is = after.get(id);
-    const guest = is ?? was;
-    if (guest === undefined) continue;
-    const [start, stop] = guest.type === 'qemu' ? (['vm-start', 'vm-stop'] as const) : (['ct-start', 'ct-stop'] as const);
+  const change = (was: GuestRuntime | undefined, is: GuestRuntime | undefined, vmid: number) => {
     const wasUp = was !== undefined && was.status !== 'stopped';
     const isUp = is !== undefined && is.status !== 'stopped';
-    if (wasUp && (!isUp || was.pid !== is.pid)) events.push([stop, guest.vmid]);
-    if (isUp && (!wasUp || was.pid !== is.pid)) events.push([start, guest.vmid]);
+    const same = was !== undefined && is !== undefined && was.type === is.type && was.pid === is.pid;
+    if (wasUp && (!isUp || !same)) events.push([was.type === 'qemu' ? 'vm-stop' : 'ct-stop', vmid]);
+    if (isUp && (!wasUp || !same)) events.push([is.type === 'qemu' ? 'vm-start' : 'ct-start', vmid]);
+  };
+  let kept = 0;
+  for (const [vmid, is] of after) {
+    const was = before.get(vmid);
+    if (was !== undefined) kept += 1;
+    change(was, is, vmid);
   }
+  if (kept < before.size) for (const [vmid, was] of before) if (!after.has(vmid)) change(was, undefined, vmid);
   return events;
 }

@@ -3,10 +3,12 @@ import {
   encodeFrame,
   parseAgentFrame,
   PROTOCOL_VERSION,
+  RUNTIME_CHANGES,
   type AgentFrame,
   type ControlPlaneFrame,
   type HelloFrame,
 } from '@corral/protocol';
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 
 /** Heartbeat interval the agents are told to keep (protocol: 2 s). */
@@ -39,12 +41,16 @@ export class AgentConnection {
   private greeted = false;
   private readonly helloTimer: NodeJS.Timeout;
 
+  private corked = false;
+
   constructor(
     readonly node: string,
     private readonly socket: WebSocket,
     private readonly events: ConnectionEvents,
     /** The agent's address as this replica sees it (an IPv4-mapped IPv6 address as IPv4): where other agents reach its node. */
     readonly address = '',
+    /** The TLS socket under the websocket: corked while frames are sent within one turn of the event loop. */
+    private readonly stream?: Duplex,
   ) {
     this.helloTimer = setTimeout(() => this.close(CLOSE_CODES.unexpectedFrame, 'no hello within 10 s'), HELLO_TIMEOUT_MS);
     socket.on('message', (data, isBinary) => this.receive(isBinary ? null : data.toString()));
@@ -64,11 +70,29 @@ export class AgentConnection {
       heartbeatMs: HEARTBEAT_MS,
       time: new Date().toISOString(),
       replicas: [...replicas],
+      accepts: [RUNTIME_CHANGES],
     });
   }
 
+  /**
+   * Sends a frame. The frames sent to one agent within a turn of the event loop (an ack and a
+   * lease, a burst of requests) go out in one write: the socket is corked until the turn ends.
+   */
   send(frame: ControlPlaneFrame): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(encodeFrame(frame));
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    this.cork();
+    this.socket.send(encodeFrame(frame));
+  }
+
+  private cork(): void {
+    const stream = this.stream;
+    if (stream === undefined || this.corked) return;
+    this.corked = true;
+    stream.cork();
+    setImmediate(() => {
+      this.corked = false;
+      stream.uncork();
+    });
   }
 
   close(code: number, reason: string): void {

@@ -165,7 +165,7 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     const node = await this.upgrades.authenticate(upgrade);
     if (node === null) return;
     this.upgrades.accept(upgrade, (socket) => {
-      new AgentConnection(node, socket, this.events, remoteAddress(upgrade));
+      new AgentConnection(node, socket, this.events, remoteAddress(upgrade), upgrade.socket);
       this.logger.info({ node, address: upgrade.request.socket.remoteAddress }, 'agent connected');
     });
   }

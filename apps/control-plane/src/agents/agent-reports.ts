@@ -1,14 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import type { EventFrame, ReportFrame, RuntimeReport } from '@corral/protocol';
+import type { EventFrame, ReportFrame } from '@corral/protocol';
 import { DataSource, type EntityManager } from 'typeorm';
 import { recordEvent } from '../events/record-event.js';
 import { NodeView } from '../inventory/nodes/node-view.js';
 import type { NodeFrames } from './agent-link.js';
+import type { RuntimeUpdate } from '../inventory/guests/runtime-update.js';
+import { NodeRuntimes } from './node-runtimes.js';
 
 /** What the guests area does with an agent's guest frames (`AgentHub.onGuests`). */
 export interface GuestListener {
-  /** A runtime report: every guest the node's driver knows, with its run state, and the guests being made. */
-  runtime(node: string, report: Omit<RuntimeReport, 'kind'>): Promise<void>;
+  /** A runtime report: every guest the node's driver knows, with its run state, which of them it changed, and the guests being made. */
+  runtime(node: string, update: RuntimeUpdate): Promise<void>;
   /**
    * A guest event, inside the transaction that writes it to the event table; resolves false when
    * the frame is no event of the guest (a migrating VM appears on its target and leaves its source
@@ -19,7 +21,8 @@ export interface GuestListener {
 
 /**
  * The reports and events of the agents this replica holds, and who follows them: an inventory
- * goes to the node view, a runtime report to the guest listeners, and an event to the event table
+ * goes to the node view, a runtime report (applied to the node's run state, `NodeRuntimes`) to the
+ * guest listeners, and an event to the event table
  * (`(session, seq)` in its details, its `origin` when a new agent process sends it again), inside
  * the transaction that also gives it to the guest listeners. An event whose `(node, session, seq)`
  * is in the table already is not written again: it arrived twice (its ack was lost with a
@@ -28,6 +31,7 @@ export interface GuestListener {
 @Injectable()
 export class AgentReports implements NodeFrames {
   private readonly guestListeners: GuestListener[] = [];
+  private readonly runtimes = new NodeRuntimes();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -43,7 +47,10 @@ export class AgentReports implements NodeFrames {
       if (frame.payload.kind === 'inventory') {
         const { kind: _kind, ...inventory } = frame.payload;
         this.view.report(node, inventory);
-      } else for (const listener of this.guestListeners) await listener.runtime(node, frame.payload);
+        return;
+      }
+      const update = this.runtimes.apply(node, session, frame.seq, frame.payload);
+      if (update !== undefined) for (const listener of this.guestListeners) await listener.runtime(node, update);
       return;
     }
     // Its identity: where a previous agent process first sent it, else this session's number.

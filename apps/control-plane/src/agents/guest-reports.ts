@@ -8,9 +8,9 @@ import { SharedRuntime } from './shared-runtime.js';
 export class GuestReports {
   constructor(hub: AgentHub, view: GuestView, shared: SharedRuntime) {
     hub.onGuests({
-      runtime: (node, { guests }) => {
-        shared.published(node, guests);
-        return view.report(node, guests);
+      runtime: (node, update) => {
+        shared.published(node, update.guests);
+        return view.report(node, update);
       },
       event: (db, node, frame) => view.event(db, node, frame),
     });

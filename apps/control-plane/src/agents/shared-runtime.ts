@@ -15,7 +15,7 @@ const OVERLAP_S = 5;
 
 /**
  * The guests' live figures (CPU, memory, uptime, pid) the same on every replica: the replica
- * holding a node's agent publishes the newest runtime report of the node to `node_runtime` (every
+ * holding a node's agent publishes the node's newest run state to `node_runtime` (every
  * 2 s, the changed ones in one statement), and every other replica reads the reports published
  * since its last read and shows them. A node's published report counts while the node is online
  * and held by the replica that published it; after that its guests show no live figures here until
@@ -24,8 +24,8 @@ const OVERLAP_S = 5;
  */
 @Injectable()
 export class SharedRuntime implements OnApplicationBootstrap, OnModuleDestroy {
-  /** The reports of the agents this replica holds, not published yet, by node. */
-  private readonly unpublished = new Map<string, readonly GuestRuntime[]>();
+  /** The run state of the nodes whose agents this replica holds that changed since the last publication, by node. */
+  private readonly unpublished = new Map<string, ReadonlyMap<number, GuestRuntime>>();
   /** The node's report shown here that another replica published, by node: which replica published it. */
   private readonly shown = new Map<string, string>();
   /** The nodes whose reports this replica published: shown here from its own reports while it holds them. */
@@ -57,8 +57,8 @@ export class SharedRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     await this.running;
   }
 
-  /** A runtime report of an agent this replica holds: published at the next turn. */
-  published(node: string, guests: readonly GuestRuntime[]): void {
+  /** The run state of a node whose agent this replica holds, after a report: published (as it is then) at the next turn. */
+  published(node: string, guests: ReadonlyMap<number, GuestRuntime>): void {
     if (!this.identity.clustered) return;
     this.unpublished.set(node, guests);
     this.held.add(node);
@@ -89,7 +89,7 @@ export class SharedRuntime implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async publish(): Promise<void> {
     if (this.unpublished.size === 0) return;
-    const reports = [...this.unpublished].map(([node, guests]) => ({ node, guests }));
+    const reports = [...this.unpublished].map(([node, guests]) => ({ node, guests: [...guests.values()] }));
     this.unpublished.clear();
     await this.dataSource.query(
       `INSERT INTO "node_runtime" ("node", "replica", "guests", "at")

@@ -32,7 +32,7 @@ import { TASK_ENDS_CHANNEL, TasksRepository } from '../tasks/tasks.repository.js
 @Injectable()
 export class StaleLocks {
   /** The last runtime report of each node whose agent this replica holds: the vmids it lists, and those it is making. */
-  private readonly reported = new Map<string, { readonly listed: ReadonlySet<number>; readonly making: ReadonlySet<number> }>();
+  private readonly reported = new Map<string, { readonly listed: ReadonlyMap<number, unknown>; readonly making: ReadonlySet<number> }>();
   /** One reconciliation at a time, in the order they were asked for. */
   private queue = Promise.resolve();
 
@@ -51,8 +51,8 @@ export class StaleLocks {
     );
     runner.onWorkEnd((upid) => this.reconcile(() => this.repository.lockedBy(upid)));
     hub.onGuests({
-      runtime: async (node, { guests, making = [] }) => {
-        this.reported.set(node, { listed: new Set(guests.map((guest) => guest.vmid)), making: new Set(making) });
+      runtime: async (node, { guests, making }) => {
+        this.reported.set(node, { listed: guests, making });
         this.reconcile(() => this.repository.locked(node));
       },
       event: async () => true,

@@ -43,12 +43,20 @@ export const GuestRuntime = z.object({
 export type GuestRuntime = z.infer<typeof GuestRuntime>;
 
 /**
- * The run state of every guest on the node, the agent's truth: the whole list
- * each time, so a newer report replaces an older one.
+ * The run state of the guests on the node, the agent's truth. A whole report lists every guest and
+ * replaces the ones before it. A report of changes (`since` present, sent only to a control plane
+ * whose `welcome` lists `runtime-changes`) lists the guests that appeared or whose entry changed
+ * since the runtime report numbered `since` in the same session, and in `gone` the vmids that left:
+ * it applies only on top of that report, and a receiver that does not hold it drops it (the agent
+ * sends a whole report first on every connection, and whole ones at least every 10 s).
  */
 export const RuntimeReport = z.object({
   kind: z.literal('runtime'),
   guests: z.array(GuestRuntime),
+  /** On a report of changes: the `seq` of the runtime report of this session it follows. */
+  since: Sequence.optional(),
+  /** On a report of changes: the guests no longer on the node. */
+  gone: z.array(Vmid).optional(),
   /**
    * The vmids whose making (a create, clone or restore) runs on the agent now: such a guest may be
    * missing from `guests` or not whole yet, and its making has not ended.

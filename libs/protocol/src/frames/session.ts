@@ -65,8 +65,19 @@ export const WelcomeFrame = z.object({
     .array(z.url({ protocol: /^https$/, error: 'must be an https:// URL' }))
     .max(64)
     .optional(),
+  /**
+   * What this control plane accepts beyond its protocol version: `runtime-changes`, runtime reports
+   * of what changed (`RuntimeReport.since`). Absent from a control plane that accepts none.
+   */
+  accepts: z
+    .array(z.string().regex(/^[a-z0-9][a-z0-9:._-]{0,63}$/, 'must be a lower-case feature name'))
+    .max(64)
+    .optional(),
 });
 export type WelcomeFrame = z.infer<typeof WelcomeFrame>;
+
+/** In `welcome.accepts`: the control plane applies runtime reports of changes (`RuntimeReport.since`). */
+export const RUNTIME_CHANGES = 'runtime-changes';
 
 /**
  * Agent → control plane, every `welcome.heartbeatMs`. Without one for 10 s the control plane marks

@@ -8,6 +8,7 @@ import { LOGGER } from '../../logging/loggers.js';
 import type { GuestRow } from './guest.entity.js';
 import { GUESTS_CHANNEL, GuestsRepository } from './guests.repository.js';
 import { SerialLoads } from '../../database/serial-loads.js';
+import type { RuntimeUpdate } from './runtime-update.js';
 
 /** A guest as the hot reads show it: its row, and the live run state (from its agent's replica). */
 export interface GuestState {
@@ -35,8 +36,10 @@ export interface GuestState {
 @Injectable()
 export class GuestView implements OnModuleInit {
   private guests = new Map<number, GuestRow>();
+  /** The vmids of each node's rows. */
+  private readonly onNodes = new Map<string, Set<number>>();
   private readonly runtime = new Map<number, GuestRuntime>();
-  /** Each node's last runtime report, by vmid. */
+  /** Each node's run state from its last runtime report, by vmid. */
   private readonly reports = new Map<string, ReadonlyMap<number, GuestRuntime>>();
   /** The nodes whose last report came from another replica (`showReport`). */
   private readonly shown = new Set<string>();
@@ -75,20 +78,21 @@ export class GuestView implements OnModuleInit {
   }
 
   /**
-   * A runtime report of an agent this replica holds: every guest of `node` takes its run state from
-   * it. An agent speaks only for its node: a guest the report lists that another node hosts (and
-   * that is not migrating) is left out and logged.
+   * A runtime report of an agent this replica holds: the guests of `node` it changed (every one,
+   * for a whole report) take their run state from the node's. An agent speaks only for its node: a
+   * guest it lists that another node hosts (and that is not migrating) is left out and logged.
    */
-  async report(node: string, guests: readonly GuestRuntime[]): Promise<void> {
-    const own = guests.filter((guest) => {
-      const row = this.guests.get(guest.vmid);
-      if (row === undefined || row.node === node || row.lock === 'migrate') return true;
-      this.logger.warn({ node, vmid: guest.vmid, host: row.node }, 'refused the run state of a guest its node does not host');
-      return false;
-    });
-    this.reports.set(node, new Map(own.map((guest) => [guest.vmid, guest])));
+  async report(node: string, update: RuntimeUpdate): Promise<void> {
+    this.reports.set(node, update.guests);
     this.shown.delete(node);
-    for (const row of [...this.guests.values()]) if (row.node === node) await this.takeRuntime(row);
+    const vmids = update.changed === 'all' ? [...(this.onNodes.get(node) ?? []), ...update.guests.keys()] : update.changed;
+    for (const vmid of new Set(vmids)) {
+      const row = this.guests.get(vmid);
+      if (row === undefined) continue;
+      if (row.node === node) await this.takeRuntime(row);
+      else if (update.guests.has(vmid) && row.lock !== 'migrate')
+        this.logger.warn({ node, vmid, host: row.node }, 'refused the run state of a guest its node does not host');
+    }
   }
 
   /**
@@ -101,7 +105,10 @@ export class GuestView implements OnModuleInit {
   showReport(node: string, guests: readonly GuestRuntime[]): void {
     this.reports.set(node, new Map(guests.map((guest) => [guest.vmid, guest])));
     this.shown.add(node);
-    for (const row of this.guests.values()) if (row.node === node) this.showRuntime(row);
+    for (const vmid of this.onNodes.get(node) ?? []) {
+      const row = this.guests.get(vmid);
+      if (row !== undefined) this.showRuntime(row);
+    }
   }
 
   /**
@@ -123,7 +130,7 @@ export class GuestView implements OnModuleInit {
         }
         return { status };
       });
-      this.guests.set(row.vmid, updated);
+      this.keep(updated);
     } catch (error) {
       this.logger.warn({ err: error, vmid: row.vmid }, 'cannot save the run state of a guest');
     }
@@ -179,16 +186,36 @@ export class GuestView implements OnModuleInit {
     for (const vmid of vmids) {
       const row = rows.get(vmid);
       if (row) {
-        this.guests.set(vmid, row);
+        this.keep(row);
         this.showRuntime(row);
       } else {
-        this.guests.delete(vmid);
+        this.forget(vmid);
         this.runtime.delete(vmid);
       }
     }
   }
 
   private async reloadAll(): Promise<void> {
-    this.guests = new Map((await this.repository.all()).map((row) => [row.vmid, row]));
+    const rows = await this.repository.all();
+    this.guests = new Map();
+    this.onNodes.clear();
+    for (const row of rows) this.keep(row);
+  }
+
+  /** Holds `row`, in place of the guest's row before. */
+  private keep(row: GuestRow): void {
+    const before = this.guests.get(row.vmid);
+    if (before !== undefined && before.node !== row.node) this.onNodes.get(before.node)?.delete(row.vmid);
+    this.guests.set(row.vmid, row);
+    const vmids = this.onNodes.get(row.node);
+    if (vmids === undefined) this.onNodes.set(row.node, new Set([row.vmid]));
+    else vmids.add(row.vmid);
+  }
+
+  private forget(vmid: number): void {
+    const row = this.guests.get(vmid);
+    if (row === undefined) return;
+    this.guests.delete(vmid);
+    this.onNodes.get(row.node)?.delete(vmid);
   }
 }
