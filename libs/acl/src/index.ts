@@ -1,4 +1,5 @@
 export { isValidAclPath, normalizeAclPath, pathChain } from './acl-path.js';
+export { childAuditor, type ChildAuditor } from './child-auditor.js';
 export {
   allows,
   effectivePrivileges,

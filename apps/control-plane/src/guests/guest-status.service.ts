@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { allows } from '@corral/acl';
+import { childAuditor } from '@corral/acl';
 import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { HaResourcesRepository } from '../inventory/ha/ha-resources.repository.js';
@@ -24,14 +24,10 @@ export class GuestStatusService {
 
   async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
     this.nodes.existing(node);
-    const access = await this.access.current();
+    const audits = childAuditor(await this.access.current(), caller.subject, '/vms', ['VM.Audit']);
     return this.view
-      .list()
-      .filter(
-        (state) =>
-          state.row.type === kind.type && state.row.node === node && allows(access, caller.subject, `/vms/${state.row.vmid}`, ['VM.Audit']),
-      )
-      .sort((a, b) => a.row.vmid - b.row.vmid)
+      .onNode(node)
+      .filter((state) => state.row.type === kind.type && audits(state.row.vmid))
       .map(statusEntry);
   }
 

@@ -1,5 +1,6 @@
 import type { GuestStatus } from './guest.endpoints.js';
 import type { GuestState } from '../inventory/guests/guest-view.js';
+import type { GuestRow } from '../inventory/guests/guest.entity.js';
 import { GUEST_DEFAULTS } from './guest-spec.js';
 import { parseDisk, parseMount, parseSize } from '@corral/pve-formats';
 import { guestAgentEnabled } from './agent/agent-config.js';
@@ -9,28 +10,51 @@ export function runState(state: GuestState): 'running' | 'stopped' | 'paused' {
   return state.runtime?.status ?? state.row.status;
 }
 
+/** What a guest's entry takes from its row alone, by row: a row is replaced, never changed, so each is worked out once. */
+const fixedParts = new WeakMap<GuestRow, ReturnType<typeof fixedPart>>();
+
+function fixedPart(row: GuestRow) {
+  const { config } = row;
+  const qemu = row.type === 'qemu';
+  const tags = config['tags'];
+  return {
+    name: (qemu ? config['name'] : config['hostname']) ?? (qemu ? `VM ${row.vmid}` : `CT${row.vmid}`),
+    maxswap: Number(config['swap'] ?? 512) * MiB,
+    cpus: Number(config['cores'] ?? GUEST_DEFAULTS.cores) * (qemu ? Number(config['sockets'] ?? GUEST_DEFAULTS.sockets) : 1),
+    maxmem: Number(config['memory'] ?? GUEST_DEFAULTS.memoryMiB) * MiB,
+    maxdisk: bootDiskSize(row.type, config),
+    tail: {
+      ...(config['template'] === '1' ? { template: 1 as const } : {}),
+      ...(row.lock !== null ? { lock: row.lock } : {}),
+      ...(tags !== undefined && tags !== '' ? { tags } : {}),
+      ...(qemu && guestAgentEnabled(config) ? { agent: 1 as const } : {}),
+    },
+  };
+}
+
+const MiB = 1024 * 1024;
+
 /**
  * A guest as PVE's lists and `status/current` show it: a paused VM is `running`
  * with `qmpstatus: paused`; sizes in bytes; `disk` 0 for VMs (PVE cannot see inside).
  */
 export function statusEntry(state: GuestState): GuestStatus {
   const { row, runtime } = state;
-  const { config } = row;
+  let fixed = fixedParts.get(row);
+  if (fixed === undefined) fixedParts.set(row, (fixed = fixedPart(row)));
   const qemu = row.type === 'qemu';
   const run = runState(state);
-  const MiB = 1024 * 1024;
   const live = run !== 'stopped' ? runtime : undefined;
-  const tags = config['tags'];
   return {
     vmid: row.vmid,
-    name: (qemu ? config['name'] : config['hostname']) ?? (qemu ? `VM ${row.vmid}` : `CT${row.vmid}`),
+    name: fixed.name,
     status: run === 'stopped' ? 'stopped' : 'running',
-    ...(qemu ? { qmpstatus: run } : { type: 'lxc' as const, maxswap: Number(config['swap'] ?? 512) * MiB, swap: 0 }),
-    cpus: Number(config['cores'] ?? GUEST_DEFAULTS.cores) * (qemu ? Number(config['sockets'] ?? GUEST_DEFAULTS.sockets) : 1),
+    ...(qemu ? { qmpstatus: run } : { type: 'lxc' as const, maxswap: fixed.maxswap, swap: 0 }),
+    cpus: fixed.cpus,
     cpu: live?.cpu ?? 0,
-    maxmem: Number(config['memory'] ?? GUEST_DEFAULTS.memoryMiB) * MiB,
+    maxmem: fixed.maxmem,
     mem: live?.mem ?? 0,
-    maxdisk: bootDiskSize(row.type, config),
+    maxdisk: fixed.maxdisk,
     disk: 0,
     uptime: live?.uptime ?? 0,
     netin: 0,
@@ -38,10 +62,7 @@ export function statusEntry(state: GuestState): GuestStatus {
     diskread: 0,
     diskwrite: 0,
     ...(live?.pid !== undefined ? { pid: live.pid } : {}),
-    ...(config['template'] === '1' ? { template: 1 as const } : {}),
-    ...(row.lock !== null ? { lock: row.lock } : {}),
-    ...(tags !== undefined && tags !== '' ? { tags } : {}),
-    ...(qemu && guestAgentEnabled(config) ? { agent: 1 as const } : {}),
+    ...fixed.tail,
   };
 }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { allows } from '@corral/acl';
+import { childAuditor } from '@corral/acl';
 import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
@@ -27,7 +27,7 @@ export class NodesService {
   ) {}
 
   async list(caller: Principal): Promise<NodeListEntry[]> {
-    const access = await this.access.current();
+    const audits = childAuditor(await this.access.current(), caller.subject, '/nodes', ['Sys.Audit']);
     return this.view.list().map((node) => {
       const entry: NodeListEntry = {
         node: node.name,
@@ -38,7 +38,7 @@ export class NodesService {
         ssl_fingerprint: this.fingerprint,
       };
       const inventory = node.inventory;
-      if (!inventory || !allows(access, caller.subject, `/nodes/${node.name}`, ['Sys.Audit'])) return entry;
+      if (!inventory || !audits(node.name)) return entry;
       const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
       // An offline node's last load is not its load now (PVE shows none either).
       return node.online

@@ -1,4 +1,4 @@
-import { allows } from '@corral/acl';
+import { childAuditor } from '@corral/acl';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '../../http/principal.js';
 import { AccessState } from '../../access/state/access-state.js';
@@ -84,10 +84,9 @@ export class ClusterEventsService {
   /** Whether the caller may see an event: VM.Audit on its guest, or Sys.Audit on its node for a node event. */
   private async visibility(caller: Principal): Promise<(entry: EventEntry) => boolean> {
     const access = await this.access.current();
-    return (entry) =>
-      entry.vmid === undefined
-        ? allows(access, caller.subject, `/nodes/${entry.node}`, ['Sys.Audit'])
-        : allows(access, caller.subject, `/vms/${entry.vmid}`, ['VM.Audit']);
+    const nodes = childAuditor(access, caller.subject, '/nodes', ['Sys.Audit']);
+    const guests = childAuditor(access, caller.subject, '/vms', ['VM.Audit']);
+    return (entry) => (entry.vmid === undefined ? nodes(entry.node) : guests(entry.vmid));
   }
 }
 

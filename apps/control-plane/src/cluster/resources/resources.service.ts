@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { allows } from '@corral/acl';
+import { childAuditor, type ChildAuditor, type Privilege } from '@corral/acl';
 import type { Principal } from '../../http/principal.js';
 import type { AccessSnapshot } from '../../access/state/access-snapshot.js';
 import { AccessState } from '../../access/state/access-state.js';
@@ -28,14 +28,12 @@ export class ResourcesService {
 
   async resources(type: 'node' | 'vm' | 'storage' | undefined, caller: Principal): Promise<(ResourceEntry | PoolResourceEntry)[]> {
     const access = await this.access.current();
-    const may: Auditor = (path, privilege) => allows(access, caller.subject, path, [privilege]);
+    const audits = (parent: string, privilege: Privilege) => childAuditor(access, caller.subject, parent, [privilege]);
     return [
-      ...(type === undefined || type === 'node' ? this.nodeEntries(may) : []),
-      ...(type === undefined || type === 'vm' ? this.guestEntries(access, (vmid) => may(`/vms/${vmid}`, 'VM.Audit')) : []),
-      ...(type === undefined || type === 'storage'
-        ? await this.storageEntries((storage) => may(`/storage/${storage}`, 'Datastore.Audit'))
-        : []),
-      ...(type === undefined ? this.poolEntries(access, (pool) => may(`/pool/${pool}`, 'Pool.Audit')) : []),
+      ...(type === undefined || type === 'node' ? this.nodeEntries(audits('/nodes', 'Sys.Audit')) : []),
+      ...(type === undefined || type === 'vm' ? this.guestEntries(access, audits('/vms', 'VM.Audit')) : []),
+      ...(type === undefined || type === 'storage' ? await this.storageEntries(audits('/storage', 'Datastore.Audit')) : []),
+      ...(type === undefined ? this.poolEntries(access, audits('/pool', 'Pool.Audit')) : []),
     ];
   }
 
@@ -60,7 +58,7 @@ export class ResourcesService {
     return String(free);
   }
 
-  private nodeEntries(may: Auditor): ResourceEntry[] {
+  private nodeEntries(audits: ChildAuditor): ResourceEntry[] {
     return this.nodes.list().map((node) => {
       const entry: ResourceEntry = {
         id: `node/${node.name}`,
@@ -70,7 +68,7 @@ export class ResourcesService {
         level: '',
       };
       const inventory = node.inventory;
-      if (!inventory || !node.online || !may(`/nodes/${node.name}`, 'Sys.Audit')) return entry;
+      if (!inventory || !node.online || !audits(node.name)) return entry;
       const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
       return { ...entry, cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime };
     });
@@ -80,7 +78,6 @@ export class ResourcesService {
     return this.guests
       .list()
       .filter((state) => include(state.row.vmid))
-      .sort((a, b) => a.row.vmid - b.row.vmid)
       .map((state) => {
         const status = statusEntry(state);
         const { row } = state;
@@ -142,8 +139,6 @@ export class ResourcesService {
       .map((pool) => ({ id: `/pool/${pool}`, type: 'pool' as const, pool, ...poolLoad(running.get(pool) ?? []) }));
   }
 }
-
-type Auditor = (path: string, privilege: 'Sys.Audit' | 'VM.Audit' | 'Datastore.Audit' | 'Pool.Audit') => boolean;
 
 /** A guest in a pool names it, as in PVE, for whoever may see the guest. */
 function poolField(access: AccessSnapshot, vmid: number): { pool?: string } {

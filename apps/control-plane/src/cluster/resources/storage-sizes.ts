@@ -15,29 +15,46 @@ export interface StorageSizes {
 
 /**
  * The sizes of storages on nodes as `/cluster/resources` shows them, asked of each node's agent
- * (`storage.status`). An answer is reused for 10 s, as PVE's list shows what pvestatd reported
- * last, so that polling the list does not ask every node each time; lists asked meanwhile share it.
+ * (`storage.status`). As PVE's list shows what pvestatd reported last, a list shows the last answer:
+ * once it is 10 s old the agent is asked again in the background, and lists meanwhile show the one
+ * before, so that a list waits for no agent (only the first ask of a storage on a node waits, at most
+ * 2 s) and polling the list does not ask every node each time.
  */
 @Injectable()
 export class StorageSizesOnNodes {
-  private readonly answers = new Map<string, { readonly at: number; readonly sizes: Promise<StorageSizes | null> }>();
+  private readonly answers = new Map<string, Answer>();
 
   constructor(private readonly hub: AgentHub) {}
 
   /** Null when the node's agent is not held by this replica, does not answer in time, or finds the storage inactive. */
-  of(storage: StorageRow, node: string): Promise<StorageSizes | null> {
-    if (!this.hub.holds(node)) return Promise.resolve(null);
+  async of(storage: StorageRow, node: string): Promise<StorageSizes | null> {
+    if (!this.hub.holds(node)) return null;
     const key = JSON.stringify([node, storage.path, storage.isMountpoint]);
-    const now = Date.now();
-    const known = this.answers.get(key);
-    if (known && now - known.at < FRESH_MS) return known.sizes;
-    const sizes = this.hub
-      .request(node, 'storage.status', { path: storage.path, mountpoint: storage.isMountpoint }, { timeoutMs: READ_MS })
-      .then(
-        (status) => (status.active ? { disk: status.used, maxdisk: status.total } : null),
-        () => null,
-      );
-    this.answers.set(key, { at: now, sizes });
-    return sizes;
+    let answer = this.answers.get(key);
+    if (answer === undefined) this.answers.set(key, (answer = { at: 0, sizes: undefined, asking: null }));
+    if (answer.asking === null && Date.now() - answer.at >= FRESH_MS) {
+      const asked = answer;
+      asked.at = Date.now();
+      asked.asking = this.ask(storage, node).then((sizes) => {
+        asked.sizes = sizes;
+        asked.asking = null;
+      });
+    }
+    if (answer.sizes === undefined) await answer.asking;
+    return answer.sizes ?? null;
   }
+
+  private ask(storage: StorageRow, node: string): Promise<StorageSizes | null> {
+    return this.hub.request(node, 'storage.status', { path: storage.path, mountpoint: storage.isMountpoint }, { timeoutMs: READ_MS }).then(
+      (status) => (status.active ? { disk: status.used, maxdisk: status.total } : null),
+      () => null,
+    );
+  }
+}
+
+/** The last answer about a storage on a node (undefined: none yet), when it was asked, and the ask under way. */
+interface Answer {
+  at: number;
+  sizes: StorageSizes | null | undefined;
+  asking: Promise<void> | null;
 }

@@ -38,6 +38,8 @@ export class GuestView implements OnModuleInit {
   private guests = new Map<number, GuestRow>();
   /** The vmids of each node's rows. */
   private readonly onNodes = new Map<string, Set<number>>();
+  /** Every vmid in order, until a guest comes or goes. */
+  private sorted: number[] | undefined;
   private readonly runtime = new Map<number, GuestRuntime>();
   /** Each node's run state from its last runtime report, by vmid. */
   private readonly reports = new Map<string, ReadonlyMap<number, GuestRuntime>>();
@@ -65,8 +67,22 @@ export class GuestView implements OnModuleInit {
     return row && { row, runtime: this.runtime.get(vmid) };
   }
 
+  /** Every guest, by vmid. */
   list(): GuestState[] {
-    return [...this.guests.values()].map((row) => ({ row, runtime: this.runtime.get(row.vmid) }));
+    this.sorted ??= [...this.guests.keys()].sort((a, b) => a - b);
+    return this.states(this.sorted);
+  }
+
+  /** The guests on `node`, by vmid. */
+  onNode(node: string): GuestState[] {
+    return this.states([...(this.onNodes.get(node) ?? [])].sort((a, b) => a - b));
+  }
+
+  private states(vmids: readonly number[]): GuestState[] {
+    return vmids.flatMap((vmid) => {
+      const row = this.guests.get(vmid);
+      return row === undefined ? [] : [{ row, runtime: this.runtime.get(vmid) }];
+    });
   }
 
   /**
@@ -199,13 +215,15 @@ export class GuestView implements OnModuleInit {
     const rows = await this.repository.all();
     this.guests = new Map();
     this.onNodes.clear();
+    this.sorted = undefined;
     for (const row of rows) this.keep(row);
   }
 
   /** Holds `row`, in place of the guest's row before. */
   private keep(row: GuestRow): void {
     const before = this.guests.get(row.vmid);
-    if (before !== undefined && before.node !== row.node) this.onNodes.get(before.node)?.delete(row.vmid);
+    if (before === undefined) this.sorted = undefined;
+    else if (before.node !== row.node) this.onNodes.get(before.node)?.delete(row.vmid);
     this.guests.set(row.vmid, row);
     const vmids = this.onNodes.get(row.node);
     if (vmids === undefined) this.onNodes.set(row.node, new Set([row.vmid]));
@@ -216,6 +234,7 @@ export class GuestView implements OnModuleInit {
     const row = this.guests.get(vmid);
     if (row === undefined) return;
     this.guests.delete(vmid);
+    this.sorted = undefined;
     this.onNodes.get(row.node)?.delete(vmid);
   }
 }
