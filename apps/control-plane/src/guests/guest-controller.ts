@@ -13,6 +13,7 @@ import { CreateService } from './lifecycle/create.service.js';
 import { DestroyService } from './lifecycle/destroy.service.js';
 import { TemplateService } from './lifecycle/template.service.js';
 import { PowerService } from './power/power.service.js';
+import type { JsonText } from '../http/json-text.js';
 
 type Common = ReturnType<typeof guestEndpoints>;
 
@@ -34,7 +35,7 @@ export function guestController(kind: GuestKind, endpoints: Common) {
     ) {}
 
     @Endpoint(endpoints.list)
-    list(@Params() p: ParamsOf<Common['list']>, @Caller() caller: Principal): Promise<ResultOf<Common['list']>> {
+    list(@Params() p: ParamsOf<Common['list']>, @Caller() caller: Principal): Promise<JsonText<ResultOf<Common['list']>>> {
       return this.statuses.list(kind, p.node, caller);
     }
 

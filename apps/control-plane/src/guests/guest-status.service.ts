@@ -10,6 +10,7 @@ import { GuestStates } from './guest-states.js';
 import { GuestView } from '../inventory/guests/guest-view.js';
 import type { GuestStatus } from './guest.endpoints.js';
 import { statusEntry } from './status-entry.js';
+import { JsonText, JsonTexts } from '../http/json-text.js';
 
 /** What the guests are: a node's list, one guest's status with its HA state, its sub-resources. */
 @Injectable()
@@ -22,13 +23,18 @@ export class GuestStatusService {
     private readonly ha: HaResourcesRepository,
   ) {}
 
-  async list(kind: GuestKind, node: string, caller: Principal): Promise<GuestStatus[]> {
+  private readonly texts = new JsonTexts();
+
+  /** The node's guests of the kind, each entry kept as JSON text while its row and run state are those it was made from. */
+  async list(kind: GuestKind, node: string, caller: Principal): Promise<JsonText<GuestStatus[]>> {
     this.nodes.existing(node);
     const audits = childAuditor(await this.access.current(), caller.subject, '/vms', ['VM.Audit']);
-    return this.view
-      .onNode(node)
-      .filter((state) => state.row.type === kind.type && audits(state.row.vmid))
-      .map(statusEntry);
+    return JsonText.array(
+      this.view
+        .onNode(node)
+        .filter((state) => state.row.type === kind.type && audits(state.row.vmid))
+        .map((state) => this.texts.text(state.row, state.runtime, undefined, () => statusEntry(state))),
+    );
   }
 
   async current(guest: GuestRef): Promise<GuestStatus> {

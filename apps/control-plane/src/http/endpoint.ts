@@ -2,6 +2,7 @@ import { applyDecorators, Header, HttpCode, RequestMapping, RequestMethod, SetMe
 import type { Privilege } from '@corral/acl';
 import type { z } from 'zod';
 import { JSON_CONTENT_TYPE } from './json-content-type.js';
+import { JsonText } from './json-text.js';
 import { routerPath } from './path-template.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -81,7 +82,8 @@ const NEST_METHOD: Record<HttpMethod, RequestMethod> = {
   DELETE: RequestMethod.DELETE,
 };
 
-type Handler<E extends EndpointDeclaration> = (...args: never[]) => ResultOf<E> | Promise<ResultOf<E>>;
+type Result<E extends EndpointDeclaration> = ResultOf<E> | JsonText<ResultOf<E>>;
+type Handler<E extends EndpointDeclaration> = (...args: never[]) => Result<E> | Promise<Result<E>>;
 type Method<E extends EndpointDeclaration> = <H extends Handler<E>>(
   target: object,
   key: string | symbol,
@@ -90,7 +92,8 @@ type Method<E extends EndpointDeclaration> = <H extends Handler<E>>(
 
 /**
  * Mounts a controller method as the declared endpoint (its return type must match `returns`) and
- * wraps its result in the envelope `{ "data": ... }`: the one place a success body is built.
+ * wraps its result in the envelope `{ "data": ... }`: the one place a success body is built. A
+ * result already serialised (`JsonText`) is wrapped as text and sent as it is.
  * Done here rather than in a Nest interceptor, whose per-request observable chain cost a quarter
  * of the throughput of GET /version (docs/benchmarks.md).
  */
@@ -109,7 +112,7 @@ export function Endpoint<E extends EndpointDeclaration>(declaration: E): Method<
 }
 
 function enveloped<H extends (...args: never[]) => unknown>(handler: H): H {
-  const wrap = (data: unknown) => ({ data: data ?? null });
+  const wrap = (data: unknown) => (data instanceof JsonText ? data.enveloped() : { data: data ?? null });
   const wrapper = function (this: unknown, ...args: Parameters<H>) {
     const result = handler.apply(this, args);
     return result instanceof Promise ? result.then(wrap) : wrap(result);

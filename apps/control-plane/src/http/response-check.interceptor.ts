@@ -18,7 +18,9 @@ export class ResponseCheckInterceptor implements NestInterceptor {
 }
 
 function checked(declaration: EndpointDeclaration, body: unknown): unknown {
-  const data = declaration.envelope === false ? body : (body as { data: unknown }).data;
+  // A result sent serialised (JsonText) is checked as what it says.
+  const value = Buffer.isBuffer(body) ? (JSON.parse(body.toString('utf8')) as unknown) : body;
+  const data = declaration.envelope === false ? value : (value as { data: unknown }).data;
   const result = declaration.returns.safeParse(data);
   if (result.success) return body;
   const problems = result.error.issues.slice(0, 10).map((issue) => `${['data', ...issue.path].join('.')}: ${issue.message}`);

@@ -6,13 +6,15 @@ import { AccessState } from '../../access/state/access-state.js';
 import { ApiError } from '../../errors/api-error.js';
 import { badParam } from '../../errors/resource-errors.js';
 import type { GuestStatus } from '../../guests/guest.endpoints.js';
+import { statusEntry } from '../../guests/status-entry.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';
 import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
-import { statusEntry } from '../../guests/status-entry.js';
 import { NodeView } from '../../inventory/nodes/node-view.js';
 import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
 import type { PoolResourceEntry, ResourceEntry } from './resources.endpoints.js';
 import { StorageSizesOnNodes } from './storage-sizes.js';
+import { guestEntry } from './guest-entries.js';
+import { JsonText, JsonTexts } from '../../http/json-text.js';
 
 /** `/cluster/resources` and `/cluster/nextid`. */
 @Injectable()
@@ -26,15 +28,34 @@ export class ResourcesService {
     private readonly access: AccessState,
   ) {}
 
-  async resources(type: 'node' | 'vm' | 'storage' | undefined, caller: Principal): Promise<(ResourceEntry | PoolResourceEntry)[]> {
+  private readonly texts = new JsonTexts();
+
+  /**
+   * The list as JSON text: each guest's entry is kept as text while its row (replaced, never
+   * changed, when the guest changes), run state and pool are those it was made from, so that a list
+   * of ten thousand guests joins texts rather than building and serialising ten thousand objects.
+   */
+  async resources(
+    type: 'node' | 'vm' | 'storage' | undefined,
+    caller: Principal,
+  ): Promise<JsonText<(ResourceEntry | PoolResourceEntry)[]>> {
     const access = await this.access.current();
     const audits = (parent: string, privilege: Privilege) => childAuditor(access, caller.subject, parent, [privilege]);
-    return [
-      ...(type === undefined || type === 'node' ? this.nodeEntries(audits('/nodes', 'Sys.Audit')) : []),
-      ...(type === undefined || type === 'vm' ? this.guestEntries(access, audits('/vms', 'VM.Audit')) : []),
-      ...(type === undefined || type === 'storage' ? await this.storageEntries(audits('/storage', 'Datastore.Audit')) : []),
-      ...(type === undefined ? this.poolEntries(access, audits('/pool', 'Pool.Audit')) : []),
-    ];
+    const entries: Buffer[] = [];
+    const add = (entry: object) => entries.push(Buffer.from(JSON.stringify(entry)));
+    if (type === undefined || type === 'node') this.nodeEntries(audits('/nodes', 'Sys.Audit')).forEach(add);
+    if (type === undefined || type === 'vm') {
+      const audited = audits('/vms', 'VM.Audit');
+      const pools = guestPools(access);
+      for (const state of this.guests.list()) {
+        if (!audited(state.row.vmid)) continue;
+        const pool = pools.get(state.row.vmid);
+        entries.push(this.texts.text(state.row, state.runtime, pool, () => guestEntry(state, pool)));
+      }
+    }
+    if (type === undefined || type === 'storage') (await this.storageEntries(audits('/storage', 'Datastore.Audit'))).forEach(add);
+    if (type === undefined) this.poolEntries(access, audits('/pool', 'Pool.Audit')).forEach(add);
+    return JsonText.array(entries);
   }
 
   /** A pool's guests and storages as this list shows them, without the caller's own audit checks (PVE's `GET /pools/{poolid}` needs Pool.Audit only); each storage once, on the first node that has it. */
@@ -78,29 +99,7 @@ export class ResourcesService {
     return this.guests
       .list()
       .filter((state) => include(state.row.vmid))
-      .map((state) => {
-        const status = statusEntry(state);
-        const { row } = state;
-        return {
-          id: `${row.type}/${row.vmid}`,
-          type: row.type,
-          node: row.node,
-          vmid: row.vmid,
-          name: status.name,
-          status: status.status,
-          template: status.template ?? 0,
-          cpu: status.cpu,
-          maxcpu: status.cpus,
-          mem: status.mem,
-          maxmem: status.maxmem,
-          disk: status.disk,
-          maxdisk: status.maxdisk,
-          uptime: status.uptime,
-          ...(status.lock !== undefined ? { lock: status.lock } : {}),
-          ...(status.tags !== undefined ? { tags: status.tags } : {}),
-          ...poolField(access, row.vmid),
-        };
-      });
+      .map((state) => guestEntry(state, guestPools(access).get(state.row.vmid)));
   }
 
   /** One entry per storage and node it is on, with PVE's `disk` and `maxdisk` (used and total bytes there) where that node reported them. */
@@ -129,10 +128,10 @@ export class ResourcesService {
   /** PVE sums the load of each pool's running guests, including guests the caller may not audit. */
   private poolEntries(access: AccessSnapshot, include: (pool: string) => boolean): PoolResourceEntry[] {
     const running = new Map<string, GuestStatus[]>();
-    for (const state of this.guests.list()) {
-      const { pool } = poolField(access, state.row.vmid);
-      const status = statusEntry(state);
-      if (pool !== undefined && status.uptime > 0) running.set(pool, [...(running.get(pool) ?? []), status]);
+    for (const [vmid, pool] of guestPools(access)) {
+      const state = this.guests.get(vmid);
+      const status = state && statusEntry(state);
+      if (status !== undefined && status.uptime > 0) running.set(pool, [...(running.get(pool) ?? []), status]);
     }
     return access.pools
       .filter(include)
@@ -140,10 +139,21 @@ export class ResourcesService {
   }
 }
 
-/** A guest in a pool names it, as in PVE, for whoever may see the guest. */
-function poolField(access: AccessSnapshot, vmid: number): { pool?: string } {
-  const [pool] = access.memberPools.get(`/vms/${vmid}`) ?? [];
-  return pool === undefined ? {} : { pool };
+const poolsOfGuests = new WeakMap<AccessSnapshot, ReadonlyMap<number, string>>();
+
+/** The pool of each guest in one, by vmid, once per access snapshot: a guest in a pool names it, as in PVE, for whoever may see the guest. */
+function guestPools(access: AccessSnapshot): ReadonlyMap<number, string> {
+  let pools = poolsOfGuests.get(access);
+  if (pools === undefined) {
+    pools = new Map(
+      [...access.memberPools].flatMap(([path, [pool]]) => {
+        const vmid = /^\/vms\/(\d+)$/.exec(path)?.[1];
+        return vmid === undefined || pool === undefined ? [] : [[Number(vmid), pool] as const];
+      }),
+    );
+    poolsOfGuests.set(access, pools);
+  }
+  return pools;
 }
 
 /** The summed load of running guests; `cpu` the share of their summed CPUs (PVE's weighted mean). */

@@ -79,10 +79,12 @@ export class GuestView implements OnModuleInit {
   }
 
   private states(vmids: readonly number[]): GuestState[] {
-    return vmids.flatMap((vmid) => {
+    const states: GuestState[] = [];
+    for (const vmid of vmids) {
       const row = this.guests.get(vmid);
-      return row === undefined ? [] : [{ row, runtime: this.runtime.get(vmid) }];
-    });
+      if (row !== undefined) states.push({ row, runtime: this.runtime.get(vmid) });
+    }
+    return states;
   }
 
   /**
