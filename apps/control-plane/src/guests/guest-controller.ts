@@ -50,12 +50,12 @@ export function guestController(kind: GuestKind, endpoints: Common) {
     }
 
     @Endpoint(endpoints.status)
-    status(@Params() p: ParamsOf<Common['status']>): Promise<ResultOf<Common['status']>> {
+    status(@Params() p: ParamsOf<Common['status']>): ResultOf<Common['status']> {
       return this.statuses.current(guestRef(kind, p));
     }
 
     @Endpoint(endpoints.current)
-    current(@Params() p: ParamsOf<Common['current']>): Promise<ResultOf<Common['current']>> {
+    current(@Params() p: ParamsOf<Common['current']>): ResultOf<Common['current']> {
       return this.statuses.current(guestRef(kind, p));
     }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { childAuditor } from '@corral/acl';
 import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
-import { HaResourcesRepository } from '../inventory/ha/ha-resources.repository.js';
+import { HaView } from '../inventory/ha/ha-view.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import type { GuestKind } from './guest-kinds.js';
 import type { GuestRef } from './guest-ref.js';
@@ -20,7 +20,7 @@ export class GuestStatusService {
     private readonly states: GuestStates,
     private readonly nodes: NodesService,
     private readonly access: AccessState,
-    private readonly ha: HaResourcesRepository,
+    private readonly ha: HaView,
   ) {}
 
   private readonly texts = new JsonTexts();
@@ -37,9 +37,9 @@ export class GuestStatusService {
     );
   }
 
-  async current(guest: GuestRef): Promise<GuestStatus> {
+  current(guest: GuestRef): GuestStatus {
     const entry = statusEntry(this.states.existing(guest));
-    const ha = await this.ha.find(guest.vmid);
+    const ha = this.ha.get(guest.vmid) ?? null;
     return {
       ...entry,
       ha: ha === null ? { managed: 0 } : { managed: 1, state: ha.state, ...(ha.group !== null ? { group: ha.group } : {}) },

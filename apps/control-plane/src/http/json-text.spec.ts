@@ -3,10 +3,20 @@ import { JsonText, JsonTexts } from './json-text.js';
 describe('JSON sent as it was kept', () => {
   it('wraps an array of JSON values in the envelope, an empty one too', () => {
     const json = (value: unknown) => Buffer.from(JSON.stringify(value));
-    expect(JSON.parse(JsonText.array([json({ vmid: 100 }), json({ vmid: 101 })]).enveloped().toString())).toEqual({
+    expect(
+      JSON.parse(
+        JsonText.array([json({ vmid: 100 }), json({ vmid: 101 })])
+          .enveloped()
+          .toString(),
+      ),
+    ).toEqual({
       data: [{ vmid: 100 }, { vmid: 101 }],
     });
-    expect(JsonText.array([json('é')]).enveloped().toString()).toBe('{"data":["é"]}');
+    expect(
+      JsonText.array([json('é')])
+        .enveloped()
+        .toString(),
+    ).toBe('{"data":["é"]}');
     expect(JsonText.array([]).enveloped().toString()).toBe('{"data":[]}');
   });
 

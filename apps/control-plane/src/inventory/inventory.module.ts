@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GuestView } from './guests/guest-view.js';
 import { HaResourcesRepository } from './ha/ha-resources.repository.js';
+import { HaView } from './ha/ha-view.js';
 import { GuestsRepository } from './guests/guests.repository.js';
 import { NodeView } from './nodes/node-view.js';
 import { NodesRepository } from './nodes/nodes.repository.js';
@@ -9,9 +10,10 @@ import { StoragesRepository } from './storage/storages.repository.js';
 
 /**
  * What many areas read and write of the cluster's inventory: the guests, nodes and storages tables
- * with the in-memory guest and node views, the guests' pool memberships, and the HA resources.
+ * with the in-memory guest and node views, the guests' pool memberships, and the HA resources with
+ * their in-memory view.
  */
-const INVENTORY = [GuestView, GuestsRepository, NodeView, NodesRepository, StoragesRepository, PoolMembers, HaResourcesRepository];
+const INVENTORY = [GuestView, GuestsRepository, NodeView, NodesRepository, StoragesRepository, PoolMembers, HaResourcesRepository, HaView];
 
 @Module({ providers: INVENTORY, exports: INVENTORY })
 export class InventoryModule {}

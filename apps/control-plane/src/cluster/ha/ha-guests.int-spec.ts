@@ -1,4 +1,4 @@
-import type { FakeAgent } from '@corral/testing';
+import { waitFor, type FakeAgent } from '@corral/testing';
 import { call, dataOf, expectError } from '../../../test-support/access-fixture.js';
 import { joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
 import { finished } from '../../../test-support/task-fixture.js';
@@ -43,6 +43,19 @@ describe('guests under HA: their status, and their destroy', () => {
     expect(await ha('/nodes/pve1/qemu/100/status')).toEqual({ managed: 1, state: 'stopped', group: 'prod' });
     expect(await ha('/nodes/pve1/lxc/101/status/current')).toEqual({ managed: 1, state: 'ignored' });
     expect(await ha('/nodes/pve1/qemu/102/status/current')).toEqual({ managed: 0 });
+  });
+
+  it('shows in status/current a change of the resource another replica wrote, once its notification came', async () => {
+    await t.dataSource.query(`UPDATE "ha_resources" SET "state" = 'started' WHERE "vmid" = 100`);
+    await waitFor(async () => ((await ha('/nodes/pve1/qemu/100/status/current')) as { state?: string }).state === 'started', {
+      timeoutMs: 5000,
+      what: 'the HA view to reload',
+    });
+    await t.dataSource.query(`UPDATE "ha_resources" SET "state" = 'stopped' WHERE "vmid" = 100`);
+    await waitFor(async () => ((await ha('/nodes/pve1/qemu/100/status/current')) as { state?: string }).state === 'stopped', {
+      timeoutMs: 5000,
+      what: 'the HA view to reload',
+    });
   });
 
   it("refuses to destroy a guest under HA without purge=1, with PVE's words, keeping both", async () => {
