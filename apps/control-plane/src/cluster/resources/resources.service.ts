@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { childAuditor, type ChildAuditor, type Privilege } from '@corral/acl';
+import { childAuditor, type Privilege } from '@corral/acl';
 import type { Principal } from '../../http/principal.js';
 import type { AccessSnapshot } from '../../access/state/access-snapshot.js';
 import { AccessState } from '../../access/state/access-state.js';
@@ -9,7 +9,7 @@ import type { GuestStatus } from '../../guests/guest.endpoints.js';
 import { statusEntry } from '../../guests/status-entry.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';
 import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
-import { NodeView } from '../../inventory/nodes/node-view.js';
+import { NodeView, type NodeState } from '../../inventory/nodes/node-view.js';
 import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
 import type { PoolResourceEntry, ResourceEntry } from './resources.endpoints.js';
 import { StorageSizesOnNodes } from './storage-sizes.js';
@@ -31,9 +31,10 @@ export class ResourcesService {
   private readonly texts = new JsonTexts();
 
   /**
-   * The list as JSON text: each guest's entry is kept as text while its row (replaced, never
-   * changed, when the guest changes), run state and pool are those it was made from, so that a list
-   * of ten thousand guests joins texts rather than building and serialising ten thousand objects.
+   * The list as JSON: each guest's entry is kept as JSON while its row (replaced, never changed, when
+   * the guest changes), run state and pool are those it was made from, and each node's while its
+   * state is, so that a list of ten thousand guests joins buffers rather than building and
+   * serialising ten thousand objects.
    */
   async resources(
     type: 'node' | 'vm' | 'storage' | undefined,
@@ -43,7 +44,13 @@ export class ResourcesService {
     const audits = (parent: string, privilege: Privilege) => childAuditor(access, caller.subject, parent, [privilege]);
     const entries: Buffer[] = [];
     const add = (entry: object) => entries.push(Buffer.from(JSON.stringify(entry)));
-    if (type === undefined || type === 'node') this.nodeEntries(audits('/nodes', 'Sys.Audit')).forEach(add);
+    if (type === undefined || type === 'node') {
+      const audited = audits('/nodes', 'Sys.Audit');
+      for (const node of this.nodes.list()) {
+        const shown = audited(node.name);
+        entries.push(this.texts.text(node, shown, undefined, () => nodeEntry(node, shown)));
+      }
+    }
     if (type === undefined || type === 'vm') {
       const audited = audits('/vms', 'VM.Audit');
       const pools = guestPools(access);
@@ -77,22 +84,6 @@ export class ResourcesService {
     const free = await this.repository.reserveNextId();
     if (free === null) throw new ApiError('GUEST_STATE', 'no free vmid is left in the range 100 to 999999');
     return String(free);
-  }
-
-  private nodeEntries(audits: ChildAuditor): ResourceEntry[] {
-    return this.nodes.list().map((node) => {
-      const entry: ResourceEntry = {
-        id: `node/${node.name}`,
-        type: 'node',
-        node: node.name,
-        status: node.online ? 'online' : 'offline',
-        level: '',
-      };
-      const inventory = node.inventory;
-      if (!inventory || !node.online || !audits(node.name)) return entry;
-      const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
-      return { ...entry, cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime };
-    });
   }
 
   private guestEntries(access: AccessSnapshot, include: (vmid: number) => boolean): ResourceEntry[] {
@@ -168,4 +159,19 @@ function poolLoad(running: readonly GuestStatus[]): Omit<PoolResourceEntry, 'id'
     maxmem: sum((s) => s.maxmem),
     uptime: Math.max(...running.map((s) => s.uptime)),
   };
+}
+
+/** A node's entry; its load only with `shown` (the caller may audit it) and while it is online. */
+function nodeEntry(node: NodeState, shown: boolean): ResourceEntry {
+  const entry: ResourceEntry = {
+    id: `node/${node.name}`,
+    type: 'node',
+    node: node.name,
+    status: node.online ? 'online' : 'offline',
+    level: '',
+  };
+  const inventory = node.inventory;
+  if (!inventory || !node.online || !shown) return entry;
+  const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
+  return { ...entry, cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime };
 }

@@ -36,6 +36,8 @@ export interface NodeState {
 @Injectable()
 export class NodeView implements OnModuleInit, OnModuleDestroy {
   private nodes = new Map<string, NodeState>();
+  /** Every node's name in order, until a node comes or goes. */
+  private sorted: string[] | undefined;
   /** The newest inventory of the agents this replica holds, and what of it was last written (or is about to be). */
   private readonly live = new Map<string, NodeInventory>();
   private readonly written = new Map<string, NodeInventory>();
@@ -69,8 +71,15 @@ export class NodeView implements OnModuleInit, OnModuleDestroy {
     await this.nextSave();
   }
 
+  /** Every node, by name. */
   list(): NodeState[] {
-    return [...this.nodes.values()].sort((a, b) => a.name.localeCompare(b.name));
+    this.sorted ??= [...this.nodes.keys()].sort((a, b) => a.localeCompare(b));
+    const nodes: NodeState[] = [];
+    for (const name of this.sorted) {
+      const node = this.nodes.get(name);
+      if (node !== undefined) nodes.push(node);
+    }
+    return nodes;
   }
 
   get(name: string): NodeState | undefined {
@@ -132,6 +141,7 @@ export class NodeView implements OnModuleInit, OnModuleDestroy {
     const rows = new Map((await this.repository.named(names)).map((row) => [row.name, row]));
     for (const name of names) {
       const row = rows.get(name);
+      if (!this.nodes.has(name) || !row) this.sorted = undefined;
       if (row) this.nodes.set(name, this.stateOf(row));
       else this.nodes.delete(name);
     }
@@ -140,6 +150,7 @@ export class NodeView implements OnModuleInit, OnModuleDestroy {
   private async reloadAll(): Promise<void> {
     const rows = await this.repository.all();
     this.nodes = new Map(rows.map((row) => [row.name, this.stateOf(row)]));
+    this.sorted = undefined;
   }
 
   private stateOf(row: NodeRow): NodeState {
