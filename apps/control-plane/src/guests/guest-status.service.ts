@@ -25,7 +25,7 @@ export class GuestStatusService {
 
   private readonly texts = new JsonTexts();
 
-  /** The node's guests of the kind, each entry kept as JSON text while its row and run state are those it was made from. */
+  /** The node's guests of the kind, each entry kept as JSON while its row and run state are those it was made from. */
   async list(kind: GuestKind, node: string, caller: Principal): Promise<JsonText<GuestStatus[]>> {
     this.nodes.existing(node);
     const audits = childAuditor(await this.access.current(), caller.subject, '/vms', ['VM.Audit']);

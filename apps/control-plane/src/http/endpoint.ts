@@ -93,7 +93,7 @@ type Method<E extends EndpointDeclaration> = <H extends Handler<E>>(
 /**
  * Mounts a controller method as the declared endpoint (its return type must match `returns`) and
  * wraps its result in the envelope `{ "data": ... }`: the one place a success body is built. A
- * result already serialised (`JsonText`) is wrapped as text and sent as it is.
+ * result already serialised (`JsonText`) gets the envelope as bytes and is sent as they are.
  * Done here rather than in a Nest interceptor, whose per-request observable chain cost a quarter
  * of the throughput of GET /version (docs/benchmarks.md).
  */
