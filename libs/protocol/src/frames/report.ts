@@ -48,7 +48,8 @@ export type GuestRuntime = z.infer<typeof GuestRuntime>;
  * whose `welcome` lists `runtime-changes`) lists the guests that appeared or whose entry changed
  * since the runtime report numbered `since` in the same session, and in `gone` the vmids that left:
  * it applies only on top of that report, and a receiver that does not hold it drops it (the agent
- * sends a whole report first on every connection, and whole ones at least every 10 s).
+ * sends a whole report first on every connection, and again once 10 s passed when anything changed,
+ * figures included).
  */
 export const RuntimeReport = z.object({
   kind: z.literal('runtime'),
