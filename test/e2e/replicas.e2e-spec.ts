@@ -124,15 +124,26 @@ describe('three replicas, two holding one node each: any replica serves any node
     expect(await third.task('host1', '/nodes/host1/qemu/160/status/stop')).toBe('OK');
     expect(data<{ status: string }>(await second.send('/nodes/host1/qemu/160/status/current')).status).toBe('stopped');
     expect(data<{ vmid: number }[]>(await third.send('/nodes/host1/qemu')).map((guest) => guest.vmid)).toContain(160);
-    // Served by the replica asked: the reads are in its access log, none in the holder's.
-    const reads = async (index: number) =>
+    // Served by the replica asked: the reads are in its access log, none in the holder's. Each
+    // replica writes its access log in batches (at least every 500 ms): it is read until it shows them.
+    const logged = async (index: number, path: string) =>
       (await readFile(join((replicas[index] ?? fail()).dataDir, 'access.log'), 'utf8'))
         .split('\n')
         .filter(Boolean)
         .map((line) => JSON.parse(line) as { method: string; path: string })
-        .filter((line) => line.method === 'GET' && line.path === '/api2/json/nodes/host1/qemu/160/config').length;
-    expect(await reads(1)).toBeGreaterThan(0);
-    expect(await reads(2)).toBeGreaterThan(0);
+        .filter((line) => line.method === 'GET' && line.path === path).length;
+    const reads = (index: number) => logged(index, '/api2/json/nodes/host1/qemu/160/config');
+    await waitFor(async () => (await reads(1)) > 0 && (await reads(2)) > 0, {
+      timeoutMs: PATIENCE_MS,
+      what: 'the reads in the access logs of the replicas asked',
+    });
+    // A request of its own in the holder's log: everything the holder logged before it is there too.
+    const versions = await logged(0, '/api2/json/version');
+    expect((await holder.send('/version')).status).toBe(200);
+    await waitFor(async () => (await logged(0, '/api2/json/version')) > versions, {
+      timeoutMs: PATIENCE_MS,
+      what: "the holder's access log",
+    });
     expect(await reads(0)).toBe(0);
     expect(await holder.task('host1', '/nodes/host1/qemu/160', 'DELETE')).toBe('OK');
   });
