@@ -10,9 +10,12 @@ export function runState(state: GuestState): 'running' | 'stopped' | 'paused' {
   return state.runtime?.status ?? state.row.status;
 }
 
+const MiB = 1024 * 1024;
+
 /** What a guest's entry takes from its row alone, by row: a row is replaced, never changed, so each is worked out once. */
 const fixedParts = new WeakMap<GuestRow, ReturnType<typeof fixedPart>>();
 
+/** The fields of a guest's entry that come from its row alone (its config, lock and type). */
 function fixedPart(row: GuestRow) {
   const { config } = row;
   const qemu = row.type === 'qemu';
@@ -31,8 +34,6 @@ function fixedPart(row: GuestRow) {
     },
   };
 }
-
-const MiB = 1024 * 1024;
 
 /**
  * A guest as PVE's lists and `status/current` show it: a paused VM is `running`
