@@ -9,7 +9,7 @@ export const FIGURES_EVERY_MS = 10_000;
 const READ_TIMEOUT_MS = 30_000;
 
 /** Sends a numbered frame; returns its `seq`. */
-export type Emit = (frame: OutgoingFrame) => number;
+type Emit = (frame: OutgoingFrame) => number;
 
 /**
  * Reports the guests' run state, the agent's truth: the driver's `list()` is read every interval
