@@ -56,7 +56,7 @@ describe("errors of the running control plane, in Corral's error envelope", () =
     await cp.api.get('/access/users', `token=${encodeURIComponent('PVEAPIToken=root@pam!x=sekrit-value')}`);
     const logFile = join(cp.dataDir, 'access.log');
     let lines: Record<string, unknown>[] = [];
-    // pino writes asynchronously.
+    // The access log is written in batches, at least every half second.
     await waitFor(
       async () => {
         lines = (await readFile(logFile, 'utf8').catch(() => ''))

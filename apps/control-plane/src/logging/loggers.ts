@@ -1,13 +1,14 @@
 import type { LoggerService } from '@nestjs/common';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../config/config.js';
+import { BatchedFile } from './batched-file.js';
 import { loggedError } from './logged-error.js';
 
 export const LOGGER = Symbol('LOGGER');
 
-export type AccessLogDestination = Pick<ReturnType<typeof pino.destination>, 'write'>;
+export type AccessLogDestination = Pick<BatchedFile, 'write'>;
 
 export interface Loggers {
   /** Structured application log, JSON lines on stdout. */
@@ -22,6 +23,7 @@ export interface Loggers {
 const REDACT = ['req.headers.authorization', 'req.headers.cookie', 'password', 'ticket', 'token', 'secret'];
 // A line per request adds up: lines are written in batches, and at least every half second.
 const BATCH_BYTES = 4096;
+const ACCESS_BATCH_CHARS = 64 * 1024;
 const FLUSH_EVERY_MS = 500;
 
 /** How every logger of the control plane logs (the tests' too): secrets redacted, errors through `loggedError`. */
@@ -38,10 +40,16 @@ export function createLoggers(config: Config): Loggers {
   mkdirSync(config.dataDir, { recursive: true });
   const accessPath = join(config.dataDir, 'access.log');
   if (existsSync(accessPath)) chmodSync(accessPath, ACCESS_LOG_MODE);
-  const accessFile = pino.destination({ dest: accessPath, sync: false, mkdir: true, minLength: BATCH_BYTES, mode: ACCESS_LOG_MODE });
-  const destinations = [stdout, accessFile];
-  setInterval(() => destinations.forEach((destination) => destination.flush()), FLUSH_EVERY_MS).unref();
-  const flush = () => Promise.all(destinations.map((d) => new Promise<void>((done) => d.flush(() => done())))).then(() => undefined);
+  const accessFile = new BatchedFile(openSync(accessPath, 'a', ACCESS_LOG_MODE), ACCESS_BATCH_CHARS, (error) =>
+    logger.error({ err: error }, 'cannot write the access log'),
+  );
+  setInterval(() => {
+    stdout.flush();
+    void accessFile.flush();
+  }, FLUSH_EVERY_MS).unref();
+  const flush = async () => {
+    await Promise.all([new Promise<void>((done) => stdout.flush(() => done())), accessFile.flush()]);
+  };
   return { logger, accessLog: accessFile, flush };
 }
 
