@@ -20,12 +20,25 @@ export function registerAccessLog(fastify: FastifyInstance, accessLog: AccessLog
     const bytes = Number(reply.getHeader('content-length') ?? 0);
     const ms = Math.round(reply.elapsedTime * 100) / 100;
     accessLog.write(
-      `{"time":"${new Date().toISOString()}","reqId":"${request.id}","client":${JSON.stringify(clientAddress(request))},` +
+      `{"time":"${now()}","reqId":"${request.id}","client":${JSON.stringify(clientAddress(request))},` +
         `"user":${user},"method":"${request.method}","path":${JSON.stringify(pathOf(request.url))},` +
         `"status":${reply.statusCode},"bytes":${bytes},"ms":${ms}}\n`,
     );
     done();
   });
+}
+
+let lastMs = 0;
+let lastTime = '';
+
+/** The time as ISO 8601, formatted once per millisecond: formatting was half the cost of a line. */
+function now(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastTime = new Date(ms).toISOString();
+  }
+  return lastTime;
 }
 
 /** Request ids unique across restarts: a random prefix per process, then a counter. */

@@ -14,9 +14,12 @@ export function placeholders(path: string): string[] {
   return [...path.matchAll(PLACEHOLDER)].map((match) => match[1] ?? '');
 }
 
-/** The name of the template's rest-of-path placeholder, if it has one. */
+const restOfPaths = new Map<string, string | undefined>();
+
+/** The name of the template's rest-of-path placeholder, if it has one; worked out once per template. */
 export function restOfPath(path: string): string | undefined {
-  return [...path.matchAll(PLACEHOLDER)].find((match) => match[2] === '+')?.[1];
+  if (!restOfPaths.has(path)) restOfPaths.set(path, [...path.matchAll(PLACEHOLDER)].find((match) => match[2] === '+')?.[1]);
+  return restOfPaths.get(path);
 }
 
 /** What is wrong with a template's rest-of-path placeholder (it must end the path, and be the only one); null when nothing is. */

@@ -7,8 +7,8 @@ import { write } from 'node:fs';
  * per request.
  */
 export class BatchedFile {
-  private lines: string[] = [];
-  private chars = 0;
+  // One string, appended to: cheaper than an array joined at the end.
+  private text = '';
   private writing: Promise<void> | null = null;
 
   constructor(
@@ -18,18 +18,16 @@ export class BatchedFile {
   ) {}
 
   write(line: string): void {
-    this.lines.push(line);
-    this.chars += line.length;
-    if (this.chars >= this.batchChars && this.writing === null) void this.flush();
+    this.text += line;
+    if (this.text.length >= this.batchChars && this.writing === null) void this.flush();
   }
 
   /** Writes out what has gathered, after the write under way; resolves once it is in the file. */
   flush(): Promise<void> {
     if (this.writing !== null) return this.writing.then(() => this.flush());
-    if (this.lines.length === 0) return Promise.resolve();
-    const bytes = Buffer.from(this.lines.join(''));
-    this.lines = [];
-    this.chars = 0;
+    if (this.text === '') return Promise.resolve();
+    const bytes = Buffer.from(this.text);
+    this.text = '';
     this.writing = writeAll(this.fd, bytes).then(
       () => void (this.writing = null),
       (error: Error) => {
