@@ -1,5 +1,7 @@
-import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
-import { map, type Observable } from 'rxjs';
+import { Injectable, StreamableFile, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { buffer } from 'node:stream/consumers';
+import { Readable } from 'node:stream';
+import { mergeMap, type Observable } from 'rxjs';
 import { ENDPOINT, type EndpointDeclaration } from './endpoint.js';
 
 /**
@@ -13,12 +15,18 @@ export class ResponseCheckInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const declaration = Reflect.getMetadata(ENDPOINT, context.getHandler()) as EndpointDeclaration | undefined;
     if (declaration === undefined) return next.handle();
-    return next.handle().pipe(map((body: unknown) => checked(declaration, body)));
+    return next.handle().pipe(mergeMap((body: unknown) => checked(declaration, body)));
   }
 }
 
-function checked(declaration: EndpointDeclaration, body: unknown): unknown {
-  // A result sent serialised (JsonText) is checked as what it says.
+async function checked(declaration: EndpointDeclaration, body: unknown): Promise<unknown> {
+  // A large result sent serialised (JsonText) streams: it is read here, then sent as it was.
+  if (body instanceof StreamableFile) {
+    const bytes = await buffer(body.getStream());
+    await checked(declaration, bytes);
+    return new StreamableFile(Readable.from([bytes]), body.options);
+  }
+  // A result sent serialised is checked as what it says.
   const value = Buffer.isBuffer(body) ? (JSON.parse(body.toString('utf8')) as unknown) : body;
   const data = declaration.envelope === false ? value : (value as { data: unknown }).data;
   const result = declaration.returns.safeParse(data);

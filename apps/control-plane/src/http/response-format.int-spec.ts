@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ApiError } from '../errors/api-error.js';
 import { Endpoint, endpoint, type ParamsOf } from './endpoint.js';
+import { JsonText } from './json-text.js';
 import { integerParam } from './params.js';
 import { Params } from './request-params.js';
 
@@ -25,9 +26,27 @@ const missing = endpoint({
   returns: z.null(),
   permission: { kind: 'public' },
 });
+// A list kept as JSON, large enough (about 400 KiB) to be sent as a stream of slices.
+const LIST_LENGTH = 4000;
+const list = endpoint({
+  method: 'GET',
+  path: '/fixture-list',
+  summary: 'a large list kept as JSON, with a text where a number belongs with wrong=1',
+  parameters: z.object({ wrong: integerParam({ description: '1: a text vmid in the last entry', min: 0, max: 1 }).optional() }),
+  returns: z.array(z.object({ vmid: z.number().int(), name: z.string() })),
+  permission: { kind: 'public' },
+});
+const listEntry = (vmid: number) => ({ vmid, name: `guest-${vmid}-${'x'.repeat(80)}` });
 
 @Controller()
 class FixtureController {
+  @Endpoint(list)
+  list(@Params() p: ParamsOf<typeof list>): JsonText<{ vmid: number; name: string }[]> {
+    const entries: unknown[] = Array.from({ length: LIST_LENGTH }, (_, i) => listEntry(i));
+    if (p.wrong === 1) entries.push({ ...listEntry(LIST_LENGTH), vmid: String(LIST_LENGTH) });
+    return JsonText.array(entries.map((entry) => Buffer.from(JSON.stringify(entry))));
+  }
+
   @Endpoint(typed)
   typed(@Params() p: ParamsOf<typeof typed>): { cores: number } {
     return p.wrong === 1 ? ({ cores: '2' } as unknown as { cores: number }) : { cores: 2 };
@@ -58,6 +77,19 @@ describe('the response check (CORRAL_CHECK_RESPONSES)', () => {
     expect(res.status).toBe(500);
     expect(JSON.stringify(logged)).toContain('the response of GET /fixture-typed does not match its declaration: data.cores: ');
   });
+
+  it('checks a large list sent as a stream, and sends it whole with its length', async () => {
+    const res = await t.api.get('/fixture-list');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+    expect(res.json()).toEqual({ data: Array.from({ length: LIST_LENGTH }, (_, i) => listEntry(i)) });
+
+    const wrong = await t.api.get('/fixture-list', 'wrong=1');
+    expect(wrong.status).toBe(500);
+    expect(JSON.stringify(logged)).toContain(
+      `the response of GET /fixture-list does not match its declaration: data.${LIST_LENGTH}.vmid: `,
+    );
+  });
 });
 
 describe('without the response check (production)', () => {
@@ -69,6 +101,18 @@ describe('without the response check (production)', () => {
 
   it('sends what the handler returned', async () => {
     expect((await t.api.get('/fixture-typed', 'wrong=1')).json()).toEqual({ data: { cores: '2' } });
+  });
+
+  it('streams a large list as it was kept, with its length', async () => {
+    const res = await t.api.get('/fixture-list');
+    expect([res.status, res.headers['content-type'], res.headers['transfer-encoding']]).toEqual([
+      200,
+      'application/json;charset=UTF-8',
+      undefined,
+    ]);
+    expect(Number(res.headers['content-length'])).toBeGreaterThan(256 * 1024);
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+    expect(res.json()).toEqual({ data: Array.from({ length: LIST_LENGTH }, (_, i) => listEntry(i)) });
   });
 });
 
