@@ -2,7 +2,7 @@ import { CLOSE_CODES, PROTOCOL_VERSION } from '@corral/protocol';
 import { FakeAgent, waitFor } from '@corral/testing';
 import { isDeepStrictEqual } from 'node:util';
 import { DataSource } from 'typeorm';
-import { call, dataOf, expectError } from '../../test-support/access-fixture.js';
+import { addUser, basic, call, dataOf, expectError, grant, ROOT } from '../../test-support/access-fixture.js';
 import { events, joinNode, onlineAgent } from '../../test-support/node-fixture.js';
 import { OLDER_AGENT_STATUS as STATUS } from '../../test-support/node-status-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
@@ -183,5 +183,32 @@ describe('the agent hub', () => {
     await waitFor(async () => (await nodeEntry(t, 'zeta'))?.status === 'online', { timeoutMs: 5000, what: 'zeta online again' });
     expect((await events(t)).filter((e) => e.node === 'zeta').map((e) => e.event)).toEqual(['cluster-join', 'node-down', 'node-up']);
     back.close();
+  }, 30_000);
+
+  it('keeps /nodes and /cluster/status right as a node changes, its agent goes, and a caller gains the right to audit it', async () => {
+    await addUser(t, 'olga@pve', { password: 'olga-secret-1' });
+    const olga = basic('olga@pve', 'olga-secret-1');
+    const seen = async (as = ROOT) =>
+      dataOf<Record<string, unknown>[]>(await call(t, 'GET', '/nodes', { as })).find((e) => e.node === 'eta');
+    const status = async () =>
+      dataOf<Record<string, unknown>[]>(await call(t, 'GET', '/cluster/status')).find((e) => e.type === 'node' && e.node === 'eta');
+    const credential = await joinNode(t, 'eta');
+    const agent = await onlineAgent(t, 'eta', credential);
+    await waitFor(async () => (await seen())?.status === 'online', { timeoutMs: 5000, what: 'eta online' });
+    agent.send({ type: 'report', payload: INVENTORY });
+    await agent.next('ack');
+    expect(await status()).toMatchObject({ online: 1, local: 1, cpu: 0.25 });
+    expect(await seen(olga)).toEqual(expect.not.objectContaining({ cpu: expect.anything() }));
+
+    agent.send({ type: 'report', payload: { ...INVENTORY, cpu: 0.75 } });
+    await agent.next('ack');
+    expect([(await seen())?.['cpu'], (await status())?.['cpu']]).toEqual([0.75, 0.75]);
+    await grant(t, { path: '/nodes/eta', type: 'user', ugid: 'olga@pve', roleid: 'PVEAuditor' });
+    await waitFor(async () => (await seen(olga))?.['cpu'] === 0.75, { timeoutMs: 5000, what: "eta's load shown to olga" });
+
+    agent.close();
+    await waitFor(async () => (await status())?.['online'] === 0, { timeoutMs: 15_000, what: 'eta offline' });
+    expect(await status()).toMatchObject({ status: 'offline', local: 0, cpu: 0 });
+    expect(await seen()).toEqual(expect.not.objectContaining({ cpu: expect.anything() }));
   }, 30_000);
 });

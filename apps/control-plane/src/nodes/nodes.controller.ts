@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Caller, type Principal } from '../http/principal.js';
 import { Endpoint, type ParamsOf, type ResultOf } from '../http/endpoint.js';
+import type { JsonText } from '../http/json-text.js';
 import { Params } from '../http/request-params.js';
 import { NODES_ENDPOINTS } from './nodes.endpoints.js';
 import { NodesService } from './nodes.service.js';
@@ -12,7 +13,7 @@ export class NodesController {
   constructor(private readonly nodes: NodesService) {}
 
   @Endpoint(NODES_ENDPOINTS.list)
-  list(@Caller() caller: Principal): Promise<ResultOf<Endpoints['list']>> {
+  list(@Caller() caller: Principal): Promise<JsonText<ResultOf<Endpoints['list']>>> {
     return this.nodes.list(caller);
   }
 

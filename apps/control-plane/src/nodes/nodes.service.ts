@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { childAuditor } from '@corral/acl';
+import { JsonText, JsonTexts } from '../http/json-text.js';
 import type { Principal } from '../http/principal.js';
 import { AccessState } from '../access/state/access-state.js';
 import { AgentHub } from '../agents/agent-hub.js';
@@ -18,6 +19,8 @@ const NODE_INDEX = ['apt', 'disks', 'dns', 'firewall', 'lxc', 'network', 'qemu',
 
 @Injectable()
 export class NodesService {
+  private readonly texts = new JsonTexts();
+
   constructor(
     private readonly view: NodeView,
     private readonly hub: AgentHub,
@@ -26,25 +29,33 @@ export class NodesService {
     @Inject(BUILD_INFO) private readonly build: BuildInfo,
   ) {}
 
-  async list(caller: Principal): Promise<NodeListEntry[]> {
+  /** Each node's entry is kept as JSON while its state is the same object (it is replaced on any change). */
+  async list(caller: Principal): Promise<JsonText<NodeListEntry[]>> {
     const audits = childAuditor(await this.access.current(), caller.subject, '/nodes', ['Sys.Audit']);
-    return this.view.list().map((node) => {
-      const entry: NodeListEntry = {
-        node: node.name,
-        id: `node/${node.name}`,
-        type: 'node',
-        status: node.online ? 'online' : 'offline',
-        level: '',
-        ssl_fingerprint: this.fingerprint,
-      };
-      const inventory = node.inventory;
-      if (!inventory || !audits(node.name)) return entry;
-      const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
-      // An offline node's last load is not its load now (PVE shows none either).
-      return node.online
-        ? { ...entry, cpu, maxcpu, mem, maxmem, memtotal: maxmem, disk, maxdisk, uptime }
-        : { ...entry, maxcpu, maxmem, memtotal: maxmem, maxdisk };
-    });
+    return JsonText.array(
+      this.view.list().map((node) => {
+        const shown = audits(node.name);
+        return this.texts.text(node, shown, undefined, () => this.entry(node, shown));
+      }),
+    );
+  }
+
+  private entry(node: NodeState, audited: boolean): NodeListEntry {
+    const entry: NodeListEntry = {
+      node: node.name,
+      id: `node/${node.name}`,
+      type: 'node',
+      status: node.online ? 'online' : 'offline',
+      level: '',
+      ssl_fingerprint: this.fingerprint,
+    };
+    const inventory = node.inventory;
+    if (!inventory || !audited) return entry;
+    const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
+    // An offline node's last load is not its load now (PVE shows none either).
+    return node.online
+      ? { ...entry, cpu, maxcpu, mem, maxmem, memtotal: maxmem, disk, maxdisk, uptime }
+      : { ...entry, maxcpu, maxmem, memtotal: maxmem, maxdisk };
   }
 
   index(name: string): { name: string }[] {

@@ -30,6 +30,8 @@ const NodeEntry = z.object({
   maxdisk: z.number().int(),
 });
 
+export type ClusterStatusNode = z.output<typeof NodeEntry>;
+
 export const CLUSTER_STATUS_ENDPOINT = endpoint({
   method: 'GET',
   path: '/cluster/status',
