@@ -62,7 +62,7 @@ try {
     if (replicaSets.includes(3))
       await withSwarm(3, async (set, swarm) => {
         const usage = [];
-        for (const count of agentCounts) usage.push(await usageAt(set, swarm.clients[0], swarm, count));
+        for (const count of [0, ...agentCounts]) usage.push(await usageAt(set, swarm.clients[0], swarm, count));
         usageTable(usage);
         await creates(set, swarm);
         const killed = swarm.agents.filter((agent) => agent.online).slice(0, downCount);
@@ -79,7 +79,7 @@ try {
     if (replicaSets.includes(1))
       await withSwarm(1, async (set, swarm) => {
         const usage = [];
-        for (const count of agentCounts) usage.push(await usageAt(set, swarm.clients[0], swarm, count));
+        for (const count of [0, ...agentCounts]) usage.push(await usageAt(set, swarm.clients[0], swarm, count));
         usageTable(usage);
         let guests = 0;
         for (const count of guestCounts) {
@@ -182,12 +182,12 @@ async function creates(set, swarm) {
 function usageTable(usage) {
   output.push(
     '',
-    `## ${usage[0].replicas} replica(s): each one's CPU (share of one core) and resident memory as agents join`,
-    '| replicas | agents | agents held by each | CPU of each | memory of each | PostgreSQL CPU |',
-    '|---|---|---|---|---|---|',
+    `## ${usage[0].replicas} replica(s): each one's CPU (share of one core) and resident memory as agents join, and GET /version on the first`,
+    '| replicas | agents | agents held by each | CPU of each | memory of each | PostgreSQL CPU | /version p99 / worst ms |',
+    '|---|---|---|---|---|---|---|',
     ...usage.map(
       (row) =>
-        `| ${row.replicas} | ${row.agents} | ${row.held.join(' / ')} | ${row.usage.map((each) => each.cpu.toFixed(2)).join(' / ')} | ${row.usage.map((each) => `${(each.rss / MIB).toFixed(0)} MiB`).join(' / ')} | ${row.postgres.toFixed(2)} |`,
+        `| ${row.replicas} | ${row.agents} | ${row.held.join(' / ')} | ${row.usage.map((each) => each.cpu.toFixed(2)).join(' / ')} | ${row.usage.map((each) => `${(each.rss / MIB).toFixed(0)} MiB`).join(' / ')} | ${row.postgres.toFixed(2)} | ${row.version.p99} / ${row.version.max} |`,
     ),
   );
 }

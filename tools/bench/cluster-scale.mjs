@@ -3,7 +3,7 @@
 // and memory as agents join, creates spread over nodes held by different replicas (and a replica
 // killed with SIGKILL under them), an agent's move when its replica dies, and node-down detection.
 import { joinSwarm } from './agent-swarm.mjs';
-import { median, percentile, progress, until } from './bench-support.mjs';
+import { measureLoad, median, percentile, progress, until } from './bench-support.mjs';
 import { pidsNamed, usageOver } from './process-usage.mjs';
 
 const PATIENCE_MS = 300_000;
@@ -22,7 +22,8 @@ async function onlineCount(client) {
 
 /**
  * Joins and starts agents until `count` run (`swarm.agents` grows), waits until every one is
- * online, lets them settle and samples the replicas' CPU and memory and PostgreSQL's CPU: one row.
+ * online, lets them settle and samples the replicas' CPU and memory and PostgreSQL's CPU, then the
+ * latency of `GET /version` on the first replica with one connection for as long: one row.
  */
 export async function usageAt(set, client, swarm, count) {
   progress(`${set.replicas.length} replica(s): ${count} agents`);
@@ -41,7 +42,15 @@ export async function usageAt(set, client, swarm, count) {
   const usage = await usageOver(groups, SAMPLE_S);
   const replicas = set.replicas.map((_, index) => usage.get(`replica ${index + 1}`));
   const held = set.replicas.map((replica) => swarm.agents.filter((agent) => agent.online && agent.url === replica.url).length);
-  return { replicas: set.replicas.length, agents: count, held, usage: replicas, postgres: usage.get('postgres').cpu };
+  const { latency } = await measureLoad({ url: `${set.replicas[0].api}/version` }, SAMPLE_S, 1);
+  return {
+    replicas: set.replicas.length,
+    agents: count,
+    held,
+    usage: replicas,
+    postgres: usage.get('postgres').cpu,
+    version: { p99: latency.p99, max: latency.max },
+  };
 }
 
 /**

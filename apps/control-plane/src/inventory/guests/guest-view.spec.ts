@@ -40,3 +40,37 @@ describe("the guests' run state from a report another replica shared", () => {
     expect(view.get(100)?.runtime?.pid).toBeUndefined();
   });
 });
+
+describe('the list of every guest', () => {
+  it('is kept in vmid order, with a changed guest replaced in its place, until a guest comes or goes', async () => {
+    const rows = [row(102, 'stopped'), row(100, 'stopped'), row(101, 'running')];
+    const repository = {
+      all: () => Promise.resolve(rows),
+      some: (vmids: readonly number[]) => Promise.resolve(rows.filter((each) => vmids.includes(each.vmid))),
+    } as unknown as GuestsRepository;
+    const notifications = { subscribe: () => undefined } as unknown as DatabaseNotifications;
+    const view = new GuestView(repository, pino({ level: 'silent' }), notifications);
+    await view.onModuleInit();
+    const vmids = () => view.list().map((state) => state.row.vmid);
+    expect(vmids()).toEqual([100, 101, 102]);
+    const kept = view.list();
+    expect(view.list()).toBe(kept);
+
+    view.showReport('pve2', [running(101)]);
+    expect(view.list()).toBe(kept);
+    expect(view.list()[1]).toBe(view.get(101));
+    expect(view.list()[1]?.runtime).toEqual(running(101));
+
+    rows.push(row(99, 'stopped'));
+    await view.reload(99);
+    expect(vmids()).toEqual([99, 100, 101, 102]);
+    rows.splice(rows.indexOf(rows.find((each) => each.vmid === 100) as GuestRow), 1);
+    await view.reload(100);
+    expect(vmids()).toEqual([99, 101, 102]);
+
+    // Loading every row again keeps the run states it knew.
+    await view.onModuleInit();
+    expect(view.get(101)?.runtime).toEqual(running(101));
+    expect(view.list().map((state) => state.runtime?.status)).toEqual([undefined, 'running', undefined]);
+  });
+});

@@ -35,12 +35,12 @@ export interface GuestState {
  */
 @Injectable()
 export class GuestView implements OnModuleInit {
-  private guests = new Map<number, GuestRow>();
+  /** Each guest's state, an object replaced (never changed) when its row or run state changes. */
+  private guests = new Map<number, GuestState>();
   /** The vmids of each node's rows. */
   private readonly onNodes = new Map<string, Set<number>>();
-  /** Every vmid in order, until a guest comes or goes. */
-  private sorted: number[] | undefined;
-  private readonly runtime = new Map<number, GuestRuntime>();
+  /** Every guest's state in vmid order, and each vmid's place in it, until a guest comes or goes. */
+  private sorted: { readonly states: GuestState[]; readonly places: ReadonlyMap<number, number> } | undefined;
   /** Each node's run state from its last runtime report, by vmid. */
   private readonly reports = new Map<string, ReadonlyMap<number, GuestRuntime>>();
   /** The nodes whose last report came from another replica (`showReport`). */
@@ -63,28 +63,21 @@ export class GuestView implements OnModuleInit {
   }
 
   get(vmid: number): GuestState | undefined {
-    const row = this.guests.get(vmid);
-    return row && { row, runtime: this.runtime.get(vmid) };
+    return this.guests.get(vmid);
   }
 
-  /** Every guest, by vmid. */
-  list(): GuestState[] {
-    this.sorted ??= [...this.guests.keys()].sort((a, b) => a - b);
-    return this.states(this.sorted);
+  /** Every guest, by vmid: the view's own list, kept until a guest comes or goes (a changed guest's state is replaced in it). */
+  list(): readonly GuestState[] {
+    if (this.sorted === undefined) {
+      const states = [...this.guests.values()].sort((a, b) => a.row.vmid - b.row.vmid);
+      this.sorted = { states, places: new Map(states.map((state, place) => [state.row.vmid, place])) };
+    }
+    return this.sorted.states;
   }
 
   /** The guests on `node`, by vmid. */
   onNode(node: string): GuestState[] {
-    return this.states([...(this.onNodes.get(node) ?? [])].sort((a, b) => a - b));
-  }
-
-  private states(vmids: readonly number[]): GuestState[] {
-    const states: GuestState[] = [];
-    for (const vmid of vmids) {
-      const row = this.guests.get(vmid);
-      if (row !== undefined) states.push({ row, runtime: this.runtime.get(vmid) });
-    }
-    return states;
+    return [...(this.onNodes.get(node) ?? [])].sort((a, b) => a - b).flatMap((vmid) => this.guests.get(vmid) ?? []);
   }
 
   /**
@@ -105,7 +98,7 @@ export class GuestView implements OnModuleInit {
     this.shown.delete(node);
     const vmids = update.changed === 'all' ? [...(this.onNodes.get(node) ?? []), ...update.guests.keys()] : update.changed;
     for (const vmid of new Set(vmids)) {
-      const row = this.guests.get(vmid);
+      const row = this.guests.get(vmid)?.row;
       if (row === undefined) continue;
       if (row.node === node) await this.takeRuntime(row);
       else if (update.guests.has(vmid) && row.lock !== 'migrate')
@@ -124,7 +117,7 @@ export class GuestView implements OnModuleInit {
     this.reports.set(node, new Map(guests.map((guest) => [guest.vmid, guest])));
     this.shown.add(node);
     for (const vmid of this.onNodes.get(node) ?? []) {
-      const row = this.guests.get(vmid);
+      const row = this.guests.get(vmid)?.row;
       if (row !== undefined) this.showRuntime(row);
     }
   }
@@ -166,8 +159,7 @@ export class GuestView implements OnModuleInit {
     const runtime = this.reports.get(row.node)?.get(row.vmid);
     const shown = this.shown.has(row.node);
     const up = shown ? row.status !== 'stopped' : runtime?.status !== 'stopped';
-    if (runtime && up) this.runtime.set(row.vmid, shown ? { ...runtime, status: row.status } : runtime);
-    else this.runtime.delete(row.vmid);
+    this.hold({ row, runtime: runtime && up ? (shown ? { ...runtime, status: row.status } : runtime) : undefined });
     return true;
   }
 
@@ -206,34 +198,41 @@ export class GuestView implements OnModuleInit {
       if (row) {
         this.keep(row);
         this.showRuntime(row);
-      } else {
-        this.forget(vmid);
-        this.runtime.delete(vmid);
-      }
+      } else this.forget(vmid);
     }
   }
 
   private async reloadAll(): Promise<void> {
     const rows = await this.repository.all();
+    const before = this.guests;
     this.guests = new Map();
     this.onNodes.clear();
     this.sorted = undefined;
-    for (const row of rows) this.keep(row);
+    for (const row of rows) this.keep(row, before.get(row.vmid)?.runtime);
   }
 
-  /** Holds `row`, in place of the guest's row before. */
-  private keep(row: GuestRow): void {
-    const before = this.guests.get(row.vmid);
-    if (before === undefined) this.sorted = undefined;
-    else if (before.node !== row.node) this.onNodes.get(before.node)?.delete(row.vmid);
-    this.guests.set(row.vmid, row);
+  /** Holds `row`, in place of the guest's row before, with the run state it had. */
+  private keep(row: GuestRow, runtime = this.guests.get(row.vmid)?.runtime): void {
+    const before = this.guests.get(row.vmid)?.row;
+    if (before !== undefined && before.node !== row.node) this.onNodes.get(before.node)?.delete(row.vmid);
+    this.hold({ row, runtime });
     const vmids = this.onNodes.get(row.node);
     if (vmids === undefined) this.onNodes.set(row.node, new Set([row.vmid]));
     else vmids.add(row.vmid);
   }
 
+  /** The guest's new state, also in the kept list: in its place, or the list is made again for a new guest. */
+  private hold(state: GuestState): void {
+    const vmid = state.row.vmid;
+    if (!this.guests.has(vmid)) this.sorted = undefined;
+    this.guests.set(vmid, state);
+    const sorted = this.sorted;
+    const place = sorted?.places.get(vmid);
+    if (sorted !== undefined && place !== undefined) sorted.states[place] = state;
+  }
+
   private forget(vmid: number): void {
-    const row = this.guests.get(vmid);
+    const row = this.guests.get(vmid)?.row;
     if (row === undefined) return;
     this.guests.delete(vmid);
     this.sorted = undefined;
