@@ -9,7 +9,8 @@ export const tiers = [
   // The database connection and its notifications; the endpoint declarations, parameters and the
   // request's principal and credentials.
   ['database', 'http'],
-  ['events', 'version'],
+  // Recording events; the version and the health probes.
+  ['events', 'version', 'health'],
   // What many areas read: guests, nodes, storages, pool memberships and HA resources, with the
   // in-memory guest and node views.
   ['inventory', 'openapi'],

@@ -7,6 +7,7 @@ import { HaManagerModule } from './cluster/ha/manager/ha-manager.module.js';
 import { CoreModule, type Runtime } from './core.module.js';
 import { NodeFirewallModule } from './nodes/firewall/firewall.module.js';
 import { GuestsModule } from './guests/guests.module.js';
+import { HealthModule } from './health/health.module.js';
 import { VncModule } from './guests/vnc/vnc.module.js';
 import { HostModule } from './host/host.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
@@ -24,6 +25,7 @@ import { VersionModule } from './version/version.module.js';
 /** Every API area: the app serves these, and the permission matrix test walks their endpoints. */
 export const API_MODULES = [
   VersionModule,
+  HealthModule,
   OpenApiModule,
   AccessModule,
   ClusterModule,

@@ -36,6 +36,8 @@ export const ERROR_STATUS = {
   /** A server Corral reads from for the caller (the appliance index) could not be read. */
   UPSTREAM_FAILED: 502,
   SHUTTING_DOWN: 503,
+  /** `GET /health/ready`: this replica cannot serve the API now (the message says why). */
+  NOT_READY: 503,
   /** PostgreSQL cannot be reached (refused, cut off, timed out): the request is worth retrying once it is back. */
   DATABASE_UNREACHABLE: 503,
   /** The node's agent is not connected, or cannot run the command now (a tool is missing, it is draining). */

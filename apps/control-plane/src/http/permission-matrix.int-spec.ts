@@ -132,6 +132,8 @@ const addHaGroup = (prefix: string) => async (t: TestApp, c: Caller) =>
 
 const ROWS: readonly Row[] = [
   { endpoint: 'GET /version', request: () => ({ path: '/version' }), expect: PUBLIC },
+  { endpoint: 'GET /health/live', request: () => ({ path: '/health/live' }), expect: PUBLIC },
+  { endpoint: 'GET /health/ready', request: () => ({ path: '/health/ready' }), expect: PUBLIC },
   { endpoint: 'GET /openapi.json', request: () => ({ path: '/openapi.json' }), expect: PUBLIC },
   { endpoint: 'GET /access', request: () => ({ path: '/access' }), expect: ANY_CALLER },
   { endpoint: 'GET /access/domains', request: () => ({ path: '/access/domains' }), expect: PUBLIC },
