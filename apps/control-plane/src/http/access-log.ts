@@ -17,7 +17,7 @@ export function registerAccessLog(fastify: FastifyInstance, accessLog: AccessLog
   fastify.addHook('onResponse', (request, reply, done) => {
     // The token id when a token called (`user@realm!tokenid`), as PVE logs it.
     const user = request.corralPrincipal ? JSON.stringify(callerName(request.corralPrincipal)) : 'null';
-    const bytes = Number(reply.getHeader('content-length') ?? 0);
+    const bytes = Number(reply.getHeader('content-length')) || 0;
     const ms = Math.round(reply.elapsedTime * 100) / 100;
     accessLog.write(
       `{"time":"${now()}","reqId":"${request.id}","client":${JSON.stringify(clientAddress(request))},` +
@@ -31,7 +31,7 @@ export function registerAccessLog(fastify: FastifyInstance, accessLog: AccessLog
 let lastMs = 0;
 let lastTime = '';
 
-/** The time as ISO 8601, formatted once per millisecond: formatting was half the cost of a line. */
+/** The time as ISO 8601, formatted once per millisecond: formatting was more than half the cost of a line. */
 function now(): string {
   const ms = Date.now();
   if (ms !== lastMs) {
