@@ -29,7 +29,7 @@ export class NodesService {
     @Inject(BUILD_INFO) private readonly build: BuildInfo,
   ) {}
 
-  /** Each node's entry is kept as JSON while its state is the same object (it is replaced on any change). */
+  /** Each node's entry is kept as JSON while its state is the same object (replaced on any change) and the caller's right to audit it is as it was. */
   async list(caller: Principal): Promise<JsonText<NodeListEntry[]>> {
     const audits = childAuditor(await this.access.current(), caller.subject, '/nodes', ['Sys.Audit']);
     return JsonText.array(
