@@ -36,7 +36,7 @@ export interface GuestState {
 @Injectable()
 export class GuestView implements OnModuleInit {
   /** Each guest's state, an object replaced (never changed) when its row or run state changes. */
-  private guests = new Map<number, GuestState>();
+  private readonly guests = new Map<number, GuestState>();
   /** The vmids of each node's rows. */
   private readonly onNodes = new Map<string, Set<number>>();
   /** Every guest's state in vmid order, and each vmid's place in it, until a guest comes or goes. */
@@ -204,18 +204,16 @@ export class GuestView implements OnModuleInit {
 
   private async reloadAll(): Promise<void> {
     const rows = await this.repository.all();
-    const before = this.guests;
-    this.guests = new Map();
-    this.onNodes.clear();
-    this.sorted = undefined;
-    for (const row of rows) this.keep(row, before.get(row.vmid)?.runtime);
+    const present = new Set(rows.map((row) => row.vmid));
+    for (const vmid of [...this.guests.keys()]) if (!present.has(vmid)) this.forget(vmid);
+    for (const row of rows) this.keep(row);
   }
 
   /** Holds `row`, in place of the guest's row before, with the run state it had. */
-  private keep(row: GuestRow, runtime = this.guests.get(row.vmid)?.runtime): void {
-    const before = this.guests.get(row.vmid)?.row;
-    if (before !== undefined && before.node !== row.node) this.onNodes.get(before.node)?.delete(row.vmid);
-    this.hold({ row, runtime });
+  private keep(row: GuestRow): void {
+    const before = this.guests.get(row.vmid);
+    if (before !== undefined && before.row.node !== row.node) this.onNodes.get(before.row.node)?.delete(row.vmid);
+    this.hold({ row, runtime: before?.runtime });
     const vmids = this.onNodes.get(row.node);
     if (vmids === undefined) this.onNodes.set(row.node, new Set([row.vmid]));
     else vmids.add(row.vmid);
