@@ -11,8 +11,8 @@ export const tiers = [
   ['database', 'http'],
   // Recording events; the version and the health probes.
   ['events', 'version', 'health'],
-  // What many areas read: guests, nodes, storages, pool memberships and HA resources, with the
-  // in-memory guest and node views.
+  // What many areas read: guests, nodes, storages, pool memberships and HA resources, with their
+  // in-memory views.
   ['inventory', 'openapi'],
   // Authentication, authorization and the endpoint guard; the replicas, where each is reached and which holds each node's agent.
   ['access', 'replicas'],

@@ -63,7 +63,7 @@ describe('directory storages on a real agent', () => {
     );
   });
 
-  it('defines a storage, uploads an ISO into it, lists it, shows the space, deletes it, and removes the storage', async () => {
+  it('defines a storage, uploads an ISO into it, lists it, shows the space (in /cluster/resources as the agent reports it), deletes it, and removes the storage', async () => {
     expect(data(await api.send('/storage', 'POST', { storage: 'isos', type: 'dir', path: '/srv/isos', content: 'iso,vztmpl' }))).toEqual({
       storage: 'isos',
       type: 'dir',
@@ -98,6 +98,13 @@ describe('directory storages on a real agent', () => {
     expect(data<{ storage: string; total: number }[]>(await api.send('/storage')).find((each) => each.storage === 'isos')?.total).toBe(
       status.total,
     );
+    // The agent reports the new storage's space with its inventory: /cluster/resources asks no agent.
+    const listed = async () =>
+      data<{ id: string; disk?: number; maxdisk?: number }[]>(await api.send('/cluster/resources?type=storage')).find(
+        (each) => each.id === 'storage/host1/isos',
+      );
+    await waitFor(async () => (await listed())?.maxdisk === status.total, { timeoutMs: PATIENCE_MS, what: "the storage's reported space" });
+    expect((await listed())?.disk).toBeGreaterThan(0);
 
     expect(await api.task('host1', `/nodes/host1/storage/isos/content/${encodeURIComponent('isos:iso/tiny.iso')}`, 'DELETE')).toBe('OK');
     expect(await readdir(onHost('srv/isos/template/iso'))).toEqual([]);

@@ -6,7 +6,8 @@
 // acknowledged and sends them again after a reconnect, and moves to the next control-plane URL at
 // once when its connection ends. It answers the commands the benchmark sends: `guest.create`
 // (after `createMs`, reported as making meanwhile; the guest is then listed stopped), `guest.destroy`,
-// `storage.status` and `storage.activate`; any other command is answered `unknown-command`.
+// `storage.status`, `storage.activate` and `storage.watch` (the watched storages' space then goes
+// with each inventory); any other command is answered `unknown-command`.
 // Frames are read with JSON.parse only: the swarm shares the machine with the replicas it measures.
 import { connectPinned } from '@corral/pinned-tls';
 import { AGENT_WEBSOCKET_PATH, PROTOCOL_VERSION } from '@corral/protocol';
@@ -36,6 +37,8 @@ export class SwarmAgent {
   beats = 0;
   timers = [];
   guests = new Map();
+  /** The storages of the last `storage.watch`, reported with each inventory. */
+  watched = [];
   /** Requests being worked on (a create waiting out `createMs`). */
   running = new Set();
   /** The vmids whose create runs now, reported as `making`. */
@@ -177,6 +180,7 @@ export class SwarmAgent {
         maxdisk: 100 * GIB,
         os: 'Debian GNU/Linux 13 (trixie)',
         kernel: '6.12.38+deb13-amd64',
+        ...(this.watched.length > 0 ? { storages: this.watched.map(({ storage }) => ({ storage, ...STORAGE })) } : {}),
       },
     });
   }
@@ -216,6 +220,9 @@ export class SwarmAgent {
         return { type: 'result', result: STORAGE };
       case 'storage.activate':
         return { type: 'result', result: { active: true } };
+      case 'storage.watch':
+        this.watched = params.storages;
+        return { type: 'result', result: null };
       default:
         return { type: 'failure', code: 'unknown-command', message: `the benchmark's simulated agent does not run ${command}` };
     }

@@ -16,6 +16,7 @@ import { SelfFence } from './ha/self-fence.js';
 import { WatchdogSupervisor } from './ha/watchdog-supervisor.js';
 import { detectCapabilities } from './host/capabilities.js';
 import { createInventory } from './host/inventory.js';
+import { WatchedStorages } from './commands/storage/watched-storages.js';
 import { openHost } from './host/host.js';
 import { jsonLogger } from './logging/logger.js';
 import { RuntimeReports } from './reports/runtime-reports.js';
@@ -71,7 +72,8 @@ async function main(): Promise<number> {
   // The baseline of the guests' run state, before any command can change it.
   void runtime.refresh();
   const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  const inventory = createInventory(host);
+  const watched = new WatchedStorages(host, logger);
+  const inventory = createInventory(host, watched);
   const controlPlanes = new ControlPlanes(config.urls);
   // A stream goes to the replica that asked for it: the one the agent is connected to.
   const openStream = (stream: string) => dial({ ...config, url: controlPlanes.current }, `${AGENT_STREAMS_PATH}/${stream}`);
@@ -89,7 +91,7 @@ async function main(): Promise<number> {
     refresh: () => runtime.refresh().finally(() => watchdog.refresh()),
     making: <T>(vmid: number, operation: () => Promise<T>) => runtime.making(vmid, operation).finally(() => watchdog.refresh()),
   };
-  const handlers = createCommandHandlers(host, driver, afterCommand, openStream, logger, fence);
+  const handlers = createCommandHandlers(host, driver, afterCommand, openStream, watched, logger, fence);
   // Before anything is emitted: the new session starts with what the previous process left unacknowledged.
   const { outbox, store } = await OutboxStore.open(config.stateDir, logger);
   const agent = new Agent({

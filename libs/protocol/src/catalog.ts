@@ -29,7 +29,7 @@ import { nodeFirewallApply } from './commands/node-firewall.js';
 import { nodeNetworkApply, nodeNetworkCreate, nodeNetworkDelete, nodeNetworkList } from './commands/node-network.js';
 import { nodeStatus } from './commands/node-status.js';
 import { nodeStorageScan } from './commands/node-storage-scan.js';
-import { storageActivate, storageContent, storageStatus, storageUpload, storageVolumeDelete } from './commands/storage.js';
+import { storageActivate, storageContent, storageStatus, storageUpload, storageVolumeDelete, storageWatch } from './commands/storage.js';
 import { nodeUrlMetadata, storageDownload } from './commands/storage-download.js';
 
 /**
@@ -56,6 +56,7 @@ export const COMMANDS = {
   'node.url.metadata': nodeUrlMetadata,
   'storage.activate': storageActivate,
   'storage.status': storageStatus,
+  'storage.watch': storageWatch,
   'storage.content': storageContent,
   'storage.volume.delete': storageVolumeDelete,
   'storage.upload': storageUpload,

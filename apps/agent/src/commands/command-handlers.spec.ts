@@ -6,17 +6,20 @@ import { SimDriver } from '../drivers/sim/sim-driver.js';
 import { openHost, type Host } from '../host/host.js';
 import { jsonLogger } from '../logging/logger.js';
 import { createCommandHandlers, withoutUndefined } from './command-handlers.js';
+import { WatchedStorages } from './storage/watched-storages.js';
 import { UNREAD_RUNTIME } from '../../test-support/unread-runtime.js';
 
 /** The handlers with a simulated driver whose run state nobody reads, and no control plane to open streams to. */
 function handlersFor(host: Host) {
   const noStreams = () => Promise.reject(new Error('no control plane in this test'));
+  const logger = jsonLogger(() => undefined);
   return createCommandHandlers(
     host,
     new SimDriver(host, { stateDir: host.root, speed: 0 }),
     UNREAD_RUNTIME,
     noStreams,
-    jsonLogger(() => undefined),
+    new WatchedStorages(host, logger),
+    logger,
   );
 }
 

@@ -14,20 +14,23 @@ import { networkCommands } from './network/network-commands.js';
 import { statusCommands } from './status/status-commands.js';
 import { dirStorageCommands } from './storage/dir-storage-commands.js';
 import { storageCommands } from './storage/storage-commands.js';
+import type { WatchedStorages } from './storage/watched-storages.js';
 
 /**
  * Every command of the protocol's catalog, by area; the type makes a command without a handler a
  * compile error. A handler throws CommandFailure to answer a failure frame with that code; any
  * other Error means code 'failed' with error.message. The guest commands run on `driver` and have
  * `runtime` read the guests' run state before they answer; a VNC console's bytes go through a
- * stream that `openStream` opens to the control plane, and so does an upload's file. `fence` guards
- * the commands that can make a guest run (the HA self-fence).
+ * stream that `openStream` opens to the control plane, and so does an upload's file. `watched`
+ * keeps the storages whose space goes with the inventory. `fence` guards the commands that can make
+ * a guest run (the HA self-fence).
  */
 export function createCommandHandlers(
   host: Host,
   driver: GuestDriver,
   runtime: Pick<RuntimeReports, 'refresh' | 'making'>,
   openStream: StreamOpener,
+  watched: WatchedStorages,
   logger: Logger,
   fence?: RunGuard,
 ): CommandHandlers<CommandContext> {
@@ -38,7 +41,7 @@ export function createCommandHandlers(
     ...diskCommands(),
     ...networkCommands(host),
     ...storageCommands(),
-    ...dirStorageCommands(host, openStream),
+    ...dirStorageCommands(host, openStream, watched),
     ...firewallCommands(host),
     ...guestCommands(driver, runtime, fence),
     ...vncCommands(driver, openStream, logger),

@@ -5,6 +5,10 @@ import { tmpdir } from 'node:os';
 import { InventoryReport } from '@corral/protocol';
 import { openHost } from './host.js';
 import { createInventory, type Inventory } from './inventory.js';
+import { WatchedStorages } from '../commands/storage/watched-storages.js';
+import { jsonLogger } from '../logging/logger.js';
+
+const NONE = { read: () => Promise.resolve([]) };
 
 describe('the inventory', () => {
   let dir: string;
@@ -21,7 +25,7 @@ describe('the inventory', () => {
   it("reports this machine's facts, valid for the protocol, with the host root's distribution and file system", async () => {
     await mkdir(join(dir, 'etc'));
     await writeFile(join(dir, 'etc/os-release'), 'NAME="Debian GNU/Linux"\nPRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nID=debian\n');
-    inventory = createInventory(await openHost(dir));
+    inventory = createInventory(await openHost(dir), NONE);
     const facts = await inventory.read();
     expect(InventoryReport.parse({ kind: 'inventory', ...facts })).toEqual({ kind: 'inventory', ...facts });
     expect(facts).toMatchObject({ os: 'Debian GNU/Linux 13 (trixie)', kernel: release(), maxcpu: cpus().length });
@@ -34,19 +38,19 @@ describe('the inventory', () => {
   });
 
   it('names the distribution from /usr/lib/os-release, else "Linux" as os-release(5) says', async () => {
-    inventory = createInventory(await openHost(dir));
+    inventory = createInventory(await openHost(dir), NONE);
     expect((await inventory.read()).os).toBe('Linux');
     inventory.close();
     await mkdir(join(dir, 'usr/lib'), { recursive: true });
     await writeFile(join(dir, 'usr/lib/os-release'), 'PRETTY_NAME=\'Some \\"Linux\\"\'\n');
-    inventory = createInventory(await openHost(dir));
+    inventory = createInventory(await openHost(dir), NONE);
     expect((await inventory.read()).os).toBe('Some "Linux"');
   });
 
   it('polls again and picks up what changed', async () => {
     await mkdir(join(dir, 'etc'));
     await writeFile(join(dir, 'etc/os-release'), 'PRETTY_NAME="before"\n');
-    inventory = createInventory(await openHost(dir), 50);
+    inventory = createInventory(await openHost(dir), NONE, 50);
     expect((await inventory.read()).os).toBe('before');
     await writeFile(join(dir, 'etc/os-release'), 'PRETTY_NAME="after"\n');
     const deadline = Date.now() + 20_000;
@@ -54,5 +58,33 @@ describe('the inventory', () => {
       if (Date.now() > deadline) throw new Error('the inventory never polled again');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  });
+
+  it('reports the space of the watched storages, from the next poll on, and none before', async () => {
+    const host = await openHost(dir);
+    const watched = new WatchedStorages(
+      host,
+      jsonLogger(() => undefined),
+    );
+    inventory = createInventory(host, watched, 50);
+    expect((await inventory.read()).storages).toBeUndefined();
+    await mkdir(join(dir, 'var/lib/vz'), { recursive: true });
+    watched.watch([
+      { storage: 'local', path: '/var/lib/vz', mountpoint: false },
+      { storage: 'usb', path: '/mnt/usb', mountpoint: true },
+    ]);
+    const deadline = Date.now() + 20_000;
+    let facts = await inventory.read();
+    while (facts.storages === undefined) {
+      if (Date.now() > deadline) throw new Error('the inventory never polled the storages');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      facts = await inventory.read();
+    }
+    const fs = await statfs(dir);
+    expect(facts.storages).toEqual([
+      { storage: 'local', active: true, total: fs.blocks * fs.bsize, used: expect.any(Number), avail: expect.any(Number) },
+      { storage: 'usb', active: false, total: 0, used: 0, avail: 0 },
+    ]);
+    expect(InventoryReport.parse({ kind: 'inventory', ...facts })).toEqual({ kind: 'inventory', ...facts });
   });
 });

@@ -1,5 +1,5 @@
 import { release } from 'node:os';
-import type { InventoryReport } from '@corral/protocol';
+import type { InventoryReport, StorageSpace } from '@corral/protocol';
 import { cpuCount, readCpuLoad, readMemory, readOsName, readRootFilesystem, uptimeSeconds } from './host-facts.js';
 import type { Host } from './host.js';
 
@@ -14,19 +14,24 @@ export interface Inventory {
 /** Often enough for `/nodes` to look alive, seldom enough to cost nothing (PVE's pvestatd polls every 10 s). */
 const POLL_INTERVAL_MS = 5000;
 
+/** The space of the storages the inventory reports (`WatchedStorages`). */
+export interface StorageSpaces {
+  read(): Promise<StorageSpace[]>;
+}
+
 /**
  * Starts polling at once, so that the CPU counters are primed by the time the first report is
  * due. A poll that fails keeps the previous facts; only while no poll has succeeded does read()
- * reject, with the error of the last one.
+ * reject, with the error of the last one. Each poll reads the space of `storages` too.
  */
-export function createInventory(host: Host, intervalMs = POLL_INTERVAL_MS): Inventory {
+export function createInventory(host: Host, storages: StorageSpaces, intervalMs = POLL_INTERVAL_MS): Inventory {
   let latest: Promise<InventoryFacts>;
   let succeeded = false;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
 
   const pollNow = () => {
-    const next = poll(host);
+    const next = poll(host, storages);
     if (!succeeded) latest = next;
     next.then(
       () => {
@@ -53,8 +58,14 @@ export function createInventory(host: Host, intervalMs = POLL_INTERVAL_MS): Inve
   };
 }
 
-async function poll(host: Host): Promise<InventoryFacts> {
-  const [cpu, memory, rootfs, os] = await Promise.all([readCpuLoad(), readMemory(), readRootFilesystem(host), readOsName(host)]);
+async function poll(host: Host, storages: StorageSpaces): Promise<InventoryFacts> {
+  const [cpu, memory, rootfs, os, spaces] = await Promise.all([
+    readCpuLoad(),
+    readMemory(),
+    readRootFilesystem(host),
+    readOsName(host),
+    storages.read(),
+  ]);
   return {
     cpu,
     maxcpu: cpuCount(),
@@ -65,5 +76,6 @@ async function poll(host: Host): Promise<InventoryFacts> {
     maxdisk: rootfs.total,
     os,
     kernel: release(),
+    ...(spaces.length > 0 ? { storages: spaces } : {}),
   };
 }

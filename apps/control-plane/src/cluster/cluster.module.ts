@@ -9,14 +9,13 @@ import { JoinTokensRepository } from './join-tokens/join-tokens.repository.js';
 import { JoinTokensService } from './join-tokens/join-tokens.service.js';
 import { ResourcesController } from './resources/resources.controller.js';
 import { ResourcesService } from './resources/resources.service.js';
-import { StorageSizesOnNodes } from './resources/storage-sizes.js';
 import { ClusterStatusController } from './status/cluster-status.controller.js';
 
 /** `/cluster/...`: the cluster's status and resources, nextid, and joining nodes (join tokens and the join itself). */
 @Module({
   imports: [InventoryModule, AgentsModule, ReplicasModule],
   controllers: [ClusterStatusController, JoinTokensController, JoinController, ResourcesController],
-  providers: [JoinTokensService, JoinTokensRepository, JoinService, ResourcesService, StorageSizesOnNodes],
+  providers: [JoinTokensService, JoinTokensRepository, JoinService, ResourcesService],
   exports: [ResourcesService],
 })
 export class ClusterModule {}

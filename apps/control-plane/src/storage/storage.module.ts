@@ -13,6 +13,7 @@ import { PruneBackupsController } from './prune-backups.controller.js';
 import { PruneBackupsService } from './prune-backups.service.js';
 import { StorageActivation } from './storage-activation.js';
 import { StorageSpace } from './storage-space.js';
+import { StorageWatches } from './storage-watches.js';
 import { StorageController } from './storage.controller.js';
 import { StoragesService } from './storages.service.js';
 import { VolumeDownloadService } from './volume-download.service.js';
@@ -36,6 +37,7 @@ import { VolumesService } from './volumes.service.js';
     AppliancesService,
     StorageSpace,
     StorageActivation,
+    StorageWatches,
     BackupPruner,
     PruneBackupsService,
   ],

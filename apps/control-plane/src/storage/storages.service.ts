@@ -15,6 +15,7 @@ import { StorageSpace, statusEntry } from './storage-space.js';
 import type { StorageRow } from '../inventory/storage/storage.entity.js';
 import type { STORAGE_ENDPOINTS } from './storage.endpoints.js';
 import { StoragesRepository } from '../inventory/storage/storages.repository.js';
+import { StorageView } from '../inventory/storage/storage-view.js';
 import { usersOf, volumesInUse } from './volumes-in-use.js';
 
 type Endpoints = typeof STORAGE_ENDPOINTS;
@@ -22,7 +23,8 @@ type Endpoints = typeof STORAGE_ENDPOINTS;
 /**
  * Storage definitions (docs/storage.md). A create or change runs in one transaction with the
  * storage's row: stored, then set up on every node this replica holds that has it, so a node that
- * cannot make its folders rolls the change back with the node's message.
+ * cannot make its folders rolls the change back with the node's message. The storage view is
+ * reloaded after each write, so this replica's next list shows it.
  */
 @Injectable()
 export class StoragesService {
@@ -34,6 +36,7 @@ export class StoragesService {
     private readonly guests: GuestView,
     private readonly nodes: NodesService,
     private readonly access: AccessState,
+    private readonly view: StorageView,
   ) {}
 
   /** The storages the caller may audit, each with its size over the cluster now. */
@@ -64,6 +67,7 @@ export class StoragesService {
       if (isUniqueViolation(error)) throw alreadyExists(`storage '${id}'`);
       throw error;
     }
+    await this.view.reload(id);
     return { storage: id, type: kind };
   }
 
@@ -82,6 +86,7 @@ export class StoragesService {
       await this.repository.save(db, changed);
       await this.activation.everywhere(changed);
     });
+    await this.view.reload(id);
     return { storage: id, type: 'dir' };
   }
 
@@ -98,6 +103,7 @@ export class StoragesService {
       }
       await this.repository.remove(db, id);
     });
+    await this.view.reload(id);
     return null;
   }
 

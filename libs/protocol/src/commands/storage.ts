@@ -66,6 +66,17 @@ export const storageStatus = {
   result: StorageStatus,
 } satisfies CommandDefinition;
 
+/** A storage whose space the agent reports with each inventory. */
+export const WatchedStorage = z.strictObject({ storage: StorageId, ...LOCATION });
+export type WatchedStorage = z.infer<typeof WatchedStorage>;
+
+export const storageWatch = {
+  description:
+    'The directory storages enabled on this node, whose space the agent reports with every inventory from now on (`InventoryReport.storages`), in place of the list it had. The control plane sends it whenever the agent connects and whenever the storage definitions change.',
+  params: z.strictObject({ storages: z.array(WatchedStorage).max(256) }),
+  result: z.null(),
+} satisfies CommandDefinition;
+
 /** One volume found on a storage, with PVE's names (`GET /nodes/{node}/storage/{storage}/content`). */
 export const StorageVolume = z.object({
   /** `<storage>:<volume name>`: `local:iso/x.iso`, `local:100/vm-100-disk-0.qcow2`, `local:backup/vzdump-qemu-100-2025_01_31-02_00_00.vma.zst`. */

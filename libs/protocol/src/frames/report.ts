@@ -1,9 +1,14 @@
 import { z } from 'zod';
 import { Bytes, Fraction, Seconds, Sequence, Vmid } from '../fields.js';
+import { StorageId, StorageStatus } from '../commands/storage.js';
+
+/** The space of one storage the agent was told to watch (`storage.watch`), as `storage.status` answers it. */
+export const StorageSpace = StorageStatus.extend({ storage: StorageId });
+export type StorageSpace = z.infer<typeof StorageSpace>;
 
 /**
  * The node's load and capacity, polled by the agent (every few seconds) for the hot reads of
- * `/nodes` and `/cluster/status`: PVE's field names and units.
+ * `/nodes`, `/cluster/status` and `/cluster/resources`: PVE's field names and units.
  */
 export const InventoryReport = z.object({
   kind: z.literal('inventory'),
@@ -23,6 +28,8 @@ export const InventoryReport = z.object({
   os: z.string(),
   /** The running kernel's release, e.g. `6.12.38+deb13-amd64`. */
   kernel: z.string(),
+  /** The space of each storage of the last `storage.watch`, in its order; absent while the agent watches none. */
+  storages: z.array(StorageSpace).max(256).optional(),
 });
 export type InventoryReport = z.infer<typeof InventoryReport>;
 

@@ -1,4 +1,4 @@
-import type { GuestRuntime } from '@corral/protocol';
+import type { GuestRuntime, InventoryReport, StorageSpace, WatchedStorage } from '@corral/protocol';
 import { waitFor, type FakeAgent } from '@corral/testing';
 import { addUser, basic, call, dataOf, grant, write } from '../../../test-support/access-fixture.js';
 import { joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { AclEntryRow } from '../../access/entities/acl-entry.entity.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';
 import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
+import { StorageModule } from '../../storage/storage.module.js';
 import { ClusterModule } from '../cluster.module.js';
 
 const GIB = 1024 ** 3;
@@ -17,19 +18,21 @@ type Entry = Record<string, unknown>;
 describe('/cluster/resources as things change', () => {
   let t: TestApp;
   const agents: FakeAgent[] = [];
-  let used = 40 * GIB;
-  let asked = 0;
+  /** The storages each agent was told to watch, in the order it was told. */
+  const watches = new Map<string, WatchedStorage[][]>();
 
   beforeAll(async () => {
-    t = await startTestApp({ imports: [ClusterModule] });
+    t = await startTestApp({ imports: [ClusterModule, StorageModule] });
     for (const node of ['pve1', 'pve2']) {
       const credential = await joinNode(t, node);
       agents.push(
         await onlineAgent(t, node, credential, {
           answer: (request) => {
-            if (request.command !== 'storage.status') return { result: null };
-            if (node === 'pve1') asked += 1;
-            return { result: { active: true, total: 100 * GIB, used, avail: 100 * GIB - used } };
+            if (request.command === 'storage.watch') {
+              const { storages } = request.params as { storages: WatchedStorage[] };
+              watches.set(node, [...(watches.get(node) ?? []), storages]);
+            }
+            return request.command === 'storage.activate' ? { result: { active: true } } : { result: null };
           },
         }),
       );
@@ -90,26 +93,57 @@ describe('/cluster/resources as things change', () => {
     expect((await guests()).map((guest) => guest.vmid)).toEqual([101]);
   });
 
-  it("shows each storage's sizes as the node last reported them, asking again in the background once they are 10 s old", async () => {
+  it("shows each storage's sizes as its node's inventory last reported them, and tells each agent which storages to report", async () => {
     const sizes = async () =>
       dataOf<Entry[]>(await call(t, 'GET', '/cluster/resources', { query: 'type=storage', as: ALICE }))
         .filter((storage) => storage.node === 'pve1')
         .map(({ storage, disk, maxdisk }) => ({ storage, disk, maxdisk }));
+    const local = { storage: 'local', path: '/var/lib/vz', mountpoint: false };
+    // Each agent was told at its welcome.
+    await waitFor(() => watches.get('pve1')?.length === 1 && watches.get('pve2')?.length === 1, { timeoutMs: 5000, what: 'the watches' });
+    expect(watches.get('pve1')).toEqual([[local]]);
+    // Nothing reported yet: the entry has no sizes.
+    expect(await sizes()).toEqual([{ storage: 'local', disk: undefined, maxdisk: undefined }]);
+
+    const report = (storages: StorageSpace[]) => (agents[0] as FakeAgent).send({ type: 'report', payload: { ...INVENTORY, storages } });
+    const space = (used: number): StorageSpace => ({ storage: 'local', active: true, total: 100 * GIB, used, avail: 100 * GIB - used });
+    report([space(40 * GIB)]);
+    await waitFor(async () => (await sizes())[0]?.disk === 40 * GIB, { timeoutMs: 5000, what: 'the first sizes' });
     expect(await sizes()).toEqual([{ storage: 'local', disk: 40 * GIB, maxdisk: 100 * GIB }]);
-    used = 50 * GIB;
-    // Within 10 s the last answer stands, and the agent is not asked.
-    const before = asked;
-    expect(await sizes()).toEqual([{ storage: 'local', disk: 40 * GIB, maxdisk: 100 * GIB }]);
-    expect(asked).toBe(before);
-    const now = Date.now.bind(Date);
-    const later = jest.spyOn(Date, 'now').mockImplementation(() => now() + 10_000);
-    try {
-      // The list asks again and shows what it knew meanwhile; the next one shows the new answer.
-      expect(await sizes()).toEqual([{ storage: 'local', disk: 40 * GIB, maxdisk: 100 * GIB }]);
-      await waitFor(async () => (await sizes())[0]?.disk === 50 * GIB, { timeoutMs: 5000, what: 'the new sizes' });
-      expect(asked).toBe(before + 1);
-    } finally {
-      later.mockRestore();
-    }
+    report([space(50 * GIB)]);
+    await waitFor(async () => (await sizes())[0]?.disk === 50 * GIB, { timeoutMs: 5000, what: 'the new sizes' });
+    // An inactive storage (nothing mounted at its path) shows no sizes, as a node that reports none.
+    report([{ storage: 'local', active: false, total: 0, used: 0, avail: 0 }]);
+    await waitFor(async () => (await sizes())[0]?.disk === undefined, { timeoutMs: 5000, what: 'the inactive storage' });
+
+    // A storage for pve1 only tells pve1 again, and so does its removal; pve2's list did not change.
+    dataOf(await call(t, 'POST', '/storage', { form: { storage: 'usb', type: 'dir', path: '/mnt/usb', nodes: 'pve1', 'is-rootdir': 1 } }));
+    const usb = { storage: 'usb', path: '/mnt/usb', mountpoint: true };
+    await waitFor(() => watches.get('pve1')?.length === 2, { timeoutMs: 5000, what: 'the watch of the new storage' });
+    expect(watches.get('pve1')?.[1]).toEqual([local, usb]);
+    report([space(50 * GIB), { storage: 'usb', active: true, total: 10 * GIB, used: GIB, avail: 9 * GIB }]);
+    await waitFor(async () => (await sizes())[1]?.disk === GIB, { timeoutMs: 5000, what: 'the new storage' });
+    expect(await sizes()).toEqual([
+      { storage: 'local', disk: 50 * GIB, maxdisk: 100 * GIB },
+      { storage: 'usb', disk: GIB, maxdisk: 10 * GIB },
+    ]);
+    dataOf(await call(t, 'DELETE', '/storage/usb'));
+    await waitFor(() => watches.get('pve1')?.length === 3, { timeoutMs: 5000, what: 'the watch without the storage' });
+    expect(watches.get('pve1')?.[2]).toEqual([local]);
+    expect(await sizes()).toEqual([{ storage: 'local', disk: 50 * GIB, maxdisk: 100 * GIB }]);
+    expect(watches.get('pve2')).toEqual([[local]]);
   });
 });
+
+const INVENTORY: InventoryReport = {
+  kind: 'inventory',
+  cpu: 0.1,
+  maxcpu: 8,
+  mem: 2 * GIB,
+  maxmem: 16 * GIB,
+  uptime: 1000,
+  disk: 5 * GIB,
+  maxdisk: 50 * GIB,
+  os: 'Debian GNU/Linux 13 (trixie)',
+  kernel: '6.12.38+deb13-amd64',
+};

@@ -10,11 +10,11 @@ import { statusEntry } from '../../guests/status-entry.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';
 import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { NodeView, type NodeState } from '../../inventory/nodes/node-view.js';
-import { StoragesRepository } from '../../inventory/storage/storages.repository.js';
+import { StorageView } from '../../inventory/storage/storage-view.js';
 import type { PoolResourceEntry, ResourceEntry } from './resources.endpoints.js';
-import { StorageSizesOnNodes } from './storage-sizes.js';
 import { guestEntry } from './guest-entries.js';
 import { JsonText, JsonTexts } from '../../http/json-text.js';
+import { availableOn } from '../../storage/storage-config.js';
 
 /** `/cluster/resources` and `/cluster/nextid`. */
 @Injectable()
@@ -23,8 +23,7 @@ export class ResourcesService {
     private readonly nodes: NodeView,
     private readonly guests: GuestView,
     private readonly repository: GuestsRepository,
-    private readonly storages: StoragesRepository,
-    private readonly sizes: StorageSizesOnNodes,
+    private readonly storages: StorageView,
     private readonly access: AccessState,
   ) {}
 
@@ -60,7 +59,7 @@ export class ResourcesService {
         entries.push(this.texts.text(state.row, state.runtime, pool, () => guestEntry(state, pool)));
       }
     }
-    if (type === undefined || type === 'storage') (await this.storageEntries(audits('/storage', 'Datastore.Audit'))).forEach(add);
+    if (type === undefined || type === 'storage') this.storageEntries(audits('/storage', 'Datastore.Audit')).forEach(add);
     if (type === undefined) this.poolEntries(access, audits('/pool', 'Pool.Audit')).forEach(add);
     return JsonText.array(entries);
   }
@@ -69,7 +68,7 @@ export class ResourcesService {
   async members(vmids: ReadonlySet<number>, storages: ReadonlySet<string>): Promise<ResourceEntry[]> {
     const access = await this.access.current();
     const firstNodes = new Map<string, ResourceEntry>();
-    for (const entry of await this.storageEntries((storage) => storages.has(storage)))
+    for (const entry of this.storageEntries((storage) => storages.has(storage)))
       if (!firstNodes.has(entry.storage ?? '')) firstNodes.set(entry.storage ?? '', entry);
     return [...this.guestEntries(access, (vmid) => vmids.has(vmid)), ...firstNodes.values()];
   }
@@ -93,27 +92,31 @@ export class ResourcesService {
       .map((state) => guestEntry(state, guestPools(access).get(state.row.vmid)));
   }
 
-  /** One entry per storage and node it is on, with PVE's `disk` and `maxdisk` (used and total bytes there) where that node reported them. */
-  private async storageEntries(include: (storage: string) => boolean): Promise<ResourceEntry[]> {
-    const storages = (await this.storages.all()).filter((storage) => !storage.disable && include(storage.storage));
-    const onNodes = this.nodes
-      .list()
-      .flatMap((node) =>
-        storages.filter((storage) => storage.nodes === null || storage.nodes.includes(node.name)).map((storage) => ({ node, storage })),
-      );
-    return Promise.all(
-      onNodes.map(async ({ node, storage }) => ({
-        id: `storage/${node.name}/${storage.storage}`,
-        type: 'storage' as const,
-        node: node.name,
-        storage: storage.storage,
-        plugintype: storage.type,
-        status: node.online ? 'available' : 'unknown',
-        content: storage.content.join(','),
-        shared: storage.shared ? 1 : 0,
-        ...(node.online ? await this.sizes.of(storage, node.name) : null),
-      })),
-    );
+  /**
+   * One entry per storage and node it is on, with PVE's `disk` and `maxdisk` (used and total bytes
+   * there) where the node's inventory reports the storage active.
+   */
+  private storageEntries(include: (storage: string) => boolean): ResourceEntry[] {
+    const storages = this.storages.list().filter((storage) => !storage.disable && include(storage.storage));
+    return this.nodes.list().flatMap((node) => {
+      const spaces = node.online ? node.inventory?.storages : undefined;
+      return storages
+        .filter((storage) => availableOn(storage, node.name))
+        .map((storage) => {
+          const space = spaces?.find((each) => each.storage === storage.storage);
+          return {
+            id: `storage/${node.name}/${storage.storage}`,
+            type: 'storage' as const,
+            node: node.name,
+            storage: storage.storage,
+            plugintype: storage.type,
+            status: node.online ? 'available' : 'unknown',
+            content: storage.content.join(','),
+            shared: storage.shared ? 1 : 0,
+            ...(space?.active ? { disk: space.used, maxdisk: space.total } : null),
+          };
+        });
+    });
   }
 
   /** PVE sums the load of each pool's running guests, including guests the caller may not audit. */

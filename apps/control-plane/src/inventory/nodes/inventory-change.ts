@@ -1,3 +1,4 @@
+import type { StorageSpace } from '@corral/protocol';
 import type { NodeInventory } from './node.entity.js';
 
 /** CPU load that moved by this much (of all CPUs) is news. */
@@ -23,8 +24,26 @@ export function meaningfulChange(written: NodeInventory, next: NodeInventory): b
     Math.abs(next.cpu - written.cpu) >= CPU_STEP ||
     Math.abs(next.mem - written.mem) >= USE_STEP * next.maxmem ||
     Math.abs(next.disk - written.disk) >= USE_STEP * next.maxdisk ||
+    storagesChanged(written.storages ?? [], next.storages ?? []) ||
     // The host rebooted.
     elapsed < 0 ||
     elapsed >= MAX_AGE_S
+  );
+}
+
+/** Another storage, one that became active or inactive or changed size, or a use that moved by a share of its total. */
+function storagesChanged(written: readonly StorageSpace[], next: readonly StorageSpace[]): boolean {
+  return (
+    written.length !== next.length ||
+    next.some((space, index) => {
+      const before = written[index];
+      return (
+        before === undefined ||
+        before.storage !== space.storage ||
+        before.active !== space.active ||
+        before.total !== space.total ||
+        Math.abs(before.used - space.used) >= USE_STEP * space.total
+      );
+    })
   );
 }
