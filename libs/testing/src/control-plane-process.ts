@@ -7,7 +7,10 @@ import { HttpsClient } from './https-client.js';
 import { waitFor } from './wait-for.js';
 
 export interface ControlPlaneOptions {
-  /** Reused across restarts to test persistence; a new temporary one by default. */
+  /**
+   * Reused across restarts to test persistence; by default a new one in the test run's folder
+   * (TEST_RUN_FOLDER, which the run removes at its end), else in the system's temporary folder.
+   */
   readonly dataDir?: string;
   /**
    * Extra environment, e.g. DATABASE_URL; CORRAL_PORT defaults to 0 (a free port), and
@@ -79,8 +82,11 @@ export class ControlPlaneProcess {
   }
 }
 
+/** The environment variable naming the folder a test run removes at its end (the e2e tiers' global setup makes it). */
+export const TEST_RUN_FOLDER = 'CORRAL_TEST_RUN_FOLDER';
+
 async function temporaryDataDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'corral-e2e-'));
+  const dir = await mkdtemp(join(process.env[TEST_RUN_FOLDER] ?? tmpdir(), 'corral-e2e-'));
   // mkdtemp makes it 0700; the embedded PostgreSQL's own user must be able to traverse it.
   await chmod(dir, 0o755);
   return dir;
