@@ -26,8 +26,8 @@ import { TASK_ENDS_CHANNEL, TasksRepository } from '../tasks/tasks.repository.js
  * A guest whose node's agent this replica does not hold keeps its lock until the agent is
  * welcomed here and reports. Reconciliation follows each task's end (`corral_tasks`, also the ends
  * written for replicas gone), each task's work settling here, and each runtime report of an agent
- * held here; an agent's first report comes as it is welcomed, so after a start-up every lock left
- * by a crash is reconciled as its node's agent comes back.
+ * held here where the guest view shows a lock on its node; an agent's first report comes as it is
+ * welcomed, so after a start-up every lock left by a crash is reconciled as its node's agent comes back.
  */
 @Injectable()
 export class StaleLocks {
@@ -53,7 +53,8 @@ export class StaleLocks {
     hub.onGuests({
       runtime: async (node, { guests, making }) => {
         this.reported.set(node, { listed: guests, making });
-        this.reconcile(() => this.repository.locked(node));
+        // The database is read only where the view shows a lock: a thousand agents' reports must not each make a query.
+        if (this.view.hasLockOn(node)) this.reconcile(() => this.repository.locked(node));
       },
       event: async () => true,
     });

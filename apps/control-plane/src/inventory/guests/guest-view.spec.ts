@@ -74,3 +74,12 @@ describe('the list of every guest', () => {
     expect(view.list().map((state) => state.runtime?.status)).toEqual([undefined, 'running', undefined]);
   });
 });
+
+describe('the locks on a node', () => {
+  it('are seen in the rows the view holds, node by node', async () => {
+    const view = await viewOf(row(100, 'stopped'), { ...row(101, 'stopped'), node: 'pve3', lock: 'backup' } as GuestRow);
+    expect(view.hasLockOn('pve3')).toBe(true);
+    expect(view.hasLockOn('pve2')).toBe(false);
+    expect(view.hasLockOn('ghost')).toBe(false);
+  });
+});

@@ -80,6 +80,12 @@ export class GuestView implements OnModuleInit {
     return [...(this.onNodes.get(node) ?? [])].sort((a, b) => a - b).flatMap((vmid) => this.guests.get(vmid) ?? []);
   }
 
+  /** Whether a guest on `node` holds a lock, as the view last loaded its row. */
+  hasLockOn(node: string): boolean {
+    for (const vmid of this.onNodes.get(node) ?? []) if ((this.guests.get(vmid)?.row.lock ?? null) !== null) return true;
+    return false;
+  }
+
   /**
    * Reloads one guest: a change this replica made shows in its next response, not only after the
    * notification. Resolves once a load that started after this call has ended.
