@@ -1,10 +1,11 @@
-import { createDatabase, databaseUrl, TestPostgres } from '@corral/testing';
+import { createDatabase, databaseUrl, openTestRun, TestPostgres } from '@corral/testing';
 import { createDataSource } from '../src/data-source.js';
 import { migrate } from '../src/database/migrate.js';
 import { TEMPLATE_HANDOVER } from './test-database.js';
 
-/** Starts the run's PostgreSQL and migrates the template every test file clones its database from. */
+/** Makes the run's folder, starts the run's PostgreSQL and migrates the template every test file clones its database from. */
 export default async function globalSetup(): Promise<void> {
+  await openTestRun();
   const postgres = await TestPostgres.start();
   postgres.handOver();
   const template = await createDatabase(postgres.admin, { name: `corral_template_${process.pid}` });

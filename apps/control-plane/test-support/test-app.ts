@@ -1,10 +1,8 @@
 import { AGENT_WEBSOCKET_PATH } from '@corral/protocol';
-import { HttpsClient } from '@corral/testing';
+import { HttpsClient, testFolder } from '@corral/testing';
 import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { pino, type Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
@@ -39,7 +37,7 @@ export async function startTestApp(options: {
   /** Turns the test database's URL into the one the app connects to (through a proxy the test cuts). */
   reachDatabase?: (url: string) => string;
 }): Promise<TestApp> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'corral-int-'));
+  const dataDir = await testFolder('corral-int-');
   const config = loadConfig(
     {
       CORRAL_DATA_DIR: dataDir,
@@ -79,10 +77,13 @@ export async function startTestApp(options: {
     cert: tls.cert,
     agentUrl: `wss://127.0.0.1:${port}${AGENT_WEBSOCKET_PATH}`,
     close: async () => {
-      api.close();
-      await app.close();
-      await database.drop();
-      await rm(dataDir, { recursive: true, force: true });
+      try {
+        api.close();
+        await app.close();
+        await database.drop();
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
     },
   };
 }

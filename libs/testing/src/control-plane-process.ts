@@ -1,16 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { HttpsClient } from './https-client.js';
+import { testFolder } from './test-run-folder.js';
 import { waitFor } from './wait-for.js';
 
 export interface ControlPlaneOptions {
-  /**
-   * Reused across restarts to test persistence; by default a new one in the test run's folder
-   * (TEST_RUN_FOLDER, which the run removes at its end), else in the system's temporary folder.
-   */
+  /** Reused across restarts to test persistence; a new test folder (`testFolder`) by default. */
   readonly dataDir?: string;
   /**
    * Extra environment, e.g. DATABASE_URL; CORRAL_PORT defaults to 0 (a free port), and
@@ -36,7 +33,7 @@ export class ControlPlaneProcess {
   static async start(options: ControlPlaneOptions = {}): Promise<ControlPlaneProcess> {
     const entry = resolve('apps/control-plane/dist/main.js');
     if (!existsSync(entry)) throw new Error(`${entry} is missing: build first (npx nx run control-plane:build)`);
-    const dataDir = options.dataDir ?? (await temporaryDataDir());
+    const dataDir = options.dataDir ?? (await testFolder('corral-e2e-'));
     const child = spawn(process.execPath, [entry], {
       env: { PATH: process.env['PATH'] ?? '', CORRAL_PORT: '0', CORRAL_CHECK_RESPONSES: '1', CORRAL_DATA_DIR: dataDir, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,15 +79,6 @@ export class ControlPlaneProcess {
   }
 }
 
-/** The environment variable naming the folder a test run removes at its end (the e2e tiers' global setup makes it). */
-export const TEST_RUN_FOLDER = 'CORRAL_TEST_RUN_FOLDER';
-
-async function temporaryDataDir(): Promise<string> {
-  const dir = await mkdtemp(join(process.env[TEST_RUN_FOLDER] ?? tmpdir(), 'corral-e2e-'));
-  // mkdtemp makes it 0700; the embedded PostgreSQL's own user must be able to traverse it.
-  await chmod(dir, 0o755);
-  return dir;
-}
 
 function parseLine(line: string): Record<string, unknown> | null {
   try {

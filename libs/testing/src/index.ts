@@ -1,6 +1,7 @@
 export { AgentProcess, type ProcessExit } from './agent-process.js';
 export { buildBusyboxTemplate } from './busybox-template.js';
-export { ControlPlaneProcess, TEST_RUN_FOLDER, type ControlPlaneOptions } from './control-plane-process.js';
+export { ControlPlaneProcess, type ControlPlaneOptions } from './control-plane-process.js';
+export { closeTestRun, openTestRun, testFolder } from './test-run-folder.js';
 export { FakeAgent, type FakeAgentOptions, type FakeAnswer } from './fake-agent.js';
 export { HttpsClient, type ApiRequest, type ApiResponse } from './https-client.js';
 export { processesUnder } from './processes-under.js';

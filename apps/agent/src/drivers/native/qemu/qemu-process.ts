@@ -29,8 +29,23 @@ export async function isQemuOf(pid: number, pidFile: string): Promise<boolean> {
 }
 
 /**
- * Waits until the QEMU of `pidFile` (or the process `isOurs` recognises) is gone, polling; resolves
- * false when `timeoutMs` passes first. Rejects with the signal's reason when it is aborted.
+ * Whether `pid` is in the kernel's exit: its memory is gone (an empty command line) but it is not
+ * a zombie yet, so it may still hold its files (a VM's disks) open.
+ */
+export async function exiting(pid: number): Promise<boolean> {
+  try {
+    const [stat, cmdline] = await Promise.all([readFile(`${PROC_ROOT}/${pid}/stat`, 'utf8'), readFile(`${PROC_ROOT}/${pid}/cmdline`)]);
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return cmdline.length === 0 && state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Waits until the QEMU of `pidFile` (or the process `isOurs` recognises) is gone, polling, and
+ * done exiting (a zombie or no process); resolves false when `timeoutMs` passes first. Rejects with
+ * the signal's reason when it is aborted.
  */
 export async function waitForExit(
   pid: number,
@@ -41,7 +56,7 @@ export async function waitForExit(
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (!(await isOurs(pid, pidFile))) return true;
+    if (!(await isOurs(pid, pidFile)) && !(await exiting(pid))) return true;
     if (Date.now() >= deadline) return false;
     signal?.throwIfAborted();
     await sleep(POLL_MS);
