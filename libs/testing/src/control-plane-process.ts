@@ -79,7 +79,6 @@ export class ControlPlaneProcess {
   }
 }
 
-
 function parseLine(line: string): Record<string, unknown> | null {
   try {
     return JSON.parse(line) as Record<string, unknown>;

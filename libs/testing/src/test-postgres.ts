@@ -9,11 +9,14 @@ import pg from 'pg';
 export type AdminConnection = { readonly url: string } | { readonly host: string; readonly port: number; readonly user: string };
 
 const HANDOVER = 'CORRAL_TEST_POSTGRES';
+/** The start of the name of every database a test run makes, so that its end can drop those it left. */
+const PREFIX = 'CORRAL_TEST_DATABASE_PREFIX';
 
 /**
  * The PostgreSQL server of one test run: the one DATABASE_URL names, or a throwaway embedded
  * cluster (the same code as the control plane's embedded mode). Started once in Jest's global
- * setup and handed to the test files through the environment.
+ * setup and handed to the test files through the environment. On DATABASE_URL's server, the
+ * databases the run made and did not drop are dropped when it stops.
  */
 export class TestPostgres {
   private constructor(
@@ -24,6 +27,7 @@ export class TestPostgres {
 
   static async start(): Promise<TestPostgres> {
     const url = process.env['DATABASE_URL'];
+    process.env[PREFIX] = `t_${randomBytes(3).toString('hex')}_`;
     if (url) return new TestPostgres({ url }, null, null);
     const dir = await mkdtemp(join(tmpdir(), 'corral-test-pg-'));
     // mkdtemp makes it 0700: the server's own user must be able to traverse it.
@@ -38,8 +42,18 @@ export class TestPostgres {
   }
 
   async stop(): Promise<void> {
+    if (this.cluster === null) await this.dropLeftovers();
     await this.cluster?.stop();
     if (this.dir) await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private async dropLeftovers(): Promise<void> {
+    const prefix = process.env[PREFIX];
+    if (!prefix) return;
+    const { rows } = await withAdmin(this.admin, (client) =>
+      client.query<{ datname: string }>(`SELECT "datname" FROM "pg_database" WHERE starts_with("datname", $1)`, [prefix]),
+    );
+    for (const { datname } of rows) await dropDatabase(this.admin, datname);
   }
 }
 
@@ -52,7 +66,7 @@ export function testPostgres(): AdminConnection {
 
 /** A new database, empty or copied from a template; its name is returned. */
 export async function createDatabase(admin: AdminConnection, options: { template?: string; name?: string } = {}): Promise<string> {
-  const name = options.name ?? `t_${randomBytes(6).toString('hex')}`;
+  const name = options.name ?? `${process.env[PREFIX] ?? 't_'}${randomBytes(6).toString('hex')}`;
   await withAdmin(admin, (client) =>
     client.query(
       `CREATE DATABASE ${pg.escapeIdentifier(name)}${options.template ? ` TEMPLATE ${pg.escapeIdentifier(options.template)}` : ''}`,
