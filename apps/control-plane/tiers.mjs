@@ -25,4 +25,6 @@ export const tiers = [
   ['guests'],
   ['backups', 'cluster'],
   ['local-agent', 'pools'],
+  // The metrics read the views, the agents and the guests' figures.
+  ['metrics'],
 ];

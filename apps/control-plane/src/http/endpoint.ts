@@ -55,8 +55,10 @@ export interface EndpointDeclaration<P extends z.ZodObject = z.ZodObject, R exte
   readonly permission: Permission;
   /** `false` where PVE refuses API tokens (`allowtoken: 0`): changing a password, and tickets. */
   readonly allowToken?: false;
-  /** `false` only for documents served as they are (the OpenAPI document); every API result is `{ "data": ... }`. */
+  /** `false` only for documents served as they are (the OpenAPI document, the metrics); every API result is `{ "data": ... }`. */
   readonly envelope?: false;
+  /** A document's media type where it is not JSON (the metrics' text format): its handler returns the text. */
+  readonly contentType?: string;
   /**
    * PVE's upload: a multipart form whose other parameters come before one file part, named as the
    * parameter `file`, whose value is then the file's name; its bytes, at most `maxBytes`, are a
@@ -102,7 +104,7 @@ export function Endpoint<E extends EndpointDeclaration>(declaration: E): Method<
     RequestMapping({ path: routerPath(declaration.path), method: NEST_METHOD[declaration.method] }),
     // PVE answers every success with 200 (Nest's default for POST is 201).
     HttpCode(200),
-    Header('Content-Type', JSON_CONTENT_TYPE),
+    Header('Content-Type', declaration.contentType ?? JSON_CONTENT_TYPE),
     SetMetadata(ENDPOINT, declaration),
   );
   return (target, key, descriptor) => {

@@ -134,6 +134,7 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /version', request: () => ({ path: '/version' }), expect: PUBLIC },
   { endpoint: 'GET /health/live', request: () => ({ path: '/health/live' }), expect: PUBLIC },
   { endpoint: 'GET /health/ready', request: () => ({ path: '/health/ready' }), expect: PUBLIC },
+  { endpoint: 'GET /metrics', request: () => ({ path: '/metrics' }), expect: AUDITORS },
   { endpoint: 'GET /openapi.json', request: () => ({ path: '/openapi.json' }), expect: PUBLIC },
   { endpoint: 'GET /access', request: () => ({ path: '/access' }), expect: ANY_CALLER },
   { endpoint: 'GET /access/domains', request: () => ({ path: '/access/domains' }), expect: PUBLIC },

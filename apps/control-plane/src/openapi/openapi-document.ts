@@ -101,7 +101,7 @@ function operation(declaration: EndpointDeclaration): JsonSchema {
       '200': {
         description: 'Success',
         content: {
-          [JSON_CONTENT_TYPE]: {
+          [declaration.contentType ?? JSON_CONTENT_TYPE]: {
             schema: declaration.envelope === false ? result : { type: 'object', required: ['data'], properties: { data: result } },
           },
         },
