@@ -1,6 +1,21 @@
+import type { InventoryReport } from '@corral/protocol';
 import { FakeAgent, type FakeAgentOptions } from '@corral/testing';
 import { call, dataOf } from './access-fixture.js';
 import type { TestApp } from './test-app.js';
+
+/** An agent's inventory report, as the tests send it. */
+export const INVENTORY: InventoryReport = {
+  kind: 'inventory',
+  cpu: 0.25,
+  maxcpu: 8,
+  mem: 2e9,
+  maxmem: 8e9,
+  uptime: 3600,
+  disk: 4e10,
+  maxdisk: 1e11,
+  os: 'Debian GNU/Linux 12 (bookworm)',
+  kernel: '6.1.0-test',
+};
 
 /** Joins a node through the API (a join token, then the join) and returns its agent's credential. */
 export async function joinNode(t: TestApp, node: string, tokenOptions: Record<string, string | number> = {}): Promise<string> {

@@ -3,24 +3,11 @@ import { FakeAgent, waitFor } from '@corral/testing';
 import { isDeepStrictEqual } from 'node:util';
 import { DataSource } from 'typeorm';
 import { addUser, basic, call, dataOf, expectError, grant, ROOT } from '../../test-support/access-fixture.js';
-import { events, joinNode, onlineAgent } from '../../test-support/node-fixture.js';
+import { events, INVENTORY, joinNode, onlineAgent } from '../../test-support/node-fixture.js';
 import { OLDER_AGENT_STATUS as STATUS } from '../../test-support/node-status-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { NodesModule } from '../nodes/nodes.module.js';
-
-const INVENTORY = {
-  kind: 'inventory',
-  cpu: 0.25,
-  maxcpu: 8,
-  mem: 2e9,
-  maxmem: 8e9,
-  uptime: 3600,
-  disk: 4e10,
-  maxdisk: 1e11,
-  os: 'Debian GNU/Linux 12 (bookworm)',
-  kernel: '6.1.0-test',
-};
 
 const nodeEntry = async (t: TestApp, node: string) =>
   dataOf<{ node: string; status: string }[]>(await call(t, 'GET', '/nodes')).find((entry) => entry.node === node);

@@ -1,7 +1,6 @@
-import type { InventoryReport } from '@corral/protocol';
 import { waitFor, type FakeAgent } from '@corral/testing';
 import { addUser, basic, call, dataOf, expectError, grant } from '../../test-support/access-fixture.js';
-import { joinNode, onlineAgent } from '../../test-support/node-fixture.js';
+import { INVENTORY, joinNode, onlineAgent } from '../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { GuestView } from '../inventory/guests/guest-view.js';
@@ -11,18 +10,6 @@ import { MetricsModule } from './metrics.module.js';
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
 const AUDITOR = basic('auditor@pve', 'auditor-secret-1');
-const INVENTORY: InventoryReport = {
-  kind: 'inventory',
-  cpu: 0.25,
-  maxcpu: 8,
-  mem: 2 * GIB,
-  maxmem: 16 * GIB,
-  uptime: 1000,
-  disk: 5 * GIB,
-  maxdisk: 50 * GIB,
-  os: 'Debian GNU/Linux 13 (trixie)',
-  kernel: '6.12.38+deb13-amd64',
-};
 
 describe('GET /metrics', () => {
   let t: TestApp;
@@ -68,7 +55,7 @@ describe('GET /metrics', () => {
       expect.arrayContaining([
         'corral_node_up{node="pve1"} 1',
         'corral_node_up{node="pve2"} 0',
-        `corral_node_memory_total_bytes{node="pve1"} ${16 * GIB}`,
+        'corral_node_memory_total_bytes{node="pve1"} 8000000000',
         'corral_node_cpus{node="pve1"} 8',
         'corral_agents_connected 1',
         'corral_guest_up{node="pve1",vmid="100",type="qemu",name="web"} 0',

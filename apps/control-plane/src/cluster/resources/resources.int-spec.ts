@@ -1,7 +1,7 @@
-import type { GuestRuntime, InventoryReport, StorageSpace, WatchedStorage } from '@corral/protocol';
+import type { GuestRuntime, StorageSpace, WatchedStorage } from '@corral/protocol';
 import { waitFor, type FakeAgent } from '@corral/testing';
 import { addUser, basic, call, dataOf, grant, write } from '../../../test-support/access-fixture.js';
-import { joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
+import { INVENTORY, joinNode, onlineAgent } from '../../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../../test-support/test-app.js';
 import { AclEntryRow } from '../../access/entities/acl-entry.entity.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';
@@ -134,16 +134,3 @@ describe('/cluster/resources as things change', () => {
     expect(watches.get('pve2')).toEqual([[local]]);
   });
 });
-
-const INVENTORY: InventoryReport = {
-  kind: 'inventory',
-  cpu: 0.1,
-  maxcpu: 8,
-  mem: 2 * GIB,
-  maxmem: 16 * GIB,
-  uptime: 1000,
-  disk: 5 * GIB,
-  maxdisk: 50 * GIB,
-  os: 'Debian GNU/Linux 13 (trixie)',
-  kernel: '6.12.38+deb13-amd64',
-};
