@@ -7,7 +7,8 @@
 //   replicas and again with one replica killed with SIGKILL once all were accepted (every task must
 //   end OK, with one `vm-create` event each), the time the killed replica's agents take to be back
 //   on another, node-down detection for agents killed at once; on one replica, `/cluster/resources`
-//   at each guest count (cluster-scale.mjs, cluster-resources.mjs).
+//   and a `/metrics` scrape at each guest count (cluster-scale.mjs, cluster-resources.mjs,
+//   metrics-scrape.mjs).
 // Usage: DATABASE_URL=postgres://... node tools/bench/cluster-bench.mjs [--phases forwarding,scale]
 //   [--replicas 3,1] [--agents 100,300,1000] [--guests 10000,50000] [--creates 200] [--down 100]
 //   [--duration <s>] [--connections <n>] [--rounds <n>]
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import { AGENT_MAIN, fail, loadOptions, machineName, MAIN, positiveInt, progress, rootClient, rootToken } from './bench-support.mjs';
 import { measureForwarding } from './cluster-forwarding.mjs';
 import { fillGuests, measureResources } from './cluster-resources.mjs';
+import { measureScrape } from './metrics-scrape.mjs';
 import { createEvents, movedBack, nodeDown, parallelCreates, spread, usageAt } from './cluster-scale.mjs';
 import { startReplicaSet } from './replica-set.mjs';
 
@@ -95,6 +97,7 @@ try {
           }));
           resourcesTable(rows, swarm.agents.length);
           failed ||= rows.some((row) => row.failed);
+          scrapeTable(guests, swarm.agents.length, await measureScrape(set.replicas[0], swarm.token));
         }
       });
   }
@@ -202,5 +205,15 @@ function resourcesTable(rows, nodes) {
       (row) =>
         `| ${row.guests} | ${(row.bytes / MIB).toFixed(1)} MiB | ${row.connections} | ${row.corral.rate.toFixed(1)} (${row.corral.p50} / ${row.corral.p99}) | ${row.bare.rate.toFixed(1)} (${row.bare.p50} / ${row.bare.p99}) | ${row.ratio.toFixed(3)} | ${row.createRate.toFixed(0)} (${row.busy}) |`,
     ),
+  );
+}
+
+function scrapeTable(guests, nodes, scrape) {
+  output.push(
+    '',
+    `## GET /metrics at ${nodes} nodes and ${guests} guests`,
+    '| guests | body | scrape, median / slowest of 50 |',
+    '|---|---|---|',
+    `| ${guests} | ${(scrape.bytes / MIB).toFixed(1)} MiB | ${scrape.median.toFixed(1)} / ${scrape.max.toFixed(1)} ms |`,
   );
 }

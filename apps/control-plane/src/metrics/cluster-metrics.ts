@@ -4,12 +4,11 @@ import { DataSource } from 'typeorm';
 import { AgentHub } from '../agents/agent-hub.js';
 import type { GuestStatus } from '../guests/guest.endpoints.js';
 import { statusEntry } from '../guests/status-entry.js';
+import type { GuestRow } from '../inventory/guests/guest.entity.js';
 import { GuestView } from '../inventory/guests/guest-view.js';
 import type { NodeInventory } from '../inventory/nodes/node.entity.js';
 import { NodeView } from '../inventory/nodes/node-view.js';
 import { MetricsRegistry } from './metrics-registry.js';
-
-type GuestLabel = 'node' | 'vmid' | 'type' | 'name';
 
 /** What a pg pool tells of its connections. */
 interface PoolCounts {
@@ -18,69 +17,58 @@ interface PoolCounts {
   readonly waitingCount: number;
 }
 
+interface Family<T> {
+  readonly name: string;
+  readonly help: string;
+  readonly value: (of: T) => number;
+}
+
+const NODE_FAMILIES: readonly Family<NodeInventory>[] = [
+  { name: 'corral_node_cpu_ratio', help: "The node's CPU load, as a share of all its CPUs.", value: (inventory) => inventory.cpu },
+  { name: 'corral_node_cpus', help: "The node's logical CPUs.", value: (inventory) => inventory.maxcpu },
+  { name: 'corral_node_memory_used_bytes', help: "The node's memory in use.", value: (inventory) => inventory.mem },
+  { name: 'corral_node_memory_total_bytes', help: "The node's memory.", value: (inventory) => inventory.maxmem },
+  { name: 'corral_node_rootfs_used_bytes', help: "The used bytes of the node's root file system.", value: (inventory) => inventory.disk },
+  { name: 'corral_node_rootfs_total_bytes', help: "The size of the node's root file system.", value: (inventory) => inventory.maxdisk },
+  { name: 'corral_node_uptime_seconds', help: 'Seconds since the node booted.', value: (inventory) => inventory.uptime },
+];
+
+const GUEST_FAMILIES: readonly Family<GuestStatus>[] = [
+  {
+    name: 'corral_guest_up',
+    help: 'Whether the guest runs (1), or is stopped or paused (0).',
+    value: (status) => (status.status === 'running' ? 1 : 0),
+  },
+  { name: 'corral_guest_cpu_ratio', help: "The guest's CPU load, as a share of its CPUs.", value: (status) => status.cpu },
+  { name: 'corral_guest_cpus', help: "The guest's CPUs.", value: (status) => status.cpus },
+  { name: 'corral_guest_memory_used_bytes', help: "The guest's memory in use.", value: (status) => status.mem },
+  { name: 'corral_guest_memory_total_bytes', help: "The guest's memory.", value: (status) => status.maxmem },
+  { name: 'corral_guest_disk_total_bytes', help: "The size of the guest's boot disk.", value: (status) => status.maxdisk },
+  {
+    name: 'corral_guest_uptime_seconds',
+    help: 'Seconds since the guest started; 0 while it is stopped.',
+    value: (status) => status.uptime,
+  },
+];
+
+/** Each guest row's labels, made once per row (a row is replaced, never changed, when its guest changes). */
+const guestLabels = new WeakMap<GuestRow, string>();
+
 /**
  * The cluster as `/cluster/resources` shows it, read from the in-memory views at each scrape: each
  * node's load and capacity while it is online (label `node`), each guest's (labels `node`, `vmid`,
- * `type`, `name`); and this replica's agents and database connections.
+ * `type`, `name`), written as text directly (prom-client's labelled gauges took 90 ms for a
+ * thousand nodes and guests); and, in the registry, this replica's agents and database connections.
  */
 @Injectable()
 export class ClusterMetrics {
-  constructor(nodes: NodeView, guests: GuestView, hub: AgentHub, dataSource: DataSource, registry: MetricsRegistry) {
-    const perNode = (name: string, help: string, value: (inventory: NodeInventory) => number) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ['node'],
-        registers: [registry],
-        collect() {
-          this.reset();
-          for (const node of nodes.list()) if (node.online && node.inventory) this.set({ node: node.name }, value(node.inventory));
-        },
-      });
-    const perGuest = (name: string, help: string, value: (status: GuestStatus) => number) =>
-      new Gauge<GuestLabel>({
-        name,
-        help,
-        labelNames: ['node', 'vmid', 'type', 'name'],
-        registers: [registry],
-        collect() {
-          this.reset();
-          for (const state of guests.list()) {
-            const status = statusEntry(state);
-            const { node, vmid, type } = state.row;
-            this.set({ node, vmid: String(vmid), type, name: status.name ?? '' }, value(status));
-          }
-        },
-      });
-
-    new Gauge({
-      name: 'corral_node_up',
-      help: 'Whether the node is online (its agent heartbeats to a replica).',
-      labelNames: ['node'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const node of nodes.list()) this.set({ node: node.name }, node.online ? 1 : 0);
-      },
-    });
-    perNode('corral_node_cpu_ratio', "The node's CPU load, as a share of all its CPUs.", (inventory) => inventory.cpu);
-    perNode('corral_node_cpus', "The node's logical CPUs.", (inventory) => inventory.maxcpu);
-    perNode('corral_node_memory_used_bytes', "The node's memory in use.", (inventory) => inventory.mem);
-    perNode('corral_node_memory_total_bytes', "The node's memory.", (inventory) => inventory.maxmem);
-    perNode('corral_node_rootfs_used_bytes', "The used bytes of the node's root file system.", (inventory) => inventory.disk);
-    perNode('corral_node_rootfs_total_bytes', "The size of the node's root file system.", (inventory) => inventory.maxdisk);
-    perNode('corral_node_uptime_seconds', 'Seconds since the node booted.', (inventory) => inventory.uptime);
-
-    perGuest('corral_guest_up', 'Whether the guest runs (1), or is stopped or paused (0).', (status) =>
-      status.status === 'running' ? 1 : 0,
-    );
-    perGuest('corral_guest_cpu_ratio', "The guest's CPU load, as a share of its CPUs.", (status) => status.cpu);
-    perGuest('corral_guest_cpus', "The guest's CPUs.", (status) => status.cpus);
-    perGuest('corral_guest_memory_used_bytes', "The guest's memory in use.", (status) => status.mem);
-    perGuest('corral_guest_memory_total_bytes', "The guest's memory.", (status) => status.maxmem);
-    perGuest('corral_guest_disk_total_bytes', "The size of the guest's boot disk.", (status) => status.maxdisk);
-    perGuest('corral_guest_uptime_seconds', 'Seconds since the guest started; 0 while it is stopped.', (status) => status.uptime);
-
+  constructor(
+    private readonly nodes: NodeView,
+    private readonly guests: GuestView,
+    hub: AgentHub,
+    dataSource: DataSource,
+    registry: MetricsRegistry,
+  ) {
     new Gauge({
       name: 'corral_agents_connected',
       help: 'The node agents connected to this replica.',
@@ -102,4 +90,45 @@ export class ClusterMetrics {
       },
     });
   }
+
+  /** The nodes' and guests' families in the Prometheus text format. */
+  text(): string {
+    const nodes = this.nodes.list();
+    let text = header('corral_node_up', 'Whether the node is online (its agent heartbeats to a replica).');
+    for (const node of nodes) text += `corral_node_up{node="${escape(node.name)}"} ${node.online ? 1 : 0}\n`;
+    const online = nodes.flatMap((node) =>
+      node.online && node.inventory ? [[`{node="${escape(node.name)}"}`, node.inventory] as const] : [],
+    );
+    for (const family of NODE_FAMILIES) {
+      text += header(family.name, family.help);
+      for (const [labels, inventory] of online) text += `${family.name}${labels} ${family.value(inventory)}\n`;
+    }
+    const guests = this.guests.list().map((state) => {
+      const status = statusEntry(state);
+      return [labelsOf(state.row, status), status] as const;
+    });
+    for (const family of GUEST_FAMILIES) {
+      text += header(family.name, family.help);
+      for (const [labels, status] of guests) text += `${family.name}${labels} ${family.value(status)}\n`;
+    }
+    return text;
+  }
+}
+
+function header(name: string, help: string): string {
+  return `# HELP ${name} ${help}\n# TYPE ${name} gauge\n`;
+}
+
+function labelsOf(row: GuestRow, status: GuestStatus): string {
+  let labels = guestLabels.get(row);
+  if (labels === undefined) {
+    labels = `{node="${escape(row.node)}",vmid="${row.vmid}",type="${row.type}",name="${escape(status.name ?? '')}"}`;
+    guestLabels.set(row, labels);
+  }
+  return labels;
+}
+
+/** A label value as the text format writes it: backslash, double quote and line feed escaped. */
+function escape(value: string): string {
+  return value.replace(/[\\"\n]/g, (found) => (found === '\n' ? '\\n' : `\\${found}`));
 }

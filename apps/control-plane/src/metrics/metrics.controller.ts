@@ -1,14 +1,18 @@
 import { Controller } from '@nestjs/common';
 import { Endpoint, type ResultOf } from '../http/endpoint.js';
 import { getMetrics } from './metrics.endpoints.js';
+import { ClusterMetrics } from './cluster-metrics.js';
 import { MetricsRegistry } from './metrics-registry.js';
 
 @Controller()
 export class MetricsController {
-  constructor(private readonly registry: MetricsRegistry) {}
+  constructor(
+    private readonly registry: MetricsRegistry,
+    private readonly cluster: ClusterMetrics,
+  ) {}
 
   @Endpoint(getMetrics)
-  metrics(): Promise<ResultOf<typeof getMetrics>> {
-    return this.registry.metrics();
+  async metrics(): Promise<ResultOf<typeof getMetrics>> {
+    return (await this.registry.metrics()) + this.cluster.text();
   }
 }
