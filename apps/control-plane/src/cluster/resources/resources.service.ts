@@ -11,6 +11,7 @@ import { GuestView } from '../../inventory/guests/guest-view.js';
 import { GuestsRepository } from '../../inventory/guests/guests.repository.js';
 import { NodeView, type NodeState } from '../../inventory/nodes/node-view.js';
 import { StorageView } from '../../inventory/storage/storage-view.js';
+import type { StorageRow } from '../../inventory/storage/storage.entity.js';
 import type { PoolResourceEntry, ResourceEntry } from './resources.endpoints.js';
 import { guestEntry } from './guest-entries.js';
 import { JsonText, JsonTexts } from '../../http/json-text.js';
@@ -28,6 +29,8 @@ export class ResourcesService {
   ) {}
 
   private readonly texts = new JsonTexts();
+  /** Each storage's entries on its nodes, while the storage's row (replaced when it changes) and the node's state are those they were made from. */
+  private readonly storageTexts = new WeakMap<StorageRow, JsonTexts>();
 
   /**
    * The list as JSON: each guest's entry is kept as JSON while its row (replaced, never changed, when
@@ -59,7 +62,12 @@ export class ResourcesService {
         entries.push(this.texts.text(state.row, state.runtime, pool, () => guestEntry(state, pool)));
       }
     }
-    if (type === undefined || type === 'storage') this.storageEntries(audits('/storage', 'Datastore.Audit')).forEach(add);
+    if (type === undefined || type === 'storage')
+      for (const { node, storage } of this.storagesOnNodes(audits('/storage', 'Datastore.Audit'))) {
+        let texts = this.storageTexts.get(storage);
+        if (texts === undefined) this.storageTexts.set(storage, (texts = new JsonTexts()));
+        entries.push(texts.text(node, undefined, undefined, () => storageEntry(node, storage)));
+      }
     if (type === undefined) this.poolEntries(access, audits('/pool', 'Pool.Audit')).forEach(add);
     return JsonText.array(entries);
   }
@@ -68,8 +76,8 @@ export class ResourcesService {
   async members(vmids: ReadonlySet<number>, storages: ReadonlySet<string>): Promise<ResourceEntry[]> {
     const access = await this.access.current();
     const firstNodes = new Map<string, ResourceEntry>();
-    for (const entry of this.storageEntries((storage) => storages.has(storage)))
-      if (!firstNodes.has(entry.storage ?? '')) firstNodes.set(entry.storage ?? '', entry);
+    for (const { node, storage } of this.storagesOnNodes((id) => storages.has(id)))
+      if (!firstNodes.has(storage.storage)) firstNodes.set(storage.storage, storageEntry(node, storage));
     return [...this.guestEntries(access, (vmid) => vmids.has(vmid)), ...firstNodes.values()];
   }
 
@@ -92,31 +100,12 @@ export class ResourcesService {
       .map((state) => guestEntry(state, guestPools(access).get(state.row.vmid)));
   }
 
-  /**
-   * One entry per storage and node it is on, with PVE's `disk` and `maxdisk` (used and total bytes
-   * there) where the node's inventory reports the storage active.
-   */
-  private storageEntries(include: (storage: string) => boolean): ResourceEntry[] {
+  /** Each enabled storage `include` takes, on each node it is defined for. */
+  private storagesOnNodes(include: (storage: string) => boolean): { node: NodeState; storage: StorageRow }[] {
     const storages = this.storages.list().filter((storage) => !storage.disable && include(storage.storage));
-    return this.nodes.list().flatMap((node) => {
-      const spaces = node.online ? node.inventory?.storages : undefined;
-      return storages
-        .filter((storage) => availableOn(storage, node.name))
-        .map((storage) => {
-          const space = spaces?.find((each) => each.storage === storage.storage);
-          return {
-            id: `storage/${node.name}/${storage.storage}`,
-            type: 'storage' as const,
-            node: node.name,
-            storage: storage.storage,
-            plugintype: storage.type,
-            status: node.online ? 'available' : 'unknown',
-            content: storage.content.join(','),
-            shared: storage.shared ? 1 : 0,
-            ...(space?.active ? { disk: space.used, maxdisk: space.total } : null),
-          };
-        });
-    });
+    return this.nodes
+      .list()
+      .flatMap((node) => storages.filter((storage) => availableOn(storage, node.name)).map((storage) => ({ node, storage })));
   }
 
   /** PVE sums the load of each pool's running guests, including guests the caller may not audit. */
@@ -177,4 +166,20 @@ function nodeEntry(node: NodeState, shown: boolean): ResourceEntry {
   if (!inventory || !node.online || !shown) return entry;
   const { cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime } = inventory;
   return { ...entry, cpu, maxcpu, mem, maxmem, disk, maxdisk, uptime };
+}
+
+/** A storage's entry on a node, with PVE's `disk` and `maxdisk` (used and total bytes there) where the node's inventory reports it active. */
+function storageEntry(node: NodeState, storage: StorageRow): ResourceEntry {
+  const space = node.online ? node.inventory?.storages?.find((each) => each.storage === storage.storage) : undefined;
+  return {
+    id: `storage/${node.name}/${storage.storage}`,
+    type: 'storage',
+    node: node.name,
+    storage: storage.storage,
+    plugintype: storage.type,
+    status: node.online ? 'available' : 'unknown',
+    content: storage.content.join(','),
+    shared: storage.shared ? 1 : 0,
+    ...(space?.active ? { disk: space.used, maxdisk: space.total } : null),
+  };
 }
