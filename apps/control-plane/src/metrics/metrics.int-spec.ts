@@ -5,6 +5,9 @@ import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
 import { GuestView } from '../inventory/guests/guest-view.js';
 import { GuestsRepository } from '../inventory/guests/guests.repository.js';
+import { TaskRunner } from '../tasks/task-runner.js';
+import { TasksModule } from '../tasks/tasks.module.js';
+import { finished } from '../../test-support/task-fixture.js';
 import { MetricsModule } from './metrics.module.js';
 
 const GIB = 1024 ** 3;
@@ -16,7 +19,7 @@ describe('GET /metrics', () => {
   let agent: FakeAgent;
 
   beforeAll(async () => {
-    t = await startTestApp({ imports: [ClusterModule, MetricsModule] });
+    t = await startTestApp({ imports: [ClusterModule, TasksModule, MetricsModule] });
     agent = await onlineAgent(t, 'pve1', await joinNode(t, 'pve1'), { answer: () => ({ result: null }) });
     await joinNode(t, 'pve2');
     await t.app.get(GuestsRepository).insert({
@@ -79,6 +82,25 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/^corral_http_requests_total\{method="GET",route="\/cluster\/nextid",status="400"\} 1$/m);
     expect(text).toMatch(/^corral_http_requests_total\{method="GET",route="unmatched",status="404"\} 1$/m);
     expect(text).toMatch(/^corral_http_request_duration_seconds_count\{method="GET",route="\/cluster\/nextid"\} 2$/m);
+  });
+
+  it('counts the tasks started by type, and ended by type and status', async () => {
+    const caller = {
+      userid: 'root@pam',
+      tokenid: null,
+      method: 'basic',
+      subject: { kind: 'user', userid: 'root@pam', groups: [] },
+    } as const;
+    const runner = t.app.get(TaskRunner);
+    const ok = await runner.start({ node: 'pve1', type: 'metricsok', id: '', caller }, () => Promise.resolve());
+    const failed = await runner.start({ node: 'pve1', type: 'metricsfail', id: '', caller }, () => Promise.reject(new Error('broken')));
+    expect(await finished(t, 'pve1', ok)).toBe('OK');
+    expect(await finished(t, 'pve1', failed)).toBe('broken');
+    const text = await scrape();
+    expect(text).toContain('corral_tasks_started_total{type="metricsok"} 1\n');
+    expect(text).toContain('corral_tasks_started_total{type="metricsfail"} 1\n');
+    expect(text).toContain('corral_tasks_ended_total{type="metricsok",status="ok"} 1\n');
+    expect(text).toContain('corral_tasks_ended_total{type="metricsfail",status="error"} 1\n');
   });
 
   it('refuses a caller without Sys.Audit on / (403) and one without credentials (401)', async () => {

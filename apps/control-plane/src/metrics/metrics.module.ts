@@ -5,11 +5,13 @@ import { ClusterMetrics } from './cluster-metrics.js';
 import { HttpMetrics } from './http-metrics.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsRegistry } from './metrics-registry.js';
+import { TaskMetrics } from './task-metrics.js';
+import { TasksModule } from '../tasks/tasks.module.js';
 
 /** `GET /metrics`: the replica's metrics in the Prometheus text format. */
 @Module({
-  imports: [InventoryModule, AgentsModule],
+  imports: [InventoryModule, AgentsModule, TasksModule],
   controllers: [MetricsController],
-  providers: [MetricsRegistry, HttpMetrics, ClusterMetrics],
+  providers: [MetricsRegistry, HttpMetrics, ClusterMetrics, TaskMetrics],
 })
 export class MetricsModule {}

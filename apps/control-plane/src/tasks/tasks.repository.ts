@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, In, IsNull, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { TaskLogRow } from './task-log.entity.js';
 import { TaskRow } from './task.entity.js';
+import { parseUpid } from './upid.js';
 
 /** Notified with a task's UPID when it ends, at the commit that ends it. */
 export const TASK_ENDS_CHANNEL = 'corral_tasks';
@@ -36,10 +37,23 @@ export interface TaskQuery {
   readonly statuses?: readonly TaskStatusClass[];
 }
 
+/** Told of each task this replica writes as started, and of each it writes as ended (its status as PVE classes it). */
+export interface TaskWrites {
+  started(type: string): void;
+  ended(type: string, status: Exclude<TaskStatusClass, 'unknown'>): void;
+}
+
 /** The tasks, task_logs and replicas tables. */
 @Injectable()
 export class TasksRepository {
+  private readonly watchers: TaskWrites[] = [];
+
   constructor(private readonly dataSource: DataSource) {}
+
+  /** Follows the starts and ends this replica writes (the metrics count them). */
+  watch(watcher: TaskWrites): void {
+    this.watchers.push(watcher);
+  }
 
   /** Inserts a running task, with what `alongside` writes in the same transaction (nothing of either when it throws). */
   async insert(task: Omit<TaskRow, 'endtime' | 'exitstatus'>, alongside?: (db: EntityManager) => Promise<void>): Promise<void> {
@@ -47,6 +61,7 @@ export class TasksRepository {
       await db.insert(TaskRow, { ...task, endtime: null, exitstatus: null });
       await alongside?.(db);
     });
+    for (const watcher of this.watchers) watcher.started(task.type);
   }
 
   /** Those of `upids` that are tasks still running (not ended, and not missing). */
@@ -131,6 +146,8 @@ export class TasksRepository {
        SELECT e."upid", pg_notify('${TASK_ENDS_CHANNEL}', e."upid") FROM ended e`,
       [Math.floor(Date.now() / 1000), exitstatus, ...params, line],
     )) as { upid: string }[];
+    const status = exitstatus === 'OK' ? 'ok' : /^WARNINGS: [0-9]+$/.test(exitstatus) ? 'warning' : 'error';
+    for (const { upid } of rows) for (const watcher of this.watchers) watcher.ended(parseUpid(upid)?.type ?? '', status);
     return rows.map((row) => row.upid);
   }
 
