@@ -98,6 +98,14 @@ export class AgentHub implements OnApplicationBootstrap, OnModuleDestroy {
     return this.linkOf(node) !== null;
   }
 
+  /** The seconds since the last heartbeat (or the welcome) of each node whose agent this replica holds. */
+  heartbeatAges(): Map<string, number> {
+    const now = Date.now();
+    const ages = new Map<string, number>();
+    for (const [node, link] of this.links) if (link.connection !== null) ages.set(node, (now - link.heardAt) / 1000);
+    return ages;
+  }
+
   /** Called with the node's name each time its agent is welcomed here (first connection, reconnect, takeover). */
   onOnline(listener: (node: string) => void): void {
     this.onlineListeners.push(listener);

@@ -36,6 +36,8 @@ const TOOK_OVER = 'a newer connection of this node took over';
 export class AgentLink {
   /** The session's heartbeat numbers, for its HA lease (agent-leases.ts). */
   readonly lease: LeaseCount = { heard: 0, granted: 0 };
+  /** When the current connection was welcomed or last heartbeated (ms since the epoch). */
+  heardAt = 0;
   private readonly pending: PendingRequests;
   private current: AgentConnection | null = null;
   private currentId = '';
@@ -104,6 +106,7 @@ export class AgentLink {
     if (this.current !== connection) return false;
     connection.welcome(replicas);
     this.greeted = true;
+    this.heardAt = Date.now();
     // A new connection's first numbered heartbeat gets a lease at once (NodeLiveness.firstLease).
     this.lease.granted = 0;
     this.pending.resend();
@@ -114,6 +117,7 @@ export class AgentLink {
   heartbeat(connection: AgentConnection, n: number | undefined): boolean {
     if (this.current !== connection) return false;
     if (n !== undefined && this.greeted) this.lease.heard = Math.max(this.lease.heard, n);
+    this.heardAt = Date.now();
     return true;
   }
 

@@ -1,10 +1,7 @@
-import type { DataSource } from 'typeorm';
-import type { AgentHub } from '../agents/agent-hub.js';
 import type { GuestRow } from '../inventory/guests/guest.entity.js';
 import type { GuestState, GuestView } from '../inventory/guests/guest-view.js';
 import type { NodeState, NodeView } from '../inventory/nodes/node-view.js';
 import { ClusterMetrics } from './cluster-metrics.js';
-import { MetricsRegistry } from './metrics-registry.js';
 
 const INVENTORY = { cpu: 0.5, maxcpu: 4, mem: 1, maxmem: 2, uptime: 60, disk: 3, maxdisk: 4, os: 'Linux', kernel: '6' };
 const node = (name: string, online: boolean): NodeState =>
@@ -15,13 +12,7 @@ const guest = (vmid: number, name: string): GuestState => ({
 });
 
 function metricsOf(nodes: NodeState[], guests: GuestState[]): ClusterMetrics {
-  return new ClusterMetrics(
-    { list: () => nodes } as unknown as NodeView,
-    { list: () => guests } as unknown as GuestView,
-    { holds: () => false } as unknown as AgentHub,
-    { driver: { master: { totalCount: 0, idleCount: 0, waitingCount: 0 } } } as unknown as DataSource,
-    new MetricsRegistry(),
-  );
+  return new ClusterMetrics({ list: () => nodes } as unknown as NodeView, { list: () => guests } as unknown as GuestView);
 }
 
 describe("the cluster's figures as metrics", () => {

@@ -1,21 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Gauge } from 'prom-client';
-import { DataSource } from 'typeorm';
-import { AgentHub } from '../agents/agent-hub.js';
 import type { GuestStatus } from '../guests/guest.endpoints.js';
 import { statusEntry } from '../guests/status-entry.js';
 import type { GuestRow } from '../inventory/guests/guest.entity.js';
 import { GuestView } from '../inventory/guests/guest-view.js';
 import type { NodeInventory } from '../inventory/nodes/node.entity.js';
 import { NodeView } from '../inventory/nodes/node-view.js';
-import { MetricsRegistry } from './metrics-registry.js';
-
-/** What a pg pool tells of its connections. */
-interface PoolCounts {
-  readonly totalCount: number;
-  readonly idleCount: number;
-  readonly waitingCount: number;
-}
 
 interface Family<T> {
   readonly name: string;
@@ -57,39 +46,15 @@ const guestLabels = new WeakMap<GuestRow, string>();
 /**
  * The cluster as `/cluster/resources` shows it, read from the in-memory views at each scrape: each
  * node's load and capacity while it is online (label `node`), each guest's (labels `node`, `vmid`,
- * `type`, `name`), written as text directly (prom-client's labelled gauges took 90 ms for a
- * thousand nodes and guests); and, in the registry, this replica's agents and database connections.
+ * `type`, `name`), written as text directly: prom-client's labelled gauges took 90 ms for a
+ * thousand nodes and guests.
  */
 @Injectable()
 export class ClusterMetrics {
   constructor(
     private readonly nodes: NodeView,
     private readonly guests: GuestView,
-    hub: AgentHub,
-    dataSource: DataSource,
-    registry: MetricsRegistry,
-  ) {
-    new Gauge({
-      name: 'corral_agents_connected',
-      help: 'The node agents connected to this replica.',
-      registers: [registry],
-      collect() {
-        this.set(nodes.list().filter((node) => hub.holds(node.name)).length);
-      },
-    });
-    new Gauge({
-      name: 'corral_database_connections',
-      help: "This replica's connections to PostgreSQL: open, idle, and requests waiting for one.",
-      labelNames: ['state'],
-      registers: [registry],
-      collect() {
-        const pool = (dataSource.driver as unknown as { master: PoolCounts }).master;
-        this.set({ state: 'open' }, pool.totalCount);
-        this.set({ state: 'idle' }, pool.idleCount);
-        this.set({ state: 'waiting' }, pool.waitingCount);
-      },
-    });
-  }
+  ) {}
 
   /** The nodes' and guests' families in the Prometheus text format. */
   text(): string {

@@ -66,11 +66,19 @@ describe('GET /metrics', () => {
         'corral_guest_cpus{node="pve1",vmid="100",type="qemu",name="web"} 2',
         `corral_guest_disk_total_bytes{node="pve1",vmid="100",type="qemu",name="web"} ${8 * GIB}`,
         '# TYPE corral_http_request_duration_seconds histogram',
+        'corral_webhook_deliveries{state="pending"} 0',
+        'corral_webhook_deliveries{state="failed"} 0',
       ]),
     );
+    // Only for the agents this replica holds.
+    const age = Number(lines.find((line) => line.startsWith('corral_agent_heartbeat_age_seconds{node="pve1"}'))?.split(' ')[1]);
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(text).not.toContain('corral_agent_heartbeat_age_seconds{node="pve2"}');
     // An offline node has no figures beyond being down.
     expect(text).not.toContain('corral_node_cpus{node="pve2"}');
     expect(lines.find((line) => line.startsWith('corral_database_connections{state="open"}'))).toMatch(/ [1-9]\d*$/);
+    // The node-up events of pve1 were recorded; no dispatcher runs in this app, so they wait.
+    expect(lines.find((line) => line.startsWith('corral_events_undispatched '))).toMatch(/ [1-9]\d*$/);
   });
 
   it('counts the requests by route template and status', async () => {
