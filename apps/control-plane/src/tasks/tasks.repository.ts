@@ -12,7 +12,10 @@ export const TASK_STOPS_CHANNEL = 'corral_task_stops';
 /** PVE's classes of a task's end status (`statusfilter`); a running task is `unknown`. */
 export type TaskStatusClass = 'ok' | 'warning' | 'error' | 'unknown';
 
-const WARNINGS = `'^WARNINGS: [0-9]+$'`;
+/** PVE's end status of a task that ended with warnings: `WARNINGS: <count>`. */
+const WARNINGS_PATTERN = '^WARNINGS: [0-9]+$';
+const WARNINGS = `'${WARNINGS_PATTERN}'`;
+const WARNINGS_STATUS = new RegExp(WARNINGS_PATTERN);
 const STATUS_CLASS_SQL: Record<TaskStatusClass, string> = {
   ok: `t.exitstatus = 'OK'`,
   warning: `t.exitstatus ~ ${WARNINGS}`,
@@ -146,7 +149,7 @@ export class TasksRepository {
        SELECT e."upid", pg_notify('${TASK_ENDS_CHANNEL}', e."upid") FROM ended e`,
       [Math.floor(Date.now() / 1000), exitstatus, ...params, line],
     )) as { upid: string }[];
-    const status = exitstatus === 'OK' ? 'ok' : /^WARNINGS: [0-9]+$/.test(exitstatus) ? 'warning' : 'error';
+    const status = exitstatus === 'OK' ? 'ok' : WARNINGS_STATUS.test(exitstatus) ? 'warning' : 'error';
     for (const { upid } of rows) for (const watcher of this.watchers) watcher.ended(parseUpid(upid)?.type ?? '', status);
     return rows.map((row) => row.upid);
   }
