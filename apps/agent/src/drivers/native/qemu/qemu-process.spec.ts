@@ -26,5 +26,5 @@ describe('exiting', () => {
     } finally {
       parent.kill('SIGKILL');
     }
-  });
+  }, 20_000);
 });
