@@ -49,7 +49,7 @@ export { CancelFrame } from './frames/cancel.js';
 export { AgentEventKind, EventFrame } from './frames/event.js';
 export { LeaseFrame } from './frames/lease.js';
 export { LogFrame, LogLine } from './frames/log.js';
-export { GuestRuntime, InventoryReport, ReportFrame, ReportPayload, RuntimeReport, StorageSpace } from './frames/report.js';
+export { GuestRuntime, InventoryReport, Pressure, ReportFrame, ReportPayload, RuntimeReport, StorageSpace } from './frames/report.js';
 export { RequestFrame } from './frames/request.js';
 export { HeartbeatFrame, HelloFrame, RUNTIME_CHANGES, WelcomeFrame } from './frames/session.js';
 export { NODE_NAME_HINT, NODE_NAME_PATTERN } from './fields.js';

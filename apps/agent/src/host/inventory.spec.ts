@@ -51,10 +51,10 @@ describe('the inventory', () => {
   it('polls again and picks up what changed', async () => {
     await mkdir(join(dir, 'etc'));
     await writeFile(join(dir, 'etc/os-release'), 'PRETTY_NAME="before"\n');
-    inventory = createInventory(await openHost(dir), NONE, 50);
-    expect((await inventory.read()).os).toBe('before');
+    const polled = (inventory = createInventory(await openHost(dir), NONE, 50));
+    expect((await polled.read()).os).toBe('before');
     await writeFile(join(dir, 'etc/os-release'), 'PRETTY_NAME="after"\n');
-    await waitFor(async () => (await inventory.read()).os === 'after', { timeoutMs: 20_000, what: 'the next poll' });
+    await waitFor(async () => (await polled.read()).os === 'after', { timeoutMs: 20_000, what: 'the next poll' });
   }, 30_000);
 
   it('reports the space of the watched storages, from the next poll on, and none before', async () => {
@@ -63,18 +63,18 @@ describe('the inventory', () => {
       host,
       jsonLogger(() => undefined),
     );
-    inventory = createInventory(host, watched, 50);
-    expect((await inventory.read()).storages).toBeUndefined();
+    const polled = (inventory = createInventory(host, watched, 50));
+    expect((await polled.read()).storages).toBeUndefined();
     await mkdir(join(dir, 'var/lib/vz'), { recursive: true });
     watched.watch([
       { storage: 'local', path: '/var/lib/vz', mountpoint: false },
       { storage: 'usb', path: '/mnt/usb', mountpoint: true },
     ]);
     // A read slower than 2 s counts as inactive: a busy machine's disk may be that slow for a poll.
-    let facts = await inventory.read();
+    let facts = await polled.read();
     await waitFor(
       async () => {
-        facts = await inventory.read();
+        facts = await polled.read();
         return facts.storages?.[0]?.active === true;
       },
       { timeoutMs: 20_000, what: 'a poll that read the watched storages' },

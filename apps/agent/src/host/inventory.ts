@@ -2,6 +2,7 @@ import { release } from 'node:os';
 import type { InventoryReport, StorageSpace } from '@corral/protocol';
 import { cpuCount, readCpuLoad, readMemory, readOsName, readRootFilesystem, uptimeSeconds } from './host-facts.js';
 import type { Host } from './host.js';
+import { readHistoryFigures } from './history-figures.js';
 
 export type InventoryFacts = Omit<InventoryReport, 'kind'>;
 
@@ -22,7 +23,8 @@ export interface StorageSpaces {
 /**
  * Starts polling at once, so that the CPU counters are primed by the time the first report is
  * due. A poll that fails keeps the previous facts; only while no poll has succeeded does read()
- * reject, with the error of the last one. Each poll reads the space of `storages` too.
+ * reject, with the error of the last one. Each poll reads the space of `storages` too, and the
+ * figures of the node's history.
  */
 export function createInventory(host: Host, storages: StorageSpaces, intervalMs = POLL_INTERVAL_MS): Inventory {
   let latest: Promise<InventoryFacts>;
@@ -59,12 +61,14 @@ export function createInventory(host: Host, storages: StorageSpaces, intervalMs 
 }
 
 async function poll(host: Host, storages: StorageSpaces): Promise<InventoryFacts> {
-  const [cpu, memory, rootfs, os, spaces] = await Promise.all([
+  const [cpu, memory, rootfs, os, spaces, figures] = await Promise.all([
     readCpuLoad(),
     readMemory(),
     readRootFilesystem(host),
     readOsName(host),
     storages.read(),
+    // The history's figures are extras: a kernel that hides them does not hold back the rest.
+    readHistoryFigures().catch(() => ({})),
   ]);
   return {
     cpu,
@@ -76,6 +80,7 @@ async function poll(host: Host, storages: StorageSpaces): Promise<InventoryFacts
     maxdisk: rootfs.total,
     os,
     kernel: release(),
+    ...figures,
     ...(spaces.length > 0 ? { storages: spaces } : {}),
   };
 }

@@ -3,7 +3,7 @@ import type { OutgoingFrame } from '../connection/outbox.js';
 import type { GuestDriver } from '../drivers/guest-driver.js';
 import type { Logger } from '../logging/logger.js';
 
-/** Without a change of run state, figures (uptime, cpu, mem) are reported again at most this often. */
+/** Without a change of run state, figures (uptime, cpu, mem, traffic) are reported again at most this often. */
 export const FIGURES_EVERY_MS = 10_000;
 /** A read that takes longer is abandoned (the next one tries again). */
 const READ_TIMEOUT_MS = 30_000;
@@ -143,6 +143,9 @@ export class RuntimeReports {
   }
 }
 
+/** The fields of a guest that change while it runs, without a change of its run state. */
+const FIGURES = ['uptime', 'cpu', 'mem', 'netin', 'netout', 'diskread', 'diskwrite'] as const;
+
 /**
  * What `read` changed against what the control plane holds: the guests new or with another type,
  * status or pid; the vmids gone; whether any figures differ.
@@ -159,7 +162,7 @@ function differences(
     if (before !== undefined) kept += 1;
     if (before === undefined || before.type !== guest.type || before.status !== guest.status || before.pid !== guest.pid)
       changed.push(guest);
-    else if (before.uptime !== guest.uptime || before.cpu !== guest.cpu || before.mem !== guest.mem) figures = true;
+    else if (FIGURES.some((field) => before[field] !== guest[field])) figures = true;
   }
   const gone = kept === held.size ? [] : [...held.keys()].filter((vmid) => !read.has(vmid));
   return { changed, gone, figures };

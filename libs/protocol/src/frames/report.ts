@@ -7,6 +7,27 @@ export const StorageSpace = StorageStatus.extend({ storage: StorageId });
 export type StorageSpace = z.infer<typeof StorageSpace>;
 
 /**
+ * Pressure stall information (the kernel's PSI, `/proc/pressure`): the share of the last 10 s in
+ * which some (or all) runnable tasks stalled on the CPU, I/O or memory, 0 to 1.
+ */
+export const Pressure = z.object({
+  cpusome: Fraction,
+  iosome: Fraction,
+  iofull: Fraction,
+  memorysome: Fraction,
+  memoryfull: Fraction,
+});
+export type Pressure = z.infer<typeof Pressure>;
+
+/** Counters since the host booted, or since the guest started: bytes received and sent, read and written. */
+const Traffic = {
+  netin: Bytes.optional(),
+  netout: Bytes.optional(),
+  diskread: Bytes.optional(),
+  diskwrite: Bytes.optional(),
+};
+
+/**
  * The node's load and capacity, polled by the agent (every few seconds) for the hot reads of
  * `/nodes`, `/cluster/status` and `/cluster/resources`: PVE's field names and units.
  */
@@ -30,6 +51,19 @@ export const InventoryReport = z.object({
   kernel: z.string(),
   /** The space of each storage of the last `storage.watch`, in its order; absent while the agent watches none. */
   storages: z.array(StorageSpace).max(256).optional(),
+  /**
+   * The figures of the node's history (the ones below are absent from an agent that does not read
+   * them): the 1-minute load average, the share of CPU time spent waiting for I/O since the last
+   * poll, swap in use and its size.
+   */
+  loadavg: z.number().min(0).optional(),
+  iowait: Fraction.optional(),
+  swap: Bytes.optional(),
+  maxswap: Bytes.optional(),
+  /** Traffic of the physical network cards and of the whole disks (partitions and virtual block devices not counted). */
+  ...Traffic,
+  /** Absent where the kernel has no PSI. */
+  pressure: Pressure.optional(),
 });
 export type InventoryReport = z.infer<typeof InventoryReport>;
 
@@ -46,6 +80,8 @@ export const GuestRuntime = z.object({
   cpu: Fraction,
   /** Memory in use, in bytes. */
   mem: Bytes,
+  /** While it runs, where the driver can read them: `netin` is what the guest received, `netout` what it sent (PVE's sense). */
+  ...Traffic,
 });
 export type GuestRuntime = z.infer<typeof GuestRuntime>;
 

@@ -11,6 +11,9 @@ import { SimDriver } from './sim-driver.js';
 import { simStatePath } from './sim-state.js';
 import { backupTime, createTime, DEFAULT_SIM_TIMING, restoreTime } from './sim-timing.js';
 
+/** A running guest's traffic counters, which grow with its uptime. */
+const COUNTERS = { netin: expect.any(Number), netout: expect.any(Number), diskread: expect.any(Number), diskwrite: expect.any(Number) };
+
 describe('the sim driver', () => {
   let dir: string;
   let host: Host;
@@ -55,8 +58,14 @@ describe('the sim driver', () => {
       uptime: 0,
       cpu: expect.any(Number),
       mem: expect.any(Number),
+      netin: 0,
+      netout: 0,
+      diskread: 0,
+      diskwrite: 0,
     });
-    expect(later).toEqual({ ...first, uptime: 90, cpu: expect.any(Number) });
+    expect(later).toEqual({ ...first, uptime: 90, cpu: expect.any(Number), ...COUNTERS });
+    // Its counters grow with its uptime.
+    for (const counter of ['netin', 'netout', 'diskread', 'diskwrite'] as const) expect(later?.[counter]).toBeGreaterThan(0);
     for (const runtime of [first, later]) {
       expect(runtime?.cpu).toBeGreaterThan(0);
       expect(runtime?.cpu).toBeLessThan(0.05);
@@ -276,7 +285,7 @@ describe('the sim driver', () => {
     const [running] = await first.list();
     jest.setSystemTime(Date.now() + 60_000);
     const restarted = instant();
-    expect((await restarted.list())[0]).toEqual({ ...running, uptime: 60, cpu: expect.any(Number) });
+    expect((await restarted.list())[0]).toEqual({ ...running, uptime: 60, cpu: expect.any(Number), ...COUNTERS });
     await expect(restarted.start(WEB1, context)).rejects.toThrow('VM 100 is already running');
     await restarted.start({ ...DB1, vmid: 300 }, context);
     expect((await restarted.list()).map((guest) => guest.pid)).toEqual([running?.pid, (running?.pid ?? 0) + 1]);

@@ -409,14 +409,16 @@ export class SimDriver implements GuestDriver {
     return [...this.guests.values()].map((guest) => {
       if (guest.status === 'stopped' || guest.pid === undefined)
         return { vmid: guest.vmid, type: guest.type, status: 'stopped', uptime: 0, cpu: 0, mem: 0 };
+      const uptime = Math.max(0, Math.floor((now - (guest.startedAt ?? now)) / 1000));
       return {
         vmid: guest.vmid,
         type: guest.type,
         status: guest.status,
         pid: guest.pid,
-        uptime: Math.max(0, Math.floor((now - (guest.startedAt ?? now)) / 1000)),
+        uptime,
         cpu: guest.status === 'running' ? 0.002 + Math.random() * 0.03 : 0,
         mem: Math.round(guest.memoryMiB * MIB * memoryShare(guest.vmid)),
+        ...simulatedTraffic(guest.vmid, uptime),
       };
     });
   }
@@ -625,6 +627,17 @@ function describe(guest: GuestSpec): Omit<SimGuest, 'status' | 'volids'> {
 /** A guest's memory use, 20 to 80 % of its memory depending on its id, so that it is stable from one report to the next. */
 function memoryShare(vmid: number): number {
   return 0.2 + ((vmid * 37) % 61) / 100;
+}
+
+/** Counters that grow with the guest's uptime, each guest at rates of its own (a few KiB/s in, less out; more written than read). */
+function simulatedTraffic(vmid: number, uptime: number): Pick<GuestRuntime, 'netin' | 'netout' | 'diskread' | 'diskwrite'> {
+  const rate = 1024 * (1 + ((vmid * 13) % 7));
+  return {
+    netin: uptime * rate,
+    netout: uptime * Math.round(rate / 2),
+    diskread: uptime * Math.round(rate / 4),
+    diskwrite: uptime * rate * 2,
+  };
 }
 
 /** Waits `ms` (nothing at all for 0); rejects with the signal's reason when it fires first. */

@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import { type GuestTraffic, parseBlkioServiceBytes, parseIoStat, readNamespaceNetwork, traffic } from '../../../host/guest-traffic.js';
+import type { Counters } from '../../../host/net-dev.js';
 import { isGone, PROC_ROOT, readProcess } from '../../../host/process-figures.js';
 
 /*
  * What a running container uses: its uptime is its init's, read from the running kernel's /proc;
- * its memory and CPU time are its cgroup's, all its processes together (not under the agent's host
- * root: the containers run on this kernel, whatever tree of files the agent manages).
+ * its memory, CPU time and disk I/O are its cgroup's, all its processes together, and its network
+ * traffic its network namespace's (not under the agent's host root: the containers run on this
+ * kernel, whatever tree of files the agent manages).
  */
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
@@ -18,6 +21,7 @@ export interface ContainerUsage {
   readonly mem: number;
   /** CPU time its cgroup has used, in seconds. */
   readonly cpuSeconds: number;
+  readonly traffic: GuestTraffic;
 }
 
 /** The usage of the container whose init is `pid`, or undefined when it is gone meanwhile. */
@@ -26,12 +30,19 @@ export async function readContainerUsage(pid: number): Promise<ContainerUsage | 
     const [init, cgroups] = await Promise.all([readProcess(pid), readFile(`${PROC_ROOT}/${pid}/cgroup`, 'utf8')]);
     if (init === undefined) return undefined;
     const files = cgroupFiles(parseProcCgroup(cgroups));
-    const [mem, cpu] = await Promise.all([readFile(files.memory, 'utf8'), readFile(files.cpu, 'utf8')]);
+    const [mem, cpu, io, network] = await Promise.all([
+      readFile(files.memory, 'utf8'),
+      readFile(files.cpu, 'utf8'),
+      // A kernel without the I/O controller counts no disk traffic.
+      readFile(files.io, 'utf8').catch(() => ''),
+      readNamespaceNetwork(pid),
+    ]);
     return {
       uptime: init.uptime,
       startTicks: init.stat.startTicks,
       mem: Number.parseInt(mem, 10) || 0,
       cpuSeconds: files.cpuNs(cpu) / 1e9,
+      traffic: traffic(network, files.ioBytes(io)),
     };
   } catch (error) {
     if (isGone(error)) return undefined;
@@ -55,15 +66,18 @@ interface CgroupFiles {
   readonly memory: string;
   readonly cpu: string;
   readonly cpuNs: (text: string) => number;
+  readonly io: string;
+  readonly ioBytes: (text: string) => Counters;
 }
 
 /**
- * Where the memory and CPU counters of a process's cgroups are: the v1 controllers where the host
+ * Where the memory, CPU and I/O counters of a process's cgroups are: the v1 controllers where the host
  * mounts them (`/sys/fs/cgroup/<controller>`, also on hybrid hosts), else the v2 hierarchy.
  */
 export function cgroupFiles(paths: ReadonlyMap<string, string>): CgroupFiles {
   const memory = paths.get('memory');
   const cpuacct = paths.get('cpuacct');
+  const blkio = paths.get('blkio');
   const unified = `${CGROUP_ROOT}${paths.get('') ?? '/'}`;
   return {
     memory: memory === undefined ? `${unified}/memory.current` : `${CGROUP_ROOT}/memory${memory}/memory.usage_in_bytes`,
@@ -72,5 +86,7 @@ export function cgroupFiles(paths: ReadonlyMap<string, string>): CgroupFiles {
       cpuacct === undefined
         ? (text) => Number(/^usage_usec (\d+)$/m.exec(text)?.[1] ?? 0) * 1000
         : (text) => Number.parseInt(text, 10) || 0,
+    io: blkio === undefined ? `${unified}/io.stat` : `${CGROUP_ROOT}/blkio${blkio}/blkio.throttle.io_service_bytes`,
+    ioBytes: blkio === undefined ? parseIoStat : parseBlkioServiceBytes,
   };
 }

@@ -261,6 +261,7 @@ export class NativeLxc implements NativeGuests {
       uptime: usage.uptime,
       mem: usage.mem,
       cpu: this.cpu.measure(vmid, usage.startTicks, usage.cpuSeconds),
+      ...usage.traffic,
     };
   }
 
