@@ -23,7 +23,8 @@ export const tiers = [
   ['tasks'],
   ['host', 'storage'],
   ['guests'],
-  ['backups', 'cluster'],
+  // The history reads the views, the agents and the guests' figures.
+  ['backups', 'cluster', 'history'],
   ['local-agent', 'pools'],
   // The metrics read the views, the agents and the guests' figures.
   ['metrics'],

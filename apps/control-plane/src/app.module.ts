@@ -8,6 +8,7 @@ import { CoreModule, type Runtime } from './core.module.js';
 import { NodeFirewallModule } from './nodes/firewall/firewall.module.js';
 import { GuestsModule } from './guests/guests.module.js';
 import { HealthModule } from './health/health.module.js';
+import { HistoryModule } from './history/history.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { VncModule } from './guests/vnc/vnc.module.js';
 import { HostModule } from './host/host.module.js';
@@ -46,6 +47,7 @@ export const API_MODULES = [
   HaModule,
   HaManagerModule,
   MetricsModule,
+  HistoryModule,
 ];
 
 /** The API areas and the routing between replicas. */

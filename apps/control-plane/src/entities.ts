@@ -23,6 +23,7 @@ import { PoolGuestRow } from './inventory/pools/pool-guest.entity.js';
 import { PoolStorageRow } from './inventory/pools/pool-storage.entity.js';
 import { PoolRow } from './inventory/pools/pool.entity.js';
 import { EventRow } from './events/event.entity.js';
+import { HistoryPointRow } from './history/history-point.entity.js';
 import { EventRetentionRow } from './events/event-retention.entity.js';
 import { NodeFirewallRow } from './nodes/node-firewall.entity.js';
 import { DeliveryRow } from './cluster/notifications/delivery/delivery.entity.js';
@@ -50,6 +51,7 @@ export const ENTITIES: readonly (new () => object)[] = [
   NodeFirewallRow,
   JoinTokenRow,
   EventRow,
+  HistoryPointRow,
   EventRetentionRow,
   TaskRow,
   TaskLogRow,

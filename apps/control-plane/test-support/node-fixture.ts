@@ -2,6 +2,8 @@ import type { InventoryReport } from '@corral/protocol';
 import { FakeAgent, type FakeAgentOptions } from '@corral/testing';
 import { call, dataOf } from './access-fixture.js';
 import type { TestApp } from './test-app.js';
+import { GuestView } from '../src/inventory/guests/guest-view.js';
+import { GuestsRepository } from '../src/inventory/guests/guests.repository.js';
 
 /** An agent's inventory report, as the tests send it. */
 export const INVENTORY: InventoryReport = {
@@ -43,4 +45,16 @@ export async function events(t: TestApp): Promise<{ seq: number; event: string; 
     node: string;
   }[];
   return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+}
+
+/** VM 100 `web` on pve1 (512 MiB, 2 cores, an 8 GiB disk on `local`), stopped, in the database and the guest view. */
+export async function addWebVm(t: TestApp): Promise<void> {
+  await t.app.get(GuestsRepository).insert({
+    vmid: 100,
+    type: 'qemu',
+    node: 'pve1',
+    config: { name: 'web', memory: '512', cores: '2', scsi0: 'local:100/vm-100-disk-0.qcow2,size=8G' },
+    lock: null,
+  });
+  await t.app.get(GuestView).reload(100);
 }

@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   TOO_MANY_LOGINS: 429,
   HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
+  /** What PVE serves and Corral does not build (the message says what to use instead). */
+  NOT_IMPLEMENTED: 501,
   /** A host command ran on the node and failed; the message is the host's (PVE answers these 500 too). */
   HOST_COMMAND_FAILED: 500,
   /** The node's agent does not know the command: it is older than this control plane. */

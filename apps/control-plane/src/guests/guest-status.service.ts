@@ -52,8 +52,10 @@ export class GuestStatusService {
       guest.kind.type === 'qemu'
         ? ['agent', 'cloudinit', 'monitor', 'move_disk', 'unlink', 'vncproxy', 'vncwebsocket']
         : ['interfaces', 'move_volume'];
-    return ['config', 'pending', 'status', 'template', 'snapshot', 'feature', 'clone', 'migrate', 'resize', ...own].map((subdir) => ({
-      subdir,
-    }));
+    return ['config', 'pending', 'status', 'template', 'snapshot', 'feature', 'clone', 'migrate', 'resize', 'rrd', 'rrddata', ...own].map(
+      (subdir) => ({
+        subdir,
+      }),
+    );
   }
 }

@@ -37,7 +37,8 @@ function fixedPart(row: GuestRow) {
 
 /**
  * A guest as PVE's lists and `status/current` show it: a paused VM is `running`
- * with `qmpstatus: paused`; sizes in bytes; `disk` 0 for VMs (PVE cannot see inside).
+ * with `qmpstatus: paused`; sizes in bytes; `disk` 0 for VMs (PVE cannot see inside); the traffic
+ * (`netin`, `diskwrite`, ...) in bytes since the guest started, where its driver counts it.
  */
 export function statusEntry(state: GuestState): GuestStatus {
   const { row, runtime } = state;
@@ -58,10 +59,10 @@ export function statusEntry(state: GuestState): GuestStatus {
     maxdisk: fixed.maxdisk,
     disk: 0,
     uptime: live?.uptime ?? 0,
-    netin: 0,
-    netout: 0,
-    diskread: 0,
-    diskwrite: 0,
+    netin: live?.netin ?? 0,
+    netout: live?.netout ?? 0,
+    diskread: live?.diskread ?? 0,
+    diskwrite: live?.diskwrite ?? 0,
     ...(live?.pid !== undefined ? { pid: live.pid } : {}),
     ...fixed.tail,
   };

@@ -80,6 +80,8 @@ const MATRIX_TASK = 'UPID:matrix:00000001:00000002:00000003:aptupdate::root@pam:
 const VM_USER_AUDIT = '401 200 200 200 403 200';
 const VM_USER_POWER = '401 503 403 503 403 403';
 const SELF = '401 200 200 200 403 403';
+/** An endpoint Corral does not build: 501 where the caller may call it. */
+const notBuilt = (expect: string) => expect.replaceAll('200', '501');
 
 /** A join token per caller, created in the row's setup. */
 const JOIN_TOKENS = new Map<Caller, string>();
@@ -247,6 +249,13 @@ const ROWS: readonly Row[] = [
   { endpoint: 'GET /nodes/{node}', request: () => ({ path: '/nodes/matrix' }), expect: ANY_CALLER },
   // No agent holds the node: a caller who may read it gets 503 (offline), the others 401 or 403 first.
   { endpoint: 'GET /nodes/{node}/status', request: () => ({ path: '/nodes/matrix/status' }), expect: AUDIT_OFFLINE_NODE },
+  // The history is read from the database, whether the node is online or not; its graphs are not built.
+  { endpoint: 'GET /nodes/{node}/rrddata', request: () => ({ path: '/nodes/matrix/rrddata', query: 'timeframe=hour' }), expect: AUDITORS },
+  {
+    endpoint: 'GET /nodes/{node}/rrd',
+    request: () => ({ path: '/nodes/matrix/rrd', query: 'timeframe=hour&ds=cpu' }),
+    expect: notBuilt(AUDITORS),
+  },
   { endpoint: 'GET /nodes/{node}/subscription', request: () => ({ path: '/nodes/matrix/subscription' }), expect: AUDITORS },
   { endpoint: 'GET /nodes/{node}/dns', request: () => ({ path: '/nodes/matrix/dns' }), expect: AUDIT_OFFLINE_NODE },
   {
@@ -539,6 +548,16 @@ const ROWS: readonly Row[] = [
     endpoint: 'GET /nodes/{node}/storage/{storage}/status',
     request: () => ({ path: '/nodes/matrix/storage/local/status' }),
     expect: AUDIT_OFFLINE_NODE,
+  },
+  {
+    endpoint: 'GET /nodes/{node}/storage/{storage}/rrddata',
+    request: () => ({ path: '/nodes/matrix/storage/local/rrddata', query: 'timeframe=day' }),
+    expect: AUDITORS,
+  },
+  {
+    endpoint: 'GET /nodes/{node}/storage/{storage}/rrd',
+    request: () => ({ path: '/nodes/matrix/storage/local/rrd', query: 'timeframe=day&ds=used' }),
+    expect: notBuilt(AUDITORS),
   },
   {
     endpoint: 'GET /nodes/{node}/storage/{storage}/content',
@@ -844,6 +863,12 @@ function guestRows(type: 'qemu' | 'lxc', vmid: number, expect: { audit: string; 
     { endpoint: `DELETE ${base}/{vmid}`, request: () => ({ path: path() }), expect: MODIFY_OFFLINE_NODE },
     { endpoint: `GET ${base}/{vmid}/status`, request: () => ({ path: path('/status') }), expect: expect.audit },
     { endpoint: `GET ${base}/{vmid}/status/current`, request: () => ({ path: path('/status/current') }), expect: expect.audit },
+    { endpoint: `GET ${base}/{vmid}/rrddata`, request: () => ({ path: path('/rrddata'), query: 'timeframe=week' }), expect: expect.audit },
+    {
+      endpoint: `GET ${base}/{vmid}/rrd`,
+      request: () => ({ path: path('/rrd'), query: 'timeframe=week&ds=cpu' }),
+      expect: notBuilt(expect.audit),
+    },
     { endpoint: `GET ${base}/{vmid}/config`, request: () => ({ path: path('/config') }), expect: expect.audit },
     // Stored at once, without the agent; vmuser's PVEVMUser may change the CD-ROM only.
     {

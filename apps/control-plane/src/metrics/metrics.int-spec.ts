@@ -1,10 +1,8 @@
 import { waitFor, type FakeAgent } from '@corral/testing';
 import { addUser, basic, call, dataOf, expectError, grant } from '../../test-support/access-fixture.js';
-import { INVENTORY, joinNode, onlineAgent } from '../../test-support/node-fixture.js';
+import { addWebVm, INVENTORY, joinNode, onlineAgent } from '../../test-support/node-fixture.js';
 import { startTestApp, type TestApp } from '../../test-support/test-app.js';
 import { ClusterModule } from '../cluster/cluster.module.js';
-import { GuestView } from '../inventory/guests/guest-view.js';
-import { GuestsRepository } from '../inventory/guests/guests.repository.js';
 import { TaskRunner } from '../tasks/task-runner.js';
 import { TasksModule } from '../tasks/tasks.module.js';
 import { finished } from '../../test-support/task-fixture.js';
@@ -22,14 +20,7 @@ describe('GET /metrics', () => {
     t = await startTestApp({ imports: [ClusterModule, TasksModule, MetricsModule] });
     agent = await onlineAgent(t, 'pve1', await joinNode(t, 'pve1'), { answer: () => ({ result: null }) });
     await joinNode(t, 'pve2');
-    await t.app.get(GuestsRepository).insert({
-      vmid: 100,
-      type: 'qemu',
-      node: 'pve1',
-      config: { name: 'web', memory: '512', cores: '2', scsi0: 'local:100/vm-100-disk-0.qcow2,size=8G' },
-      lock: null,
-    });
-    await t.app.get(GuestView).reload(100);
+    await addWebVm(t);
     await addUser(t, 'auditor@pve', { password: 'auditor-secret-1' });
     await addUser(t, 'nobody@pve', { password: 'nobody-secret-1' });
     await grant(t, { path: '/', type: 'user', ugid: 'auditor@pve', roleid: 'PVEAuditor' });

@@ -15,7 +15,21 @@ import type { NodeListEntry, NodeStatusResult } from './nodes.endpoints.js';
 import type { z } from 'zod';
 
 /** The sub-resources of `/nodes/{node}` this control plane serves. */
-const NODE_INDEX = ['apt', 'disks', 'dns', 'firewall', 'lxc', 'network', 'qemu', 'scan', 'status', 'subscription', 'tasks'];
+const NODE_INDEX = [
+  'apt',
+  'disks',
+  'dns',
+  'firewall',
+  'lxc',
+  'network',
+  'qemu',
+  'rrd',
+  'rrddata',
+  'scan',
+  'status',
+  'subscription',
+  'tasks',
+];
 
 @Injectable()
 export class NodesService {

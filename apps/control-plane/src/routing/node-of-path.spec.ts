@@ -50,6 +50,23 @@ describe('the requests for a node that any replica serves', () => {
       expect(servedByAnyReplica('GET', url)).toBe('database');
   });
 
+  it("are the reads of its history and of its guests' and storages', from the database, and their graphs", () => {
+    for (const url of [
+      '/api2/json/nodes/pve2/rrddata?timeframe=hour',
+      '/api2/json/nodes/pve2/rrd?timeframe=day&ds=cpu',
+      '/api2/json/nodes/pve2/qemu/100/rrddata?timeframe=week&cf=MAX',
+      '/api2/json/nodes/pve2/lxc/105/rrddata',
+      '/api2/json/nodes/pve2/storage/local/rrddata?timeframe=year',
+    ])
+      expect(servedByAnyReplica('GET', url)).toBe('database');
+    for (const url of [
+      '/api2/json/nodes/pve2/rrddatax',
+      '/api2/json/nodes/pve2/qemu/100/status/rrddata',
+      '/api2/json/nodes/pve2/storage/a/b/rrd',
+    ])
+      expect(servedByAnyReplica('GET', url)).toBeNull();
+  });
+
   it("are the reads of its guests, from the guest view: the lists, a guest's index, config, pending changes and current status", () => {
     for (const url of [
       '/api2/json/nodes/pve2/qemu',
@@ -73,7 +90,6 @@ describe('the requests for a node that any replica serves', () => {
       ['GET', '/api2/json/nodes/pve2/tasks/UPID:pve2:1:2:3:qmstart:100:root@pam:/other'],
       ['GET', '/api2/json/nodes/pve2/taskss'],
       ['GET', '/api2/json/nodes/pve2/qemu/100/status'],
-      ['GET', '/api2/json/nodes/pve2/qemu/100/rrddata?timeframe=hour'],
       ['GET', '/api2/json/nodes/pve2/qemu/100/agent/info'],
       ['GET', '/api2/json/nodes/pve2/qemu/100/configs'],
       ['GET', '/api2/json/nodes/pve2/qemux'],

@@ -11,6 +11,9 @@ const HA_MOVE_PATH = new RegExp(
 /** A node's task list, and one task, its status (`?wait=` included) or its log: read from the database, where every replica's tasks are. */
 const TASK_READ_PATH = new RegExp(`^${API_PREFIX}/nodes/[^/?]+/tasks(?:/[^/?]+(?:/(?:status|log))?)?(?:\\?|$)`);
 
+/** The history of a node, of a guest or of a storage on it, and its graphs (an answer of 501): read from the database. */
+const HISTORY_READ_PATH = new RegExp(`^${API_PREFIX}/nodes/[^/?]+(?:/(?:qemu|lxc)/\\d+|/storage/[^/?]+)?/rrd(?:data)?/?(?:\\?|$)`);
+
 /** A node's guest list, and one guest's index, config, pending changes or current status: read from the guest view every replica keeps. */
 const GUEST_READ_PATH = new RegExp(`^${API_PREFIX}/nodes/[^/?]+/(?:qemu|lxc)(?:/\\d+(?:/(?:config|pending|status/current))?)?/?(?:\\?|$)`);
 
@@ -18,13 +21,13 @@ const GUEST_READ_PATH = new RegExp(`^${API_PREFIX}/nodes/[^/?]+/(?:qemu|lxc)(?:/
  * How a request for a node is served by whichever replica it reaches, without forwarding it to the
  * replica holding the node's agent; null for a request that goes to that replica.
  * - `database`: the reads of tasks, from PostgreSQL, so that a client following a task keeps doing
- *   so while that replica is down and its agent moves;
+ *   so while that replica is down and its agent moves; and of the history, kept there too;
  * - `view`: the reads of guests, from this replica's guest view once it holds every change
  *   committed before the request came (`DatabaseNotifications.barrier`).
  */
 export function servedByAnyReplica(method: string, url: string): 'database' | 'view' | null {
   if (method !== 'GET') return null;
-  if (TASK_READ_PATH.test(url)) return 'database';
+  if (TASK_READ_PATH.test(url) || HISTORY_READ_PATH.test(url)) return 'database';
   return GUEST_READ_PATH.test(url) ? 'view' : null;
 }
 

@@ -13,7 +13,7 @@ import { StoragesService } from './storages.service.js';
 type Endpoints = typeof NODE_STORAGE_ENDPOINTS;
 
 /** What `/nodes/{node}/storage/{storage}` serves. */
-const STORAGE_INDEX = ['content', 'download-url', 'prunebackups', 'status', 'upload'];
+const STORAGE_INDEX = ['content', 'download-url', 'prunebackups', 'rrd', 'rrddata', 'status', 'upload'];
 
 /** One node's storages with their space on it now (PVE's `/nodes/{node}/storage`). */
 @Injectable()

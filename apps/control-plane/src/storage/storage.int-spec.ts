@@ -259,6 +259,8 @@ describe('storages through the API, with fake agents', () => {
       { subdir: 'content' },
       { subdir: 'download-url' },
       { subdir: 'prunebackups' },
+      { subdir: 'rrd' },
+      { subdir: 'rrddata' },
       { subdir: 'status' },
       { subdir: 'upload' },
     ]);

@@ -41,6 +41,6 @@ import { VolumesService } from './volumes.service.js';
     BackupPruner,
     PruneBackupsService,
   ],
-  exports: [BackupPruner],
+  exports: [BackupPruner, StoragesService],
 })
 export class StorageModule {}

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { endpoint, type Check, type EndpointDeclaration } from '../http/endpoint.js';
+import { stringParam } from '../http/params.js';
+import { GUEST } from '../guests/guest.endpoints.js';
+import { AUDIT_NODE, NODE } from '../nodes/nodes.endpoints.js';
+import { AUDIT_STORAGE, STORAGE } from '../storage/storage.endpoints.js';
+import { CONSOLIDATIONS, TIMEFRAMES, type Timeframe } from './history-levels.js';
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T, description: string) {
+  return z.enum(values, { error: (issue) => `value '${String(issue.input)}' is not one of ${values.join(', ')}` }).meta({ description });
+}
+
+const timeframe = (values: readonly [Timeframe, ...Timeframe[]]) =>
+  oneOf(
+    values,
+    'The time frame: `hour` (a point a minute), `day` (30 minutes), `week` (3 hours), `month` (12 hours), `year` (a week)' +
+      (values.includes('decade') ? ', `decade` (a week, ten years)' : '') +
+      '.',
+  );
+
+const HISTORY = (values: readonly [Timeframe, ...Timeframe[]]) => ({
+  timeframe: timeframe(values),
+  cf: oneOf(CONSOLIDATIONS, "The consolidation: each point's `AVERAGE` (the default) or `MAX` over its interval.").optional(),
+});
+
+const NODE_TIMEFRAMES = TIMEFRAMES;
+const GUEST_TIMEFRAMES = ['hour', 'day', 'week', 'month', 'year'] as const;
+
+const figure = (description: string) => z.number().optional().meta({ description });
+const rate = (what: string) => figure(`${what}, bytes per second.`);
+
+/** A point's slot, and the fields known in it (a field without a value in the interval is left out, as PVE leaves it). */
+const Point = { time: z.number().int().meta({ description: 'The start of the interval, in seconds since the epoch.' }) };
+
+export const NodePoint = z.object({
+  ...Point,
+  cpu: figure('CPU load, a share of all CPUs.'),
+  maxcpu: figure('Logical CPUs.'),
+  loadavg: figure('The 1-minute load average.'),
+  iowait: figure('The share of CPU time spent waiting for I/O.'),
+  memused: figure('Memory in use, bytes.'),
+  memtotal: figure('Memory, bytes.'),
+  memavailable: figure('Memory available to new programs, bytes.'),
+  swapused: figure('Swap in use, bytes.'),
+  swaptotal: figure('Swap, bytes.'),
+  rootused: figure('Used bytes of the root file system.'),
+  roottotal: figure('Size of the root file system, bytes.'),
+  netin: rate('Received by the physical network cards'),
+  netout: rate('Sent by the physical network cards'),
+  diskread: rate('Read from the whole disks (Corral: PVE keeps no node disk I/O)'),
+  diskwrite: rate('Written to the whole disks (Corral: PVE keeps no node disk I/O)'),
+  pressurecpusome: figure('PSI: the share of time some tasks stalled on the CPU.'),
+  pressureiosome: figure('PSI: the share of time some tasks stalled on I/O.'),
+  pressureiofull: figure('PSI: the share of time all tasks stalled on I/O.'),
+  pressurememorysome: figure('PSI: the share of time some tasks stalled on memory.'),
+  pressurememoryfull: figure('PSI: the share of time all tasks stalled on memory.'),
+});
+
+export const GuestPoint = z.object({
+  ...Point,
+  cpu: figure("CPU load, a share of the host's CPUs."),
+  maxcpu: figure('CPUs.'),
+  mem: figure('Memory in use, bytes.'),
+  maxmem: figure('Memory, bytes.'),
+  disk: figure('Used bytes of the root file system (containers; 0 for VMs).'),
+  maxdisk: figure('Size of the boot disk or root file system, bytes.'),
+  netin: rate('Received'),
+  netout: rate('Sent'),
+  diskread: rate('Read from its disks'),
+  diskwrite: rate('Written to its disks'),
+});
+
+export const StoragePoint = z.object({ ...Point, total: figure('Size, bytes.'), used: figure('Used, bytes.') });
+
+const HISTORY_DESCRIPTION =
+  'The newest points of the time frame, one per interval, oldest first, the last one the interval under way: as PVE answers it. Rates are counted from the agents’ counters; a restart does not count as traffic.';
+
+const VM_AUDIT: Check = { kind: 'privileges', path: '/vms/{vmid}', privileges: ['VM.Audit'] };
+
+export const HISTORY_ENDPOINTS = {
+  node: endpoint({
+    method: 'GET',
+    path: '/nodes/{node}/rrddata',
+    summary: "The node's history",
+    description: HISTORY_DESCRIPTION,
+    parameters: z.object({ ...NODE, ...HISTORY(NODE_TIMEFRAMES) }),
+    returns: z.array(NodePoint),
+    permission: AUDIT_NODE,
+  }),
+  qemu: guestHistory('qemu'),
+  lxc: guestHistory('lxc'),
+  storage: endpoint({
+    method: 'GET',
+    path: '/nodes/{node}/storage/{storage}/rrddata',
+    summary: "The storage's history on the node",
+    description: HISTORY_DESCRIPTION,
+    parameters: z.object({ ...NODE, ...STORAGE, ...HISTORY(GUEST_TIMEFRAMES) }),
+    returns: z.array(StoragePoint),
+    permission: AUDIT_STORAGE,
+  }),
+};
+
+function guestHistory(type: 'qemu' | 'lxc') {
+  return endpoint({
+    method: 'GET',
+    path: `/nodes/{node}/${type}/{vmid}/rrddata`,
+    summary: `The ${type === 'qemu' ? 'VM' : 'container'}'s history`,
+    description: `${HISTORY_DESCRIPTION} A guest's history follows it from node to node.`,
+    parameters: z.object({ ...GUEST, ...HISTORY(GUEST_TIMEFRAMES) }),
+    returns: z.array(GuestPoint),
+    permission: VM_AUDIT,
+  });
+}
+
+const GRAPH_DESCRIPTION = 'PVE renders a PNG graph here. Corral draws no graphs: it answers 501; `rrddata` has the same points.';
+const DS = { ds: stringParam({ description: 'The data sources to draw, comma-separated.', minLength: 1, maxLength: 4096 }) };
+
+/** PVE's `rrd` endpoint beside a `rrddata` one (a PNG file): answered with 501 and where the points are. */
+function graphOf(history: EndpointDeclaration<z.ZodObject>) {
+  return endpoint({
+    method: 'GET',
+    path: history.path.replace(/rrddata$/, 'rrd'),
+    summary: 'A graph of the history (not built: use rrddata)',
+    description: GRAPH_DESCRIPTION,
+    parameters: history.parameters.extend(DS),
+    returns: z.object({ filename: z.string() }),
+    permission: history.permission,
+  });
+}
+
+export const GRAPH_ENDPOINTS = {
+  node: graphOf(HISTORY_ENDPOINTS.node),
+  qemu: graphOf(HISTORY_ENDPOINTS.qemu),
+  lxc: graphOf(HISTORY_ENDPOINTS.lxc),
+  storage: graphOf(HISTORY_ENDPOINTS.storage),
+};
