@@ -1,4 +1,4 @@
-import { buildBusyboxTemplate, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
+import { buildBusyboxTemplate, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -63,11 +63,7 @@ describe('backups and restores on the native driver', () => {
     api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
     await mkdir(onHost('var/lib/vz/template/cache'), { recursive: true });
     await buildBusyboxTemplate(onHost('var/lib/vz/template/cache/busybox.tar.gz'));
-    agent = await api.nativeAgent(root, 'host1');
-    await waitFor(async () => data<{ status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), {
-      timeoutMs: PATIENCE_MS,
-      what: 'host1 online',
-    });
+    agent = await api.onlineNativeAgent(root, 'host1');
     expect(data(await send('/storage', 'POST', { storage: 'backups', type: 'dir', path: '/srv/backups', content: 'backup' }))).toEqual({
       storage: 'backups',
       type: 'dir',

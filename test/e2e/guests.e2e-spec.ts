@@ -38,11 +38,7 @@ describe('guests on the native driver', () => {
     api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
     await mkdir(join(root, 'host1', 'var/lib/vz/template/cache'), { recursive: true });
     await buildBusyboxTemplate(join(root, 'host1', 'var/lib/vz/template/cache/busybox.tar.gz'));
-    agent = await api.nativeAgent(root, 'host1');
-    await waitFor(async () => data<{ node: string; status: string }[]>(await send('/nodes')).some((node) => node.status === 'online'), {
-      timeoutMs: PATIENCE_MS,
-      what: 'host1 online',
-    });
+    agent = await api.onlineNativeAgent(root, 'host1');
   }, 2 * PATIENCE_MS);
 
   afterAll(async () => {

@@ -49,11 +49,7 @@ describe('the history of a node and a VM on the native driver', () => {
     await run('ip', ['link', 'set', NIC_PAIR[1], 'up']);
     cp = await startOnTestDatabase({ databaseUrl: await testDatabaseUrl(), env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
     api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
-    agent = await api.nativeAgent(root, 'host1');
-    await waitFor(async () => data<{ status: string }[]>(await api.send('/nodes')).some((node) => node.status === 'online'), {
-      timeoutMs: PATIENCE_MS,
-      what: 'host1 online',
-    });
+    agent = await api.onlineNativeAgent(root, 'host1');
   }, 2 * PATIENCE_MS);
 
   afterAll(async () => {

@@ -42,11 +42,7 @@ describe('directory storages on a real agent', () => {
     root = await mkdtemp(join(tmpdir(), 'corral-storage-'));
     cp = await startOnTestDatabase({ env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
     api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
-    agent = await api.nativeAgent(root, 'host1');
-    await waitFor(async () => data<{ status: string }[]>(await api.send('/nodes')).some((node) => node.status === 'online'), {
-      timeoutMs: PATIENCE_MS,
-      what: 'host1 online',
-    });
+    agent = await api.onlineNativeAgent(root, 'host1');
   }, 2 * PATIENCE_MS);
 
   afterAll(async () => {

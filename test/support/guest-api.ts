@@ -63,7 +63,21 @@ export function guestApi(cp: ControlPlaneProcess, rootPassword: string, patience
   const nativeAgent = async (dir: string, node: string, address = '127.0.0.1'): Promise<AgentProcess> =>
     AgentProcess.agent(await joinedAgentConfig(dir, node, `https://${address}:${cp.port}`), { CORRAL_DRIVER: 'native' });
 
-  return { asRoot, send, task, taskEnd, joinedAgentConfig, nativeAgent };
+  /** A native agent of `node`, once the node shows online. */
+  const onlineNativeAgent = async (dir: string, node: string): Promise<AgentProcess> => {
+    const agent = await nativeAgent(dir, node);
+    await waitFor(
+      async () =>
+        data<{ node: string; status: string }[]>(await send('/nodes')).some((entry) => entry.node === node && entry.status === 'online'),
+      {
+        timeoutMs: patienceMs,
+        what: `${node} online`,
+      },
+    );
+    return agent;
+  };
+
+  return { asRoot, send, task, taskEnd, joinedAgentConfig, nativeAgent, onlineNativeAgent };
 }
 
 /** The guest events recorded so far, in order, as `<event> <vmid>` (`vm-start 100`). */

@@ -1,4 +1,4 @@
-import { buildBusyboxTemplate, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
+import { buildBusyboxTemplate, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,11 +49,7 @@ export async function startNativeNode(name: string): Promise<NativeNode> {
     const api = guestApi(cp, rootPassword, PATIENCE_MS);
     await mkdir(join(root, NODE, 'var/lib/vz/template/cache'), { recursive: true });
     await buildBusyboxTemplate(join(root, NODE, 'var/lib/vz/template/cache/busybox.tar.gz'));
-    agent = await api.nativeAgent(root, NODE);
-    await waitFor(async () => data<{ node: string; status: string }[]>(await api.send('/nodes')).some((node) => node.status === 'online'), {
-      timeoutMs: PATIENCE_MS,
-      what: `${NODE} online`,
-    });
+    agent = await api.onlineNativeAgent(root, NODE);
     return { cp, api, root, rootPassword, stop };
   } catch (error) {
     await stop();
