@@ -86,6 +86,13 @@ describe('NativeLxc with this machine’s LXC', () => {
     expect(first).toMatchObject({ status: 'running', cpu: 0 });
     expect(first?.pid).toBeGreaterThan(1);
     expect(first?.mem).toBeGreaterThan(0);
+    // Its traffic counters, from its network namespace and its cgroup.
+    expect(first).toMatchObject({
+      netin: expect.any(Number),
+      netout: expect.any(Number),
+      diskread: expect.any(Number),
+      diskwrite: expect.any(Number),
+    });
     expect(GuestRuntime.parse(await runtime(200))).toMatchObject({ status: 'running', pid: first?.pid });
 
     const hostname = await runChecked('lxc-attach', ['-n', '200', '-P', lxcpath, '--', 'hostname'], { signal });
