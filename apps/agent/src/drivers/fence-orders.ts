@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { parseProcStat, PROC_ROOT } from '../host/process-figures.js';
+import { parseProcStat } from '../host/process-figures.js';
+import { PROC_ROOT } from '../host/kernel-roots.js';
 
 /*
  * What the agent tells its fence watchdog (ha/fence-watchdog-main.ts, docs/agents.md "The HA lease"):

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { lastWords, runProgram } from '../host/run-program.js';
-import { PROC_ROOT } from '../host/process-figures.js';
+import { PROC_ROOT } from '../host/kernel-roots.js';
 import { startTicksOf, type FenceOrder } from '../drivers/fence-orders.js';
 
 /** A program the watchdog runs to stop a guest (`qm stop`) gets this long. */

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { hostPath, type Host } from '../host/host.js';
-import { PROC_ROOT } from '../host/process-figures.js';
+import { PROC_ROOT } from '../host/kernel-roots.js';
 
 /** The watchdog's entry point as the agent's build emits it (dist/ha/). */
 export const WATCHDOG_MAIN = 'fence-watchdog-main.js';

@@ -1,7 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { SYS_ROOT } from './kernel-figures.js';
 import { type Counters, NO_COUNTERS, parseNetDev } from './net-dev.js';
-import { PROC_ROOT } from './process-figures.js';
 
 /*
  * What a guest received and sent on its network cards and read and wrote on its disks, as counters
@@ -45,7 +43,7 @@ export function parseBlkioServiceBytes(text: string): Counters {
 }
 
 /** The read and written bytes of a VM's QEMU; none once the process is gone. */
-export async function readProcessDisk(pid: number, procRoot = PROC_ROOT): Promise<Counters> {
+export async function readProcessDisk(pid: number, procRoot: string): Promise<Counters> {
   return parseProcIo(await readFile(`${procRoot}/${pid}/io`, 'utf8').catch(() => ''));
 }
 
@@ -53,7 +51,7 @@ export async function readProcessDisk(pid: number, procRoot = PROC_ROOT): Promis
  * What VM `vmid` received and sent on its taps (`tap<vmid>i<n>`): a tap transmits what the guest
  * receives, as PVE counts it. A card on QEMU's user network has no tap and counts nothing.
  */
-export async function readTapNetwork(vmid: number, sysRoot = SYS_ROOT): Promise<Counters> {
+export async function readTapNetwork(vmid: number, sysRoot: string): Promise<Counters> {
   const pattern = new RegExp(`^tap${vmid}i\\d+$`);
   const taps = (await readdir(`${sysRoot}/class/net`).catch(() => [])).filter((name) => pattern.test(name));
   const count = async (tap: string, counter: string) =>
@@ -63,7 +61,7 @@ export async function readTapNetwork(vmid: number, sysRoot = SYS_ROOT): Promise<
 }
 
 /** What the container whose init is `pid` received and sent, from inside its network namespace. */
-export async function readNamespaceNetwork(pid: number, procRoot = PROC_ROOT): Promise<Counters> {
+export async function readNamespaceNetwork(pid: number, procRoot: string): Promise<Counters> {
   return parseNetDev(await readFile(`${procRoot}/${pid}/net/dev`, 'utf8').catch(() => ''), (name) => name !== 'lo');
 }
 

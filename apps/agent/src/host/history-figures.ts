@@ -1,9 +1,9 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import type { InventoryReport, Pressure } from '@corral/protocol';
-import { readIowait, readSwap, SYS_ROOT } from './kernel-figures.js';
+import { readIowait, readSwap } from './kernel-figures.js';
 import { type Counters, parseNetDev } from './net-dev.js';
-import { PROC_ROOT } from './process-figures.js';
+import { PROC_ROOT, SYS_ROOT } from './kernel-roots.js';
 
 /*
  * The node's figures that only its history shows: load average, I/O wait, swap, the traffic of its

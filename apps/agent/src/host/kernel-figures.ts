@@ -1,14 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
-import { PROC_ROOT } from './process-figures.js';
+import { PROC_ROOT, SYS_ROOT } from './kernel-roots.js';
 
 /*
  * The running kernel's figures that PVE's node status shows beyond the inventory's: I/O wait,
  * swap, memory shared by KSM, the processor's clock and flags, and the boot firmware. Like /proc,
  * /sys is the running kernel's, not a file under the host root. Tests hand in roots of their own.
  */
-
-/** The running kernel's /sys. */
-export const SYS_ROOT = '/sys';
 
 /** The page size KSM's page counts are in: 4 KiB on x86-64 and on the usual arm64 kernels (PVE counts 4 KiB too). */
 const PAGE_BYTES = 4096;

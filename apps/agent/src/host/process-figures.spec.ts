@@ -105,13 +105,19 @@ describe('ProcessFigures', () => {
     await rm(proc, { recursive: true, force: true });
   });
 
-  it('gives the uptime, the resident memory and the CPU share since the previous read of a guest’s process', async () => {
-    const figures = new ProcessFigures({ procRoot: proc, cpus: 4, now: () => now });
-    expect(await figures.read(100, 4242)).toEqual({ uptime: 3000, mem: 102400 * 1024, cpu: 0 });
+  it('gives the uptime, the resident memory and the CPU share since the previous read of a guest’s process, and its traffic', async () => {
+    // The VM's tap and its QEMU's block I/O.
+    await mkdir(join(proc, 'sys/class/net/tap100i0/statistics'), { recursive: true });
+    await writeFile(join(proc, 'sys/class/net/tap100i0/statistics/tx_bytes'), '3000\n');
+    await writeFile(join(proc, 'sys/class/net/tap100i0/statistics/rx_bytes'), '1000\n');
+    await writeFile(join(proc, '4242/io'), 'rchar: 9\nwchar: 9\nread_bytes: 4096\nwrite_bytes: 8192\n');
+    const figures = new ProcessFigures({ procRoot: proc, sysRoot: join(proc, 'sys'), cpus: 4, now: () => now });
+    const traffic = { netin: 3000, netout: 1000, diskread: 4096, diskwrite: 8192 };
+    expect(await figures.read(100, 4242)).toEqual({ uptime: 3000, mem: 102400 * 1024, cpu: 0, ...traffic });
     // A quarter of 4 CPUs over ten seconds: 10 s of CPU time, 1000 ticks.
     now = 10_000;
     await writeFile(join(proc, '4242/stat'), stat(2000, 200_000));
-    expect(await figures.read(100, 4242)).toEqual({ uptime: 3000, mem: 102400 * 1024, cpu: 0.25 });
+    expect(await figures.read(100, 4242)).toEqual({ uptime: 3000, mem: 102400 * 1024, cpu: 0.25, ...traffic });
     figures.keepOnly(new Set());
     now = 20_000;
     expect((await figures.read(100, 4242))?.cpu).toBe(0);

@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { cpuCount } from './host-facts.js';
+import { type GuestTraffic, readProcessDisk, readTapNetwork, traffic } from './guest-traffic.js';
+import { PROC_ROOT, SYS_ROOT } from './kernel-roots.js';
 
 /*
  * Guest processes as the kernel shows them, for the figures every driver reports (PVE's uptime,
@@ -7,9 +9,6 @@ import { cpuCount } from './host-facts.js';
  * kernel whatever tree of files the agent manages (tests run real QEMU and LXC under a temporary
  * host root). Tests of parsing and arithmetic hand in a `procRoot` of their own.
  */
-
-/** The running kernel's /proc. */
-export const PROC_ROOT = '/proc';
 
 /** USER_HZ, the unit of /proc's times: 100 on every architecture Linux runs hypervisor hosts on (`getconf CLK_TCK`). */
 export const TICKS_PER_SECOND = 100;
@@ -107,7 +106,8 @@ export class CpuMeter {
   }
 }
 
-export interface Figures {
+/** A VM's figures: its traffic is its taps' and its QEMU's block I/O. */
+export interface Figures extends GuestTraffic {
   /** Seconds since the guest's process started. */
   readonly uptime: number;
   /** Its resident memory in bytes. */
@@ -117,8 +117,9 @@ export interface Figures {
 }
 
 export interface ProcessFiguresOptions {
-  /** Where /proc is: tests hand in a directory of their own. */
+  /** Where /proc and /sys are: tests hand in directories of their own. */
   readonly procRoot?: string;
+  readonly sysRoot?: string;
   readonly cpus?: number;
   /** A monotonic clock in milliseconds. */
   readonly now?: () => number;
@@ -127,10 +128,12 @@ export interface ProcessFiguresOptions {
 /** The figures of guests that are one process each (a VM's QEMU): PVE reads them from /proc so. */
 export class ProcessFigures {
   private readonly procRoot: string;
+  private readonly sysRoot: string;
   private readonly cpu: CpuMeter;
 
-  constructor({ procRoot = PROC_ROOT, cpus, now }: ProcessFiguresOptions = {}) {
+  constructor({ procRoot = PROC_ROOT, sysRoot = SYS_ROOT, cpus, now }: ProcessFiguresOptions = {}) {
     this.procRoot = procRoot;
+    this.sysRoot = sysRoot;
     this.cpu = new CpuMeter(cpus, now);
   }
 
@@ -138,10 +141,12 @@ export class ProcessFigures {
   async read(vmid: number, pid: number): Promise<Figures | undefined> {
     const reading = await readProcess(pid, this.procRoot);
     if (reading === undefined) return undefined;
+    const [network, disk] = await Promise.all([readTapNetwork(vmid, this.sysRoot), readProcessDisk(pid, this.procRoot)]);
     return {
       uptime: reading.uptime,
       mem: reading.mem,
       cpu: this.cpu.measure(vmid, reading.stat.startTicks, reading.stat.cpuTicks / TICKS_PER_SECOND),
+      ...traffic(network, disk),
     };
   }
 

@@ -105,7 +105,7 @@ describe('the pve driver', () => {
     }
     process.env['PATH'] = `${bin}:${originalPath ?? ''}`;
     now = 0;
-    driver = new PveDriver(new ProcessFigures({ procRoot: join(dir, 'proc'), cpus: 4, now: () => now }));
+    driver = new PveDriver(new ProcessFigures({ procRoot: join(dir, 'proc'), sysRoot: join(dir, 'sys'), cpus: 4, now: () => now }));
     lines = [];
     context = { signal: new AbortController().signal, log: (line) => lines.push(line) };
   });
@@ -306,9 +306,26 @@ describe('the pve driver', () => {
     await writeFile(join(proc, 'uptime'), '5000.25 9000.00\n');
     await writeFile(join(proc, '4242/stat'), stat(4242, 1000, 200_000));
     await writeFile(join(proc, '4242/status'), 'Name:\tkvm (web)\nVmRSS:\t  102400 kB\n');
+    // PVE names a VM's taps as Corral does; its QEMU's block I/O.
+    await mkdir(join(dir, 'sys/class/net/tap100i0/statistics'), { recursive: true });
+    await writeFile(join(dir, 'sys/class/net/tap100i0/statistics/tx_bytes'), '700\n');
+    await writeFile(join(dir, 'sys/class/net/tap100i0/statistics/rx_bytes'), '300\n');
+    await writeFile(join(proc, '4242/io'), 'read_bytes: 512\nwrite_bytes: 1024\n');
 
     expect(await driver.list(context.signal)).toEqual([
-      { vmid: 100, type: 'qemu', status: 'running', pid: 4242, uptime: 3000, cpu: 0, mem: 102400 * 1024 },
+      {
+        vmid: 100,
+        type: 'qemu',
+        status: 'running',
+        pid: 4242,
+        uptime: 3000,
+        cpu: 0,
+        mem: 102400 * 1024,
+        netin: 700,
+        netout: 300,
+        diskread: 512,
+        diskwrite: 1024,
+      },
       { vmid: 101, type: 'qemu', status: 'paused', pid: 4343, uptime: 0, cpu: 0, mem: 0 },
       { vmid: 102, type: 'qemu', status: 'stopped', uptime: 0, cpu: 0, mem: 0 },
       { vmid: 200, type: 'lxc', status: 'running', uptime: 0, cpu: 0, mem: 0 },

@@ -198,6 +198,9 @@ function runtime(type: GuestType, guest: ListedGuest, figures?: Figures): GuestR
     uptime: figures?.uptime ?? 0,
     cpu: figures?.cpu ?? 0,
     mem: figures?.mem ?? 0,
+    ...(figures === undefined
+      ? {}
+      : { netin: figures.netin, netout: figures.netout, diskread: figures.diskread, diskwrite: figures.diskwrite }),
   };
 }
 

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { type GuestTraffic, parseBlkioServiceBytes, parseIoStat, readNamespaceNetwork, traffic } from '../../../host/guest-traffic.js';
 import type { Counters } from '../../../host/net-dev.js';
-import { isGone, PROC_ROOT, readProcess } from '../../../host/process-figures.js';
+import { isGone, readProcess } from '../../../host/process-figures.js';
+import { PROC_ROOT } from '../../../host/kernel-roots.js';
 
 /*
  * What a running container uses: its uptime is its init's, read from the running kernel's /proc;
@@ -35,7 +36,7 @@ export async function readContainerUsage(pid: number): Promise<ContainerUsage | 
       readFile(files.cpu, 'utf8'),
       // A kernel without the I/O controller counts no disk traffic.
       readFile(files.io, 'utf8').catch(() => ''),
-      readNamespaceNetwork(pid),
+      readNamespaceNetwork(pid, PROC_ROOT),
     ]);
     return {
       uptime: init.uptime,

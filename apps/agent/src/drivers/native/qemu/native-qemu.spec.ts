@@ -107,10 +107,9 @@ describe('NativeQemu with real QEMU (TCG)', () => {
     expect(guest?.mem).toBeGreaterThan(0);
     expect(guest?.cpu).toBeGreaterThanOrEqual(0);
     expect(guest?.cpu).toBeLessThanOrEqual(1);
-    // SeaBIOS read the disk looking for something to boot; an unplugged card has no tap to count.
-    await waitFor(async () => ((await listed(100))?.diskread ?? 0) > 0, { timeoutMs: 20_000, what: "the VM's disk reads" });
-    expect(await listed(100)).toMatchObject({ netin: 0, netout: 0, diskwrite: expect.any(Number) });
-  }, 30_000);
+    // An unplugged card has no tap to count; the disk's traffic is what QEMU made the host's disks do.
+    expect(guest).toMatchObject({ netin: 0, netout: 0, diskread: expect.any(Number), diskwrite: expect.any(Number) });
+  });
 
   it('refuses to start a running VM', async () => {
     await expect(qemu.start(web, context)).rejects.toThrow('VM 100 is already running');

@@ -4,7 +4,6 @@ import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../command-context.js';
 import type { FenceOrder } from '../../fence-orders.js';
 import { hostPath, type Host } from '../../../host/host.js';
-import { readProcessDisk, readTapNetwork, traffic } from '../../../host/guest-traffic.js';
 import { ProcessFigures } from '../../../host/process-figures.js';
 import { lastWords, runChecked, runProgram, type ProgramOutput } from '../../../host/run-program.js';
 import type { Logger } from '../../../logging/logger.js';
@@ -335,8 +334,8 @@ export class NativeQemu implements NativeGuests {
       this.logger?.info('removed the runtime files of a VM whose QEMU is gone', { vmid: vm.vmid });
       return undefined;
     }
-    const [status, network, disk] = await Promise.all([this.listedState(vm, signal), readTapNetwork(vm.vmid), readProcessDisk(pid)]);
-    return { vmid: vm.vmid, type: 'qemu', status, pid, ...figures, ...traffic(network, disk) };
+    const status = await this.listedState(vm, signal);
+    return { vmid: vm.vmid, type: 'qemu', status, pid, ...figures };
   }
 
   private async listedState(vm: QemuVm, signal: AbortSignal): Promise<RunState> {

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { GuestSpec, GuestVolume, ParamsOf, ResultOf } from '@corral/protocol';
 import type { CommandContext } from '../../command-context.js';
 import { hostPath, type Host } from '../../../host/host.js';
-import { PROC_ROOT } from '../../../host/process-figures.js';
+import { PROC_ROOT } from '../../../host/kernel-roots.js';
 import { runChecked } from '../../../host/run-program.js';
 import { copyingToNode, existsOnTarget, guestLabel, notRunning, removingVolume, runningNeedsOnline } from '../../guest-messages.js';
 import type { GuestMigration } from '../../guest-migration.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PROC_ROOT } from '../../../host/process-figures.js';
+import { PROC_ROOT } from '../../../host/kernel-roots.js';
 
 /*
  * QEMU processes as the kernel shows them. /proc is the running kernel's, not a file under the

@@ -2,7 +2,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { GuestVolume } from '@corral/protocol';
 import { hostPath, type Host } from '../../../host/host.js';
-import { PROC_ROOT } from '../../../host/process-figures.js';
+import { PROC_ROOT } from '../../../host/kernel-roots.js';
 import { runChecked } from '../../../host/run-program.js';
 import type { CommandContext } from '../../command-context.js';
 import { escapeOption } from './qemu-option-value.js';
