@@ -25,6 +25,10 @@ export const ResourceEntry = z.object({
   disk: z.number().int().optional(),
   maxdisk: z.number().int().optional(),
   uptime: z.number().int().optional(),
+  netin: z.number().int().optional().meta({ description: "A guest's bytes received since it started (0 where its driver counts none)." }),
+  netout: z.number().int().optional(),
+  diskread: z.number().int().optional(),
+  diskwrite: z.number().int().optional(),
   level: z.string().optional(),
 });
 export type ResourceEntry = z.infer<typeof ResourceEntry>;
@@ -48,7 +52,7 @@ export const RESOURCES_ENDPOINTS = {
     path: '/cluster/resources',
     summary: 'Nodes, guests and storages of the cluster',
     description:
-      "Each entry only where the caller may audit it (Sys.Audit for node load, VM.Audit per guest, Datastore.Audit per storage, Pool.Audit per pool). A guest in a pool names it in `pool`; pools are listed only without `type`. Nodes and guests from memory; a storage's `disk` and `maxdisk` (used and total bytes on that node) as its node's agent reported them, asked at most every 10 s.",
+      "Each entry only where the caller may audit it (Sys.Audit for node load, VM.Audit per guest, Datastore.Audit per storage, Pool.Audit per pool). A guest in a pool names it in `pool`; pools are listed only without `type`. Nodes and guests from memory; a storage's `disk` and `maxdisk` (used and total bytes on that node) as its node's agent reports them with its inventory (every 5 s).",
     parameters: z.object({
       type: z.enum(['node', 'vm', 'storage'], { error: 'must be node, vm or storage' }).optional().meta({ description: 'Only this kind.' }),
     }),

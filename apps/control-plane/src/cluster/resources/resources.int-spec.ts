@@ -79,10 +79,23 @@ describe('/cluster/resources as things change', () => {
     expect(await guests()).toEqual([{ vmid: 100, node: 'pve2', name: 'web2', maxmem: 1024 * MIB, maxdisk: 16 * GIB, ...entry }]);
 
     // A whole runtime report of pve2, then one of what changed since.
-    const running: GuestRuntime = { vmid: 100, type: 'qemu', status: 'running', pid: 4242, uptime: 5, cpu: 0.25, mem: 64 * MIB };
+    const running: GuestRuntime = {
+      vmid: 100,
+      type: 'qemu',
+      status: 'running',
+      pid: 4242,
+      uptime: 5,
+      cpu: 0.25,
+      mem: 64 * MIB,
+      netin: 2048,
+      diskwrite: 4096,
+    };
     const whole = (agents[1] as FakeAgent).send({ type: 'report', payload: { kind: 'runtime', guests: [running] } });
     await waitFor(async () => (await guests())[0]?.status === 'running', { timeoutMs: 5000, what: 'the whole report' });
     expect((await guests())[0]).toEqual(expect.objectContaining({ status: 'running', cpu: 0.25 }));
+    // Its traffic since it started, as PVE lists it; a counter the driver does not read is 0.
+    const [listed] = dataOf<Entry[]>(await call(t, 'GET', '/cluster/resources', { query: 'type=vm' }));
+    expect(listed).toMatchObject({ netin: 2048, netout: 0, diskread: 0, diskwrite: 4096 });
     (agents[1] as FakeAgent).send({ type: 'report', payload: { kind: 'runtime', guests: [], gone: [100], since: whole } });
     await waitFor(async () => (await guests())[0]?.status === 'stopped', { timeoutMs: 5000, what: 'the report of changes' });
 
