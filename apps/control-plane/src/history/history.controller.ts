@@ -30,22 +30,22 @@ export class HistoryController {
   }
 
   @Endpoint(GRAPH_ENDPOINTS.node)
-  nodeGraph(): never {
-    return this.history.graph();
+  nodeGraph(@Params() p: ParamsOf<typeof GRAPH_ENDPOINTS.node>): Promise<never> {
+    return this.history.graph((history) => history.nodeSeries(p.node));
   }
 
   @Endpoint(GRAPH_ENDPOINTS.qemu)
-  qemuGraph(): never {
-    return this.history.graph();
+  qemuGraph(@Params() p: ParamsOf<typeof GRAPH_ENDPOINTS.qemu>): Promise<never> {
+    return this.history.graph((history) => history.guestSeries(QEMU, p.node, p.vmid));
   }
 
   @Endpoint(GRAPH_ENDPOINTS.lxc)
-  lxcGraph(): never {
-    return this.history.graph();
+  lxcGraph(@Params() p: ParamsOf<typeof GRAPH_ENDPOINTS.lxc>): Promise<never> {
+    return this.history.graph((history) => history.guestSeries(LXC, p.node, p.vmid));
   }
 
   @Endpoint(GRAPH_ENDPOINTS.storage)
-  storageGraph(): never {
-    return this.history.graph();
+  storageGraph(@Params() p: ParamsOf<typeof GRAPH_ENDPOINTS.storage>): Promise<never> {
+    return this.history.graph((history) => history.storageSeries(p.node, p.storage));
   }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { endpoint, type Check, type EndpointDeclaration } from '../http/endpoint.js';
+import { endpoint, type Check } from '../http/endpoint.js';
 import { stringParam } from '../http/params.js';
 import { GUEST } from '../guests/guest.endpoints.js';
 import { AUDIT_NODE, NODE } from '../nodes/nodes.endpoints.js';
@@ -77,13 +77,17 @@ const HISTORY_DESCRIPTION =
 
 const VM_AUDIT: Check = { kind: 'privileges', path: '/vms/{vmid}', privileges: ['VM.Audit'] };
 
+const NODE_HISTORY = { ...NODE, ...HISTORY(NODE_TIMEFRAMES) };
+const GUEST_HISTORY = { ...GUEST, ...HISTORY(GUEST_TIMEFRAMES) };
+const STORAGE_HISTORY = { ...NODE, ...STORAGE, ...HISTORY(GUEST_TIMEFRAMES) };
+
 export const HISTORY_ENDPOINTS = {
   node: endpoint({
     method: 'GET',
     path: '/nodes/{node}/rrddata',
     summary: "The node's history",
     description: HISTORY_DESCRIPTION,
-    parameters: z.object({ ...NODE, ...HISTORY(NODE_TIMEFRAMES) }),
+    parameters: z.object(NODE_HISTORY),
     returns: z.array(NodePoint),
     permission: AUDIT_NODE,
   }),
@@ -94,7 +98,7 @@ export const HISTORY_ENDPOINTS = {
     path: '/nodes/{node}/storage/{storage}/rrddata',
     summary: "The storage's history on the node",
     description: HISTORY_DESCRIPTION,
-    parameters: z.object({ ...NODE, ...STORAGE, ...HISTORY(GUEST_TIMEFRAMES) }),
+    parameters: z.object(STORAGE_HISTORY),
     returns: z.array(StoragePoint),
     permission: AUDIT_STORAGE,
   }),
@@ -106,31 +110,32 @@ function guestHistory(type: 'qemu' | 'lxc') {
     path: `/nodes/{node}/${type}/{vmid}/rrddata`,
     summary: `The ${type === 'qemu' ? 'VM' : 'container'}'s history`,
     description: `${HISTORY_DESCRIPTION} A guest's history follows it from node to node.`,
-    parameters: z.object({ ...GUEST, ...HISTORY(GUEST_TIMEFRAMES) }),
+    parameters: z.object(GUEST_HISTORY),
     returns: z.array(GuestPoint),
     permission: VM_AUDIT,
   });
 }
 
-const GRAPH_DESCRIPTION = 'PVE renders a PNG graph here. Corral draws no graphs: it answers 501; `rrddata` has the same points.';
+const GRAPH_DESCRIPTION =
+  'PVE renders a PNG graph here. Graphs are not built: Corral answers 501 (404 for what does not exist); `rrddata` has the same points.';
 const DS = { ds: stringParam({ description: 'The data sources to draw, comma-separated.', minLength: 1, maxLength: 4096 }) };
 
-/** PVE's `rrd` endpoint beside a `rrddata` one (a PNG file): answered with 501 and where the points are. */
-function graphOf(history: EndpointDeclaration<z.ZodObject>) {
+/** PVE's `rrd` endpoint beside a `rrddata` one (a PNG file), with its parameters and its privileges: answered with 501 and where the points are. */
+function graphOf<S extends z.ZodRawShape>(path: string, parameters: S, permission: Check) {
   return endpoint({
     method: 'GET',
-    path: history.path.replace(/rrddata$/, 'rrd'),
+    path,
     summary: 'A graph of the history (not built: use rrddata)',
     description: GRAPH_DESCRIPTION,
-    parameters: history.parameters.extend(DS),
+    parameters: z.object({ ...parameters, ...DS }),
     returns: z.object({ filename: z.string() }),
-    permission: history.permission,
+    permission,
   });
 }
 
 export const GRAPH_ENDPOINTS = {
-  node: graphOf(HISTORY_ENDPOINTS.node),
-  qemu: graphOf(HISTORY_ENDPOINTS.qemu),
-  lxc: graphOf(HISTORY_ENDPOINTS.lxc),
-  storage: graphOf(HISTORY_ENDPOINTS.storage),
+  node: graphOf('/nodes/{node}/rrd', NODE_HISTORY, AUDIT_NODE),
+  qemu: graphOf('/nodes/{node}/qemu/{vmid}/rrd', GUEST_HISTORY, VM_AUDIT),
+  lxc: graphOf('/nodes/{node}/lxc/{vmid}/rrd', GUEST_HISTORY, VM_AUDIT),
+  storage: graphOf('/nodes/{node}/storage/{storage}/rrd', STORAGE_HISTORY, AUDIT_STORAGE),
 };

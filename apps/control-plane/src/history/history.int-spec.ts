@@ -188,10 +188,11 @@ describe('the history (rrddata)', () => {
       404,
       "storage 'nowhere' does not exist",
     );
+    expectError(await call(t, 'GET', '/nodes/pve1/qemu/999/rrd', { query: 'timeframe=hour&ds=cpu' }), 404, 'VM 999 does not exist');
     expectError(
       await call(t, 'GET', '/nodes/pve1/rrd', { query: 'timeframe=hour&ds=cpu' }),
       501,
-      'Corral draws no graphs: GET the same path with rrddata in place of rrd for the points',
+      'graphs are not built: GET the same path with rrddata in place of rrd for the points',
     );
   });
 

@@ -28,23 +28,39 @@ export class HistoryService {
   ) {}
 
   node(node: string, query: HistoryQuery): Promise<HistoryPoint[]> {
-    this.nodes.existing(node);
-    return this.points(seriesOf.node(node), query);
+    return this.points(this.nodeSeries(node), query);
   }
 
   guest(kind: GuestKind, node: string, vmid: number, query: HistoryQuery): Promise<HistoryPoint[]> {
-    existingGuest(this.guests, kind, node, vmid);
-    return this.points(seriesOf.guest(vmid), query);
+    return this.points(this.guestSeries(kind, node, vmid), query);
   }
 
   async storage(node: string, storage: string, query: HistoryQuery): Promise<HistoryPoint[]> {
-    this.storages.onNode(await this.storages.existing(storage), node);
-    return this.points(seriesOf.storage(node, storage), query);
+    return this.points(await this.storageSeries(node, storage), query);
   }
 
-  /** `rrd`: PVE draws a PNG; Corral answers 501 once the request is otherwise valid. */
-  graph(): never {
-    throw new ApiError('NOT_IMPLEMENTED', 'Corral draws no graphs: GET the same path with rrddata in place of rrd for the points');
+  /** `rrd` of a node, a guest or a storage (`series`, which checks it exists): PVE draws a PNG; Corral answers 501. */
+  async graph(series: (history: this) => string | Promise<string>): Promise<never> {
+    await series(this);
+    throw new ApiError('NOT_IMPLEMENTED', 'graphs are not built: GET the same path with rrddata in place of rrd for the points');
+  }
+
+  /** The node's series, or 404. */
+  nodeSeries(node: string): string {
+    this.nodes.existing(node);
+    return seriesOf.node(node);
+  }
+
+  /** The guest's series, or 404: unknown, another kind, or on another node. */
+  guestSeries(kind: GuestKind, node: string, vmid: number): string {
+    existingGuest(this.guests, kind, node, vmid);
+    return seriesOf.guest(vmid);
+  }
+
+  /** The storage's series on the node, or 404: an unknown node or storage, or one not defined for the node. */
+  async storageSeries(node: string, storage: string): Promise<string> {
+    this.storages.onNode(await this.storages.existing(storage), node);
+    return seriesOf.storage(node, storage);
   }
 
   /** One point per interval of the time frame, the last the one under way; an interval without a stored point has only its `time`. */
