@@ -48,9 +48,13 @@ export class HistoryRecorder implements OnApplicationBootstrap, OnModuleDestroy 
     await this.writes;
   }
 
-  /** Reads every series at `now` (epoch seconds) and writes the minutes that ended before it. */
+  /** Reads every series at `now` (epoch seconds) and writes the minutes that ended before it; never throws. */
   tick(now: number): Promise<void> {
-    this.read(now);
+    try {
+      this.read(now);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'cannot read the figures of the history');
+    }
     this.writes = this.writes.then(() => this.write(now));
     return this.writes;
   }

@@ -31,21 +31,21 @@ export class HistoryController {
 
   @Endpoint(GRAPH_ENDPOINTS.node)
   nodeGraph(@Params() p: ParamsOf<typeof GRAPH_ENDPOINTS.node>): Promise<never> {
-    return this.history.graph((history) => history.nodeSeries(p.node));
+    return this.history.graph(this.history.nodeSeries(p.node));
   }
 
   @Endpoint(GRAPH_ENDPOINTS.qemu)
   qemuGraph(@Params() p: ParamsOf<typeof GRAPH_ENDPOINTS.qemu>): Promise<never> {
-    return this.history.graph((history) => history.guestSeries(QEMU, p.node, p.vmid));
+    return this.history.graph(this.history.guestSeries(QEMU, p.node, p.vmid));
   }
 
   @Endpoint(GRAPH_ENDPOINTS.lxc)
   lxcGraph(@Params() p: ParamsOf<typeof GRAPH_ENDPOINTS.lxc>): Promise<never> {
-    return this.history.graph((history) => history.guestSeries(LXC, p.node, p.vmid));
+    return this.history.graph(this.history.guestSeries(LXC, p.node, p.vmid));
   }
 
   @Endpoint(GRAPH_ENDPOINTS.storage)
   storageGraph(@Params() p: ParamsOf<typeof GRAPH_ENDPOINTS.storage>): Promise<never> {
-    return this.history.graph((history) => history.storageSeries(p.node, p.storage));
+    return this.history.graph(this.history.storageSeries(p.node, p.storage));
   }
 }

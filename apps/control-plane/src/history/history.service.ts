@@ -39,9 +39,9 @@ export class HistoryService {
     return this.points(await this.storageSeries(node, storage), query);
   }
 
-  /** `rrd` of a node, a guest or a storage (`series`, which checks it exists): PVE draws a PNG; Corral answers 501. */
-  async graph(series: (history: this) => string | Promise<string>): Promise<never> {
-    await series(this);
+  /** `rrd` of a node, a guest or a storage, once its `series` was found (a 404 otherwise): PVE draws a PNG; Corral answers 501. */
+  async graph(series: string | Promise<string>): Promise<never> {
+    await series;
     throw new ApiError('NOT_IMPLEMENTED', 'graphs are not built: GET the same path with rrddata in place of rrd for the points');
   }
 
