@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import type { GuestRuntime } from '@corral/protocol';
 import { type Counters, NO_COUNTERS, parseNetDev } from './net-dev.js';
 
 /*
@@ -7,12 +8,7 @@ import { type Counters, NO_COUNTERS, parseNetDev } from './net-dev.js';
  * running kernel: a VM's taps and its QEMU's I/O, a container's network namespace and cgroup.
  */
 
-export interface GuestTraffic {
-  readonly netin: number;
-  readonly netout: number;
-  readonly diskread: number;
-  readonly diskwrite: number;
-}
+export type GuestTraffic = Required<Pick<GuestRuntime, 'netin' | 'netout' | 'diskread' | 'diskwrite'>>;
 
 /** `read_bytes` and `write_bytes` of /proc/<pid>/io: what the process made the block layer read and write. */
 export function parseProcIo(text: string): Counters {

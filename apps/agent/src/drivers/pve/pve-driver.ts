@@ -195,12 +195,10 @@ function runtime(type: GuestType, guest: ListedGuest, figures?: Figures): GuestR
     type,
     status: guest.status,
     ...(guest.pid === undefined ? {} : { pid: guest.pid }),
-    uptime: figures?.uptime ?? 0,
-    cpu: figures?.cpu ?? 0,
-    mem: figures?.mem ?? 0,
-    ...(figures === undefined
-      ? {}
-      : { netin: figures.netin, netout: figures.netout, diskread: figures.diskread, diskwrite: figures.diskwrite }),
+    uptime: 0,
+    cpu: 0,
+    mem: 0,
+    ...figures,
   };
 }
 

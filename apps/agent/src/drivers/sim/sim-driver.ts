@@ -4,6 +4,7 @@ import type { CommandContext } from '../command-context.js';
 import { CommandFailure } from '../../host/command-failure.js';
 import { requireActive } from '../storage-location.js';
 import type { Host } from '../../host/host.js';
+import type { GuestTraffic } from '../../host/guest-traffic.js';
 import { archivedVolumes, excludedMountPoints, refuseUnrestorable } from '../archive-contents.js';
 import { captureLog, newBackupFile, readBackupConfig, writeBackupSidecars } from '../backup-archive.js';
 import { afterwards, backupMode, MODE_STEPS, pausedMode } from '../backup-modes.js';
@@ -630,7 +631,7 @@ function memoryShare(vmid: number): number {
 }
 
 /** Counters that grow with the guest's uptime, each guest at rates of its own (a few KiB/s in, less out; more written than read). */
-function simulatedTraffic(vmid: number, uptime: number): Pick<GuestRuntime, 'netin' | 'netout' | 'diskread' | 'diskwrite'> {
+function simulatedTraffic(vmid: number, uptime: number): GuestTraffic {
   const rate = 1024 * (1 + ((vmid * 13) % 7));
   return {
     netin: uptime * rate,
