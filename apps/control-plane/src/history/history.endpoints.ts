@@ -1,17 +1,13 @@
 import { z } from 'zod';
 import { endpoint, type Check } from '../http/endpoint.js';
-import { stringParam } from '../http/params.js';
+import { enumParam, stringParam } from '../http/params.js';
 import { GUEST } from '../guests/guest.endpoints.js';
 import { AUDIT_NODE, NODE } from '../nodes/nodes.endpoints.js';
 import { AUDIT_STORAGE, STORAGE } from '../storage/storage.endpoints.js';
 import { CONSOLIDATIONS, TIMEFRAMES, type Timeframe } from './history-levels.js';
 
-function oneOf<const T extends readonly [string, ...string[]]>(values: T, description: string) {
-  return z.enum(values, { error: (issue) => `value '${String(issue.input)}' is not one of ${values.join(', ')}` }).meta({ description });
-}
-
 const timeframe = (values: readonly [Timeframe, ...Timeframe[]]) =>
-  oneOf(
+  enumParam(
     values,
     'The time frame: `hour` (a point a minute), `day` (30 minutes), `week` (3 hours), `month` (12 hours), `year` (a week)' +
       (values.includes('decade') ? ', `decade` (a week, ten years)' : '') +
@@ -20,7 +16,7 @@ const timeframe = (values: readonly [Timeframe, ...Timeframe[]]) =>
 
 const HISTORY = (values: readonly [Timeframe, ...Timeframe[]]) => ({
   timeframe: timeframe(values),
-  cf: oneOf(CONSOLIDATIONS, "The consolidation: each point's `AVERAGE` (the default) or `MAX` over its interval.").optional(),
+  cf: enumParam(CONSOLIDATIONS, "The consolidation: each point's `AVERAGE` (the default) or `MAX` over its interval.").optional(),
 });
 
 const NODE_TIMEFRAMES = TIMEFRAMES;

@@ -72,3 +72,17 @@ export function commaListParam<T extends z.ZodType>(item: T, description: string
 function split(value: unknown): unknown[] {
   return typeof value === 'string' ? value.split(/[,;\s]+/).filter(Boolean) : [value];
 }
+
+/** One of `values`; anything else is refused naming the values. */
+export function enumParam<const T extends readonly [string, ...string[]]>(values: T, description: string) {
+  return z.enum(values, { error: (issue) => `value '${String(issue.input)}' is not one of ${values.join(', ')}` }).meta({ description });
+}
+
+/** PVE's `pve-configid`: the form of a configuration entry's name. */
+export const configIdParam = (description: string) =>
+  stringParam({
+    description,
+    maxLength: 64,
+    pattern: /^[A-Za-z][A-Za-z0-9_-]+$/,
+    patternHint: 'must be a letter followed by letters, digits, _ or - (at least 2 characters)',
+  });

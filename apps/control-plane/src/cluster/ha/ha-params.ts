@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Check } from '../../http/endpoint.js';
-import { stringParam } from '../../http/params.js';
+import { configIdParam, stringParam } from '../../http/params.js';
 
 /*
  * What the HA endpoints share (PVE's `/cluster/ha`; docs/ha.md): their permissions,
@@ -36,10 +36,4 @@ export const resourceTypeParam = (description: string) =>
   z.enum(['vm', 'ct'], { error: (issue) => `expected vm or ct, got '${String(issue.input)}'` }).meta({ description });
 
 /** PVE's `pve-configid`, the form of a group's name. */
-export const groupNameParam = (description: string) =>
-  stringParam({
-    description,
-    maxLength: 64,
-    pattern: /^[A-Za-z][A-Za-z0-9_-]+$/,
-    patternHint: 'must be a letter followed by letters, digits, _ or - (at least 2 characters)',
-  });
+export const groupNameParam = configIdParam;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Check } from '../../http/endpoint.js';
-import { stringParam } from '../../http/params.js';
+import { configIdParam } from '../../http/params.js';
 
 /*
  * What the notification endpoints share (PVE's `/cluster/notifications`): their
@@ -37,13 +37,7 @@ export const MAY_WRITE_TARGET: Check = {
 };
 
 /** PVE's `pve-configid`. */
-export const notificationNameParam = (description: string) =>
-  stringParam({
-    description,
-    maxLength: 64,
-    pattern: /^[A-Za-z][A-Za-z0-9_-]+$/,
-    patternHint: 'must be a letter followed by letters, digits, _ or - (at least 2 characters)',
-  });
+export const notificationNameParam = configIdParam;
 
 /** PVE's `origin`: every Corral target and matcher is made by a user; there are no built-in ones. */
 export const Origin = z.literal('user-created');
