@@ -10,6 +10,7 @@ import { GuestsModule } from './guests/guests.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HistoryModule } from './history/history.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { MetricServersModule } from './metrics/servers/metric-servers.module.js';
 import { VncModule } from './guests/vnc/vnc.module.js';
 import { HostModule } from './host/host.module.js';
 import { NodesModule } from './nodes/nodes.module.js';
@@ -47,6 +48,7 @@ export const API_MODULES = [
   HaModule,
   HaManagerModule,
   MetricsModule,
+  MetricServersModule,
   HistoryModule,
 ];
 

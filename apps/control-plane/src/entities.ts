@@ -24,6 +24,7 @@ import { PoolStorageRow } from './inventory/pools/pool-storage.entity.js';
 import { PoolRow } from './inventory/pools/pool.entity.js';
 import { EventRow } from './events/event.entity.js';
 import { HistoryPointRow } from './history/history-point.entity.js';
+import { MetricServerRow } from './metrics/servers/metric-server.entity.js';
 import { EventRetentionRow } from './events/event-retention.entity.js';
 import { NodeFirewallRow } from './nodes/node-firewall.entity.js';
 import { DeliveryRow } from './cluster/notifications/delivery/delivery.entity.js';
@@ -52,6 +53,7 @@ export const ENTITIES: readonly (new () => object)[] = [
   JoinTokenRow,
   EventRow,
   HistoryPointRow,
+  MetricServerRow,
   EventRetentionRow,
   TaskRow,
   TaskLogRow,

@@ -113,6 +113,11 @@ const BACKUP_JOB = { schedule: '2199-12-31 23:59', all: 1 };
 const addBackupJob = (prefix: string) => async (t: TestApp, c: Caller) =>
   void dataOf(await call(t, 'POST', '/cluster/backup', { form: { id: `${prefix}-${c}`, ...BACKUP_JOB } }));
 
+/** A disabled metric server per caller, made in the row's setup (so that it is not tried). */
+const METRIC_SERVER = { type: 'graphite', server: '192.0.2.7', port: 2003, disable: 1 };
+const addMetricServer = (prefix: string) => async (t: TestApp, c: Caller) =>
+  void dataOf(await call(t, 'POST', `/cluster/metrics/server/${prefix}-${c}`, { form: METRIC_SERVER }));
+
 /** A webhook and a matcher per caller, made in the row's setup (Mapping.Modify is root's only here). */
 const WEBHOOKS = '/cluster/notifications/endpoints/webhook';
 const addWebhook = (prefix: string) => async (t: TestApp, c: Caller) =>
@@ -684,6 +689,34 @@ const ROWS: readonly Row[] = [
     request: (c) => ({ path: `/cluster/backup/gone-${c}` }),
     expect: ROOT_ONLY,
   },
+
+  // External metric servers and the export: Sys.Audit or Sys.Modify on `/`; the index for anyone.
+  { endpoint: 'GET /cluster/metrics', request: () => ({ path: '/cluster/metrics' }), expect: ANY_CALLER },
+  { endpoint: 'GET /cluster/metrics/server', request: () => ({ path: '/cluster/metrics/server' }), expect: AUDITORS },
+  {
+    endpoint: 'POST /cluster/metrics/server/{id}',
+    request: (c) => ({ path: `/cluster/metrics/server/new-${c}`, form: METRIC_SERVER }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'GET /cluster/metrics/server/{id}',
+    setup: addMetricServer('read'),
+    request: (c) => ({ path: `/cluster/metrics/server/read-${c}` }),
+    expect: AUDITORS,
+  },
+  {
+    endpoint: 'PUT /cluster/metrics/server/{id}',
+    setup: addMetricServer('edit'),
+    request: (c) => ({ path: `/cluster/metrics/server/edit-${c}`, form: { port: 2004 } }),
+    expect: ROOT_ONLY,
+  },
+  {
+    endpoint: 'DELETE /cluster/metrics/server/{id}',
+    setup: addMetricServer('gone'),
+    request: (c) => ({ path: `/cluster/metrics/server/gone-${c}` }),
+    expect: ROOT_ONLY,
+  },
+  { endpoint: 'GET /cluster/metrics/export', request: () => ({ path: '/cluster/metrics/export' }), expect: AUDITORS },
 
   { endpoint: `GET ${WEBHOOKS}`, request: () => ({ path: WEBHOOKS }), expect: AUDITORS },
   {
