@@ -27,9 +27,9 @@ export class InfluxHttpReceiver {
   private constructor(private readonly server: HttpServer) {}
 
   static async start(): Promise<InfluxHttpReceiver> {
-    let receiver: InfluxHttpReceiver | undefined;
-    const server = createHttpServer((request, response) => receiver?.handle(request, response));
-    receiver = new InfluxHttpReceiver(server);
+    const server = createHttpServer();
+    const receiver = new InfluxHttpReceiver(server);
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => receiver.handle(request, response));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
   }
@@ -105,9 +105,9 @@ export class StreamReceiver {
   private constructor(private readonly server: TcpServer) {}
 
   static async start(): Promise<StreamReceiver> {
-    let receiver: StreamReceiver | undefined;
-    const server = createTcpServer((socket) => receiver?.accept(socket));
-    receiver = new StreamReceiver(server);
+    const server = createTcpServer();
+    const receiver = new StreamReceiver(server);
+    server.on('connection', (socket: Socket) => receiver.accept(socket));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
   }

@@ -9,6 +9,11 @@ import type { MetricData, MetricObject } from './metric-objects.js';
 
 /** Readings kept: 30 minutes at one reading every 10 s, and the newest. */
 export const GENERATIONS = 181;
+/**
+ * The most figures kept over all readings (some 80 MiB): a large cluster keeps fewer than 30
+ * minutes of readings (at 10,000 guests, about 6 minutes), never fewer than the newest.
+ */
+export const MAX_FIGURES = 2_000_000;
 
 const NODE = [
   'uptime',
@@ -86,6 +91,10 @@ function figuresOf(object: MetricObject): Figures {
   }
 }
 
+function countOf(generation: Generation): number {
+  return generation.figures.reduce((count, figures) => count + figures.values.length, 0);
+}
+
 export interface ExportQuery {
   /** Earlier readings too, not only the newest. */
   readonly history: boolean;
@@ -98,10 +107,21 @@ export interface ExportQuery {
 /** The readings of the last 30 minutes, newest last. */
 export class ExportGenerations {
   private readonly generations: Generation[] = [];
+  private figureCount = 0;
+
+  constructor(private readonly maxFigures = MAX_FIGURES) {}
 
   add(time: number, objects: readonly MetricObject[]): void {
-    this.generations.push({ time: Math.floor(time), figures: objects.map(figuresOf) });
-    if (this.generations.length > GENERATIONS) this.generations.shift();
+    const generation = { time: Math.floor(time), figures: objects.map(figuresOf) };
+    this.generations.push(generation);
+    this.figureCount += countOf(generation);
+    while (this.generations.length > 1 && (this.generations.length > GENERATIONS || this.figureCount > this.maxFigures))
+      this.figureCount -= countOf(this.generations.shift() ?? generation);
+  }
+
+  /** The time of the newest reading. */
+  newest(): number | undefined {
+    return this.generations.at(-1)?.time;
   }
 
   query(query: ExportQuery): ExportedMetric[] {

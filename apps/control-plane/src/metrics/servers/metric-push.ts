@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { Logger } from 'pino';
 import { AgentHub } from '../../agents/agent-hub.js';
 import { GuestView } from '../../inventory/guests/guest-view.js';
-import { NodeView } from '../../inventory/nodes/node-view.js';
+import { NodeView, type NodeState } from '../../inventory/nodes/node-view.js';
 import { StorageView } from '../../inventory/storage/storage-view.js';
 import { LOGGER } from '../../logging/loggers.js';
 import { graphiteLines } from './graphite-lines.js';
@@ -17,6 +17,8 @@ import { MetricServersRepository } from './metric-servers.repository.js';
 
 /** How often the figures are read and sent: PVE's status daemon sends them every 10 s too. */
 const READ_EVERY_MS = 10_000;
+/** How long the readings are kept for the export after it was last asked for: as long as it keeps them. */
+const EXPORT_IN_USE_S = 30 * 60;
 
 interface Sender {
   readonly outbox: MetricOutbox;
@@ -25,11 +27,12 @@ interface Sender {
 }
 
 /**
- * Every 10 s, reads the figures of every node, guest and storage from the in-memory views (the
- * agents' newest reports) and keeps them for `/cluster/metrics/export`; sends those of the nodes
- * whose agents this replica holds to each enabled metric server, through the server's outbox, so a
- * slow or dead server delays nothing but its own sends. A server's status (its `error`) is written
- * when the outcome of its sends changes.
+ * Every 10 s, reads the figures of the nodes whose agents this replica holds, of their guests and of
+ * their storages from the in-memory views (the agents' newest reports), and sends them to each
+ * enabled metric server through the server's outbox, so a slow or dead server delays nothing but its
+ * own sends; a server's status (its `error`) is written when the outcome of its sends changes. While
+ * `/cluster/metrics/export` is in use, it reads every node's figures and keeps them for it. With no
+ * server and no export, a tick is one small query.
  */
 @Injectable()
 export class MetricPush implements OnApplicationBootstrap, OnModuleDestroy {
@@ -37,6 +40,8 @@ export class MetricPush implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly senders = new Map<string, Sender>();
   private timer: NodeJS.Timeout | undefined;
   private flushes = new Set<Promise<void>>();
+  /** When the export was last asked for (epoch seconds). */
+  private exportAskedAt = -Infinity;
 
   constructor(
     private readonly nodes: NodeView,
@@ -56,34 +61,52 @@ export class MetricPush implements OnApplicationBootstrap, OnModuleDestroy {
     await Promise.all(this.flushes);
   }
 
-  /** The kept readings: the newest, or (`history`) all of the last 30 minutes; of the nodes named, or (`local-only`) held here. */
-  exported(query: { history?: boolean; 'local-only'?: boolean; 'node-list'?: string; 'start-time'?: number }): ExportedMetric[] {
+  /**
+   * The kept readings: the newest, or (`history`) all kept; of the nodes named, or (`local-only`)
+   * held here. The first call in 30 minutes reads the figures at once; from then on, every tick
+   * keeps them, until the export has not been asked for in 30 minutes.
+   */
+  exported(
+    query: { history?: boolean; 'local-only'?: boolean; 'node-list'?: string; 'start-time'?: number },
+    now = Date.now() / 1000,
+  ): ExportedMetric[] {
+    this.exportAskedAt = now;
+    const newest = this.generations.newest();
+    if (newest === undefined || now - newest >= READ_EVERY_MS / 1000) this.generations.add(now, this.read(this.nodes.list()));
     const named = query['node-list'] !== undefined ? new Set(query['node-list'].split(/[,;\s]+/).filter(Boolean)) : undefined;
     const held = (name: string) => this.hub.holds(name) && (named?.has(name) ?? true);
     const nodes = query['local-only'] === true ? new Set(this.nodes.list().flatMap((node) => (held(node.name) ? [node.name] : []))) : named;
     return this.generations.query({ history: query.history ?? false, startTime: query['start-time'] ?? 0, ...(nodes ? { nodes } : {}) });
   }
 
-  /** Reads the figures at `now` (epoch seconds) and sends them; settles when the sends it started have; never throws. */
+  /**
+   * Reads the figures at `now` (epoch seconds): those of the nodes held here, for the enabled metric
+   * servers, and while the export is in use every node's, for it; then sends. Settles when the sends
+   * it started have; never throws.
+   */
   async tick(now: number): Promise<void> {
-    let objects: MetricObject[];
-    try {
-      objects = readObjects(this.nodes.list(), { guestsOn: (node) => this.guests.onNode(node), storages: this.storages.list() });
-      this.generations.add(now, objects);
-    } catch (error) {
-      this.logger.warn({ err: error }, 'cannot read the figures for the metric servers');
-      return;
-    }
-    let servers: MetricServerRow[];
+    const exporting = now - this.exportAskedAt < EXPORT_IN_USE_S;
+    let servers: MetricServerRow[] = [];
     try {
       servers = await this.repository.enabled();
     } catch (error) {
       this.logger.warn({ err: error }, 'cannot read the metric servers');
+    }
+    for (const id of this.senders.keys()) if (!servers.some((server) => server.id === id)) this.senders.delete(id);
+    if (!exporting && servers.length === 0) return;
+    let held: MetricObject[];
+    try {
+      const nodes = this.nodes.list();
+      if (exporting) {
+        const objects = this.read(nodes);
+        this.generations.add(now, objects);
+        held = objects.filter((object) => this.hub.holds(object.node));
+      } else held = this.read(nodes.filter((node) => this.hub.holds(node.name)));
+    } catch (error) {
+      this.logger.warn({ err: error }, 'cannot read the figures for the metric servers');
       return;
     }
-    const held = objects.filter((object) => this.hub.holds(object.node));
     const influx = servers.some((server) => server.type === 'influxdb') ? held.flatMap((object) => influxLines(object, now)) : [];
-    for (const id of this.senders.keys()) if (!servers.some((server) => server.id === id)) this.senders.delete(id);
     const started = servers.map((server) => {
       const sender = this.senderOf(server);
       sender.outbox.queue(
@@ -94,6 +117,10 @@ export class MetricPush implements OnApplicationBootstrap, OnModuleDestroy {
       return this.flush(server.id, sender);
     });
     await Promise.all(started);
+  }
+
+  private read(nodes: readonly NodeState[]): MetricObject[] {
+    return readObjects(nodes, { guestsOn: (node) => this.guests.onNode(node), storages: this.storages.list() });
   }
 
   /** The server's sender, made on its first tick, sending with its current settings. */

@@ -289,31 +289,34 @@ describe('external metric servers', () => {
     );
   });
 
-  it('exports the newest figures as PVE 9 does, and the last 30 minutes with history', async () => {
-    await push.tick(1_800_000_100);
-    await push.tick(1_800_000_110);
+  it('exports the newest figures as PVE 9 does, and keeps the readings while the export is in use', async () => {
     type Metric = { id: string; metric: string; timestamp: number; type: string; value: number };
+    const exported = async (query = '') => dataOf<{ data: Metric[] }>(await call(t, 'GET', '/cluster/metrics/export', { query })).data;
+    // Until the export is asked for, no reading is kept for it.
+    expect(push.generations.newest()).toBeUndefined();
+    const first = await exported();
+    const asked = first[0]?.timestamp ?? 0;
+    expect(asked).toBeGreaterThan(Date.now() / 1000 - 60);
+    await push.tick(asked + 10);
+    await push.tick(asked + 20);
+
     const { data } = dataOf<{ data: Metric[] }>(await call(t, 'GET', '/cluster/metrics/export', { as: AUDITOR }));
-    expect(new Set(data.map((metric) => metric.timestamp))).toEqual(new Set([1_800_000_110]));
+    const at = asked + 20;
+    expect(new Set(data.map((metric) => metric.timestamp))).toEqual(new Set([at]));
     expect(data).toEqual(
       expect.arrayContaining([
-        { id: 'node/pve1', metric: 'cpu_current', timestamp: 1_800_000_110, type: 'gauge', value: 0.25 },
-        { id: 'node/pve1', metric: 'net_in', timestamp: 1_800_000_110, type: 'derive', value: 5e9 },
-        { id: 'qemu/100', metric: 'net_in', timestamp: 1_800_000_110, type: 'derive', value: 1000 },
-        { id: 'qemu/100', metric: 'mem_total', timestamp: 1_800_000_110, type: 'gauge', value: 512 * MIB },
-        { id: 'storage/pve1/local', metric: 'disk_used', timestamp: 1_800_000_110, type: 'gauge', value: 4e10 },
+        { id: 'node/pve1', metric: 'cpu_current', timestamp: at, type: 'gauge', value: 0.25 },
+        { id: 'node/pve1', metric: 'net_in', timestamp: at, type: 'derive', value: 5e9 },
+        { id: 'qemu/100', metric: 'net_in', timestamp: at, type: 'derive', value: 1000 },
+        { id: 'qemu/100', metric: 'mem_total', timestamp: at, type: 'gauge', value: 512 * MIB },
+        { id: 'storage/pve1/local', metric: 'disk_used', timestamp: at, type: 'gauge', value: 4e10 },
       ]),
     );
-    const history = dataOf<{ data: Metric[] }>(
-      await call(t, 'GET', '/cluster/metrics/export', { query: 'history=1&start-time=1800000100' }),
-    );
-    expect(new Set(history.data.map((metric) => metric.timestamp))).toEqual(new Set([1_800_000_110]));
-    const all = dataOf<{ data: Metric[] }>(await call(t, 'GET', '/cluster/metrics/export', { query: 'history=1' }));
-    expect(all.data.some((metric) => metric.timestamp === 1_800_000_100)).toBe(true);
-    expect(dataOf<{ data: Metric[] }>(await call(t, 'GET', '/cluster/metrics/export', { query: 'node-list=pve2' })).data).toEqual([]);
-    expect(dataOf<{ data: Metric[] }>(await call(t, 'GET', '/cluster/metrics/export', { query: 'local-only=1' })).data.length).toBe(
-      data.length,
-    );
+    const since = await exported(`history=1&start-time=${asked + 10}`);
+    expect(new Set(since.map((metric) => metric.timestamp))).toEqual(new Set([at]));
+    expect(new Set((await exported('history=1')).map((metric) => metric.timestamp))).toEqual(new Set([asked, asked + 10, at]));
+    expect(await exported('node-list=pve2')).toEqual([]);
+    expect((await exported('local-only=1')).length).toBe(data.length);
     expectError(await call(t, 'GET', '/cluster/metrics/export', { as: NOBODY }), 403, 'permission denied');
   });
 });
