@@ -10,8 +10,8 @@ import type { MetricData, MetricObject } from './metric-objects.js';
 /** Readings kept: 30 minutes at one reading every 10 s, and the newest. */
 export const GENERATIONS = 181;
 /**
- * The most figures kept over all readings (some 80 MiB): a large cluster keeps fewer than 30
- * minutes of readings (at 10,000 guests, about 6 minutes), never fewer than the newest.
+ * The most figures kept over all readings (some 20 MiB, packed): a large cluster keeps fewer than 30
+ * minutes of readings (at 10,000 guests, about 5 minutes), never fewer than the newest.
  */
 export const MAX_FIGURES = 2_000_000;
 
@@ -35,64 +35,89 @@ const GUEST = ['uptime', 'cpu_max', 'mem_total', 'disk_total'] as const;
 const RUNNING_GUEST = ['cpu_current', 'mem_used', 'disk_read', 'disk_write', 'net_in', 'net_out', ...GUEST] as const;
 const COUNTERS = new Set<string>(['net_in', 'net_out', 'disk_read', 'disk_write']);
 
-/** One object's figures in one reading: `values[i]` is the figure named `names[i]`, NaN where it is not known. */
-interface Figures {
-  readonly id: string;
-  readonly node: string;
-  readonly names: readonly string[];
+/** What an object's figures are: its id's prefix and its metrics' names, in the order of its values. */
+const LAYOUTS = [
+  { prefix: 'node', names: NODE },
+  { prefix: 'storage', names: STORAGE },
+  { prefix: 'qemu', names: GUEST },
+  { prefix: 'qemu', names: RUNNING_GUEST },
+  { prefix: 'lxc', names: GUEST },
+  { prefix: 'lxc', names: RUNNING_GUEST },
+] as const;
+
+/**
+ * One reading, packed so that a large cluster's readings cost little more than their numbers: per
+ * object its layout (an index into LAYOUTS), the rest of its id (a vmid, or a name shared with the
+ * views) and its node; all values in one array, NaN where a figure is not known.
+ */
+interface Generation {
+  readonly time: number;
+  readonly layouts: Uint8Array;
+  readonly keys: readonly (string | number)[];
+  readonly nodes: readonly string[];
   readonly values: Float64Array;
 }
 
-interface Generation {
-  readonly time: number;
-  readonly figures: readonly Figures[];
-}
+type Value = MetricData[string] | undefined;
 
-/** The figures of one object under PVE's metric names. */
-function figuresOf(object: MetricObject): Figures {
+/** An object's layout, the rest of its id, and its values in the layout's order. */
+function figuresOf(object: MetricObject): [number, string | number, Value[]] {
   const data = object.data;
   const group = (key: string) => (data[key] ?? {}) as MetricData;
-  const of = (id: string, names: readonly string[], values: readonly (MetricData[string] | undefined)[]): Figures => ({
-    id,
-    node: object.node,
-    names,
-    values: Float64Array.from(values, (value) => (typeof value === 'number' ? value : NaN)),
-  });
   switch (object.kind) {
     case 'node': {
       const cpu = group('cpustat');
       const memory = group('memory');
       const block = group('blockstat');
-      return of(`node/${object.node}`, NODE, [
-        data['uptime'],
-        object.traffic.netin,
-        object.traffic.netout,
-        cpu['avg1'],
-        cpu['cpus'],
-        cpu['cpu'],
-        cpu['wait'],
-        memory['memtotal'],
-        memory['memused'],
-        memory['swaptotal'],
-        memory['swapused'],
-        block['blocks'],
-        block['used'],
-      ]);
+      return [
+        0,
+        object.node,
+        [
+          data['uptime'],
+          object.traffic.netin,
+          object.traffic.netout,
+          cpu['avg1'],
+          cpu['cpus'],
+          cpu['cpu'],
+          cpu['wait'],
+          memory['memtotal'],
+          memory['memused'],
+          memory['swaptotal'],
+          memory['swapused'],
+          block['blocks'],
+          block['used'],
+        ],
+      ];
     }
     case 'storage':
-      return of(`storage/${object.node}/${object.storage}`, STORAGE, [data['total'], data['used']]);
+      return [1, `${object.node}/${object.storage}`, [data['total'], data['used']]];
     default: {
       const always = [data['uptime'], data['cpus'], data['maxmem'], data['maxdisk']];
-      const id = `${object.kind}/${object.vmid}`;
+      const layout = object.kind === 'qemu' ? 2 : 4;
       return data['status'] === 'running'
-        ? of(id, RUNNING_GUEST, [data['cpu'], data['mem'], data['diskread'], data['diskwrite'], data['netin'], data['netout'], ...always])
-        : of(id, GUEST, always);
+        ? [
+            layout + 1,
+            object.vmid,
+            [data['cpu'], data['mem'], data['diskread'], data['diskwrite'], data['netin'], data['netout'], ...always],
+          ]
+        : [layout, object.vmid, always];
     }
   }
 }
 
-function countOf(generation: Generation): number {
-  return generation.figures.reduce((count, figures) => count + figures.values.length, 0);
+function pack(time: number, objects: readonly MetricObject[]): Generation {
+  const layouts = new Uint8Array(objects.length);
+  const keys: (string | number)[] = [];
+  const nodes: string[] = [];
+  const values: number[] = [];
+  objects.forEach((object, index) => {
+    const [layout, key, figures] = figuresOf(object);
+    layouts[index] = layout;
+    keys.push(key);
+    nodes.push(object.node);
+    for (const value of figures) values.push(typeof value === 'number' ? value : NaN);
+  });
+  return { time: Math.floor(time), layouts, keys, nodes, values: Float64Array.from(values) };
 }
 
 export interface ExportQuery {
@@ -112,11 +137,11 @@ export class ExportGenerations {
   constructor(private readonly maxFigures = MAX_FIGURES) {}
 
   add(time: number, objects: readonly MetricObject[]): void {
-    const generation = { time: Math.floor(time), figures: objects.map(figuresOf) };
+    const generation = pack(time, objects);
     this.generations.push(generation);
-    this.figureCount += countOf(generation);
+    this.figureCount += generation.values.length;
     while (this.generations.length > 1 && (this.generations.length > GENERATIONS || this.figureCount > this.maxFigures))
-      this.figureCount -= countOf(this.generations.shift() ?? generation);
+      this.figureCount -= this.generations.shift()?.values.length ?? 0;
   }
 
   /** The time of the newest reading. */
@@ -127,15 +152,19 @@ export class ExportGenerations {
   query(query: ExportQuery): ExportedMetric[] {
     const kept = query.history ? this.generations : this.generations.slice(-1);
     const metrics: ExportedMetric[] = [];
-    for (const { time, figures } of kept) {
+    for (const { time, layouts, keys, nodes, values } of kept) {
       if (time <= query.startTime) continue;
-      for (const { id, node, names, values } of figures) {
-        if (query.nodes !== undefined && !query.nodes.has(node)) continue;
-        names.forEach((metric, index) => {
-          const value = values[index] ?? NaN;
-          if (Number.isFinite(value)) metrics.push({ id, metric, timestamp: time, type: COUNTERS.has(metric) ? 'derive' : 'gauge', value });
-        });
-      }
+      let at = 0;
+      layouts.forEach((index, object) => {
+        const layout = LAYOUTS[index] ?? LAYOUTS[0];
+        const included = query.nodes === undefined || query.nodes.has(nodes[object] ?? '');
+        const id = `${layout.prefix}/${keys[object] ?? ''}`;
+        for (const metric of layout.names) {
+          const value = values[at++] ?? NaN;
+          if (included && Number.isFinite(value))
+            metrics.push({ id, metric, timestamp: time, type: COUNTERS.has(metric) ? 'derive' : 'gauge', value });
+        }
+      });
     }
     return metrics;
   }
