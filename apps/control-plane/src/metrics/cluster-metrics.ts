@@ -5,6 +5,7 @@ import type { GuestRow } from '../inventory/guests/guest.entity.js';
 import { GuestView } from '../inventory/guests/guest-view.js';
 import type { NodeInventory } from '../inventory/nodes/node.entity.js';
 import { NodeView } from '../inventory/nodes/node-view.js';
+import { escape, header } from './text-format.js';
 
 interface Family<T> {
   readonly name: string;
@@ -80,10 +81,6 @@ export class ClusterMetrics {
   }
 }
 
-function header(name: string, help: string): string {
-  return `# HELP ${name} ${help}\n# TYPE ${name} gauge\n`;
-}
-
 function labelsOf(row: GuestRow, status: GuestStatus): string {
   let labels = guestLabels.get(row);
   if (labels === undefined) {
@@ -91,9 +88,4 @@ function labelsOf(row: GuestRow, status: GuestStatus): string {
     guestLabels.set(row, labels);
   }
   return labels;
-}
-
-/** A label value as the text format writes it: backslash, double quote and line feed escaped. */
-function escape(value: string): string {
-  return value.replace(/[\\"\n]/g, (found) => (found === '\n' ? '\\n' : `\\${found}`));
 }

@@ -22,12 +22,12 @@ async function servedFamilies(): Promise<Set<string>> {
     driver: { master: { totalCount: 0, idleCount: 0, waitingCount: 0 } },
     query: () => Promise.resolve([{ count: '0', pending: '0', failed: '0' }]),
   } as unknown as DataSource;
-  new HttpMetrics({} as HttpAdapterHost, registry);
+  const http = new HttpMetrics({} as HttpAdapterHost);
   new TaskMetrics({ watch: () => undefined } as unknown as TasksRepository, registry);
   new ReplicaMetrics({ heartbeatAges: () => new Map() } as unknown as AgentHub, dataSource, registry);
   new EventMetrics(dataSource, registry);
   const cluster = new ClusterMetrics({ list: () => [] } as unknown as NodeView, { list: () => [] } as unknown as GuestView);
-  const text = (await registry.metrics()) + cluster.text();
+  const text = (await registry.metrics()) + http.text() + cluster.text();
   return new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1] ?? ''));
 }
 
