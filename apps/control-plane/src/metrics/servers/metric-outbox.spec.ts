@@ -1,4 +1,5 @@
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { waitFor } from '@corral/testing';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { batched, MAX_PENDING_BYTES, MetricOutbox } from './metric-outbox.js';
 
 describe('a metric outbox', () => {
@@ -14,11 +15,19 @@ describe('a metric outbox', () => {
   describe('sending to a Graphite server over TCP', () => {
     let server: Server;
     let received = '';
+    const sockets = new Set<Socket>();
     beforeAll(async () => {
-      server = createServer((socket) => socket.on('data', (chunk: Buffer) => (received += chunk.toString())));
+      // A receiver that reads to the end of what is sent and never closes its side, as some do.
+      server = createServer({ allowHalfOpen: true }, (socket) => {
+        sockets.add(socket);
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+      });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     });
-    afterAll(() => new Promise((resolve) => server.close(resolve)));
+    afterAll(() => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    });
 
     const outbox = (port: number) =>
       new MetricOutbox({ type: 'graphite', settings: { server: '127.0.0.1', port, proto: 'tcp' }, token: null });
@@ -38,7 +47,7 @@ describe('a metric outbox', () => {
       box.destination = { ...box.destination, settings: { server: '127.0.0.1', port, proto: 'tcp' } };
       expect(await box.flush()).toEqual({ sent: true });
       expect(await box.flush()).toBeNull();
-      expect(received).toBe('a 1 1\nb 2 2\n');
+      await waitFor(() => received === 'a 1 1\nb 2 2\n', { timeoutMs: 5000, what: 'the lines, in order' });
 
       // Beyond the bound, the oldest go.
       const line = `${'x'.repeat(1023)}\n`;

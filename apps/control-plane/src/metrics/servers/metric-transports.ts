@@ -83,7 +83,10 @@ async function sendDatagrams(settings: MetricServerSettings, batches: readonly s
   }
 }
 
-/** Connects, writes `text` (nothing: only connects) and closes, within the timeout. */
+/**
+ * Connects, writes `text` (nothing: only connects) and closes, within the timeout; done once the
+ * bytes are handed to the kernel, as PVE's sender is: a receiver need not close its side.
+ */
 function sendStream(settings: MetricServerSettings, text: string): Promise<void> {
   const where = `${settings.server}:${settings.port}`;
   return new Promise((resolve, reject) => {
@@ -92,10 +95,12 @@ function sendStream(settings: MetricServerSettings, text: string): Promise<void>
       socket.destroy(new SendFailed(`no answer from ${where} within ${timeoutMs(settings) / 1000} s`)),
     );
     socket.on('error', (error) => reject(error instanceof SendFailed ? error : new SendFailed(`cannot reach ${where}: ${error.message}`)));
-    socket.on('connect', () => socket.end(text));
-    socket.on('close', (failed) => {
-      if (!failed) resolve();
-    });
+    socket.on('connect', () =>
+      socket.end(text, () => {
+        socket.destroy();
+        resolve();
+      }),
+    );
   });
 }
 
