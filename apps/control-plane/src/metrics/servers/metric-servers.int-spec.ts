@@ -275,6 +275,12 @@ describe('external metric servers', () => {
       "cannot set and delete 'mtu'",
       'delete',
     );
+    expectError(
+      await call(t, 'PUT', '/cluster/metrics/server/off', { form: { delete: 'bucket' } }),
+      400,
+      "graphite metric servers have no setting 'bucket'",
+      'delete',
+    );
     await remove('off');
   });
 

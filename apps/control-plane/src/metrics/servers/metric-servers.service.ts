@@ -69,6 +69,8 @@ export class MetricServersService {
     const current = await this.repository.find(id);
     if (current === null) throw missing(id);
     checkDigest(digestOf(current), digest);
+    const foreign = deleted.find((name) => !deletable(current.type).includes(name));
+    if (foreign !== undefined) throw badParam('delete', `${current.type} metric servers have no setting '${foreign}'`);
     const kept = Object.fromEntries(Object.entries(current.settings).filter(([name]) => !deleted.includes(name as never)));
     const next: MetricServerRow = {
       ...current,
@@ -100,6 +102,11 @@ function settingsOf(type: MetricServerType, given: Readonly<Record<string, unkno
     settings[name] = value;
   }
   return settings as unknown as MetricServerSettings;
+}
+
+/** What `delete` may name on a server of the type: `disable`, its settings, and InfluxDB's token. */
+function deletable(type: MetricServerType): readonly string[] {
+  return ['disable', ...(type === 'influxdb' ? ['token'] : []), ...OPTIONS[type]];
 }
 
 function tokenOf(type: MetricServerType, token: string | undefined): string | null {
