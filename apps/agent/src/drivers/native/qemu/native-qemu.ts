@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import type { GuestRuntime, GuestSpec, ParamsOf } from '@corral/protocol';
 import type { CommandContext } from '../../command-context.js';
@@ -30,6 +30,7 @@ import { QemuGuestAgents, type QgaTimeouts } from './qemu-guest-agent.js';
 import { CommandFailure } from '../../../host/command-failure.js';
 import { formatCommandLine, qemuCommandLine } from './qemu-command-line.js';
 import { deviceOptions } from './qemu-device-options.js';
+import { acceleratorOf } from './qemu-accelerator.js';
 import type { Accelerator } from './qemu-cpu-model.js';
 import { efiVarsImagePlan, isQ35, ovmfFiles, prepareFirmware, requireOvmf } from './qemu-firmware.js';
 import { convertImagePlan, createImagePlan, makeImages, makeReadOnly } from './qemu-images.js';
@@ -56,7 +57,7 @@ interface LaunchOptions {
 }
 
 export interface NativeQemuOptions {
-  /** This accelerator instead of KVM when /dev/kvm opens read-write, else TCG (tests force TCG, to behave alike on every machine). */
+  /** This accelerator instead of KVM when /dev/kvm opens read-write, else TCG (tests force TCG, to behave alike on every machine); a VM's `kvm: 0` still means TCG. */
   readonly accelerator?: Accelerator;
   /** How long a guest agent gets to answer (tests shorten the sync). */
   readonly guestAgent?: QgaTimeouts;
@@ -266,7 +267,7 @@ export class NativeQemu implements NativeGuests {
     const { signal, log } = context;
     await removeRuntimeFiles(vm.files); // a killed QEMU's
     await mkdir(vm.files.dir, { recursive: true });
-    const accelerator = this.options.accelerator ?? (await probeAccelerator());
+    const accelerator = await acceleratorOf(guest.config, this.options.accelerator);
     const bridges = await existingBridges([...new Set(guest.nics.flatMap((nic) => nic.bridge ?? []))]);
     const line = qemuCommandLine(guest, {
       host: this.host,
@@ -361,11 +362,3 @@ async function qemuLastWords(output: ProgramOutput, files: QemuRuntimeFiles): Pr
 }
 
 /** KVM when this process may use /dev/kvm, else TCG, which runs anywhere. */
-async function probeAccelerator(): Promise<Accelerator> {
-  try {
-    await (await open('/dev/kvm', 'r+')).close();
-    return 'kvm';
-  } catch {
-    return 'tcg';
-  }
-}
