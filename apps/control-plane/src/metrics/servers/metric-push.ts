@@ -67,13 +67,13 @@ export class MetricPush implements OnApplicationBootstrap, OnModuleDestroy {
    * keeps them, until the export has not been asked for in 30 minutes.
    */
   exported(
-    query: { history?: boolean; 'local-only'?: boolean; 'node-list'?: string; 'start-time'?: number },
+    query: { history?: boolean; 'local-only'?: boolean; 'node-list'?: readonly string[]; 'start-time'?: number },
     now = Date.now() / 1000,
   ): ExportedMetric[] {
     this.exportAskedAt = now;
     const newest = this.generations.newest();
     if (newest === undefined || now - newest >= READ_EVERY_MS / 1000) this.generations.add(now, this.read(this.nodes.list()));
-    const named = query['node-list'] !== undefined ? new Set(query['node-list'].split(/[,;\s]+/).filter(Boolean)) : undefined;
+    const named = query['node-list'] !== undefined ? new Set(query['node-list']) : undefined;
     const held = (name: string) => this.hub.holds(name) && (named?.has(name) ?? true);
     const nodes = query['local-only'] === true ? new Set(this.nodes.list().flatMap((node) => (held(node.name) ? [node.name] : []))) : named;
     return this.generations.query({ history: query.history ?? false, startTime: query['start-time'] ?? 0, ...(nodes ? { nodes } : {}) });

@@ -3,8 +3,7 @@
  * third type, `opentelemetry`, which Corral does not send to (a create of one is refused saying so).
  */
 
-export const METRIC_SERVER_TYPES = ['influxdb', 'graphite'] as const;
-export type MetricServerType = (typeof METRIC_SERVER_TYPES)[number];
+export type MetricServerType = 'influxdb' | 'graphite';
 
 export interface MetricServerSettings {
   readonly server: string;

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { endpoint, type Check } from '../../http/endpoint.js';
 import { deleteParam, digestParam, SetFlag } from '../../http/entry-changes.js';
-import { booleanParam, configIdParam, enumParam, integerParam, stringParam } from '../../http/params.js';
+import { booleanParam, commaListParam, configIdParam, enumParam, integerParam, stringParam } from '../../http/params.js';
 
 /*
  * External metric servers on PVE's paths and names (`/cluster/metrics/server`; docs/monitoring.md),
@@ -202,7 +202,7 @@ export const METRIC_SERVER_ENDPOINTS = {
     parameters: z.object({
       history: booleanParam({ description: 'Also the earlier generations kept (30 minutes), or those after `start-time`.' }).optional(),
       'local-only': booleanParam({ description: 'Only the nodes whose agents this replica holds.' }).optional(),
-      'node-list': stringParam({ description: 'Only these nodes, comma-separated.', maxLength: 65_536 }).optional(),
+      'node-list': commaListParam(stringParam({ description: 'A node.' }), 'Only these nodes, comma-separated.').optional(),
       'start-time': integerParam({ description: 'Only figures read after this time (epoch seconds).', min: 0 }).optional(),
     }),
     returns: z.object({ data: z.array(ExportedMetric).meta({ description: 'Sorted by timestamp.' }) }),

@@ -123,6 +123,8 @@ function influxRequest(destination: Destination, method: 'GET' | 'POST', path: s
   const { settings, token } = destination;
   const https = transportOf(destination.type, settings) === 'https';
   const url = `${https ? 'https' : 'http'}://${settings.server.includes(':') ? `[${settings.server}]` : settings.server}:${settings.port}${path}`;
+  /** The URL as errors show it: without the query. */
+  const shown = url.replace(/\?.*/, '');
   const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8' };
   if (token !== null) headers['authorization'] = `Token ${token}`;
   const options = {
@@ -136,16 +138,16 @@ function influxRequest(destination: Destination, method: 'GET' | 'POST', path: s
       response.resume();
       const status = response.statusCode ?? 0;
       if (status >= 200 && status < 300) response.on('end', () => resolve());
-      else reject(new SendFailed(`${method} ${url.replace(/\?.*/, '')} answered ${status} ${response.statusMessage ?? ''}`.trimEnd()));
-      response.on('error', () => reject(new SendFailed(`${url} broke off its answer`)));
+      else reject(new SendFailed(`${method} ${shown} answered ${status} ${response.statusMessage ?? ''}`.trimEnd()));
+      response.on('error', () => reject(new SendFailed(`${shown} broke off its answer`)));
     };
     const outgoing = https ? httpsRequest(url, options, answered) : httpRequest(url, options, answered);
     outgoing.on('error', (error) =>
       reject(
         new SendFailed(
           error.name === 'AbortError' || error.name === 'TimeoutError'
-            ? `no answer from ${url.replace(/\?.*/, '')} within ${timeoutMs(settings) / 1000} s`
-            : `cannot reach ${url.replace(/\?.*/, '')}: ${error.message}`,
+            ? `no answer from ${shown} within ${timeoutMs(settings) / 1000} s`
+            : `cannot reach ${shown}: ${error.message}`,
         ),
       ),
     );
