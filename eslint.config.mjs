@@ -18,6 +18,12 @@ const depConstraints = [
   { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contract', 'type:infra'], bannedExternalImports: ['@nestjs/*'] },
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contract', 'type:testing'], bannedExternalImports: ['@nestjs/*', 'typeorm'] },
   { sourceTag: 'scope:agent', onlyDependOnLibsWithTags: ['scope:shared'], bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg'] },
+  // The web console runs in a browser: it speaks only the public API, and may share pure formats.
+  {
+    sourceTag: 'type:web',
+    onlyDependOnLibsWithTags: ['type:domain'],
+    bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'ws', 'fastify'],
+  },
   { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared'], bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'fastify'] },
 ];
 const testConstraints = depConstraints.map((c) =>
@@ -37,7 +43,7 @@ export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'var/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts', '**/*.mjs', '**/*.cjs'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.mjs', '**/*.cjs'],
     plugins: { corral: { rules: { 'module-boundaries': moduleBoundaries, 'folder-layers': folderLayers } } },
     rules: {
       'corral/module-boundaries': ['error', { depConstraints }],

@@ -23,6 +23,7 @@ module.exports = {
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleNameMapper: {
     '^@corral/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@corral/([a-z-]+)/([a-z-]+)$': '<rootDir>/libs/$1/src/$2.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
         tls,
         logger,
         accessLog,
+        consoleDir: config.consoleDir ?? fileURLToPath(new URL('../../console/dist', import.meta.url)),
       });
       await listen(app, config);
     } catch (error) {

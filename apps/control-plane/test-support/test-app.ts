@@ -66,7 +66,7 @@ export async function startTestApp(options: {
     ],
     controllers: options.controllers ?? [],
   };
-  const app = await createApp(root, { config, tls, logger, accessLog: { write: () => true } });
+  const app = await createApp(root, { config, tls, logger, accessLog: { write: () => true }, consoleDir: config.consoleDir });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const api = new HttpsClient(`https://127.0.0.1:${port}/api2/json`, tls.cert);

@@ -40,6 +40,8 @@ export interface Config {
   readonly aplinfoUrl: string;
   /** Local or private networks (CIDR) that downloads into storages may reach (CORRAL_DOWNLOAD_ALLOW_NETWORKS). */
   readonly downloadAllowNetworks: readonly string[];
+  /** The built web console served at `/` (CORRAL_CONSOLE_DIR); null: the one built beside this control plane, `apps/console/dist`. */
+  readonly consoleDir: string | null;
   /** How long a request's headers may take, and its body may pause, before it is answered 408 (CORRAL_HTTP_BODY_TIMEOUT_S). */
   readonly httpBodyTimeoutS: number;
   /** Where the other replicas reach this one (CORRAL_REPLICA_URL, docs/scale-out.md): `https://<host>:<port>`. */
@@ -96,6 +98,7 @@ const Env = z
       .default(8006),
     CORRAL_BIND: optionalText,
     CORRAL_DATA_DIR: optionalText,
+    CORRAL_CONSOLE_DIR: optionalText,
     CORRAL_TLS_CERT: optionalText,
     CORRAL_TLS_KEY: optionalText,
     CORRAL_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -206,6 +209,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     checkResponses: e.CORRAL_CHECK_RESPONSES === '1',
     aplinfoUrl: e.CORRAL_APLINFO_URL,
     downloadAllowNetworks: e.CORRAL_DOWNLOAD_ALLOW_NETWORKS,
+    consoleDir: e.CORRAL_CONSOLE_DIR ? absolute(e.CORRAL_CONSOLE_DIR) : null,
     httpBodyTimeoutS: e.CORRAL_HTTP_BODY_TIMEOUT_S,
     replicaUrl: (e.CORRAL_REPLICA_URL ?? `https://${hostname()}:${e.CORRAL_PORT}`).replace(/\/+$/, ''),
     clusterSecret: e.CORRAL_CLUSTER_SECRET ?? null,

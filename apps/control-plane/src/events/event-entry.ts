@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ALL_EVENT_KINDS } from './event.entity.js';
+import { ALL_EVENT_KINDS } from '@corral/pve-formats/cluster-event-kinds';
 
 /** One event as readers get it (docs/events.md): `event`, `vmid`, `timestamp`, `node`, with Corral's `seq`, `id` and `details`. */
 export const EventEntry = z.object({

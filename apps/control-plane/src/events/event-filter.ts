@@ -1,5 +1,5 @@
 import type { EventEntry } from './event-entry.js';
-import type { EventKind } from './event.entity.js';
+import type { EventKind } from '@corral/pve-formats/cluster-event-kinds';
 
 /** Which events a reader asked for; an absent field matches every event. */
 export interface EventFilter {

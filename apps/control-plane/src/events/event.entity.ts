@@ -1,30 +1,5 @@
 import { Column, Entity, Generated, Index, PrimaryGeneratedColumn } from 'typeorm';
-
-/** The base event kinds; Corral's own are listed apart below. */
-export const EVENT_KINDS = [
-  'vm-start',
-  'vm-stop',
-  'vm-create',
-  'vm-delete',
-  'ct-start',
-  'ct-stop',
-  'backup-start',
-  'backup-end',
-  'node-down',
-  'cluster-join',
-] as const;
-
-/**
- * Kinds Corral records beyond the base ones (listed apart, never changing those; docs/events.md):
- * `node-up`, a node back online after it was marked down; the HA manager's (docs/ha.md)
- * `ha-fence`, a node with HA guests lost and its lease awaited, `ha-recover`, a guest of a lost
- * node moved to another, and `ha-error`, a guest the HA manager gave up on.
- */
-export const CORRAL_EVENT_KINDS = ['node-up', 'ha-fence', 'ha-recover', 'ha-error'] as const;
-
-/** Every kind the event table holds: what readers, filters and matchers accept. */
-export const ALL_EVENT_KINDS = [...EVENT_KINDS, ...CORRAL_EVENT_KINDS] as const;
-export type EventKind = (typeof ALL_EVENT_KINDS)[number];
+import type { EventKind } from '@corral/pve-formats/cluster-event-kinds';
 
 /**
  * One event of the outbox: written in the transaction of the change it

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { EventKind } from './event.entity.js';
+import type { EventKind } from '@corral/pve-formats/cluster-event-kinds';
 
 // Any constant; the same for every replica.
 const EVENT_ORDER_LOCK = 0x65766e74; // "evnt"

@@ -8,6 +8,7 @@ import { nestLogger, type AccessLogDestination } from '../logging/loggers.js';
 import { registerAccessLog, requestIds } from './access-log.js';
 import { registerBodyTimeout } from './body-timeout.js';
 import { clientErrorHandler } from './client-errors.js';
+import { loadConsoleFiles, registerConsole } from './console-files.js';
 import { registerMultipart } from './multipart-upload.js';
 import { API_PREFIX } from './endpoint-registry.js';
 
@@ -21,6 +22,8 @@ export interface HttpSetup {
   readonly tls: Pick<TlsMaterial, 'key' | 'cert'>;
   readonly logger: Logger;
   readonly accessLog: AccessLogDestination;
+  /** Where the built web console is; null: none is served. */
+  readonly consoleDir: string | null;
 }
 
 /** The Nest application on Fastify over HTTPS (HTTP/1.1: reason phrases carry error text), not yet listening. */
@@ -51,6 +54,7 @@ export async function createApp(root: DynamicModule, setup: HttpSetup): Promise<
   registerBodyTimeout(fastify, errorFormat, httpBodyTimeoutS);
   // Uploads (multipart) are streamed to their handler, past the body limit above.
   await registerMultipart(fastify);
+  registerConsole(fastify, setup.consoleDir === null ? null : await loadConsoleFiles(setup.consoleDir));
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     logger: nestLogger(setup.logger),
     abortOnError: false,

@@ -163,6 +163,7 @@ const ROWS: readonly Row[] = [
     expect: ROOT_ONLY,
   },
   { endpoint: 'GET /access/ticket', request: () => ({ path: '/access/ticket' }), expect: PUBLIC },
+  { endpoint: 'DELETE /access/ticket', request: () => ({ path: '/access/ticket' }), expect: PUBLIC },
   {
     endpoint: 'POST /access/ticket',
     request: () => ({ path: '/access/ticket', form: { username: 'root@pam', password: TEST_ROOT_PASSWORD } }),

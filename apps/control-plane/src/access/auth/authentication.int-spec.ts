@@ -102,6 +102,13 @@ describe('authentication', () => {
       );
     });
 
+    it('clear the cookie on DELETE, the logout of browsers, whose cookie is HttpOnly', async () => {
+      const res = await t.api.send('/access/ticket', { method: 'DELETE' });
+      expect(res.status).toBe(200);
+      expect(res.json()).toEqual({ data: null });
+      expect(res.headers['set-cookie']?.[0]).toBe('PVEAuthCookie=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Lax');
+    });
+
     it('take the realm apart, or Basic credentials', async () => {
       const res = await t.api.send('/access/ticket', {
         method: 'POST',

@@ -5,7 +5,7 @@ import { Params } from '../../http/request-params.js';
 import { badParam } from '../../errors/resource-errors.js';
 import { readCredentials, TICKET_COOKIE } from '../../http/credentials.js';
 import { TICKET_LIFETIME_S } from '../auth/tickets.js';
-import { createTicket, getTicket } from './ticket.endpoints.js';
+import { createTicket, deleteTicket, getTicket } from './ticket.endpoints.js';
 import { TicketService } from './ticket.service.js';
 import { clientAddress } from '../../http/client-address.js';
 
@@ -36,6 +36,12 @@ export class TicketController {
 
   @Endpoint(getTicket)
   get(): null {
+    return null;
+  }
+
+  @Endpoint(deleteTicket)
+  remove(@Res({ passthrough: true }) reply: FastifyReply): null {
+    reply.header('set-cookie', `${TICKET_COOKIE}=; Path=/; Max-Age=0; Secure; HttpOnly; SameSite=Lax`);
     return null;
   }
 }

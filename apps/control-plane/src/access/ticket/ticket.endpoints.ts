@@ -57,3 +57,13 @@ export const getTicket = endpoint({
   returns: z.null(),
   permission: { kind: 'public' },
 });
+
+/** Corral's logout for browsers: the ticket cookie is HttpOnly, so only the server can clear it. PVE has no such call; its interface forgets the cookie itself. */
+export const deleteTicket = endpoint({
+  method: 'DELETE',
+  path: '/access/ticket',
+  summary: "Log out: clears the ticket cookie (Corral's own; tickets stay valid until they expire, as in PVE)",
+  parameters: z.object({}),
+  returns: z.null(),
+  permission: { kind: 'public' },
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EventEntry } from '../../events/event-entry.js';
-import { ALL_EVENT_KINDS } from '../../events/event.entity.js';
+import { ALL_EVENT_KINDS } from '@corral/pve-formats/cluster-event-kinds';
 import { VMID_PARAM } from '../../guests/guest.endpoints.js';
 import { endpoint } from '../../http/endpoint.js';
 import { commaListParam, integerParam } from '../../http/params.js';

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { BIGINT_NUMBER } from '../../../database/bigint-number.js';
-import type { EventKind } from '../../../events/event.entity.js';
+import type { EventKind } from '@corral/pve-formats/cluster-event-kinds';
 import { WebhookRow } from '../webhooks/webhook.entity.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';

@@ -1,4 +1,4 @@
-import { ALL_EVENT_KINDS, type EventKind } from '../../../events/event.entity.js';
+import { ALL_EVENT_KINDS, type EventKind } from '@corral/pve-formats/cluster-event-kinds';
 
 /*
  * PVE's matcher rules (proxmox-notify's matcher) on Corral's events

@@ -1,0 +1,43 @@
+import { useEffect, useState } from 'react';
+
+/** What the main area shows, kept in the URL's hash so that a view can be bookmarked and reloaded. */
+export type Route =
+  | { readonly view: 'dashboard' }
+  | { readonly view: 'node'; readonly node: string }
+  | { readonly view: 'guest'; readonly vmid: number }
+  | { readonly view: 'storage'; readonly node: string; readonly storage: string }
+  | { readonly view: 'pool'; readonly pool: string };
+
+export function href(route: Route): string {
+  switch (route.view) {
+    case 'dashboard':
+      return '#/';
+    case 'node':
+      return `#/node/${encodeURIComponent(route.node)}`;
+    case 'guest':
+      return `#/guest/${route.vmid}`;
+    case 'storage':
+      return `#/storage/${encodeURIComponent(route.node)}/${encodeURIComponent(route.storage)}`;
+    case 'pool':
+      return `#/pool/${encodeURIComponent(route.pool)}`;
+  }
+}
+
+export function parseRoute(hash: string): Route {
+  const [view, ...rest] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  if (view === 'node' && rest[0]) return { view, node: rest[0] };
+  if (view === 'guest' && /^\d+$/.test(rest[0] ?? '')) return { view, vmid: Number(rest[0]) };
+  if (view === 'storage' && rest[0] && rest[1]) return { view, node: rest[0], storage: rest[1] };
+  if (view === 'pool' && rest[0]) return { view, pool: rest[0] };
+  return { view: 'dashboard' };
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(parseRoute(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}

@@ -1,0 +1,113 @@
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Card, CardBody, CardTitle, PageSection, Stack, Toolbar, ToolbarContent, ToolbarItem } from '@patternfly/react-core';
+import { ApiFailure, call } from '../api/client';
+import { usePrivileges } from '../api/privileges';
+import { RESOURCES_KEY, type Resource } from '../api/resources';
+import { Confirm } from '../components/confirm';
+import { labelOf } from '../components/resource-tree';
+import { Facts, ResourceHeading } from '../components/summary-parts';
+import { TaskLog } from '../components/task-log';
+import { ResourceUsage } from '../components/resource-usage';
+import { duration } from '../format';
+import { href } from '../routing';
+
+type Action = 'start' | 'shutdown' | 'reboot' | 'stop';
+
+/** What each power action asks for, and which ones ask first: a stop is pulling the plug. */
+const ACTIONS: readonly {
+  readonly action: Action;
+  readonly label: string;
+  readonly when: 'stopped' | 'running';
+  readonly confirm?: string;
+}[] = [
+  { action: 'start', label: 'Start', when: 'stopped' },
+  { action: 'shutdown', label: 'Shut down', when: 'running', confirm: 'The guest is asked to shut down; it may refuse or take a while.' },
+  { action: 'reboot', label: 'Reboot', when: 'running', confirm: 'The guest is asked to reboot.' },
+  {
+    action: 'stop',
+    label: 'Stop',
+    when: 'running',
+    confirm: 'The guest is stopped at once, as if its power were cut: unsaved data in it is lost.',
+  },
+];
+
+/** A VM or container: its state, live, and its power actions with their task's log. */
+export function GuestView({ guest }: { readonly guest: Resource }) {
+  const queryClient = useQueryClient();
+  const privileges = usePrivileges(`/vms/${guest.vmid}`);
+  const [asking, setAsking] = useState<(typeof ACTIONS)[number] | null>(null);
+  const [task, setTask] = useState<{ upid: string; title: string } | null>(null);
+  const [failure, setFailure] = useState<ApiFailure | Error | null>(null);
+  const node = guest.node ?? '';
+  const kind = guest.type === 'qemu' ? 'VM' : 'Container';
+
+  const run = async (action: (typeof ACTIONS)[number]) => {
+    setAsking(null);
+    setFailure(null);
+    try {
+      const upid = await call<string>('POST', `/nodes/${encodeURIComponent(node)}/${guest.type}/${guest.vmid}/status/${action.action}`);
+      setTask({ upid, title: `${action.label} ${kind} ${guest.vmid}` });
+    } catch (error) {
+      setFailure(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      void queryClient.invalidateQueries({ queryKey: RESOURCES_KEY });
+    }
+  };
+
+  return (
+    <PageSection>
+      <ResourceHeading resource={guest} title={`${kind} ${labelOf(guest)}`} testId="guest-status" />
+      <Toolbar aria-label="Power">
+        <ToolbarContent>
+          {ACTIONS.map((action) => (
+            <ToolbarItem key={action.action}>
+              <Button
+                variant={action.action === 'stop' ? 'danger' : 'secondary'}
+                isDisabled={!privileges.has('VM.PowerMgmt') || guest.status !== action.when || Boolean(guest.template)}
+                onClick={() => (action.confirm ? setAsking(action) : void run(action))}
+              >
+                {action.label}
+              </Button>
+            </ToolbarItem>
+          ))}
+        </ToolbarContent>
+      </Toolbar>
+      {privileges.loaded && !privileges.has('VM.PowerMgmt') && (
+        <Alert isInline isPlain variant="info" title="You may look at this guest, not start or stop it (VM.PowerMgmt on its path)." />
+      )}
+      <Stack hasGutter>
+        {failure && (
+          <Alert isInline variant="danger" title="Refused" data-testid="action-error">
+            {failure.message}
+          </Alert>
+        )}
+        {task && <TaskLog key={task.upid} node={node} upid={task.upid} title={task.title} />}
+        <Card>
+          <CardTitle>Summary</CardTitle>
+          <CardBody>
+            <Facts
+              facts={[
+                ['Node', <a href={href({ view: 'node', node })}>{node}</a>],
+                ['Uptime', duration(guest.uptime)],
+                ['HA', guest.hastate ?? 'not managed'],
+                ['Pool', guest.pool ? <a href={href({ view: 'pool', pool: guest.pool })}>{guest.pool}</a> : null],
+              ]}
+            />
+            <ResourceUsage resource={guest} disk="Boot disk" />
+          </CardBody>
+        </Card>
+      </Stack>
+      {asking && (
+        <Confirm
+          title={`${asking.label} ${kind} ${guest.vmid}?`}
+          action={asking.label}
+          onConfirm={() => void run(asking)}
+          onCancel={() => setAsking(null)}
+        >
+          {asking.confirm}
+        </Confirm>
+      )}
+    </PageSection>
+  );
+}

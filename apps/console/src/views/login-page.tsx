@@ -1,0 +1,142 @@
+import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import {
+  ActionGroup,
+  Alert,
+  Button,
+  Form,
+  FormGroup,
+  FormHelperText,
+  FormSelect,
+  FormSelectOption,
+  HelperText,
+  HelperTextItem,
+  LoginPage as PfLoginPage,
+  TextInput,
+} from '@patternfly/react-core';
+import { ApiFailure, call } from '../api/client';
+import { login, type Session } from '../api/session';
+
+interface Realm {
+  readonly realm: string;
+  readonly comment?: string;
+  readonly default?: number;
+}
+
+/** User, password and realm (`GET /access/domains` lists them, as PVE's login does); the API's message when it refuses. */
+export function LoginPage({ onLogin }: { readonly onLogin: (session: Session) => void }) {
+  const realms = useQuery({ queryKey: ['access', 'domains'], queryFn: () => call<Realm[]>('GET', '/access/domains') });
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [realm, setRealm] = useState<string | null>(null);
+  const [failure, setFailure] = useState<ApiFailure | Error | null>(null);
+  const [busy, setBusy] = useState(false);
+  const chosenRealm = realm ?? realms.data?.find((r) => r.default === 1)?.realm ?? 'pam';
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setFailure(null);
+    try {
+      onLogin(await login(username, password, chosenRealm));
+    } catch (error) {
+      setFailure(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const paramError = (name: string) => (failure instanceof ApiFailure ? failure.forParam(name) : undefined);
+
+  return (
+    <PfLoginPage
+      loginTitle="Log in to Corral"
+      loginSubtitle="The cluster's API, as a console"
+      brandImgSrc="/favicon.svg"
+      brandImgAlt="Corral"
+    >
+      <Form onSubmit={(event) => void submit(event)} aria-label="Log in">
+        {failure && (
+          <Alert variant="danger" isInline title="Login failed" data-testid="login-error">
+            {failure.message}
+          </Alert>
+        )}
+        <LoginField
+          id="username"
+          label="User name"
+          autoComplete="username"
+          value={username}
+          onChange={setUsername}
+          error={paramError('username')}
+        />
+        <LoginField
+          id="password"
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={setPassword}
+          error={paramError('password')}
+        />
+        <FormGroup label="Realm" fieldId="realm">
+          <FormSelect id="realm" value={chosenRealm} onChange={(_event, value) => setRealm(value)} aria-label="Realm">
+            {(realms.data ?? [{ realm: 'pam', comment: 'Linux PAM standard authentication' }]).map((r) => (
+              <FormSelectOption key={r.realm} value={r.realm} label={r.comment ? `${r.comment} (${r.realm})` : r.realm} />
+            ))}
+          </FormSelect>
+        </FormGroup>
+        <ActionGroup>
+          <Button type="submit" variant="primary" isBlock isLoading={busy} isDisabled={busy || !username || !password}>
+            Log in
+          </Button>
+        </ActionGroup>
+      </Form>
+    </PfLoginPage>
+  );
+}
+
+/** A required text field of the form, with the API's message about it beneath. */
+function LoginField({
+  id,
+  label,
+  type = 'text',
+  autoComplete,
+  value,
+  onChange,
+  error,
+}: {
+  readonly id: string;
+  readonly label: string;
+  readonly type?: 'text' | 'password';
+  readonly autoComplete: string;
+  readonly value: string;
+  readonly onChange: (value: string) => void;
+  readonly error: string | undefined;
+}) {
+  return (
+    <FormGroup label={label} isRequired fieldId={id}>
+      <TextInput
+        id={id}
+        name={id}
+        type={type}
+        autoComplete={autoComplete}
+        isRequired
+        value={value}
+        onChange={(_event, text) => onChange(text)}
+        validated={error ? 'error' : 'default'}
+      />
+      <ParamHelp message={error} />
+    </FormGroup>
+  );
+}
+
+/** The API's message for one parameter, under its field. */
+export function ParamHelp({ message }: { readonly message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <FormHelperText>
+      <HelperText>
+        <HelperTextItem variant="error">{message}</HelperTextItem>
+      </HelperText>
+    </FormHelperText>
+  );
+}

@@ -1,0 +1,186 @@
+import { useEffect, useState } from 'react';
+import {
+  Alert,
+  Button,
+  Masthead,
+  MastheadBrand,
+  MastheadContent,
+  MastheadLogo,
+  MastheadMain,
+  MastheadToggle,
+  Page,
+  PageSidebar,
+  PageSidebarBody,
+  PageToggleButton,
+  Spinner,
+  ToggleGroup,
+  ToggleGroupItem,
+  Toolbar,
+  ToolbarContent,
+  ToolbarGroup,
+  ToolbarItem,
+} from '@patternfly/react-core';
+import BarsIcon from '@patternfly/react-icons/dist/esm/icons/bars-icon';
+import MoonIcon from '@patternfly/react-icons/dist/esm/icons/moon-icon';
+import SunIcon from '@patternfly/react-icons/dist/esm/icons/sun-icon';
+import { useLiveEvents } from '../api/live-events';
+import { useResources, type Resource } from '../api/resources';
+import type { Session } from '../api/session';
+import { ResourceTree } from '../components/resource-tree';
+import { useRoute, type Route } from '../routing';
+import type { Theme } from '../theme';
+import { Dashboard } from './dashboard';
+import { GuestView } from './guest-view';
+import { NodeView } from './node-view';
+import { Missing, PoolView, StorageView } from './other-views';
+
+/** The logged-in console: the masthead, the resource tree beside the view the URL names. */
+export function Shell({
+  session,
+  onLogout,
+  theme,
+  setTheme,
+}: {
+  readonly session: Session;
+  readonly onLogout: () => void;
+  readonly theme: Theme;
+  readonly setTheme: (theme: Theme) => void;
+}) {
+  const route = useRoute();
+  const resources = useResources();
+  const { events, connected } = useLiveEvents(true);
+  const treeHeight = useSidebarHeight();
+  // PatternFly's sidebar sits beside the view on a wide screen and over it on a narrow one ("mobile
+  // view"), where it gets out of the way once a view is chosen.
+  const [mobile, setMobile] = useState(false);
+  const [sidebarOpen, setSidebarOpen] = useState(true);
+  useEffect(() => {
+    if (mobile) setSidebarOpen(false);
+  }, [route, mobile]);
+
+  const masthead = (
+    <Masthead>
+      <MastheadMain>
+        <MastheadToggle>
+          <PageToggleButton
+            variant="plain"
+            aria-label="Resource tree"
+            isSidebarOpen={sidebarOpen}
+            onSidebarToggle={() => setSidebarOpen((open) => !open)}
+          >
+            <BarsIcon />
+          </PageToggleButton>
+        </MastheadToggle>
+        <MastheadBrand>
+          <MastheadLogo href="#/">
+            <img src="/favicon.svg" alt="" width={28} height={28} /> <span className="corral-brand">Corral</span>
+          </MastheadLogo>
+        </MastheadBrand>
+      </MastheadMain>
+      <MastheadContent>
+        <Toolbar isFullHeight>
+          <ToolbarContent>
+            <ToolbarGroup align={{ default: 'alignEnd' }}>
+              <ToolbarItem visibility={{ default: 'hidden', md: 'visible' }}>
+                <span className="corral-live" data-connected={connected}>
+                  {connected ? 'live' : 'reconnecting'}
+                </span>
+              </ToolbarItem>
+              <ToolbarItem>
+                <ToggleGroup aria-label="Theme">
+                  <ToggleGroupItem
+                    icon={<SunIcon />}
+                    aria-label="Light theme"
+                    isSelected={theme === 'light'}
+                    onChange={() => setTheme('light')}
+                  />
+                  <ToggleGroupItem
+                    icon={<MoonIcon />}
+                    aria-label="Dark theme"
+                    isSelected={theme === 'dark'}
+                    onChange={() => setTheme('dark')}
+                  />
+                </ToggleGroup>
+              </ToolbarItem>
+              <ToolbarItem visibility={{ default: 'hidden', md: 'visible' }}>
+                <span data-testid="user">{session.username}</span>
+              </ToolbarItem>
+              <ToolbarItem>
+                <Button variant="secondary" onClick={onLogout}>
+                  Log out
+                </Button>
+              </ToolbarItem>
+            </ToolbarGroup>
+          </ToolbarContent>
+        </Toolbar>
+      </MastheadContent>
+    </Masthead>
+  );
+
+  const sidebar = (
+    <PageSidebar isSidebarOpen={sidebarOpen}>
+      <PageSidebarBody isFilled>
+        {resources.data ? (
+          <ResourceTree resources={resources.data} current={route} height={treeHeight} />
+        ) : (
+          <Spinner aria-label="Loading" />
+        )}
+      </PageSidebarBody>
+    </PageSidebar>
+  );
+
+  return (
+    <Page masthead={masthead} sidebar={sidebar} onPageResize={(_event, { mobileView }) => setMobile(mobileView)}>
+      {resources.isError ? (
+        <Alert variant="danger" isInline title="The cluster's resources cannot be read">
+          {resources.error.message}
+        </Alert>
+      ) : resources.data ? (
+        <View route={route} resources={resources.data} events={events} />
+      ) : (
+        <Spinner aria-label="Loading" />
+      )}
+    </Page>
+  );
+}
+
+function View({
+  route,
+  resources,
+  events,
+}: {
+  readonly route: Route;
+  readonly resources: readonly Resource[];
+  readonly events: Parameters<typeof Dashboard>[0]['live'];
+}) {
+  switch (route.view) {
+    case 'dashboard':
+      return <Dashboard resources={resources} live={events} />;
+    case 'node': {
+      const node = resources.find((r) => r.type === 'node' && r.node === route.node);
+      return node ? <NodeView node={node} resources={resources} /> : <Missing what={`node '${route.node}'`} />;
+    }
+    case 'guest': {
+      const guest = resources.find((r) => (r.type === 'qemu' || r.type === 'lxc') && r.vmid === route.vmid);
+      return guest ? <GuestView guest={guest} /> : <Missing what={`guest ${route.vmid}`} />;
+    }
+    case 'storage': {
+      const storage = resources.find((r) => r.type === 'storage' && r.node === route.node && r.storage === route.storage);
+      return storage ? <StorageView storage={storage} /> : <Missing what={`storage '${route.storage}' on '${route.node}'`} />;
+    }
+    case 'pool':
+      return <PoolView pool={route.pool} resources={resources} />;
+  }
+}
+
+/** The tree fills the sidebar below the masthead, and follows the window's height. */
+function useSidebarHeight(): number {
+  const measure = () => Math.max(200, window.innerHeight - 80);
+  const [height, setHeight] = useState(measure);
+  useEffect(() => {
+    const onResize = () => setHeight(measure());
+    window.addEventListener('resize', onResize);
+    return () => window.removeEventListener('resize', onResize);
+  }, []);
+  return height;
+}

@@ -1,0 +1,24 @@
+import { defineConfig } from 'vite';
+import { fileURLToPath } from 'node:url';
+
+// The console is served by the control plane at `/`: index.html without caching, everything under
+// `/assets/` by content hash and cached for a year. Nothing is loaded from elsewhere.
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/',
+  oxc: { jsx: { runtime: 'automatic' } },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    // Fonts and icons stay files of their own, loaded only when used.
+    assetsInlineLimit: 0,
+    chunkSizeWarningLimit: 2048,
+    rolldownOptions: {
+      // React libraries mark their modules "use client", which means nothing outside server components.
+      onwarn(warning, warn) {
+        if (warning.code !== 'MODULE_LEVEL_DIRECTIVE') warn(warning);
+      },
+    },
+  },
+});

@@ -1,0 +1,138 @@
+import { waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, logIn, newContext, screenshot } from '../support/browser.js';
+import { startOnTestDatabase } from '../support/control-plane.js';
+import { data, guestApi } from '../support/guest-api.js';
+
+const run = promisify(execFile);
+const ROOT_PASSWORD = 'console-e2e-root-password';
+const AUDITOR_PASSWORD = 'console-e2e-auditor';
+/** How long anything here may take on a slow, shared machine: never a measure of speed. */
+const PATIENCE_MS = 60_000;
+
+// The web console in a real browser (Debian's Chromium through playwright-core), served by the
+// built control plane with a native agent whose VM is a real QEMU process.
+describe('the web console', () => {
+  let cp: ControlPlaneProcess;
+  let agent: AgentProcess | undefined;
+  let browser: Browser;
+  let root: string;
+  let origin: string;
+  let api: ReturnType<typeof guestApi>;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'corral-console-'));
+    cp = await startOnTestDatabase({ env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
+    origin = `https://127.0.0.1:${cp.port}`;
+    api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
+    agent = await api.onlineNativeAgent(root, 'host1');
+    // TCG (kvm 0): a host's KVM may open and still not run guests.
+    expect(await api.task('host1', '/nodes/host1/qemu', 'POST', { vmid: 100, name: 'web1', memory: 64, kvm: 0 })).toBe('OK');
+    browser = await launchBrowser();
+  }, 3 * PATIENCE_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    // Guests outlive their agent (as in PVE): whatever a failed test left running is killed here.
+    await run('pkill', ['-9', '-f', root]).catch(() => undefined);
+    await agent?.kill();
+    await cp?.stop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const page = async (viewport?: { width: number; height: number }): Promise<Page> => (await newContext(browser, viewport)).newPage();
+  const treeItem = (p: Page, id: string) => p.locator(`[role=tree] a[data-id="${id}"]`);
+
+  it('says why a wrong password is refused, with the API message', async () => {
+    const p = await page();
+    await logIn(p, origin, 'root@pam', 'not-the-password');
+    await expect(p.getByTestId('login-error').textContent()).resolves.toContain('authentication failed');
+    await screenshot(p, 'login-refused');
+    await p.context().close();
+  });
+
+  it('logs in, shows the node online in the tree and on the dashboard, and logs out', async () => {
+    const p = await page();
+    const sizes: Promise<number>[] = [];
+    p.on('requestfinished', (request) => {
+      if (!request.url().includes('/api2/json/'))
+        sizes.push(request.sizes().then((size) => size.responseBodySize + size.responseHeadersSize));
+    });
+    await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
+    await expect(p.getByTestId('user').textContent()).resolves.toBe('root@pam');
+    await treeItem(p, 'node/host1').waitFor();
+    await expect(treeItem(p, 'node/host1').getAttribute('href')).resolves.toBe('#/node/host1');
+    await expect(treeItem(p, 'node/host1').locator('.corral-status--ok').count()).resolves.toBe(1);
+    await expect(treeItem(p, 'qemu/100').textContent()).resolves.toContain('100 (web1)');
+    await p.getByText('1 of 1 nodes online').waitFor();
+    await expect(p.getByTestId('guest-counts').textContent()).resolves.toContain('VMs: 0 running, 1 stopped');
+    await screenshot(p, 'dashboard');
+    // The console's own files, as sent (gzipped), for the login page and the dashboard after it.
+    const consoleBytes = (await Promise.all(sizes)).reduce((sum, size) => sum + size, 0);
+    process.stdout.write(`the console's files on the first load: ${consoleBytes} bytes\n`);
+    expect(consoleBytes).toBeLessThan(1024 * 1024);
+
+    await treeItem(p, 'node/host1').click();
+    await expect(p.getByTestId('node-status').textContent()).resolves.toBe('online');
+    await screenshot(p, 'node');
+
+    await p.getByRole('button', { name: 'Log out' }).click();
+    await p.getByRole('button', { name: 'Log in' }).waitFor();
+    // The control plane cleared the HttpOnly ticket cookie: the browser holds no credential now.
+    expect((await p.context().cookies()).filter((cookie) => cookie.name === 'PVEAuthCookie')).toEqual([]);
+    await p.context().close();
+  });
+
+  it('starts a VM, shows its task and its state live, and asks before stopping it', async () => {
+    const p = await page();
+    await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
+    await treeItem(p, 'qemu/100').click();
+    await expect(p.getByTestId('guest-status').textContent()).resolves.toBe('stopped');
+
+    await p.getByRole('button', { name: 'Start', exact: true }).click();
+    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    await p.locator('[data-testid=guest-status]', { hasText: 'running' }).waitFor({ timeout: PATIENCE_MS });
+    await treeItem(p, 'qemu/100').locator('.corral-status--ok').waitFor();
+    await screenshot(p, 'vm-running');
+
+    await p.getByRole('button', { name: 'Stop', exact: true }).click();
+    const dialog = p.getByRole('dialog');
+    await expect(dialog.textContent()).resolves.toContain('as if its power were cut');
+    await dialog.getByRole('button', { name: 'Stop', exact: true }).click();
+    await p.locator('[data-testid=guest-status]', { hasText: 'stopped' }).waitFor({ timeout: PATIENCE_MS });
+    expect(data<{ status: string }>(await api.send('/nodes/host1/qemu/100/status/current')).status).toBe('stopped');
+    await p.context().close();
+  });
+
+  it('shows an unprivileged user what they may see, with power actions disabled', async () => {
+    await api.send('/access/users', 'POST', { userid: 'auditor@pve', password: AUDITOR_PASSWORD });
+    await api.send('/access/acl', 'PUT', { path: '/vms/100', users: 'auditor@pve', roles: 'PVEAuditor' });
+    const p = await page();
+    await logIn(p, origin, 'auditor@pve', AUDITOR_PASSWORD);
+    await treeItem(p, 'qemu/100').click();
+    await p.getByText('You may look at this guest, not start or stop it').waitFor();
+    await expect(p.getByRole('button', { name: 'Start', exact: true }).isDisabled()).resolves.toBe(true);
+    await expect(treeItem(p, 'qemu/100').textContent()).resolves.toContain('100 (web1)');
+    await p.context().close();
+  });
+
+  it('has a dark theme, and works on a narrow screen with the tree behind its toggle', async () => {
+    const p = await page({ width: 390, height: 844 });
+    await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
+    await p.getByRole('button', { name: 'Dark theme' }).click();
+    await waitFor(async () => ((await p.locator('html').getAttribute('class')) ?? '').includes('pf-v6-theme-dark'), {
+      timeoutMs: 5_000,
+      what: 'the dark theme',
+    });
+    await p.getByRole('button', { name: 'Resource tree' }).click();
+    await treeItem(p, 'qemu/100').click();
+    await waitFor(() => p.getByRole('button', { name: 'Start', exact: true }).isEnabled(), { timeoutMs: 5_000, what: 'Start offered' });
+    await screenshot(p, 'narrow-dark');
+    await p.context().close();
+  });
+});
