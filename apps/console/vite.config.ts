@@ -7,6 +7,13 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
   oxc: { jsx: { runtime: 'automatic' } },
+  // `npx vite --config apps/console/vite.config.ts` serves the console from its sources, with the API
+  // of a control plane running on this machine (CORRAL_DEV_API, default https://127.0.0.1:8006).
+  server: {
+    proxy: {
+      '/api2': { target: process.env['CORRAL_DEV_API'] ?? 'https://127.0.0.1:8006', secure: false, ws: true, changeOrigin: true },
+    },
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

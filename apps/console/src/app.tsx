@@ -16,7 +16,7 @@ export function App() {
     queryClient.clear();
     setSession(null);
   }, [queryClient]);
-  setCredentials(session?.csrf ?? null, end);
+  setCredentials(session?.csrf ?? null, session ? end : () => undefined);
 
   useEffect(() => {
     if (!session) return;
