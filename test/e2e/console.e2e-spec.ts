@@ -14,6 +14,15 @@ const ROOT_PASSWORD = 'console-e2e-root-password';
 const AUDITOR_PASSWORD = 'console-e2e-auditor';
 /** How long anything here may take on a slow, shared machine: never a measure of speed. */
 const PATIENCE_MS = 60_000;
+/** Run in the page: how many pixels of the console's canvas are not black (0 before the first frame). */
+const LIT_PIXELS = `(() => {
+  const canvas = document.querySelector('[data-testid=vnc] canvas');
+  if (!canvas || canvas.width < 100) return 0;
+  const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  let lit = 0;
+  for (let i = 0; i < pixels.length; i += 4) if (pixels[i] + pixels[i + 1] + pixels[i + 2] > 0) lit += 1;
+  return lit;
+})()`;
 
 // The web console in a real browser (Debian's Chromium through playwright-core), served by the
 // built control plane with a native agent whose VM is a real QEMU process.
@@ -88,7 +97,7 @@ describe('the web console', () => {
     await p.context().close();
   });
 
-  it('starts a VM, shows its task and its state live, and asks before stopping it', async () => {
+  it('starts a VM, shows its task, its state live and its display, and asks before stopping it', async () => {
     const p = await page();
     await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
     await treeItem(p, 'qemu/100').click();
@@ -99,6 +108,12 @@ describe('the web console', () => {
     await p.locator('[data-testid=guest-status]', { hasText: 'running' }).waitFor({ timeout: PATIENCE_MS });
     await treeItem(p, 'qemu/100').locator('.corral-status--ok').waitFor();
     await screenshot(p, 'vm-running');
+
+    // Its display, through vncproxy and vncwebsocket: noVNC draws the VM's screen (SeaBIOS) on its canvas.
+    await p.getByRole('tab', { name: 'Console' }).click();
+    await p.locator('[data-testid=vnc-state]', { hasText: 'connected' }).waitFor({ timeout: PATIENCE_MS });
+    await waitFor(async () => Number(await p.evaluate(LIT_PIXELS)) > 0, { timeoutMs: PATIENCE_MS, what: 'the VM display drawn' });
+    await screenshot(p, 'vm-console');
 
     await p.getByRole('button', { name: 'Stop', exact: true }).click();
     const dialog = p.getByRole('dialog');

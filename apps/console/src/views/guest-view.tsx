@@ -1,6 +1,20 @@
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, CardBody, CardTitle, PageSection, Stack, Toolbar, ToolbarContent, ToolbarItem } from '@patternfly/react-core';
+import {
+  Alert,
+  Button,
+  Card,
+  CardBody,
+  PageSection,
+  Spinner,
+  Stack,
+  Tab,
+  TabTitleText,
+  Tabs,
+  Toolbar,
+  ToolbarContent,
+  ToolbarItem,
+} from '@patternfly/react-core';
 import { ApiFailure, call } from '../api/client';
 import { usePrivileges } from '../api/privileges';
 import { RESOURCES_KEY, type Resource } from '../api/resources';
@@ -32,13 +46,30 @@ const ACTIONS: readonly {
   },
 ];
 
-/** A VM or container: its state, live, and its power actions with their task's log. */
+/** noVNC is loaded when a console is first opened, not with the page. */
+const VncConsole = lazy(() => import('../components/vnc-console').then((module) => ({ default: module.VncConsole })));
+
+/** The console of a running VM; a container's terminal is not built yet. */
+function GuestConsole({ guest }: { readonly guest: Resource }) {
+  if (guest.type === 'lxc') {
+    return <Alert isInline variant="info" title="A container's terminal is not in the console yet: use lxc-attach on its node." />;
+  }
+  if (guest.status !== 'running') return <Alert isInline variant="info" title="The VM is not running: start it to see its display." />;
+  return (
+    <Suspense fallback={<Spinner aria-label="Loading the console" />}>
+      <VncConsole node={guest.node ?? ''} vmid={guest.vmid ?? 0} />
+    </Suspense>
+  );
+}
+
+/** A VM or container: its state, live, its power actions with their task's log, and its console. */
 export function GuestView({ guest }: { readonly guest: Resource }) {
   const queryClient = useQueryClient();
   const privileges = usePrivileges(`/vms/${guest.vmid}`);
   const [asking, setAsking] = useState<(typeof ACTIONS)[number] | null>(null);
   const [task, setTask] = useState<{ upid: string; title: string } | null>(null);
   const [failure, setFailure] = useState<ApiFailure | Error | null>(null);
+  const [tab, setTab] = useState('summary');
   const node = guest.node ?? '';
   const kind = guest.type === 'qemu' ? 'VM' : 'Container';
 
@@ -83,20 +114,28 @@ export function GuestView({ guest }: { readonly guest: Resource }) {
           </Alert>
         )}
         {task && <TaskLog key={task.upid} node={node} upid={task.upid} title={task.title} />}
-        <Card>
-          <CardTitle>Summary</CardTitle>
-          <CardBody>
-            <Facts
-              facts={[
-                ['Node', <a href={href({ view: 'node', node })}>{node}</a>],
-                ['Uptime', duration(guest.uptime)],
-                ['HA', guest.hastate ?? 'not managed'],
-                ['Pool', guest.pool ? <a href={href({ view: 'pool', pool: guest.pool })}>{guest.pool}</a> : null],
-              ]}
-            />
-            <ResourceUsage resource={guest} disk="Boot disk" />
-          </CardBody>
-        </Card>
+        <Tabs activeKey={tab} onSelect={(_event, key) => setTab(String(key))} aria-label="Guest" mountOnEnter unmountOnExit>
+          <Tab eventKey="summary" title={<TabTitleText>Summary</TabTitleText>}>
+            <Card className="corral-tab-body">
+              <CardBody>
+                <Facts
+                  facts={[
+                    ['Node', <a href={href({ view: 'node', node })}>{node}</a>],
+                    ['Uptime', duration(guest.uptime)],
+                    ['HA', guest.hastate ?? 'not managed'],
+                    ['Pool', guest.pool ? <a href={href({ view: 'pool', pool: guest.pool })}>{guest.pool}</a> : null],
+                  ]}
+                />
+                <ResourceUsage resource={guest} disk="Boot disk" />
+              </CardBody>
+            </Card>
+          </Tab>
+          <Tab eventKey="console" title={<TabTitleText>Console</TabTitleText>} isAriaDisabled={!privileges.has('VM.Console')}>
+            <div className="corral-tab-body">
+              <GuestConsole guest={guest} />
+            </div>
+          </Tab>
+        </Tabs>
       </Stack>
       {asking && (
         <Confirm
