@@ -88,6 +88,13 @@ describe('the web console', () => {
 
     await treeItem(p, 'node/host1').click();
     await expect(p.getByTestId('node-status').textContent()).resolves.toBe('online');
+    // Its graphs from rrddata, one uPlot chart each, over the time frame picked.
+    await waitFor(async () => (await p.locator('[data-testid=graphs] .uplot canvas').count()) === 4, {
+      timeoutMs: PATIENCE_MS,
+      what: "the node's four graphs",
+    });
+    await p.getByRole('button', { name: 'day' }).click();
+    await expect(p.getByRole('button', { name: 'day' }).getAttribute('aria-pressed')).resolves.toBe('true');
     await screenshot(p, 'node');
 
     await p.getByRole('button', { name: 'Log out' }).click();

@@ -19,6 +19,7 @@ import { ApiFailure, call } from '../api/client';
 import { usePrivileges } from '../api/privileges';
 import { RESOURCES_KEY, type Resource } from '../api/resources';
 import { Confirm } from '../components/confirm';
+import { Graphs } from '../components/lazy-graphs';
 import { labelOf } from '../components/resource-tree';
 import { Facts, ResourceHeading } from '../components/summary-parts';
 import { TaskLog } from '../components/task-log';
@@ -129,6 +130,9 @@ export function GuestView({ guest }: { readonly guest: Resource }) {
                 <ResourceUsage resource={guest} disk="Boot disk" />
               </CardBody>
             </Card>
+            <div className="corral-tab-body">
+              <Graphs path={`/nodes/${encodeURIComponent(node)}/${guest.type}/${guest.vmid}`} kind="guest" />
+            </div>
           </Tab>
           <Tab eventKey="console" title={<TabTitleText>Console</TabTitleText>} isAriaDisabled={!privileges.has('VM.Console')}>
             <div className="corral-tab-body">

@@ -1,6 +1,7 @@
 import { Card, CardBody, CardTitle, PageSection, Stack } from '@patternfly/react-core';
 import { isGuest, type Resource } from '../api/resources';
 import { GuestListCard } from '../components/guest-list-card';
+import { Graphs } from '../components/lazy-graphs';
 import { ResourceUsage } from '../components/resource-usage';
 import { Facts, ResourceHeading } from '../components/summary-parts';
 import { UsageBar } from '../components/usage-bar';
@@ -28,6 +29,7 @@ export function NodeView({ node, resources }: { readonly node: Resource; readonl
             <ResourceUsage resource={node} disk="Root disk" />
           </CardBody>
         </Card>
+        <Graphs path={`/nodes/${encodeURIComponent(name)}`} kind="node" />
         <GuestListCard guests={guests} />
         <Card>
           <CardTitle>Storages</CardTitle>

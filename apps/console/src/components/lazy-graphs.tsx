@@ -1,0 +1,13 @@
+import { lazy, Suspense } from 'react';
+import { Spinner } from '@patternfly/react-core';
+
+/** uPlot is loaded with the first graphs shown, not with the page. */
+const HistoryGraphs = lazy(() => import('./history-graphs').then((module) => ({ default: module.HistoryGraphs })));
+
+export function Graphs({ path, kind }: { readonly path: string; readonly kind: 'node' | 'guest' }) {
+  return (
+    <Suspense fallback={<Spinner aria-label="Loading the graphs" />}>
+      <HistoryGraphs path={path} kind={kind} />
+    </Suspense>
+  );
+}
