@@ -27,62 +27,36 @@ const COLORS = ['#0066cc', '#ec7a08'];
 const REFRESH_MS = 60_000;
 const rate = (value: number) => `${bytes(value)}/s`;
 
+const CPU: GraphSpec = {
+  title: 'CPU',
+  lines: [{ label: 'CPU', value: (p) => percentOf(p['cpu']) }],
+  format: (v) => `${v.toFixed(v < 10 ? 1 : 0)} %`,
+};
+
+/** A pair of fields in one graph: used and total, in and out, read and write. */
+function pair(
+  title: string,
+  format: (value: number) => string,
+  [first, firstField]: [string, string],
+  [second, secondField]: [string, string],
+): GraphSpec {
+  return {
+    title,
+    lines: [
+      { label: first, value: (p) => p[firstField] },
+      { label: second, value: (p) => p[secondField] },
+    ],
+    format,
+  };
+}
+
+const NETWORK = pair('Network', rate, ['in', 'netin'], ['out', 'netout']);
+const DISK_IO = pair('Disk I/O', rate, ['read', 'diskread'], ['write', 'diskwrite']);
+
 /** The graphs of a node or a guest: PVE's fields, with PVE's names, from the metric history. */
 const GRAPHS: Readonly<Record<'node' | 'guest', readonly GraphSpec[]>> = {
-  node: [
-    { title: 'CPU', lines: [{ label: 'CPU', value: (p) => percentOf(p['cpu']) }], format: (v) => `${v.toFixed(v < 10 ? 1 : 0)} %` },
-    {
-      title: 'Memory',
-      lines: [
-        { label: 'used', value: (p) => p['memused'] },
-        { label: 'total', value: (p) => p['memtotal'] },
-      ],
-      format: bytes,
-    },
-    {
-      title: 'Network',
-      lines: [
-        { label: 'in', value: (p) => p['netin'] },
-        { label: 'out', value: (p) => p['netout'] },
-      ],
-      format: rate,
-    },
-    {
-      title: 'Disk I/O',
-      lines: [
-        { label: 'read', value: (p) => p['diskread'] },
-        { label: 'write', value: (p) => p['diskwrite'] },
-      ],
-      format: rate,
-    },
-  ],
-  guest: [
-    { title: 'CPU', lines: [{ label: 'CPU', value: (p) => percentOf(p['cpu']) }], format: (v) => `${v.toFixed(v < 10 ? 1 : 0)} %` },
-    {
-      title: 'Memory',
-      lines: [
-        { label: 'used', value: (p) => p['mem'] },
-        { label: 'total', value: (p) => p['maxmem'] },
-      ],
-      format: bytes,
-    },
-    {
-      title: 'Network',
-      lines: [
-        { label: 'in', value: (p) => p['netin'] },
-        { label: 'out', value: (p) => p['netout'] },
-      ],
-      format: rate,
-    },
-    {
-      title: 'Disk I/O',
-      lines: [
-        { label: 'read', value: (p) => p['diskread'] },
-        { label: 'write', value: (p) => p['diskwrite'] },
-      ],
-      format: rate,
-    },
-  ],
+  node: [CPU, pair('Memory', bytes, ['used', 'memused'], ['total', 'memtotal']), NETWORK, DISK_IO],
+  guest: [CPU, pair('Memory', bytes, ['used', 'mem'], ['total', 'maxmem']), NETWORK, DISK_IO],
 };
 
 function percentOf(share: number | undefined): number | undefined {
