@@ -6,6 +6,7 @@ describe('loadConfig', () => {
       port: 8006,
       bind: null,
       dataDir: '/srv/corral/var',
+      consoleDir: null,
       tls: null,
       databaseUrl: null,
       logLevel: 'info',
@@ -77,8 +78,12 @@ describe('loadConfig', () => {
   });
 
   it('resolves relative paths against the working directory and keeps absolute ones', () => {
-    const config = loadConfig({ CORRAL_DATA_DIR: 'data', CORRAL_TLS_CERT: '/etc/corral/c.pem', CORRAL_TLS_KEY: 'k.pem' }, '/srv');
+    const config = loadConfig(
+      { CORRAL_DATA_DIR: 'data', CORRAL_TLS_CERT: '/etc/corral/c.pem', CORRAL_TLS_KEY: 'k.pem', CORRAL_CONSOLE_DIR: 'console' },
+      '/srv',
+    );
     expect(config.dataDir).toBe('/srv/data');
+    expect(config.consoleDir).toBe('/srv/console');
     expect(config.tls).toEqual({ certFile: '/etc/corral/c.pem', keyFile: '/srv/k.pem' });
   });
 
