@@ -104,7 +104,7 @@ describe('the web console', () => {
     await p.context().close();
   });
 
-  it('starts a VM, shows its task, its state live and its display, and asks before stopping it', async () => {
+  it('starts a VM, shows its task, its state live and its display, asks before stopping it, and lists the tasks and events', async () => {
     const p = await page();
     await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
     await treeItem(p, 'qemu/100').click();
@@ -128,6 +128,16 @@ describe('the web console', () => {
     await dialog.getByRole('button', { name: 'Stop', exact: true }).click();
     await p.locator('[data-testid=guest-status]', { hasText: 'stopped' }).waitFor({ timeout: PATIENCE_MS });
     expect(data<{ status: string }>(await api.send('/nodes/host1/qemu/100/status/current')).status).toBe('stopped');
+
+    // The tasks, with their logs, and the events the start and the stop recorded.
+    await p.getByRole('link', { name: 'Tasks' }).click();
+    await p.getByTestId('tasks').getByText('qmstart 100 on host1').waitFor();
+    await p.getByRole('button', { name: 'Log of qmstart 100' }).click();
+    await expect(p.locator('[data-testid=task][data-status=ok]').textContent()).resolves.toContain('TASK OK');
+    await screenshot(p, 'tasks');
+    await p.getByRole('link', { name: 'Events' }).click();
+    await p.getByTestId('events').getByText('vm-stop').waitFor({ timeout: PATIENCE_MS });
+    await p.getByTestId('events').getByText('vm-start').waitFor();
     await p.context().close();
   });
 

@@ -3,6 +3,8 @@ import { useEffect, useState } from 'react';
 /** What the main area shows, kept in the URL's hash so that a view can be bookmarked and reloaded. */
 export type Route =
   | { readonly view: 'dashboard' }
+  | { readonly view: 'tasks' }
+  | { readonly view: 'events' }
   | { readonly view: 'node'; readonly node: string }
   | { readonly view: 'guest'; readonly vmid: number }
   | { readonly view: 'storage'; readonly node: string; readonly storage: string }
@@ -12,6 +14,9 @@ export function href(route: Route): string {
   switch (route.view) {
     case 'dashboard':
       return '#/';
+    case 'tasks':
+    case 'events':
+      return `#/${route.view}`;
     case 'node':
       return `#/node/${encodeURIComponent(route.node)}`;
     case 'guest':
@@ -25,6 +30,7 @@ export function href(route: Route): string {
 
 export function parseRoute(hash: string): Route {
   const [view, ...rest] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  if (view === 'tasks' || view === 'events') return { view };
   if (view === 'node' && rest[0]) return { view, node: rest[0] };
   if (view === 'guest' && /^\d+$/.test(rest[0] ?? '')) return { view, vmid: Number(rest[0]) };
   if (view === 'storage' && rest[0] && rest[1]) return { view, node: rest[0], storage: rest[1] };

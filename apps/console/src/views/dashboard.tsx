@@ -1,22 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import {
-  Card,
-  CardBody,
-  CardTitle,
-  DataList,
-  DataListCell,
-  DataListItem,
-  DataListItemCells,
-  DataListItemRow,
-  Gallery,
-  Label,
-  PageSection,
-  Stack,
-  Title,
-} from '@patternfly/react-core';
+import { Card, CardBody, CardTitle, Gallery, Label, PageSection, Stack, Title } from '@patternfly/react-core';
 import { call } from '../api/client';
 import type { ClusterEvent } from '../api/live-events';
 import { isGuest, type Resource } from '../api/resources';
+import { EventList, newestFirst } from '../components/event-list';
 import { UsageBar } from '../components/usage-bar';
 import { bytes } from '../format';
 import { href } from '../routing';
@@ -48,7 +35,7 @@ export function Dashboard({ resources, live }: { readonly resources: readonly Re
     list.reduce((total, r) => total + (pick(r) ?? 0), 0);
   const cores = sum(online, (n) => n.maxcpu);
   const busy = sum(online, (n) => (n.cpu ?? 0) * (n.maxcpu ?? 0));
-  const events = mergeEvents(live, recent.data ?? []);
+  const events = newestFirst([...live, ...(recent.data ?? [])], 20);
   const services = (ha.data ?? []).filter((entry) => entry.type === 'service');
   const quorum = (ha.data ?? []).find((entry) => entry.type === 'quorum');
 
@@ -125,33 +112,7 @@ export function Dashboard({ resources, live }: { readonly resources: readonly Re
       <Title headingLevel="h2" className="corral-heading">
         Recent events
       </Title>
-      <DataList aria-label="Recent events" isCompact data-testid="events">
-        {events.map((event) => (
-          <DataListItem key={event.id}>
-            <DataListItemRow>
-              <DataListItemCells
-                dataListCells={[
-                  <DataListCell key="time">{new Date(event.timestamp).toLocaleString()}</DataListCell>,
-                  <DataListCell key="event">{event.event}</DataListCell>,
-                  <DataListCell key="what">
-                    {event.vmid !== undefined ? <a href={href({ view: 'guest', vmid: event.vmid })}>{event.vmid}</a> : null} on{' '}
-                    <a href={href({ view: 'node', node: event.node })}>{event.node}</a>
-                  </DataListCell>,
-                ]}
-              />
-            </DataListItemRow>
-          </DataListItem>
-        ))}
-      </DataList>
+      <EventList events={events} label="Recent events" />
     </PageSection>
   );
-}
-
-/** The live ones first, then the newest read at the start, each once, newest first. */
-function mergeEvents(live: readonly ClusterEvent[], recent: readonly ClusterEvent[]): ClusterEvent[] {
-  const seen = new Set<string>();
-  return [...live, ...recent]
-    .filter((event) => !seen.has(event.id) && seen.add(event.id))
-    .sort((a, b) => b.seq - a.seq)
-    .slice(0, 20);
 }

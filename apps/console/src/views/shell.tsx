@@ -8,6 +8,9 @@ import {
   MastheadLogo,
   MastheadMain,
   MastheadToggle,
+  Nav,
+  NavItem,
+  NavList,
   Page,
   PageSidebar,
   PageSidebarBody,
@@ -27,12 +30,21 @@ import { useLiveEvents } from '../api/live-events';
 import { useResources, type Resource } from '../api/resources';
 import type { Session } from '../api/session';
 import { ResourceTree } from '../components/resource-tree';
-import { useRoute, type Route } from '../routing';
+import { href, useRoute, type Route } from '../routing';
 import type { Theme } from '../theme';
 import { Dashboard } from './dashboard';
+import { EventsView } from './events-view';
 import { GuestView } from './guest-view';
 import { NodeView } from './node-view';
 import { Missing, PoolView, StorageView } from './other-views';
+import { TasksView } from './tasks-view';
+
+/** The views that are not one resource's, listed above the tree. */
+const PLACES: readonly { readonly route: Route; readonly label: string }[] = [
+  { route: { view: 'dashboard' }, label: 'Datacenter' },
+  { route: { view: 'tasks' }, label: 'Tasks' },
+  { route: { view: 'events' }, label: 'Events' },
+];
 
 /** The logged-in console: the masthead, the resource tree beside the view the URL names. */
 export function Shell({
@@ -120,6 +132,15 @@ export function Shell({
   const sidebar = (
     <PageSidebar isSidebarOpen={sidebarOpen}>
       <PageSidebarBody isFilled>
+        <Nav aria-label="Views">
+          <NavList>
+            {PLACES.map(({ route: place, label }) => (
+              <NavItem key={place.view} to={href(place)} isActive={route.view === place.view}>
+                {label}
+              </NavItem>
+            ))}
+          </NavList>
+        </Nav>
         {resources.data ? (
           <ResourceTree resources={resources.data} current={route} height={treeHeight} />
         ) : (
@@ -170,12 +191,17 @@ function View({
     }
     case 'pool':
       return <PoolView pool={route.pool} resources={resources} />;
+    case 'tasks':
+      return <TasksView />;
+    case 'events':
+      return <EventsView live={events} />;
   }
 }
 
 /** The tree fills the sidebar below the masthead, and follows the window's height. */
 function useSidebarHeight(): number {
-  const measure = () => Math.max(200, window.innerHeight - 80);
+  // Below the masthead and the three links above the tree.
+  const measure = () => Math.max(200, window.innerHeight - 220);
   const [height, setHeight] = useState(measure);
   useEffect(() => {
     const onResize = () => setHeight(measure());
