@@ -141,6 +141,43 @@ describe('the web console', () => {
     await p.context().close();
   });
 
+  it("creates a VM through the wizard, showing a refused parameter's message on its step", async () => {
+    const p = await page();
+    await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
+    await p.getByRole('link', { name: 'Create VM' }).click();
+    // The id comes from /cluster/nextid.
+    await waitFor(async () => (await p.getByLabel('VM ID').inputValue()) === '101', { timeoutMs: 10_000, what: 'the next free id' });
+    await p.getByLabel('Name').fill('wizard1');
+    await p.getByRole('button', { name: 'Next' }).click();
+    await p.getByRole('button', { name: 'Next' }).click();
+    await p.getByLabel('Size (GiB)').fill('0');
+    await p.getByRole('button', { name: 'Next' }).click();
+    await p.getByLabel('Memory (MiB)').fill('1');
+    await p.getByRole('button', { name: 'Review' }).click();
+    await p.getByRole('button', { name: 'Create' }).click();
+    await expect(p.getByTestId('create-error').textContent()).resolves.toContain('memory');
+
+    await p.getByRole('button', { name: 'CPU and memory' }).click();
+    const memoryHelp = p.locator('.pf-v6-c-form__group', { has: p.locator('#memory') }).locator('.pf-v6-c-helper-text__item.pf-m-error');
+    await expect(memoryHelp.textContent()).resolves.toMatch(/memory/);
+    await screenshot(p, 'wizard-refused');
+    await p.getByLabel('Memory (MiB)').fill('64');
+    await p.getByLabel('KVM hardware virtualization').uncheck();
+    await p.getByRole('button', { name: 'Review' }).click();
+    await screenshot(p, 'wizard-review');
+    await p.getByRole('button', { name: 'Create' }).click();
+    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    await p.getByRole('link', { name: 'Open VM 101' }).click();
+    await expect(p.getByTestId('guest-status').textContent()).resolves.toBe('stopped');
+    expect(data<Record<string, unknown>>(await api.send('/nodes/host1/qemu/101/config'))).toMatchObject({
+      name: 'wizard1',
+      memory: '64',
+      kvm: 0,
+    });
+    expect(await api.task('host1', '/nodes/host1/qemu/101', 'DELETE')).toBe('OK');
+    await p.context().close();
+  });
+
   it('shows an unprivileged user what they may see, with power actions disabled', async () => {
     await api.send('/access/users', 'POST', { userid: 'auditor@pve', password: AUDITOR_PASSWORD });
     await api.send('/access/acl', 'PUT', { path: '/vms/100', users: 'auditor@pve', roles: 'PVEAuditor' });
@@ -148,6 +185,7 @@ describe('the web console', () => {
     await logIn(p, origin, 'auditor@pve', AUDITOR_PASSWORD);
     await treeItem(p, 'qemu/100').click();
     await p.getByText('You may look at this guest, not start or stop it').waitFor();
+    await expect(p.getByRole('link', { name: 'Create VM' }).count()).resolves.toBe(0);
     await expect(p.getByRole('button', { name: 'Start', exact: true }).isDisabled()).resolves.toBe(true);
     await expect(treeItem(p, 'qemu/100').textContent()).resolves.toContain('100 (web1)');
     await p.context().close();

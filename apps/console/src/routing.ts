@@ -5,6 +5,7 @@ export type Route =
   | { readonly view: 'dashboard' }
   | { readonly view: 'tasks' }
   | { readonly view: 'events' }
+  | { readonly view: 'create-vm' }
   | { readonly view: 'node'; readonly node: string }
   | { readonly view: 'guest'; readonly vmid: number }
   | { readonly view: 'storage'; readonly node: string; readonly storage: string }
@@ -17,6 +18,8 @@ export function href(route: Route): string {
     case 'tasks':
     case 'events':
       return `#/${route.view}`;
+    case 'create-vm':
+      return '#/create/qemu';
     case 'node':
       return `#/node/${encodeURIComponent(route.node)}`;
     case 'guest':
@@ -31,6 +34,7 @@ export function href(route: Route): string {
 export function parseRoute(hash: string): Route {
   const [view, ...rest] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (view === 'tasks' || view === 'events') return { view };
+  if (view === 'create' && rest[0] === 'qemu') return { view: 'create-vm' };
   if (view === 'node' && rest[0]) return { view, node: rest[0] };
   if (view === 'guest' && /^\d+$/.test(rest[0] ?? '')) return { view, vmid: Number(rest[0]) };
   if (view === 'storage' && rest[0] && rest[1]) return { view, node: rest[0], storage: rest[1] };

@@ -6,16 +6,13 @@ import {
   Button,
   Form,
   FormGroup,
-  FormHelperText,
   FormSelect,
   FormSelectOption,
-  HelperText,
-  HelperTextItem,
   LoginPage as PfLoginPage,
-  TextInput,
 } from '@patternfly/react-core';
 import { ApiFailure, call } from '../api/client';
 import { login, type Session } from '../api/session';
+import { TextField } from '../components/form-field';
 
 interface Realm {
   readonly realm: string;
@@ -60,7 +57,8 @@ export function LoginPage({ onLogin }: { readonly onLogin: (session: Session) =>
             {failure.message}
           </Alert>
         )}
-        <LoginField
+        <TextField
+          isRequired
           id="username"
           label="User name"
           autoComplete="username"
@@ -68,7 +66,8 @@ export function LoginPage({ onLogin }: { readonly onLogin: (session: Session) =>
           onChange={setUsername}
           error={paramError('username')}
         />
-        <LoginField
+        <TextField
+          isRequired
           id="password"
           label="Password"
           type="password"
@@ -91,52 +90,5 @@ export function LoginPage({ onLogin }: { readonly onLogin: (session: Session) =>
         </ActionGroup>
       </Form>
     </PfLoginPage>
-  );
-}
-
-/** A required text field of the form, with the API's message about it beneath. */
-function LoginField({
-  id,
-  label,
-  type = 'text',
-  autoComplete,
-  value,
-  onChange,
-  error,
-}: {
-  readonly id: string;
-  readonly label: string;
-  readonly type?: 'text' | 'password';
-  readonly autoComplete: string;
-  readonly value: string;
-  readonly onChange: (value: string) => void;
-  readonly error: string | undefined;
-}) {
-  return (
-    <FormGroup label={label} isRequired fieldId={id}>
-      <TextInput
-        id={id}
-        name={id}
-        type={type}
-        autoComplete={autoComplete}
-        isRequired
-        value={value}
-        onChange={(_event, text) => onChange(text)}
-        validated={error ? 'error' : 'default'}
-      />
-      <ParamHelp message={error} />
-    </FormGroup>
-  );
-}
-
-/** The API's message for one parameter, under its field. */
-export function ParamHelp({ message }: { readonly message: string | undefined }) {
-  if (!message) return null;
-  return (
-    <FormHelperText>
-      <HelperText>
-        <HelperTextItem variant="error">{message}</HelperTextItem>
-      </HelperText>
-    </FormHelperText>
   );
 }

@@ -27,11 +27,13 @@ import BarsIcon from '@patternfly/react-icons/dist/esm/icons/bars-icon';
 import MoonIcon from '@patternfly/react-icons/dist/esm/icons/moon-icon';
 import SunIcon from '@patternfly/react-icons/dist/esm/icons/sun-icon';
 import { useLiveEvents } from '../api/live-events';
+import { usePrivileges } from '../api/privileges';
 import { useResources, type Resource } from '../api/resources';
 import type { Session } from '../api/session';
 import { ResourceTree } from '../components/resource-tree';
 import { href, useRoute, type Route } from '../routing';
 import type { Theme } from '../theme';
+import { CreateVmWizard } from './create-vm-wizard';
 import { Dashboard } from './dashboard';
 import { EventsView } from './events-view';
 import { GuestView } from './guest-view';
@@ -62,6 +64,7 @@ export function Shell({
   const resources = useResources();
   const { events, connected } = useLiveEvents(true);
   const treeHeight = useSidebarHeight();
+  const mayCreate = usePrivileges('/vms').has('VM.Allocate');
   // PatternFly's sidebar sits beside the view on a wide screen and over it on a narrow one ("mobile
   // view"), where it gets out of the way once a view is chosen.
   const [mobile, setMobile] = useState(false);
@@ -93,6 +96,13 @@ export function Shell({
         <Toolbar isFullHeight>
           <ToolbarContent>
             <ToolbarGroup align={{ default: 'alignEnd' }}>
+              {mayCreate && (
+                <ToolbarItem>
+                  <Button variant="primary" component="a" href={href({ view: 'create-vm' })}>
+                    Create VM
+                  </Button>
+                </ToolbarItem>
+              )}
               <ToolbarItem visibility={{ default: 'hidden', md: 'visible' }}>
                 <span className="corral-live" data-connected={connected}>
                   {connected ? 'live' : 'reconnecting'}
@@ -195,6 +205,8 @@ function View({
       return <TasksView />;
     case 'events':
       return <EventsView live={events} />;
+    case 'create-vm':
+      return <CreateVmWizard resources={resources} />;
   }
 }
 

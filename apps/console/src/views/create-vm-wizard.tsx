@@ -1,0 +1,314 @@
+import { useEffect, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Form,
+  FormGroup,
+  FormSelect,
+  FormSelectOption,
+  PageSection,
+  Title,
+  Wizard,
+  WizardStep,
+} from '@patternfly/react-core';
+import { ApiFailure, call, type Params } from '../api/client';
+import { useBridges, useIsoImages, useNodeStorages } from '../api/node-lists';
+import { RESOURCES_KEY, type Resource } from '../api/resources';
+import { Facts } from '../components/summary-parts';
+import { ParamHelp, TextField } from '../components/form-field';
+import { TaskLog } from '../components/task-log';
+import { href } from '../routing';
+
+/** What the wizard asks, as the user typed it. */
+interface Choices {
+  readonly node: string;
+  readonly vmid: string;
+  readonly name: string;
+  readonly ostype: string;
+  readonly iso: string;
+  readonly diskStorage: string;
+  readonly diskGiB: string;
+  readonly sockets: string;
+  readonly cores: string;
+  readonly memory: string;
+  readonly kvm: boolean;
+  readonly bridge: string;
+  readonly cloudinit: boolean;
+  readonly ciuser: string;
+  readonly cipassword: string;
+  readonly sshkeys: string;
+  readonly ipconfig0: string;
+}
+
+/** PVE's guest OS types the wizard offers (PVE's `ostype`). */
+const OS_TYPES = [
+  ['l26', 'Linux (6.x - 2.6 kernel)'],
+  ['win11', 'Windows 11 / Server 2022 / 2025'],
+  ['win10', 'Windows 10 / Server 2016 / 2019'],
+  ['other', 'Other'],
+] as const;
+
+/** Which step shows the message about each parameter the create call sends. */
+const STEP_OF: Readonly<Record<string, string>> = {
+  node: 'general',
+  vmid: 'general',
+  name: 'general',
+  ostype: 'general',
+  ide2: 'os',
+  scsi0: 'disk',
+  sockets: 'cpu',
+  cores: 'cpu',
+  memory: 'cpu',
+  kvm: 'cpu',
+  net0: 'network',
+  ide0: 'cloudinit',
+  ciuser: 'cloudinit',
+  cipassword: 'cloudinit',
+  sshkeys: 'cloudinit',
+  ipconfig0: 'cloudinit',
+};
+
+/** The create call's parameters, as PVE's own wizard sends them. */
+function createParams(c: Choices): Params {
+  const disk = Number(c.diskGiB) > 0 && c.diskStorage;
+  return {
+    vmid: c.vmid,
+    name: c.name || undefined,
+    ostype: c.ostype,
+    sockets: c.sockets,
+    cores: c.cores,
+    memory: c.memory,
+    kvm: c.kvm,
+    scsihw: disk ? 'virtio-scsi-single' : undefined,
+    scsi0: disk ? `${c.diskStorage}:${c.diskGiB}` : undefined,
+    ide2: c.iso ? `${c.iso},media=cdrom` : undefined,
+    net0: c.bridge ? `virtio,bridge=${c.bridge}` : undefined,
+    ide0: c.cloudinit && c.diskStorage ? `${c.diskStorage}:cloudinit` : undefined,
+    ciuser: c.cloudinit && c.ciuser ? c.ciuser : undefined,
+    cipassword: c.cloudinit && c.cipassword ? c.cipassword : undefined,
+    // PVE takes the keys URI-encoded.
+    sshkeys: c.cloudinit && c.sshkeys ? encodeURIComponent(c.sshkeys) : undefined,
+    ipconfig0: c.cloudinit && c.ipconfig0 ? c.ipconfig0 : undefined,
+  };
+}
+
+/**
+ * A VM in steps: node and id (the next free one, `GET /cluster/nextid`), name and OS, an ISO image,
+ * a disk on a storage, CPU and memory, a network card, cloud-init; then the create call, whose
+ * refusals are shown on the step of the parameter they name, and its task's log, live.
+ */
+export function CreateVmWizard({ resources }: { readonly resources: readonly Resource[] }) {
+  const queryClient = useQueryClient();
+  const online = resources.filter((r) => r.type === 'node' && r.status === 'online').map((r) => r.node ?? '');
+  const nextid = useQuery({ queryKey: ['cluster', 'nextid'], queryFn: () => call<string>('GET', '/cluster/nextid'), staleTime: 0 });
+  const [c, setChoices] = useState<Choices>({
+    node: online[0] ?? '',
+    vmid: '',
+    name: '',
+    ostype: 'l26',
+    iso: '',
+    diskStorage: '',
+    diskGiB: '32',
+    sockets: '1',
+    cores: '1',
+    memory: '2048',
+    kvm: true,
+    bridge: '',
+    cloudinit: false,
+    ciuser: '',
+    cipassword: '',
+    sshkeys: '',
+    ipconfig0: 'ip=dhcp',
+  });
+  const set =
+    <K extends keyof Choices>(key: K) =>
+    (value: Choices[K]) =>
+      setChoices((before) => ({ ...before, [key]: value }));
+  const storages = useNodeStorages(c.node, 'images');
+  const isos = useIsoImages(c.node);
+  const bridges = useBridges(c.node);
+  const [failure, setFailure] = useState<ApiFailure | Error | null>(null);
+  const [upid, setUpid] = useState<string | null>(null);
+  const error = (param: string) => (failure instanceof ApiFailure ? failure.forParam(param) : undefined);
+  const stepFailed = (step: string) => failure instanceof ApiFailure && failure.problems.some((p) => p.param && STEP_OF[p.param] === step);
+
+  useEffect(() => {
+    if (nextid.data && !c.vmid) set('vmid')(nextid.data);
+  }, [nextid.data, c.vmid]);
+  useEffect(() => {
+    if (!c.diskStorage && storages.data?.[0]) set('diskStorage')(storages.data[0].storage);
+  }, [storages.data, c.diskStorage]);
+
+  const create = async () => {
+    setFailure(null);
+    try {
+      setUpid(await call<string>('POST', `/nodes/${encodeURIComponent(c.node)}/qemu`, createParams(c)));
+      void queryClient.invalidateQueries({ queryKey: RESOURCES_KEY });
+    } catch (caught) {
+      setFailure(caught instanceof Error ? caught : new Error(String(caught)));
+    }
+  };
+
+  if (upid) {
+    return (
+      <PageSection>
+        <Title headingLevel="h1" className="corral-heading">
+          Creating VM {c.vmid}
+        </Title>
+        <TaskLog node={c.node} upid={upid} title={`Create VM ${c.vmid}`} />
+        <Button variant="link" component="a" href={href({ view: 'guest', vmid: Number(c.vmid) })}>
+          Open VM {c.vmid}
+        </Button>
+      </PageSection>
+    );
+  }
+
+  return (
+    <PageSection>
+      <Title headingLevel="h1" className="corral-heading">
+        Create a VM
+      </Title>
+      <Wizard onClose={() => window.history.back()} onSave={() => void create()} height={560} navAriaLabel="Steps">
+        <WizardStep name="General" id="general" status={stepFailed('general') ? 'error' : 'default'}>
+          <Form>
+            <FormGroup label="Node" isRequired fieldId="node">
+              <FormSelect id="node" value={c.node} onChange={(_e, value) => set('node')(value)} aria-label="Node">
+                {online.map((node) => (
+                  <FormSelectOption key={node} value={node} label={node} />
+                ))}
+              </FormSelect>
+              <ParamHelp message={error('node')} />
+            </FormGroup>
+            <TextField id="vmid" label="VM ID" isRequired type="number" value={c.vmid} onChange={set('vmid')} error={error('vmid')} />
+            <TextField id="name" label="Name" value={c.name} onChange={set('name')} error={error('name')} />
+            <FormGroup label="Guest OS" fieldId="ostype">
+              <FormSelect id="ostype" value={c.ostype} onChange={(_e, value) => set('ostype')(value)} aria-label="Guest OS">
+                {OS_TYPES.map(([value, label]) => (
+                  <FormSelectOption key={value} value={value} label={label} />
+                ))}
+              </FormSelect>
+              <ParamHelp message={error('ostype')} />
+            </FormGroup>
+          </Form>
+        </WizardStep>
+        <WizardStep name="Installation media" id="os" status={stepFailed('os') ? 'error' : 'default'}>
+          <Form>
+            <FormGroup label="ISO image" fieldId="iso">
+              <FormSelect id="iso" value={c.iso} onChange={(_e, value) => set('iso')(value)} aria-label="ISO image">
+                <FormSelectOption value="" label="none" />
+                {(isos.data ?? []).map((iso) => (
+                  <FormSelectOption key={iso.volid} value={iso.volid} label={iso.volid} />
+                ))}
+              </FormSelect>
+              <ParamHelp message={error('ide2')} hint="Upload images to a storage that holds ISO images first." />
+            </FormGroup>
+          </Form>
+        </WizardStep>
+        <WizardStep name="Disk" id="disk" status={stepFailed('disk') ? 'error' : 'default'}>
+          <Form>
+            <FormGroup label="Storage" fieldId="disk-storage">
+              <FormSelect id="disk-storage" value={c.diskStorage} onChange={(_e, value) => set('diskStorage')(value)} aria-label="Storage">
+                {(storages.data ?? []).map((s) => (
+                  <FormSelectOption key={s.storage} value={s.storage} label={`${s.storage} (${s.type})`} />
+                ))}
+              </FormSelect>
+            </FormGroup>
+            <TextField
+              id="disk-size"
+              label="Size (GiB)"
+              type="number"
+              value={c.diskGiB}
+              onChange={set('diskGiB')}
+              error={error('scsi0')}
+              hint="0: no disk."
+            />
+          </Form>
+        </WizardStep>
+        <WizardStep name="CPU and memory" id="cpu" status={stepFailed('cpu') ? 'error' : 'default'}>
+          <Form>
+            <TextField id="sockets" label="Sockets" type="number" value={c.sockets} onChange={set('sockets')} error={error('sockets')} />
+            <TextField id="cores" label="Cores" type="number" value={c.cores} onChange={set('cores')} error={error('cores')} />
+            <TextField id="memory" label="Memory (MiB)" type="number" value={c.memory} onChange={set('memory')} error={error('memory')} />
+            <FormGroup fieldId="kvm">
+              <Checkbox
+                id="kvm"
+                label="KVM hardware virtualization"
+                description="Off: QEMU emulates the CPU (TCG), slowly, for hosts without usable KVM."
+                isChecked={c.kvm}
+                onChange={(_e, checked) => set('kvm')(checked)}
+              />
+              <ParamHelp message={error('kvm')} />
+            </FormGroup>
+          </Form>
+        </WizardStep>
+        <WizardStep name="Network" id="network" status={stepFailed('network') ? 'error' : 'default'}>
+          <Form>
+            <FormGroup label="Bridge" fieldId="bridge">
+              <FormSelect id="bridge" value={c.bridge} onChange={(_e, value) => set('bridge')(value)} aria-label="Bridge">
+                <FormSelectOption value="" label="no network card" />
+                {(bridges.data ?? []).map((b) => (
+                  <FormSelectOption key={b.iface} value={b.iface} label={b.iface} />
+                ))}
+              </FormSelect>
+              <ParamHelp message={error('net0')} hint="A VirtIO card on the bridge." />
+            </FormGroup>
+          </Form>
+        </WizardStep>
+        <WizardStep name="Cloud-init" id="cloudinit" status={stepFailed('cloudinit') ? 'error' : 'default'}>
+          <Form>
+            <Checkbox
+              id="cloudinit"
+              label="A cloud-init drive on the disk's storage"
+              isChecked={c.cloudinit}
+              onChange={(_e, checked) => set('cloudinit')(checked)}
+            />
+            {c.cloudinit && (
+              <>
+                <TextField id="ciuser" label="User" value={c.ciuser} onChange={set('ciuser')} error={error('ciuser')} />
+                <TextField
+                  id="cipassword"
+                  label="Password"
+                  type="password"
+                  value={c.cipassword}
+                  onChange={set('cipassword')}
+                  error={error('cipassword')}
+                />
+                <TextField id="sshkeys" label="SSH public key" value={c.sshkeys} onChange={set('sshkeys')} error={error('sshkeys')} />
+                <TextField
+                  id="ipconfig0"
+                  label="IP configuration"
+                  value={c.ipconfig0}
+                  onChange={set('ipconfig0')}
+                  error={error('ipconfig0')}
+                  hint="ip=dhcp, or ip=10.0.0.5/24,gw=10.0.0.1"
+                />
+              </>
+            )}
+          </Form>
+        </WizardStep>
+        <WizardStep name="Review" id="review" footer={{ nextButtonText: 'Create' }}>
+          {failure && (
+            <Alert isInline variant="danger" title="The VM was not created" data-testid="create-error">
+              {failure.message}
+            </Alert>
+          )}
+          <Facts
+            facts={[
+              ['Node', c.node],
+              ['VM ID', c.vmid],
+              ['Name', c.name || '-'],
+              ['ISO image', c.iso || 'none'],
+              ['Disk', Number(c.diskGiB) > 0 ? `${c.diskGiB} GiB on ${c.diskStorage}` : 'none'],
+              ['CPU', `${c.sockets} socket(s), ${c.cores} core(s)${c.kvm ? '' : ', emulated (no KVM)'}`],
+              ['Memory', `${c.memory} MiB`],
+              ['Network', c.bridge ? `VirtIO on ${c.bridge}` : 'none'],
+              ['Cloud-init', c.cloudinit ? 'yes' : 'no'],
+            ]}
+          />
+        </WizardStep>
+      </Wizard>
+    </PageSection>
+  );
+}
