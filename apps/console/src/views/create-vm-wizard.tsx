@@ -1,23 +1,11 @@
 import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  Alert,
-  Button,
-  Checkbox,
-  Form,
-  FormGroup,
-  FormSelect,
-  FormSelectOption,
-  PageSection,
-  Title,
-  Wizard,
-  WizardStep,
-} from '@patternfly/react-core';
+import { Alert, Button, Checkbox, Form, FormGroup, PageSection, Title, Wizard, WizardStep } from '@patternfly/react-core';
 import { ApiFailure, call, type Params } from '../api/client';
 import { useBridges, useIsoImages, useNodeStorages } from '../api/node-lists';
 import { RESOURCES_KEY, type Resource } from '../api/resources';
 import { Facts } from '../components/summary-parts';
-import { ParamHelp, TextField } from '../components/form-field';
+import { ParamHelp, SelectField, TextField } from '../components/form-field';
 import { TaskLog } from '../components/task-log';
 import { href } from '../routing';
 
@@ -173,48 +161,49 @@ export function CreateVmWizard({ resources }: { readonly resources: readonly Res
       <Wizard onClose={() => window.history.back()} onSave={() => void create()} height={560} navAriaLabel="Steps">
         <WizardStep name="General" id="general" status={stepFailed('general') ? 'error' : 'default'}>
           <Form>
-            <FormGroup label="Node" isRequired fieldId="node">
-              <FormSelect id="node" value={c.node} onChange={(_e, value) => set('node')(value)} aria-label="Node">
-                {online.map((node) => (
-                  <FormSelectOption key={node} value={node} label={node} />
-                ))}
-              </FormSelect>
-              <ParamHelp message={error('node')} />
-            </FormGroup>
+            <SelectField
+              id="node"
+              label="Node"
+              isRequired
+              value={c.node}
+              onChange={set('node')}
+              options={online.map((node) => ({ value: node, label: node }))}
+              error={error('node')}
+            />
             <TextField id="vmid" label="VM ID" isRequired type="number" value={c.vmid} onChange={set('vmid')} error={error('vmid')} />
             <TextField id="name" label="Name" value={c.name} onChange={set('name')} error={error('name')} />
-            <FormGroup label="Guest OS" fieldId="ostype">
-              <FormSelect id="ostype" value={c.ostype} onChange={(_e, value) => set('ostype')(value)} aria-label="Guest OS">
-                {OS_TYPES.map(([value, label]) => (
-                  <FormSelectOption key={value} value={value} label={label} />
-                ))}
-              </FormSelect>
-              <ParamHelp message={error('ostype')} />
-            </FormGroup>
+            <SelectField
+              id="ostype"
+              label="Guest OS"
+              value={c.ostype}
+              onChange={set('ostype')}
+              options={OS_TYPES.map(([value, label]) => ({ value, label }))}
+              error={error('ostype')}
+            />
           </Form>
         </WizardStep>
         <WizardStep name="Installation media" id="os" status={stepFailed('os') ? 'error' : 'default'}>
           <Form>
-            <FormGroup label="ISO image" fieldId="iso">
-              <FormSelect id="iso" value={c.iso} onChange={(_e, value) => set('iso')(value)} aria-label="ISO image">
-                <FormSelectOption value="" label="none" />
-                {(isos.data ?? []).map((iso) => (
-                  <FormSelectOption key={iso.volid} value={iso.volid} label={iso.volid} />
-                ))}
-              </FormSelect>
-              <ParamHelp message={error('ide2')} hint="Upload images to a storage that holds ISO images first." />
-            </FormGroup>
+            <SelectField
+              id="iso"
+              label="ISO image"
+              value={c.iso}
+              onChange={set('iso')}
+              options={[{ value: '', label: 'none' }, ...(isos.data ?? []).map((iso) => ({ value: iso.volid, label: iso.volid }))]}
+              error={error('ide2')}
+              hint="Upload images to a storage that holds ISO images first."
+            />
           </Form>
         </WizardStep>
         <WizardStep name="Disk" id="disk" status={stepFailed('disk') ? 'error' : 'default'}>
           <Form>
-            <FormGroup label="Storage" fieldId="disk-storage">
-              <FormSelect id="disk-storage" value={c.diskStorage} onChange={(_e, value) => set('diskStorage')(value)} aria-label="Storage">
-                {(storages.data ?? []).map((s) => (
-                  <FormSelectOption key={s.storage} value={s.storage} label={`${s.storage} (${s.type})`} />
-                ))}
-              </FormSelect>
-            </FormGroup>
+            <SelectField
+              id="disk-storage"
+              label="Storage"
+              value={c.diskStorage}
+              onChange={set('diskStorage')}
+              options={(storages.data ?? []).map((s) => ({ value: s.storage, label: `${s.storage} (${s.type})` }))}
+            />
             <TextField
               id="disk-size"
               label="Size (GiB)"
@@ -245,15 +234,15 @@ export function CreateVmWizard({ resources }: { readonly resources: readonly Res
         </WizardStep>
         <WizardStep name="Network" id="network" status={stepFailed('network') ? 'error' : 'default'}>
           <Form>
-            <FormGroup label="Bridge" fieldId="bridge">
-              <FormSelect id="bridge" value={c.bridge} onChange={(_e, value) => set('bridge')(value)} aria-label="Bridge">
-                <FormSelectOption value="" label="no network card" />
-                {(bridges.data ?? []).map((b) => (
-                  <FormSelectOption key={b.iface} value={b.iface} label={b.iface} />
-                ))}
-              </FormSelect>
-              <ParamHelp message={error('net0')} hint="A VirtIO card on the bridge." />
-            </FormGroup>
+            <SelectField
+              id="bridge"
+              label="Bridge"
+              value={c.bridge}
+              onChange={set('bridge')}
+              options={[{ value: '', label: 'no network card' }, ...(bridges.data ?? []).map((b) => ({ value: b.iface, label: b.iface }))]}
+              error={error('net0')}
+              hint="A VirtIO card on the bridge."
+            />
           </Form>
         </WizardStep>
         <WizardStep name="Cloud-init" id="cloudinit" status={stepFailed('cloudinit') ? 'error' : 'default'}>

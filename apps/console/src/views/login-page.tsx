@@ -1,18 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import {
-  ActionGroup,
-  Alert,
-  Button,
-  Form,
-  FormGroup,
-  FormSelect,
-  FormSelectOption,
-  LoginPage as PfLoginPage,
-} from '@patternfly/react-core';
+import { ActionGroup, Alert, Button, Form, LoginPage as PfLoginPage } from '@patternfly/react-core';
 import { ApiFailure, call } from '../api/client';
 import { login, type Session } from '../api/session';
-import { TextField } from '../components/form-field';
+import { SelectField, TextField } from '../components/form-field';
 
 interface Realm {
   readonly realm: string;
@@ -76,13 +67,16 @@ export function LoginPage({ onLogin }: { readonly onLogin: (session: Session) =>
           onChange={setPassword}
           error={paramError('password')}
         />
-        <FormGroup label="Realm" fieldId="realm">
-          <FormSelect id="realm" value={chosenRealm} onChange={(_event, value) => setRealm(value)} aria-label="Realm">
-            {(realms.data ?? [{ realm: 'pam', comment: 'Linux PAM standard authentication' }]).map((r) => (
-              <FormSelectOption key={r.realm} value={r.realm} label={r.comment ? `${r.comment} (${r.realm})` : r.realm} />
-            ))}
-          </FormSelect>
-        </FormGroup>
+        <SelectField
+          id="realm"
+          label="Realm"
+          value={chosenRealm}
+          onChange={setRealm}
+          options={(realms.data ?? [{ realm: 'pam', comment: 'Linux PAM standard authentication' }]).map((r) => ({
+            value: r.realm,
+            label: r.comment ? `${r.comment} (${r.realm})` : r.realm,
+          }))}
+        />
         <ActionGroup>
           <Button type="submit" variant="primary" isBlock isLoading={busy} isDisabled={busy || !username || !password}>
             Log in
