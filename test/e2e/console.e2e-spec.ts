@@ -141,7 +141,7 @@ describe('the web console', () => {
     await p.context().close();
   });
 
-  it("creates a VM through the wizard, showing a refused parameter's message on its step", async () => {
+  it("creates a VM through the wizard, showing a refused parameter's message on its step, snapshots it and deletes it", async () => {
     const p = await page();
     await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
     await p.getByRole('link', { name: 'Create VM' }).click();
@@ -150,7 +150,7 @@ describe('the web console', () => {
     await p.getByLabel('Name').fill('wizard1');
     await p.getByRole('button', { name: 'Next' }).click();
     await p.getByRole('button', { name: 'Next' }).click();
-    await p.getByLabel('Size (GiB)').fill('0');
+    await p.getByLabel('Size (GiB)').fill('0.0625');
     await p.getByRole('button', { name: 'Next' }).click();
     await p.getByLabel('Memory (MiB)').fill('1');
     await p.getByRole('button', { name: 'Review' }).click();
@@ -173,8 +173,25 @@ describe('the web console', () => {
       name: 'wizard1',
       memory: '64',
       kvm: 0,
+      scsi0: expect.stringMatching(/^local:101\/vm-101-disk-0\.qcow2,size=64M/),
     });
-    expect(await api.task('host1', '/nodes/host1/qemu/101', 'DELETE')).toBe('OK');
+
+    // A snapshot, then the VM deleted after the question.
+    await p.getByRole('tab', { name: 'Snapshots' }).click();
+    await p.getByLabel('Name').fill('before');
+    await p.getByRole('button', { name: 'Take snapshot' }).click();
+    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    await p.getByTestId('snapshots').getByText('before').waitFor();
+    expect(data<{ name: string }[]>(await api.send('/nodes/host1/qemu/101/snapshot')).map((s) => s.name)).toContain('before');
+    await p.getByRole('tab', { name: 'Summary' }).click();
+    await p.getByRole('button', { name: 'Delete', exact: true }).click();
+    await p.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true }).click();
+    // The deletion is followed in the task list, its log open.
+    await p.getByRole('heading', { name: 'Tasks' }).waitFor();
+    await expect(p.locator('[data-testid=task]').getAttribute('data-status')).resolves.toMatch(/running|ok/);
+    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    await waitFor(async () => (await treeItem(p, 'qemu/101').count()) === 0, { timeoutMs: PATIENCE_MS, what: 'VM 101 gone from the tree' });
+    expect((await api.send('/nodes/host1/qemu/101/config')).status).toBe(404);
     await p.context().close();
   });
 

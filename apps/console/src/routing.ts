@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 /** What the main area shows, kept in the URL's hash so that a view can be bookmarked and reloaded. */
 export type Route =
   | { readonly view: 'dashboard' }
-  | { readonly view: 'tasks' }
+  | { readonly view: 'tasks'; readonly upid?: string }
   | { readonly view: 'events' }
   | { readonly view: 'create-vm' }
   | { readonly view: 'node'; readonly node: string }
@@ -16,8 +16,9 @@ export function href(route: Route): string {
     case 'dashboard':
       return '#/';
     case 'tasks':
+      return route.upid ? `#/tasks/${encodeURIComponent(route.upid)}` : '#/tasks';
     case 'events':
-      return `#/${route.view}`;
+      return '#/events';
     case 'create-vm':
       return '#/create/qemu';
     case 'node':
@@ -33,7 +34,8 @@ export function href(route: Route): string {
 
 export function parseRoute(hash: string): Route {
   const [view, ...rest] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
-  if (view === 'tasks' || view === 'events') return { view };
+  if (view === 'tasks') return rest[0] ? { view, upid: rest[0] } : { view };
+  if (view === 'events') return { view };
   if (view === 'create' && rest[0] === 'qemu') return { view: 'create-vm' };
   if (view === 'node' && rest[0]) return { view, node: rest[0] };
   if (view === 'guest' && /^\d+$/.test(rest[0] ?? '')) return { view, vmid: Number(rest[0]) };

@@ -19,6 +19,7 @@ import { ApiFailure, call } from '../api/client';
 import { usePrivileges } from '../api/privileges';
 import { RESOURCES_KEY, type Resource } from '../api/resources';
 import { Confirm } from '../components/confirm';
+import { GuestSnapshots } from '../components/guest-snapshots';
 import { Graphs } from '../components/lazy-graphs';
 import { labelOf } from '../components/resource-tree';
 import { Facts, ResourceHeading } from '../components/summary-parts';
@@ -27,15 +28,18 @@ import { ResourceUsage } from '../components/resource-usage';
 import { duration } from '../format';
 import { href } from '../routing';
 
-type Action = 'start' | 'shutdown' | 'reboot' | 'stop';
+type Action = 'start' | 'shutdown' | 'reboot' | 'stop' | 'delete';
 
-/** What each power action asks for, and which ones ask first: a stop is pulling the plug. */
-const ACTIONS: readonly {
+/** An action on the guest, the state it needs, and what it asks first where it destroys something. */
+interface PowerAction {
   readonly action: Action;
   readonly label: string;
   readonly when: 'stopped' | 'running';
   readonly confirm?: string;
-}[] = [
+}
+
+/** The power actions; a stop is pulling the plug. */
+const ACTIONS: readonly PowerAction[] = [
   { action: 'start', label: 'Start', when: 'stopped' },
   { action: 'shutdown', label: 'Shut down', when: 'running', confirm: 'The guest is asked to shut down; it may refuse or take a while.' },
   { action: 'reboot', label: 'Reboot', when: 'running', confirm: 'The guest is asked to reboot.' },
@@ -46,6 +50,14 @@ const ACTIONS: readonly {
     confirm: 'The guest is stopped at once, as if its power were cut: unsaved data in it is lost.',
   },
 ];
+
+/** Deleting asks first, as the destructive power actions do; it needs the guest stopped. */
+const DELETE: PowerAction = {
+  action: 'delete',
+  label: 'Delete',
+  when: 'stopped',
+  confirm: 'The guest and its disks are destroyed; its backups stay. This cannot be undone.',
+};
 
 /** noVNC is loaded when a console is first opened, not with the page. */
 const VncConsole = lazy(() => import('../components/vnc-console').then((module) => ({ default: module.VncConsole })));
@@ -67,19 +79,26 @@ function GuestConsole({ guest }: { readonly guest: Resource }) {
 export function GuestView({ guest }: { readonly guest: Resource }) {
   const queryClient = useQueryClient();
   const privileges = usePrivileges(`/vms/${guest.vmid}`);
-  const [asking, setAsking] = useState<(typeof ACTIONS)[number] | null>(null);
+  const [asking, setAsking] = useState<PowerAction | null>(null);
   const [task, setTask] = useState<{ upid: string; title: string } | null>(null);
   const [failure, setFailure] = useState<ApiFailure | Error | null>(null);
   const [tab, setTab] = useState('summary');
   const node = guest.node ?? '';
   const kind = guest.type === 'qemu' ? 'VM' : 'Container';
 
-  const run = async (action: (typeof ACTIONS)[number]) => {
+  const run = async (action: PowerAction) => {
     setAsking(null);
     setFailure(null);
     try {
-      const upid = await call<string>('POST', `/nodes/${encodeURIComponent(node)}/${guest.type}/${guest.vmid}/status/${action.action}`);
-      setTask({ upid, title: `${action.label} ${kind} ${guest.vmid}` });
+      const path = `/nodes/${encodeURIComponent(node)}/${guest.type}/${guest.vmid}`;
+      // As PVE's own dialog: the guest leaves its backup jobs, HA and replication, and its unreferenced disks go too.
+      const upid =
+        action.action === 'delete'
+          ? await call<string>('DELETE', path, { purge: 1, 'destroy-unreferenced-disks': 1 })
+          : await call<string>('POST', `${path}/status/${action.action}`);
+      // The guest leaves the view as it goes: its deletion is followed in the task list.
+      if (action.action === 'delete') window.location.hash = href({ view: 'tasks', upid });
+      else setTask({ upid, title: `${action.label} ${kind} ${guest.vmid}` });
     } catch (error) {
       setFailure(error instanceof Error ? error : new Error(String(error)));
     } finally {
@@ -103,6 +122,15 @@ export function GuestView({ guest }: { readonly guest: Resource }) {
               </Button>
             </ToolbarItem>
           ))}
+          <ToolbarItem>
+            <Button
+              variant="danger"
+              isDisabled={!privileges.has('VM.Allocate') || guest.status !== 'stopped'}
+              onClick={() => setAsking(DELETE)}
+            >
+              Delete
+            </Button>
+          </ToolbarItem>
         </ToolbarContent>
       </Toolbar>
       {privileges.loaded && !privileges.has('VM.PowerMgmt') && (
@@ -132,6 +160,11 @@ export function GuestView({ guest }: { readonly guest: Resource }) {
             </Card>
             <div className="corral-tab-body">
               <Graphs path={`/nodes/${encodeURIComponent(node)}/${guest.type}/${guest.vmid}`} kind="guest" />
+            </div>
+          </Tab>
+          <Tab eventKey="snapshots" title={<TabTitleText>Snapshots</TabTitleText>}>
+            <div className="corral-tab-body">
+              <GuestSnapshots guest={guest} mayChange={privileges.has('VM.Snapshot')} />
             </div>
           </Tab>
           <Tab eventKey="console" title={<TabTitleText>Console</TabTitleText>} isAriaDisabled={!privileges.has('VM.Console')}>

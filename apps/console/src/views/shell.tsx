@@ -202,7 +202,7 @@ function View({
     case 'pool':
       return <PoolView pool={route.pool} resources={resources} />;
     case 'tasks':
-      return <TasksView />;
+      return <TasksView opened={route.upid} />;
     case 'events':
       return <EventsView live={events} />;
     case 'create-vm':

@@ -31,14 +31,14 @@ interface Task {
 /** Tasks have no event: the list is read every 5 s, as PVE's task panel reads it. */
 const REFRESH_MS = 5_000;
 
-/** The cluster's running and most recent tasks (`GET /cluster/tasks`), each with its log on demand. */
-export function TasksView() {
+/** The cluster's running and most recent tasks (`GET /cluster/tasks`), each with its log on demand; `opened`'s from the start. */
+export function TasksView({ opened }: { readonly opened?: string | undefined }) {
   const tasks = useQuery({
     queryKey: ['cluster', 'tasks'],
     queryFn: () => call<Task[]>('GET', '/cluster/tasks'),
     refetchInterval: REFRESH_MS,
   });
-  const [open, setOpen] = useState<string | null>(null);
+  const [open, setOpen] = useState<string | null>(opened ?? null);
   return (
     <PageSection>
       <Title headingLevel="h1" className="corral-heading">
