@@ -22,7 +22,7 @@ export interface HttpSetup {
   readonly tls: Pick<TlsMaterial, 'key' | 'cert'>;
   readonly logger: Logger;
   readonly accessLog: AccessLogDestination;
-  /** Where the built web console is; null: none is served. */
+  /** Where the built web console is (`/` says so when it was not built there); null: no console routes at all. */
   readonly consoleDir: string | null;
 }
 
@@ -54,7 +54,7 @@ export async function createApp(root: DynamicModule, setup: HttpSetup): Promise<
   registerBodyTimeout(fastify, errorFormat, httpBodyTimeoutS);
   // Uploads (multipart) are streamed to their handler, past the body limit above.
   await registerMultipart(fastify);
-  registerConsole(fastify, setup.consoleDir === null ? null : await loadConsoleFiles(setup.consoleDir));
+  if (setup.consoleDir !== null) registerConsole(fastify, await loadConsoleFiles(setup.consoleDir));
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     logger: nestLogger(setup.logger),
     abortOnError: false,
