@@ -195,9 +195,44 @@ describe('the web console', () => {
     await p.context().close();
   });
 
+  it('creates a user, grants a role with a refused path first, and shows a new token secret once', async () => {
+    const p = await page();
+    await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
+    await p.getByRole('link', { name: 'Access' }).click();
+    await p.getByRole('button', { name: 'Add to users' }).click();
+    await p.getByLabel('User (name@realm)').fill('auditor@pve');
+    await p.getByLabel('Password').fill(AUDITOR_PASSWORD);
+    await p.getByRole('button', { name: 'Add', exact: true }).click();
+    await p.getByTestId('list-users').getByText('auditor@pve').waitFor();
+
+    await p.getByRole('tab', { name: 'Permissions' }).click();
+    await p.getByRole('button', { name: 'Add to permissions' }).click();
+    await p.locator('#path').fill('/nonsense');
+    await p.locator('#users').selectOption('auditor@pve');
+    await p.locator('#roles').selectOption('PVEAuditor');
+    await p.getByRole('button', { name: 'Add', exact: true }).click();
+    const pathHelp = p.locator('.pf-v6-c-form__group', { has: p.locator('#path') }).locator('.pf-v6-c-helper-text__item.pf-m-error');
+    await expect(pathHelp.textContent()).resolves.toContain("invalid ACL path '/nonsense'");
+    await p.locator('#path').fill('/vms/100');
+    await p.getByRole('button', { name: 'Add', exact: true }).click();
+    await p.getByTestId('list-permissions').getByText('auditor@pve (user)').waitFor();
+    await screenshot(p, 'access');
+    expect(data<{ path: string; ugid: string; roleid: string }[]>(await api.send('/access/acl'))).toContainEqual(
+      expect.objectContaining({ path: '/vms/100', ugid: 'auditor@pve', roleid: 'PVEAuditor' }),
+    );
+
+    await p.getByRole('tab', { name: 'API tokens' }).click();
+    await p.getByRole('button', { name: 'Add to api tokens' }).click();
+    await p.getByLabel('Token id').fill('console');
+    await p.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect(p.getByTestId('token-secret').textContent()).resolves.toContain('root@pam!console');
+    const secret = await p.getByTestId('token-secret').locator('input').inputValue();
+    const withToken = await cp.api.send('/access/users', { headers: { authorization: `PVEAPIToken=root@pam!console=${secret}` } });
+    expect(withToken.status).toBe(200);
+    await p.context().close();
+  });
+
   it('shows an unprivileged user what they may see, with power actions disabled', async () => {
-    await api.send('/access/users', 'POST', { userid: 'auditor@pve', password: AUDITOR_PASSWORD });
-    await api.send('/access/acl', 'PUT', { path: '/vms/100', users: 'auditor@pve', roles: 'PVEAuditor' });
     const p = await page();
     await logIn(p, origin, 'auditor@pve', AUDITOR_PASSWORD);
     await treeItem(p, 'qemu/100').click();

@@ -5,6 +5,7 @@ export type Route =
   | { readonly view: 'dashboard' }
   | { readonly view: 'tasks'; readonly upid?: string }
   | { readonly view: 'events' }
+  | { readonly view: 'access' }
   | { readonly view: 'create-vm' }
   | { readonly view: 'node'; readonly node: string }
   | { readonly view: 'guest'; readonly vmid: number }
@@ -18,7 +19,8 @@ export function href(route: Route): string {
     case 'tasks':
       return route.upid ? `#/tasks/${encodeURIComponent(route.upid)}` : '#/tasks';
     case 'events':
-      return '#/events';
+    case 'access':
+      return `#/${route.view}`;
     case 'create-vm':
       return '#/create/qemu';
     case 'node':
@@ -35,7 +37,7 @@ export function href(route: Route): string {
 export function parseRoute(hash: string): Route {
   const [view, ...rest] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (view === 'tasks') return rest[0] ? { view, upid: rest[0] } : { view };
-  if (view === 'events') return { view };
+  if (view === 'events' || view === 'access') return { view };
   if (view === 'create' && rest[0] === 'qemu') return { view: 'create-vm' };
   if (view === 'node' && rest[0]) return { view, node: rest[0] };
   if (view === 'guest' && /^\d+$/.test(rest[0] ?? '')) return { view, vmid: Number(rest[0]) };

@@ -33,6 +33,7 @@ import type { Session } from '../api/session';
 import { ResourceTree } from '../components/resource-tree';
 import { href, useRoute, type Route } from '../routing';
 import type { Theme } from '../theme';
+import { AccessView } from './access-view';
 import { CreateVmWizard } from './create-vm-wizard';
 import { Dashboard } from './dashboard';
 import { EventsView } from './events-view';
@@ -46,6 +47,7 @@ const PLACES: readonly { readonly route: Route; readonly label: string }[] = [
   { route: { view: 'dashboard' }, label: 'Datacenter' },
   { route: { view: 'tasks' }, label: 'Tasks' },
   { route: { view: 'events' }, label: 'Events' },
+  { route: { view: 'access' }, label: 'Access' },
 ];
 
 /** The logged-in console: the masthead, the resource tree beside the view the URL names. */
@@ -167,7 +169,7 @@ export function Shell({
           {resources.error.message}
         </Alert>
       ) : resources.data ? (
-        <View route={route} resources={resources.data} events={events} />
+        <View route={route} resources={resources.data} events={events} username={session.username} />
       ) : (
         <Spinner aria-label="Loading" />
       )}
@@ -179,10 +181,12 @@ function View({
   route,
   resources,
   events,
+  username,
 }: {
   readonly route: Route;
   readonly resources: readonly Resource[];
   readonly events: Parameters<typeof Dashboard>[0]['live'];
+  readonly username: string;
 }) {
   switch (route.view) {
     case 'dashboard':
@@ -205,6 +209,8 @@ function View({
       return <TasksView opened={route.upid} />;
     case 'events':
       return <EventsView live={events} />;
+    case 'access':
+      return <AccessView username={username} />;
     case 'create-vm':
       return <CreateVmWizard resources={resources} />;
   }
@@ -212,8 +218,8 @@ function View({
 
 /** The tree fills the sidebar below the masthead, and follows the window's height. */
 function useSidebarHeight(): number {
-  // Below the masthead and the three links above the tree.
-  const measure = () => Math.max(200, window.innerHeight - 220);
+  // Below the masthead and the four links above the tree.
+  const measure = () => Math.max(200, window.innerHeight - 260);
   const [height, setHeight] = useState(measure);
   useEffect(() => {
     const onResize = () => setHeight(measure());

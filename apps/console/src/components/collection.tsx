@@ -1,0 +1,221 @@
+import { useState, type ReactNode } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  ActionGroup,
+  Alert,
+  Button,
+  Checkbox,
+  DataList,
+  DataListAction,
+  DataListCell,
+  DataListItem,
+  DataListItemCells,
+  DataListItemRow,
+  ExpandableSection,
+  Form,
+  Stack,
+} from '@patternfly/react-core';
+import { ApiFailure, type Params } from '../api/client';
+import { Confirm } from './confirm';
+import { SelectField, TextField } from './form-field';
+
+/** A field of a create form, named as the API parameter it fills. */
+export type FieldSpec =
+  | {
+      readonly param: string;
+      readonly label: string;
+      readonly kind: 'text' | 'password';
+      readonly isRequired?: boolean;
+      readonly hint?: string;
+    }
+  | {
+      readonly param: string;
+      readonly label: string;
+      readonly kind: 'select';
+      readonly options: readonly { value: string; label: string }[];
+    }
+  | { readonly param: string; readonly label: string; readonly kind: 'checkbox'; readonly initial: boolean };
+
+/** One kind of thing the API lists, with how it is shown, made and removed. */
+export interface CollectionSpec<T> {
+  readonly title: string;
+  readonly queryKey: readonly unknown[];
+  readonly list: () => Promise<T[]>;
+  readonly key: (row: T) => string;
+  readonly columns: readonly (readonly [string, (row: T) => ReactNode])[];
+  /** What makes one, and what to show of the answer (an API token's secret). */
+  readonly create?: {
+    readonly fields: readonly FieldSpec[];
+    readonly submit: (values: Params) => Promise<unknown>;
+    readonly shown?: (answer: unknown) => ReactNode;
+  };
+  readonly remove?: (row: T) => Promise<unknown>;
+  /** False hides the create form and the removals: the caller lacks the privilege. */
+  readonly mayChange: boolean;
+}
+
+/**
+ * A list read from the API, with a form that makes one and a removal (after a question) per row.
+ * The API's refusals are shown beside the field of the parameter they name, or above the form.
+ */
+export function Collection<T>({ spec }: { readonly spec: CollectionSpec<T> }) {
+  const queryClient = useQueryClient();
+  const rows = useQuery({ queryKey: spec.queryKey, queryFn: spec.list });
+  const [values, setValues] = useState<Record<string, string | boolean>>(() => initialValues(spec.create?.fields ?? []));
+  const [failure, setFailure] = useState<Error | null>(null);
+  const [shown, setShown] = useState<ReactNode>(null);
+  const [removing, setRemoving] = useState<T | null>(null);
+  const [formOpen, setFormOpen] = useState(false);
+  const paramError = (param: string) => (failure instanceof ApiFailure ? failure.forParam(param) : undefined);
+
+  const act = async (work: () => Promise<unknown>, after: (answer: unknown) => void) => {
+    setFailure(null);
+    setShown(null);
+    try {
+      after(await work());
+    } catch (error) {
+      setFailure(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      void queryClient.invalidateQueries({ queryKey: spec.queryKey });
+    }
+  };
+  const create = spec.create;
+
+  return (
+    <Stack hasGutter>
+      {failure && !(failure instanceof ApiFailure && failure.problems.some((p) => p.param && p.param in values)) && (
+        <Alert isInline variant="danger" title="Refused" data-testid="collection-error">
+          {failure.message}
+        </Alert>
+      )}
+      {shown}
+      {create && spec.mayChange && (
+        <ExpandableSection
+          toggleText={`Add to ${spec.title.toLowerCase()}`}
+          isExpanded={formOpen}
+          onToggle={(_event, open) => setFormOpen(open)}
+        >
+          <Form
+            onSubmit={(event) => {
+              event.preventDefault();
+              void act(
+                () => create.submit(toParams(values)),
+                (answer) => {
+                  setValues(initialValues(create.fields));
+                  setFormOpen(false);
+                  setShown(create.shown?.(answer) ?? null);
+                },
+              );
+            }}
+          >
+            {create.fields.map((field) => {
+              const set = (value: string | boolean) => setValues((before) => ({ ...before, [field.param]: value }));
+              const value = values[field.param];
+              if (field.kind === 'checkbox')
+                return (
+                  <Checkbox
+                    key={field.param}
+                    id={field.param}
+                    label={field.label}
+                    isChecked={value === true}
+                    onChange={(_e, checked) => set(checked)}
+                  />
+                );
+              if (field.kind === 'select')
+                return (
+                  <SelectField
+                    key={field.param}
+                    id={field.param}
+                    label={field.label}
+                    value={String(value)}
+                    onChange={set}
+                    options={field.options}
+                    error={paramError(field.param)}
+                  />
+                );
+              return (
+                <TextField
+                  key={field.param}
+                  id={field.param}
+                  label={field.label}
+                  type={field.kind}
+                  value={String(value)}
+                  onChange={set}
+                  error={paramError(field.param)}
+                  isRequired={field.isRequired ?? false}
+                  hint={field.hint}
+                />
+              );
+            })}
+            <ActionGroup>
+              <Button type="submit" variant="primary">
+                Add
+              </Button>
+            </ActionGroup>
+          </Form>
+        </ExpandableSection>
+      )}
+      {rows.isError && <Alert isInline variant="danger" title={rows.error.message} />}
+      <DataList aria-label={spec.title} isCompact data-testid={`list-${spec.title.toLowerCase().replace(/\W+/g, '-')}`}>
+        <DataListItem className="corral-list-head">
+          <DataListItemRow>
+            <DataListItemCells
+              dataListCells={spec.columns.map(([header]) => (
+                <DataListCell key={header}>{header}</DataListCell>
+              ))}
+            />
+          </DataListItemRow>
+        </DataListItem>
+        {(rows.data ?? []).map((row) => (
+          <DataListItem key={spec.key(row)} aria-label={spec.key(row)}>
+            <DataListItemRow>
+              <DataListItemCells
+                dataListCells={spec.columns.map(([header, cell]) => (
+                  <DataListCell key={header}>{cell(row)}</DataListCell>
+                ))}
+              />
+              {spec.remove && spec.mayChange && (
+                <DataListAction aria-label={`Actions of ${spec.key(row)}`} aria-labelledby="" id={`remove-${spec.key(row)}`}>
+                  <Button variant="link" isDanger size="sm" onClick={() => setRemoving(row)} aria-label={`Remove ${spec.key(row)}`}>
+                    Remove
+                  </Button>
+                </DataListAction>
+              )}
+            </DataListItemRow>
+          </DataListItem>
+        ))}
+      </DataList>
+      {removing !== null && spec.remove && (
+        <Confirm
+          title={`Remove ${spec.key(removing)}?`}
+          action="Remove"
+          onCancel={() => setRemoving(null)}
+          onConfirm={() => {
+            const row = removing;
+            setRemoving(null);
+            void act(
+              () => spec.remove?.(row) ?? Promise.resolve(),
+              () => undefined,
+            );
+          }}
+        >
+          {`${spec.key(removing)} is removed from ${spec.title.toLowerCase()}.`}
+        </Confirm>
+      )}
+    </Stack>
+  );
+}
+
+function initialValues(fields: readonly FieldSpec[]): Record<string, string | boolean> {
+  return Object.fromEntries(
+    fields.map((field) => [
+      field.param,
+      field.kind === 'checkbox' ? field.initial : field.kind === 'select' ? (field.options[0]?.value ?? '') : '',
+    ]),
+  );
+}
+
+/** Empty text is left out: the API's default applies. */
+function toParams(values: Record<string, string | boolean>): Params {
+  return Object.fromEntries(Object.entries(values).map(([param, value]) => [param, value === '' ? undefined : value]));
+}
