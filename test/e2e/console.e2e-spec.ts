@@ -95,6 +95,18 @@ describe('the web console', () => {
     });
     await p.getByRole('button', { name: 'day' }).click();
     await expect(p.getByRole('button', { name: 'day' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    // What its agent reports of the host, each in its tab: read without an error.
+    const hostLists: readonly (readonly [string, string])[] = [
+      ['Network', 'list-network'],
+      ['Disks', 'list-disks'],
+      ['Firewall', 'list-firewall-rules'],
+    ];
+    for (const [tab, list] of hostLists) {
+      await p.getByRole('tab', { name: tab }).click();
+      await p.locator(`[data-testid=${list}][data-state=success]`).waitFor({ timeout: PATIENCE_MS });
+    }
+    await p.getByRole('tab', { name: 'Tasks' }).click();
+    await p.getByTestId('tasks').getByText('qmcreate 100 on host1').waitFor();
     await screenshot(p, 'node');
 
     await p.getByRole('button', { name: 'Log out' }).click();

@@ -155,8 +155,13 @@ export function Collection<T>({ spec }: { readonly spec: CollectionSpec<T> }) {
           </Form>
         </ExpandableSection>
       )}
-      {rows.isError && <Alert isInline variant="danger" title={rows.error.message} />}
-      <DataList aria-label={spec.title} isCompact data-testid={`list-${spec.title.toLowerCase().replace(/\W+/g, '-')}`}>
+      {rows.isError && <Alert isInline variant="danger" title={rows.error.message} data-testid="list-error" />}
+      <DataList
+        aria-label={spec.title}
+        isCompact
+        data-testid={`list-${spec.title.toLowerCase().replace(/\W+/g, '-')}`}
+        data-state={rows.status}
+      >
         <DataListItem className="corral-list-head">
           <DataListItemRow>
             <DataListItemCells

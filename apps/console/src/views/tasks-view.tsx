@@ -31,19 +31,24 @@ interface Task {
 /** Tasks have no event: the list is read every 5 s, as PVE's task panel reads it. */
 const REFRESH_MS = 5_000;
 
-/** The cluster's running and most recent tasks (`GET /cluster/tasks`), each with its log on demand; `opened`'s from the start. */
+/** The cluster's running and most recent tasks (`GET /cluster/tasks`); `opened`'s log is shown from the start. */
 export function TasksView({ opened }: { readonly opened?: string | undefined }) {
-  const tasks = useQuery({
-    queryKey: ['cluster', 'tasks'],
-    queryFn: () => call<Task[]>('GET', '/cluster/tasks'),
-    refetchInterval: REFRESH_MS,
-  });
-  const [open, setOpen] = useState<string | null>(opened ?? null);
   return (
     <PageSection>
       <Title headingLevel="h1" className="corral-heading">
         Tasks
       </Title>
+      <TaskList path="/cluster/tasks" opened={opened} />
+    </PageSection>
+  );
+}
+
+/** Tasks as `path` lists them (the cluster's, or a node's `/nodes/{node}/tasks`), newest first, each with its log on demand. */
+export function TaskList({ path, opened }: { readonly path: string; readonly opened?: string | undefined }) {
+  const tasks = useQuery({ queryKey: ['tasks', path], queryFn: () => call<Task[]>('GET', path), refetchInterval: REFRESH_MS });
+  const [open, setOpen] = useState<string | null>(opened ?? null);
+  return (
+    <>
       {tasks.isError && <Alert isInline variant="danger" title={tasks.error.message} />}
       <DataList aria-label="Tasks" isCompact data-testid="tasks">
         {(tasks.data ?? []).map((task) => {
@@ -81,7 +86,7 @@ export function TasksView({ opened }: { readonly opened?: string | undefined }) 
       <Button variant="link" onClick={() => void tasks.refetch()}>
         Read again
       </Button>
-    </PageSection>
+    </>
   );
 }
 
