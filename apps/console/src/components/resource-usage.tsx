@@ -29,3 +29,15 @@ export function ResourceUsage({ resource, disk }: { readonly resource: Resource;
     </Stack>
   );
 }
+
+/** A storage's space on its node, or its state where it is not available. */
+export function StorageUsage({ storage, title }: { readonly storage: Resource; readonly title: string }) {
+  return (
+    <UsageBar
+      title={title}
+      used={storage.disk ?? 0}
+      total={storage.maxdisk ?? 0}
+      text={storage.status === 'available' ? `${bytes(storage.disk)} of ${bytes(storage.maxdisk)}` : (storage.status ?? '')}
+    />
+  );
+}

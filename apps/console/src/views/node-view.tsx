@@ -6,10 +6,9 @@ import { GuestListCard } from '../components/guest-list-card';
 import { NodeDisks, NodeFirewall, NodeNetwork, NodeUpdates } from './node-tabs';
 import { TaskList } from './tasks-view';
 import { Graphs } from '../components/lazy-graphs';
-import { ResourceUsage } from '../components/resource-usage';
+import { ResourceUsage, StorageUsage } from '../components/resource-usage';
 import { Facts, ResourceHeading } from '../components/summary-parts';
-import { UsageBar } from '../components/usage-bar';
-import { bytes, duration } from '../format';
+import { duration } from '../format';
 
 /** The node's other tabs: what its agent reports of the host, and its tasks. */
 const NODE_TABS: readonly (readonly [string, string, (base: string) => ReactNode])[] = [
@@ -49,13 +48,7 @@ export function NodeView({ node, resources }: { readonly node: Resource; readonl
         <CardBody>
           <Stack hasGutter>
             {storages.map((storage) => (
-              <UsageBar
-                key={storage.id}
-                title={storage.storage ?? storage.id}
-                used={storage.disk ?? 0}
-                total={storage.maxdisk ?? 0}
-                text={storage.status === 'available' ? `${bytes(storage.disk)} of ${bytes(storage.maxdisk)}` : (storage.status ?? '')}
-              />
+              <StorageUsage key={storage.id} storage={storage} title={storage.storage ?? storage.id} />
             ))}
           </Stack>
         </CardBody>

@@ -1,8 +1,7 @@
 import { Card, CardBody, EmptyState, EmptyStateBody, PageSection, Title } from '@patternfly/react-core';
 import { isGuest, type Resource } from '../api/resources';
 import { GuestListCard } from '../components/guest-list-card';
-import { UsageBar } from '../components/usage-bar';
-import { bytes } from '../format';
+import { StorageUsage } from '../components/resource-usage';
 import { href } from '../routing';
 
 /** A storage on one node and its space. */
@@ -14,12 +13,7 @@ export function StorageView({ storage }: { readonly storage: Resource }) {
       </Title>
       <Card>
         <CardBody>
-          <UsageBar
-            title="Space"
-            used={storage.disk ?? 0}
-            total={storage.maxdisk ?? 0}
-            text={storage.status === 'available' ? `${bytes(storage.disk)} of ${bytes(storage.maxdisk)}` : (storage.status ?? '')}
-          />
+          <StorageUsage storage={storage} title="Space" />
         </CardBody>
       </Card>
     </PageSection>
