@@ -153,7 +153,7 @@ describe('the web console', () => {
     await p.context().close();
   });
 
-  it("creates a VM through the wizard, showing a refused parameter's message on its step, snapshots it and deletes it", async () => {
+  it("creates a VM through the wizard, showing a refused parameter's message on its step, changes its memory, snapshots it and deletes it", async () => {
     const p = await page();
     await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
     await p.getByRole('link', { name: 'Create VM' }).click();
@@ -187,6 +187,19 @@ describe('the web console', () => {
       kvm: 0,
       scsi0: expect.stringMatching(/^local:101\/vm-101-disk-0\.qcow2,size=64M/),
     });
+
+    // Its memory changed in place: first refused, with the API's message under it, then saved.
+    await p.getByRole('tab', { name: 'Hardware and options' }).click();
+    await p.getByRole('button', { name: 'Edit memory' }).click();
+    await p.getByLabel('Value of memory').fill('1');
+    await p.getByRole('button', { name: 'Save' }).click();
+    const configHelp = p.getByTestId('config').locator('.pf-v6-c-helper-text__item.pf-m-error');
+    await expect(configHelp.textContent()).resolves.toMatch(/memory/);
+    await p.getByLabel('Value of memory').fill('128');
+    await p.getByRole('button', { name: 'Save' }).click();
+    await p.getByTestId('config').getByText('128', { exact: true }).waitFor();
+    expect(data<{ memory: string }>(await api.send('/nodes/host1/qemu/101/config')).memory).toBe('128');
+    await screenshot(p, 'vm-config');
 
     // A snapshot, then the VM deleted after the question.
     await p.getByRole('tab', { name: 'Snapshots' }).click();

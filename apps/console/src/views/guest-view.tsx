@@ -19,6 +19,7 @@ import { ApiFailure, call } from '../api/client';
 import { usePrivileges } from '../api/privileges';
 import { RESOURCES_KEY, type Resource } from '../api/resources';
 import { Confirm } from '../components/confirm';
+import { GuestConfig } from '../components/guest-config';
 import { GuestSnapshots } from '../components/guest-snapshots';
 import { Graphs } from '../components/lazy-graphs';
 import { labelOf } from '../components/resource-tree';
@@ -160,6 +161,11 @@ export function GuestView({ guest }: { readonly guest: Resource }) {
             </Card>
             <div className="corral-tab-body">
               <Graphs path={`/nodes/${encodeURIComponent(node)}/${guest.type}/${guest.vmid}`} kind="guest" />
+            </div>
+          </Tab>
+          <Tab eventKey="config" title={<TabTitleText>Hardware and options</TabTitleText>}>
+            <div className="corral-tab-body">
+              <GuestConfig guest={guest} mayChange={privileges.has('VM.Config.Options') || privileges.has('VM.Config.HWType')} />
             </div>
           </Tab>
           <Tab eventKey="snapshots" title={<TabTitleText>Snapshots</TabTitleText>}>
