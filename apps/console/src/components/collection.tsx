@@ -1,23 +1,10 @@
 import { useState, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  ActionGroup,
-  Alert,
-  Button,
-  Checkbox,
-  DataList,
-  DataListAction,
-  DataListCell,
-  DataListItem,
-  DataListItemCells,
-  DataListItemRow,
-  ExpandableSection,
-  Form,
-  Stack,
-} from '@patternfly/react-core';
+import { ActionGroup, Alert, Button, Checkbox, ExpandableSection, Form, Stack } from '@patternfly/react-core';
 import { ApiFailure, type Params } from '../api/client';
 import { Confirm } from './confirm';
 import { SelectField, TextField } from './form-field';
+import { RowList } from './row-list';
 
 /** A field of a create form, named as the API parameter it fills. */
 export type FieldSpec =
@@ -156,40 +143,22 @@ export function Collection<T>({ spec }: { readonly spec: CollectionSpec<T> }) {
         </ExpandableSection>
       )}
       {rows.isError && <Alert isInline variant="danger" title={rows.error.message} data-testid="list-error" />}
-      <DataList
-        aria-label={spec.title}
-        isCompact
-        data-testid={`list-${spec.title.toLowerCase().replace(/\W+/g, '-')}`}
-        data-state={rows.status}
-      >
-        <DataListItem className="corral-list-head">
-          <DataListItemRow>
-            <DataListItemCells
-              dataListCells={spec.columns.map(([header]) => (
-                <DataListCell key={header}>{header}</DataListCell>
-              ))}
-            />
-          </DataListItemRow>
-        </DataListItem>
-        {(rows.data ?? []).map((row) => (
-          <DataListItem key={spec.key(row)} aria-label={spec.key(row)}>
-            <DataListItemRow>
-              <DataListItemCells
-                dataListCells={spec.columns.map(([header, cell]) => (
-                  <DataListCell key={header}>{cell(row)}</DataListCell>
-                ))}
-              />
-              {spec.remove && spec.mayChange && (
-                <DataListAction aria-label={`Actions of ${spec.key(row)}`} aria-labelledby="" id={`remove-${spec.key(row)}`}>
-                  <Button variant="link" isDanger size="sm" onClick={() => setRemoving(row)} aria-label={`Remove ${spec.key(row)}`}>
-                    Remove
-                  </Button>
-                </DataListAction>
-              )}
-            </DataListItemRow>
-          </DataListItem>
-        ))}
-      </DataList>
+      <RowList
+        label={spec.title}
+        testId={`list-${spec.title.toLowerCase().replace(/\W+/g, '-')}`}
+        state={rows.status}
+        headers={spec.columns.map(([header]) => header)}
+        rows={(rows.data ?? []).map((row) => ({
+          key: spec.key(row),
+          cells: spec.columns.map(([, cell]) => cell(row)),
+          actions:
+            spec.remove && spec.mayChange ? (
+              <Button variant="link" isDanger size="sm" onClick={() => setRemoving(row)} aria-label={`Remove ${spec.key(row)}`}>
+                Remove
+              </Button>
+            ) : undefined,
+        }))}
+      />
       {removing !== null && spec.remove && (
         <Confirm
           title={`Remove ${spec.key(removing)}?`}

@@ -1,6 +1,6 @@
-import { DataList, DataListCell, DataListItem, DataListItemCells, DataListItemRow } from '@patternfly/react-core';
 import type { ClusterEvent } from '../api/live-events';
 import { href } from '../routing';
+import { RowList } from './row-list';
 
 /** Events from several reads (the live stream, a page read at the start), each once, newest first. */
 export function newestFirst(events: readonly ClusterEvent[], count: number): ClusterEvent[] {
@@ -14,23 +14,20 @@ export function newestFirst(events: readonly ClusterEvent[], count: number): Clu
 /** Events as rows: when, what, and the guest and node as links. */
 export function EventList({ events, label }: { readonly events: readonly ClusterEvent[]; readonly label: string }) {
   return (
-    <DataList aria-label={label} isCompact data-testid="events">
-      {events.map((event) => (
-        <DataListItem key={event.id}>
-          <DataListItemRow>
-            <DataListItemCells
-              dataListCells={[
-                <DataListCell key="time">{new Date(event.timestamp).toLocaleString()}</DataListCell>,
-                <DataListCell key="event">{event.event}</DataListCell>,
-                <DataListCell key="what">
-                  {event.vmid !== undefined ? <a href={href({ view: 'guest', vmid: event.vmid })}>{event.vmid}</a> : null} on{' '}
-                  <a href={href({ view: 'node', node: event.node })}>{event.node}</a>
-                </DataListCell>,
-              ]}
-            />
-          </DataListItemRow>
-        </DataListItem>
-      ))}
-    </DataList>
+    <RowList
+      label={label}
+      testId="events"
+      rows={events.map((event) => ({
+        key: event.id,
+        cells: [
+          new Date(event.timestamp).toLocaleString(),
+          event.event,
+          <>
+            {event.vmid !== undefined ? <a href={href({ view: 'guest', vmid: event.vmid })}>{event.vmid}</a> : null} on{' '}
+            <a href={href({ view: 'node', node: event.node })}>{event.node}</a>
+          </>,
+        ],
+      }))}
+    />
   );
 }

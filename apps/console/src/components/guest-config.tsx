@@ -1,22 +1,11 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  Alert,
-  Button,
-  DataList,
-  DataListAction,
-  DataListCell,
-  DataListItem,
-  DataListItemCells,
-  DataListItemRow,
-  Form,
-  Stack,
-  TextInput,
-} from '@patternfly/react-core';
+import { Alert, Button, Form, Stack, TextInput } from '@patternfly/react-core';
 import { ApiFailure, call } from '../api/client';
 import type { Resource } from '../api/resources';
 import { Confirm } from './confirm';
 import { ParamHelp, TextField } from './form-field';
+import { RowList } from './row-list';
 
 type Config = Readonly<Record<string, string | number>>;
 
@@ -64,63 +53,52 @@ export function GuestConfig({ guest, mayChange }: { readonly guest: Resource; re
         </Alert>
       )}
       {config.isError && <Alert isInline variant="danger" title={config.error.message} />}
-      <DataList aria-label="Configuration" isCompact data-testid="config">
-        {keys.map((key) => {
+      <RowList
+        label="Configuration"
+        testId="config"
+        rows={keys.map((key) => {
           const value = String(config.data?.[key] ?? '');
           const isEditing = editing?.key === key;
-          return (
-            <DataListItem key={key} aria-label={key}>
-              <DataListItemRow>
-                <DataListItemCells
-                  dataListCells={[
-                    <DataListCell key="key" width={1}>
-                      {key}
-                    </DataListCell>,
-                    <DataListCell key="value" width={4}>
-                      {isEditing ? (
-                        <>
-                          <TextInput
-                            aria-label={`Value of ${key}`}
-                            value={editing.value}
-                            onChange={(_event, text) => setEditing({ key, value: text })}
-                            validated={keyError(key) ? 'error' : 'default'}
-                          />
-                          <ParamHelp message={keyError(key)} />
-                        </>
-                      ) : (
-                        <span className="corral-config-value">{value}</span>
-                      )}
-                    </DataListCell>,
-                  ]}
-                />
-                {mayChange && (
-                  <DataListAction aria-label={`Change ${key}`} aria-labelledby="" id={`change-${key}`}>
-                    {isEditing ? (
-                      <>
-                        <Button size="sm" onClick={() => void change({ [key]: editing.value }, () => setEditing(null))}>
-                          Save
-                        </Button>
-                        <Button size="sm" variant="link" onClick={() => setEditing(null)}>
-                          Cancel
-                        </Button>
-                      </>
-                    ) : (
-                      <>
-                        <Button size="sm" variant="secondary" onClick={() => setEditing({ key, value })} aria-label={`Edit ${key}`}>
-                          Edit
-                        </Button>
-                        <Button size="sm" variant="link" isDanger onClick={() => setRemoving(key)} aria-label={`Remove ${key}`}>
-                          Remove
-                        </Button>
-                      </>
-                    )}
-                  </DataListAction>
-                )}
-              </DataListItemRow>
-            </DataListItem>
-          );
+          return {
+            key,
+            cells: [
+              key,
+              isEditing ? (
+                <>
+                  <TextInput
+                    aria-label={`Value of ${key}`}
+                    value={editing.value}
+                    onChange={(_event, text) => setEditing({ key, value: text })}
+                    validated={keyError(key) ? 'error' : 'default'}
+                  />
+                  <ParamHelp message={keyError(key)} />
+                </>
+              ) : (
+                <span className="corral-config-value">{value}</span>
+              ),
+            ],
+            actions: !mayChange ? undefined : isEditing ? (
+              <>
+                <Button size="sm" onClick={() => void change({ [key]: editing.value }, () => setEditing(null))}>
+                  Save
+                </Button>
+                <Button size="sm" variant="link" onClick={() => setEditing(null)}>
+                  Cancel
+                </Button>
+              </>
+            ) : (
+              <>
+                <Button size="sm" variant="secondary" onClick={() => setEditing({ key, value })} aria-label={`Edit ${key}`}>
+                  Edit
+                </Button>
+                <Button size="sm" variant="link" isDanger onClick={() => setRemoving(key)} aria-label={`Remove ${key}`}>
+                  Remove
+                </Button>
+              </>
+            ),
+          };
         })}
-      </DataList>
+      />
       {mayChange && (
         <Form
           isHorizontal

@@ -1,21 +1,11 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  Alert,
-  Button,
-  DataList,
-  DataListAction,
-  DataListCell,
-  DataListItem,
-  DataListItemCells,
-  DataListItemRow,
-  Form,
-  Stack,
-} from '@patternfly/react-core';
+import { Alert, Button, Form, Stack } from '@patternfly/react-core';
 import { ApiFailure, call } from '../api/client';
 import type { Resource } from '../api/resources';
 import { Confirm } from './confirm';
 import { TextField } from './form-field';
+import { RowList } from './row-list';
 import { TaskLog } from './task-log';
 
 interface Snapshot {
@@ -74,34 +64,31 @@ export function GuestSnapshots({ guest, mayChange }: { readonly guest: Resource;
         </Alert>
       )}
       {task && <TaskLog key={task.upid} node={guest.node ?? ''} upid={task.upid} title={task.title} onEnd={ended} />}
-      <DataList aria-label="Snapshots" isCompact data-testid="snapshots">
-        {(snapshots.data ?? [])
+      <RowList
+        label="Snapshots"
+        testId="snapshots"
+        rows={(snapshots.data ?? [])
           .filter((snapshot) => snapshot.name !== CURRENT)
           .sort((a, b) => (a.snaptime ?? 0) - (b.snaptime ?? 0))
-          .map((snapshot) => (
-            <DataListItem key={snapshot.name}>
-              <DataListItemRow>
-                <DataListItemCells
-                  dataListCells={[
-                    <DataListCell key="name">{snapshot.name}</DataListCell>,
-                    <DataListCell key="time">{snapshot.snaptime ? new Date(snapshot.snaptime * 1000).toLocaleString() : ''}</DataListCell>,
-                    <DataListCell key="description">{snapshot.description ?? ''}</DataListCell>,
-                  ]}
-                />
-                {mayChange && (
-                  <DataListAction aria-label={`Actions of ${snapshot.name}`} aria-labelledby="" id={`actions-${snapshot.name}`}>
-                    <Button variant="secondary" size="sm" onClick={() => setAsking({ kind: 'rollback', snapshot: snapshot.name })}>
-                      Roll back
-                    </Button>
-                    <Button variant="danger" size="sm" onClick={() => setAsking({ kind: 'delete', snapshot: snapshot.name })}>
-                      Delete
-                    </Button>
-                  </DataListAction>
-                )}
-              </DataListItemRow>
-            </DataListItem>
-          ))}
-      </DataList>
+          .map((snapshot) => ({
+            key: snapshot.name,
+            cells: [
+              snapshot.name,
+              snapshot.snaptime ? new Date(snapshot.snaptime * 1000).toLocaleString() : '',
+              snapshot.description ?? '',
+            ],
+            actions: mayChange ? (
+              <>
+                <Button variant="secondary" size="sm" onClick={() => setAsking({ kind: 'rollback', snapshot: snapshot.name })}>
+                  Roll back
+                </Button>
+                <Button variant="danger" size="sm" onClick={() => setAsking({ kind: 'delete', snapshot: snapshot.name })}>
+                  Delete
+                </Button>
+              </>
+            ) : undefined,
+          }))}
+      />
       {snapshots.data?.length === 1 && <p>No snapshots.</p>}
       {asking && (
         <Confirm
