@@ -153,7 +153,7 @@ describe('the web console', () => {
     await p.context().close();
   });
 
-  it("creates a VM through the wizard, showing a refused parameter's message on its step, changes its memory, snapshots it and deletes it", async () => {
+  it("creates a VM through the wizard, showing a refused parameter's message on its step, changes its memory, puts it under HA, clones it, snapshots it and deletes it", async () => {
     const p = await page();
     await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
     await p.getByRole('link', { name: 'Create VM' }).click();
@@ -200,6 +200,33 @@ describe('the web console', () => {
     await p.getByTestId('config').getByText('128', { exact: true }).waitFor();
     expect(data<{ memory: string }>(await api.send('/nodes/host1/qemu/101/config')).memory).toBe('128');
     await screenshot(p, 'vm-config');
+
+    // Under HA and out of it again.
+    await p.getByRole('button', { name: 'Manage with HA' }).click();
+    await p.getByRole('dialog').locator('#state').selectOption('stopped');
+    await p.getByRole('dialog').getByRole('button', { name: 'Add' }).click();
+    await p.getByRole('button', { name: 'Remove from HA' }).waitFor({ timeout: PATIENCE_MS });
+    expect(data<{ sid: string }[]>(await api.send('/cluster/ha/resources')).map((r) => r.sid)).toEqual(['vm:101']);
+    await p.getByRole('button', { name: 'Remove from HA' }).click();
+    await p.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await p.getByRole('button', { name: 'Manage with HA' }).waitFor({ timeout: PATIENCE_MS });
+
+    // A clone, made a template from its own view.
+    await p.getByRole('button', { name: 'Clone' }).click();
+    await waitFor(async () => (await p.locator('#newid').inputValue()) === '102', { timeoutMs: 10_000, what: 'the next free id' });
+    await p.getByRole('dialog').locator('#name').fill('clone1');
+    await p.getByRole('dialog').getByRole('button', { name: 'Clone' }).click();
+    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    await treeItem(p, 'qemu/102').click();
+    await p.getByRole('button', { name: 'Convert to template' }).click();
+    await p.getByRole('dialog').getByRole('button', { name: 'Convert' }).click();
+    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    expect(data<{ template?: number; name: string }>(await api.send('/nodes/host1/qemu/102/config'))).toMatchObject({
+      template: 1,
+      name: 'clone1',
+    });
+    expect(await api.task('host1', '/nodes/host1/qemu/102', 'DELETE')).toBe('OK');
+    await treeItem(p, 'qemu/101').click();
 
     // A snapshot, then the VM deleted after the question.
     await p.getByRole('tab', { name: 'Snapshots' }).click();

@@ -12,7 +12,6 @@ export interface Resource {
   readonly pool?: string;
   readonly storage?: string;
   readonly template?: number;
-  readonly hastate?: string;
   readonly cpu?: number;
   readonly maxcpu?: number;
   readonly mem?: number;

@@ -1,27 +1,10 @@
 import { useState, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ActionGroup, Alert, Button, Checkbox, ExpandableSection, Form, Stack } from '@patternfly/react-core';
+import { ActionGroup, Alert, Button, ExpandableSection, Form, Stack } from '@patternfly/react-core';
 import { ApiFailure, type Params } from '../api/client';
 import { Confirm } from './confirm';
-import { SelectField, TextField } from './form-field';
+import { initialValues, SpecFields, toParams, type FieldSpec } from './spec-fields';
 import { RowList } from './row-list';
-
-/** A field of a create form, named as the API parameter it fills. */
-export type FieldSpec =
-  | {
-      readonly param: string;
-      readonly label: string;
-      readonly kind: 'text' | 'password';
-      readonly isRequired?: boolean;
-      readonly hint?: string;
-    }
-  | {
-      readonly param: string;
-      readonly label: string;
-      readonly kind: 'select';
-      readonly options: readonly { value: string; label: string }[];
-    }
-  | { readonly param: string; readonly label: string; readonly kind: 'checkbox'; readonly initial: boolean };
 
 /** One kind of thing the API lists, with how it is shown, made and removed. */
 export interface CollectionSpec<T> {
@@ -95,45 +78,7 @@ export function Collection<T>({ spec }: { readonly spec: CollectionSpec<T> }) {
               );
             }}
           >
-            {create.fields.map((field) => {
-              const set = (value: string | boolean) => setValues((before) => ({ ...before, [field.param]: value }));
-              const value = values[field.param];
-              if (field.kind === 'checkbox')
-                return (
-                  <Checkbox
-                    key={field.param}
-                    id={field.param}
-                    label={field.label}
-                    isChecked={value === true}
-                    onChange={(_e, checked) => set(checked)}
-                  />
-                );
-              if (field.kind === 'select')
-                return (
-                  <SelectField
-                    key={field.param}
-                    id={field.param}
-                    label={field.label}
-                    value={String(value)}
-                    onChange={set}
-                    options={field.options}
-                    error={paramError(field.param)}
-                  />
-                );
-              return (
-                <TextField
-                  key={field.param}
-                  id={field.param}
-                  label={field.label}
-                  type={field.kind}
-                  value={String(value)}
-                  onChange={set}
-                  error={paramError(field.param)}
-                  isRequired={field.isRequired ?? false}
-                  hint={field.hint}
-                />
-              );
-            })}
+            <SpecFields fields={create.fields} values={values} setValues={setValues} error={paramError} />
             <ActionGroup>
               <Button type="submit" variant="primary">
                 Add
@@ -178,18 +123,4 @@ export function Collection<T>({ spec }: { readonly spec: CollectionSpec<T> }) {
       )}
     </Stack>
   );
-}
-
-function initialValues(fields: readonly FieldSpec[]): Record<string, string | boolean> {
-  return Object.fromEntries(
-    fields.map((field) => [
-      field.param,
-      field.kind === 'checkbox' ? field.initial : field.kind === 'select' ? (field.options[0]?.value ?? '') : '',
-    ]),
-  );
-}
-
-/** Empty text is left out: the API's default applies. */
-function toParams(values: Record<string, string | boolean>): Params {
-  return Object.fromEntries(Object.entries(values).map(([param, value]) => [param, value === '' ? undefined : value]));
 }

@@ -123,8 +123,8 @@ export function CreateVmWizard({ resources }: { readonly resources: readonly Res
   const stepFailed = (step: string) => failure instanceof ApiFailure && failure.problems.some((p) => p.param && STEP_OF[p.param] === step);
 
   useEffect(() => {
-    if (nextid.data && !c.vmid) set('vmid')(nextid.data);
-  }, [nextid.data, c.vmid]);
+    if (nextid.data && !nextid.isFetching && !c.vmid) set('vmid')(nextid.data);
+  }, [nextid.data, nextid.isFetching, c.vmid]);
   useEffect(() => {
     if (!c.diskStorage && storages.data?.[0]) set('diskStorage')(storages.data[0].storage);
   }, [storages.data, c.diskStorage]);

@@ -16,9 +16,11 @@ import {
   ToolbarItem,
 } from '@patternfly/react-core';
 import { ApiFailure, call } from '../api/client';
+import { useHaState } from '../api/ha';
 import { usePrivileges } from '../api/privileges';
 import { RESOURCES_KEY, type Resource } from '../api/resources';
 import { Confirm } from '../components/confirm';
+import { GuestActions } from '../components/guest-actions';
 import { GuestConfig } from '../components/guest-config';
 import { GuestSnapshots } from '../components/guest-snapshots';
 import { Graphs } from '../components/lazy-graphs';
@@ -77,13 +79,14 @@ function GuestConsole({ guest }: { readonly guest: Resource }) {
 }
 
 /** A VM or container: its state, live, its power actions with their task's log, and its console. */
-export function GuestView({ guest }: { readonly guest: Resource }) {
+export function GuestView({ guest, nodes }: { readonly guest: Resource; readonly nodes: readonly string[] }) {
   const queryClient = useQueryClient();
   const privileges = usePrivileges(`/vms/${guest.vmid}`);
   const [asking, setAsking] = useState<PowerAction | null>(null);
   const [task, setTask] = useState<{ upid: string; title: string } | null>(null);
   const [failure, setFailure] = useState<ApiFailure | Error | null>(null);
   const [tab, setTab] = useState('summary');
+  const haState = useHaState(guest);
   const node = guest.node ?? '';
   const kind = guest.type === 'qemu' ? 'VM' : 'Container';
 
@@ -132,6 +135,7 @@ export function GuestView({ guest }: { readonly guest: Resource }) {
               Delete
             </Button>
           </ToolbarItem>
+          <GuestActions guest={guest} nodes={nodes} privileges={privileges} onTask={(upid, title) => setTask({ upid, title })} />
         </ToolbarContent>
       </Toolbar>
       {privileges.loaded && !privileges.has('VM.PowerMgmt') && (
@@ -152,7 +156,7 @@ export function GuestView({ guest }: { readonly guest: Resource }) {
                   facts={[
                     ['Node', <a href={href({ view: 'node', node })}>{node}</a>],
                     ['Uptime', duration(guest.uptime)],
-                    ['HA', guest.hastate ?? 'not managed'],
+                    ['HA', haState === undefined ? '-' : (haState ?? 'not managed')],
                     ['Pool', guest.pool ? <a href={href({ view: 'pool', pool: guest.pool })}>{guest.pool}</a> : null],
                   ]}
                 />

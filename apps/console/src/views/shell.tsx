@@ -197,7 +197,8 @@ function View({
     }
     case 'guest': {
       const guest = resources.find((r) => (r.type === 'qemu' || r.type === 'lxc') && r.vmid === route.vmid);
-      return guest ? <GuestView guest={guest} /> : <Missing what={`guest ${route.vmid}`} />;
+      const nodes = resources.filter((r) => r.type === 'node' && r.status === 'online').map((r) => r.node ?? '');
+      return guest ? <GuestView guest={guest} nodes={nodes} /> : <Missing what={`guest ${route.vmid}`} />;
     }
     case 'storage': {
       const storage = resources.find((r) => r.type === 'storage' && r.node === route.node && r.storage === route.storage);
