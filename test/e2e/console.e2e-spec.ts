@@ -218,9 +218,10 @@ describe('the web console', () => {
     await p.getByRole('dialog').getByRole('button', { name: 'Clone' }).click();
     await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
     await treeItem(p, 'qemu/102').click();
+    await p.getByRole('heading', { name: 'VM 102 (clone1)' }).waitFor();
     await p.getByRole('button', { name: 'Convert to template' }).click();
     await p.getByRole('dialog').getByRole('button', { name: 'Convert' }).click();
-    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    await p.locator('[data-testid=task][data-status=ok]', { hasText: 'Template 102: OK' }).waitFor({ timeout: PATIENCE_MS });
     expect(data<{ template?: number; name: string }>(await api.send('/nodes/host1/qemu/102/config'))).toMatchObject({
       template: 1,
       name: 'clone1',

@@ -1,6 +1,7 @@
 import { useState, type ReactNode } from 'react';
-import { Alert, Button, Form, Modal, ModalBody, ModalFooter, ModalHeader } from '@patternfly/react-core';
+import { Alert, Button, Form } from '@patternfly/react-core';
 import { ApiFailure, type Params } from '../api/client';
+import { Dialog } from './confirm';
 import { initialValues, SpecFields, toParams, type FieldSpec, type Values } from './spec-fields';
 
 /**
@@ -44,33 +45,30 @@ export function ActionModal({
   };
 
   return (
-    <Modal isOpen variant="small" onClose={onCancel} aria-labelledby="action-title">
-      <ModalHeader title={title} labelId="action-title" />
-      <ModalBody>
-        {children}
-        {failure && !placed && (
-          <Alert isInline variant="danger" title="Refused" data-testid="action-refused">
-            {failure.message}
-          </Alert>
-        )}
-        <Form
-          id="action-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void run();
-          }}
-        >
-          <SpecFields fields={fields} values={values} setValues={setValues} error={error} />
-        </Form>
-      </ModalBody>
-      <ModalFooter>
+    <Dialog
+      title={title}
+      onCancel={onCancel}
+      actionButton={
         <Button type="submit" form="action-form" variant="primary" isLoading={busy} isDisabled={busy}>
           {action}
         </Button>
-        <Button variant="link" onClick={onCancel}>
-          Cancel
-        </Button>
-      </ModalFooter>
-    </Modal>
+      }
+    >
+      {children}
+      {failure && !placed && (
+        <Alert isInline variant="danger" title="Refused" data-testid="action-refused">
+          {failure.message}
+        </Alert>
+      )}
+      <Form
+        id="action-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void run();
+        }}
+      >
+        <SpecFields fields={fields} values={values} setValues={setValues} error={error} />
+      </Form>
+    </Dialog>
   );
 }

@@ -193,12 +193,12 @@ function View({
       return <Dashboard resources={resources} live={events} />;
     case 'node': {
       const node = resources.find((r) => r.type === 'node' && r.node === route.node);
-      return node ? <NodeView node={node} resources={resources} /> : <Missing what={`node '${route.node}'`} />;
+      return node ? <NodeView key={route.node} node={node} resources={resources} /> : <Missing what={`node '${route.node}'`} />;
     }
     case 'guest': {
       const guest = resources.find((r) => (r.type === 'qemu' || r.type === 'lxc') && r.vmid === route.vmid);
       const nodes = resources.filter((r) => r.type === 'node' && r.status === 'online').map((r) => r.node ?? '');
-      return guest ? <GuestView guest={guest} nodes={nodes} /> : <Missing what={`guest ${route.vmid}`} />;
+      return guest ? <GuestView key={guest.vmid} guest={guest} nodes={nodes} /> : <Missing what={`guest ${route.vmid}`} />;
     }
     case 'storage': {
       const storage = resources.find((r) => r.type === 'storage' && r.node === route.node && r.storage === route.storage);
