@@ -153,7 +153,7 @@ describe('the web console', () => {
     await p.context().close();
   });
 
-  it("creates a VM through the wizard, showing a refused parameter's message on its step, changes its memory, puts it under HA, clones it, snapshots it and deletes it", async () => {
+  it("creates a VM through the wizard, showing a refused parameter's message on its step, changes its memory, puts it under HA, clones it, backs it up and restores it, snapshots it and deletes it", async () => {
     const p = await page();
     await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
     await p.getByRole('link', { name: 'Create VM' }).click();
@@ -228,6 +228,20 @@ describe('the web console', () => {
     });
     expect(await api.task('host1', '/nodes/host1/qemu/102', 'DELETE')).toBe('OK');
     await treeItem(p, 'qemu/101').click();
+
+    // A backup, restored over the VM, then removed.
+    await p.getByRole('tab', { name: 'Backups' }).click();
+    await p.getByRole('button', { name: 'Back up now' }).click();
+    await p.getByRole('dialog').getByRole('button', { name: 'Back up' }).click();
+    await p.locator('[data-testid=task][data-status=ok]', { hasText: 'Backup of 101: OK' }).waitFor({ timeout: PATIENCE_MS });
+    const backupRow = p.getByTestId('backups').getByText(/^local:backup\/vzdump-qemu-101-/);
+    await backupRow.waitFor();
+    await p.getByTestId('backups').getByRole('button', { name: 'Restore' }).click();
+    await p.getByRole('dialog').getByRole('button', { name: 'Restore' }).click();
+    await p.locator('[data-testid=task][data-status=ok]', { hasText: 'Restore of 101: OK' }).waitFor({ timeout: PATIENCE_MS });
+    await p.getByTestId('backups').getByRole('button', { name: 'Remove' }).click();
+    await p.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await p.getByText('No backups.').waitFor({ timeout: PATIENCE_MS });
 
     // A snapshot, then the VM deleted after the question.
     await p.getByRole('tab', { name: 'Snapshots' }).click();

@@ -21,6 +21,7 @@ import { usePrivileges } from '../api/privileges';
 import { RESOURCES_KEY, type Resource } from '../api/resources';
 import { Confirm } from '../components/confirm';
 import { GuestActions } from '../components/guest-actions';
+import { GuestBackups } from '../components/guest-backups';
 import { GuestConfig } from '../components/guest-config';
 import { GuestSnapshots } from '../components/guest-snapshots';
 import { Graphs } from '../components/lazy-graphs';
@@ -147,7 +148,10 @@ export function GuestView({ guest, nodes }: { readonly guest: Resource; readonly
             {failure.message}
           </Alert>
         )}
-        {task && <TaskLog key={task.upid} node={node} upid={task.upid} title={task.title} />}
+        {/* What a task changed (a backup made, a config restored) is read again once it ends. */}
+        {task && (
+          <TaskLog key={task.upid} node={node} upid={task.upid} title={task.title} onEnd={() => void queryClient.invalidateQueries()} />
+        )}
         <Tabs activeKey={tab} onSelect={(_event, key) => setTab(String(key))} aria-label="Guest" mountOnEnter unmountOnExit>
           <Tab eventKey="summary" title={<TabTitleText>Summary</TabTitleText>}>
             <Card className="corral-tab-body">
@@ -175,6 +179,11 @@ export function GuestView({ guest, nodes }: { readonly guest: Resource; readonly
           <Tab eventKey="snapshots" title={<TabTitleText>Snapshots</TabTitleText>}>
             <div className="corral-tab-body">
               <GuestSnapshots guest={guest} mayChange={privileges.has('VM.Snapshot')} />
+            </div>
+          </Tab>
+          <Tab eventKey="backups" title={<TabTitleText>Backups</TabTitleText>}>
+            <div className="corral-tab-body">
+              <GuestBackups guest={guest} mayBackUp={privileges.has('VM.Backup')} onTask={(upid, title) => setTask({ upid, title })} />
             </div>
           </Tab>
           <Tab eventKey="console" title={<TabTitleText>Console</TabTitleText>} isAriaDisabled={!privileges.has('VM.Console')}>
