@@ -1,13 +1,11 @@
-import { useEffect, useState } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Checkbox, Form, FormGroup, PageSection, Title, Wizard, WizardStep } from '@patternfly/react-core';
-import { ApiFailure, call, type Params } from '../api/client';
+import { useEffect } from 'react';
+import { Alert, Checkbox, Form, FormGroup, PageSection, Title, Wizard, WizardStep } from '@patternfly/react-core';
+import type { Params } from '../api/client';
 import { useBridges, useIsoImages, useNodeStorages } from '../api/node-lists';
-import { RESOURCES_KEY, type Resource } from '../api/resources';
+import type { Resource } from '../api/resources';
 import { Facts } from '../components/summary-parts';
 import { ParamHelp, SelectField, TextField } from '../components/form-field';
-import { TaskLog } from '../components/task-log';
-import { href } from '../routing';
+import { Creating, useGuestWizard } from '../components/guest-wizard';
 
 /** What the wizard asks, as the user typed it. */
 interface Choices {
@@ -88,78 +86,48 @@ function createParams(c: Choices): Params {
  * refusals are shown on the step of the parameter they name, and its task's log, live.
  */
 export function CreateVmWizard({ resources }: { readonly resources: readonly Resource[] }) {
-  const queryClient = useQueryClient();
   const online = resources.filter((r) => r.type === 'node' && r.status === 'online').map((r) => r.node ?? '');
-  const nextid = useQuery({ queryKey: ['cluster', 'nextid'], queryFn: () => call<string>('GET', '/cluster/nextid'), staleTime: 0 });
-  const [c, setChoices] = useState<Choices>({
-    node: online[0] ?? '',
-    vmid: '',
-    name: '',
-    ostype: 'l26',
-    iso: '',
-    diskStorage: '',
-    diskGiB: '32',
-    sockets: '1',
-    cores: '1',
-    memory: '2048',
-    kvm: true,
-    bridge: '',
-    cloudinit: false,
-    ciuser: '',
-    cipassword: '',
-    sshkeys: '',
-    ipconfig0: 'ip=dhcp',
-  });
-  const set =
-    <K extends keyof Choices>(key: K) =>
-    (value: Choices[K]) =>
-      setChoices((before) => ({ ...before, [key]: value }));
+  const wizard = useGuestWizard<Choices>(
+    'qemu',
+    {
+      node: online[0] ?? '',
+      vmid: '',
+      name: '',
+      ostype: 'l26',
+      iso: '',
+      diskStorage: '',
+      diskGiB: '32',
+      sockets: '1',
+      cores: '1',
+      memory: '2048',
+      kvm: true,
+      bridge: '',
+      cloudinit: false,
+      ciuser: '',
+      cipassword: '',
+      sshkeys: '',
+      ipconfig0: 'ip=dhcp',
+    },
+    STEP_OF,
+  );
+  const { choices: c, set, error, failure, stepStatus } = wizard;
   const storages = useNodeStorages(c.node, 'images');
   const isos = useIsoImages(c.node);
   const bridges = useBridges(c.node);
-  const [failure, setFailure] = useState<ApiFailure | Error | null>(null);
-  const [upid, setUpid] = useState<string | null>(null);
-  const error = (param: string) => (failure instanceof ApiFailure ? failure.forParam(param) : undefined);
-  const stepFailed = (step: string) => failure instanceof ApiFailure && failure.problems.some((p) => p.param && STEP_OF[p.param] === step);
 
-  useEffect(() => {
-    if (nextid.data && !nextid.isFetching && !c.vmid) set('vmid')(nextid.data);
-  }, [nextid.data, nextid.isFetching, c.vmid]);
   useEffect(() => {
     if (!c.diskStorage && storages.data?.[0]) set('diskStorage')(storages.data[0].storage);
   }, [storages.data, c.diskStorage]);
 
-  const create = async () => {
-    setFailure(null);
-    try {
-      setUpid(await call<string>('POST', `/nodes/${encodeURIComponent(c.node)}/qemu`, createParams(c)));
-      void queryClient.invalidateQueries({ queryKey: RESOURCES_KEY });
-    } catch (caught) {
-      setFailure(caught instanceof Error ? caught : new Error(String(caught)));
-    }
-  };
-
-  if (upid) {
-    return (
-      <PageSection>
-        <Title headingLevel="h1" className="corral-heading">
-          Creating VM {c.vmid}
-        </Title>
-        <TaskLog node={c.node} upid={upid} title={`Create VM ${c.vmid}`} />
-        <Button variant="link" component="a" href={href({ view: 'guest', vmid: Number(c.vmid) })}>
-          Open VM {c.vmid}
-        </Button>
-      </PageSection>
-    );
-  }
+  if (wizard.upid) return <Creating kind="VM" node={c.node} vmid={c.vmid} upid={wizard.upid} />;
 
   return (
     <PageSection>
       <Title headingLevel="h1" className="corral-heading">
         Create a VM
       </Title>
-      <Wizard onClose={() => window.history.back()} onSave={() => void create()} height={560} navAriaLabel="Steps">
-        <WizardStep name="General" id="general" status={stepFailed('general') ? 'error' : 'default'}>
+      <Wizard onClose={() => window.history.back()} onSave={() => void wizard.create(createParams(c))} height={560} navAriaLabel="Steps">
+        <WizardStep name="General" id="general" status={stepStatus('general')}>
           <Form>
             <SelectField
               id="node"
@@ -182,7 +150,7 @@ export function CreateVmWizard({ resources }: { readonly resources: readonly Res
             />
           </Form>
         </WizardStep>
-        <WizardStep name="Installation media" id="os" status={stepFailed('os') ? 'error' : 'default'}>
+        <WizardStep name="Installation media" id="os" status={stepStatus('os')}>
           <Form>
             <SelectField
               id="iso"
@@ -195,7 +163,7 @@ export function CreateVmWizard({ resources }: { readonly resources: readonly Res
             />
           </Form>
         </WizardStep>
-        <WizardStep name="Disk" id="disk" status={stepFailed('disk') ? 'error' : 'default'}>
+        <WizardStep name="Disk" id="disk" status={stepStatus('disk')}>
           <Form>
             <SelectField
               id="disk-storage"
@@ -215,7 +183,7 @@ export function CreateVmWizard({ resources }: { readonly resources: readonly Res
             />
           </Form>
         </WizardStep>
-        <WizardStep name="CPU and memory" id="cpu" status={stepFailed('cpu') ? 'error' : 'default'}>
+        <WizardStep name="CPU and memory" id="cpu" status={stepStatus('cpu')}>
           <Form>
             <TextField id="sockets" label="Sockets" type="number" value={c.sockets} onChange={set('sockets')} error={error('sockets')} />
             <TextField id="cores" label="Cores" type="number" value={c.cores} onChange={set('cores')} error={error('cores')} />
@@ -232,7 +200,7 @@ export function CreateVmWizard({ resources }: { readonly resources: readonly Res
             </FormGroup>
           </Form>
         </WizardStep>
-        <WizardStep name="Network" id="network" status={stepFailed('network') ? 'error' : 'default'}>
+        <WizardStep name="Network" id="network" status={stepStatus('network')}>
           <Form>
             <SelectField
               id="bridge"
@@ -245,7 +213,7 @@ export function CreateVmWizard({ resources }: { readonly resources: readonly Res
             />
           </Form>
         </WizardStep>
-        <WizardStep name="Cloud-init" id="cloudinit" status={stepFailed('cloudinit') ? 'error' : 'default'}>
+        <WizardStep name="Cloud-init" id="cloudinit" status={stepStatus('cloudinit')}>
           <Form>
             <Checkbox
               id="cloudinit"
