@@ -1,6 +1,6 @@
-import { waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
+import { buildBusyboxTemplate, waitFor, type AgentProcess, type ControlPlaneProcess } from '@corral/testing';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -39,6 +39,8 @@ describe('the web console', () => {
     cp = await startOnTestDatabase({ env: { CORRAL_ROOT_PASSWORD: ROOT_PASSWORD } });
     origin = `https://127.0.0.1:${cp.port}`;
     api = guestApi(cp, ROOT_PASSWORD, PATIENCE_MS);
+    await mkdir(join(root, 'host1', 'var/lib/vz/template/cache'), { recursive: true });
+    await buildBusyboxTemplate(join(root, 'host1', 'var/lib/vz/template/cache/busybox.tar.gz'));
     agent = await api.onlineNativeAgent(root, 'host1');
     // TCG (kvm 0): a host's KVM may open and still not run guests.
     expect(await api.task('host1', '/nodes/host1/qemu', 'POST', { vmid: 100, name: 'web1', memory: 64, kvm: 0 })).toBe('OK');
@@ -49,6 +51,7 @@ describe('the web console', () => {
     await browser?.close();
     // Guests outlive their agent (as in PVE): whatever a failed test left running is killed here.
     await run('pkill', ['-9', '-f', root]).catch(() => undefined);
+    await run('lxc-stop', ['-P', join(root, 'host1/var/lib/corral/lxc'), '-n', '200', '-k']).catch(() => undefined);
     await agent?.kill();
     await cp?.stop();
     await rm(root, { recursive: true, force: true });
@@ -259,6 +262,43 @@ describe('the web console', () => {
     await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
     await waitFor(async () => (await treeItem(p, 'qemu/101').count()) === 0, { timeoutMs: PATIENCE_MS, what: 'VM 101 gone from the tree' });
     expect((await api.send('/nodes/host1/qemu/101/config')).status).toBe(404);
+    await p.context().close();
+  });
+
+  it('creates a container through its wizard, starts it, stops it and deletes it', async () => {
+    const p = await page();
+    await logIn(p, origin, 'root@pam', ROOT_PASSWORD);
+    await p.getByRole('link', { name: 'Create CT' }).click();
+    await waitFor(async () => (await p.locator('#vmid').inputValue()) !== '', { timeoutMs: 10_000, what: 'the next free id' });
+    await p.locator('#vmid').fill('200');
+    await p.getByLabel('Host name').fill('ct1');
+    await p.getByLabel('Root password').fill('container-password');
+    await p.getByLabel('Unprivileged container').uncheck();
+    await p.getByRole('button', { name: 'Template' }).click();
+    await expect(p.locator('#template').inputValue()).resolves.toBe('local:vztmpl/busybox.tar.gz');
+    await p.getByRole('button', { name: 'Root disk' }).click();
+    await p.getByLabel('Size (GiB)').fill('0.5');
+    await p.getByRole('button', { name: 'CPU and memory' }).click();
+    await p.getByLabel('Memory (MiB)').fill('64');
+    await p.getByRole('button', { name: 'Review' }).click();
+    await p.getByRole('button', { name: 'Create' }).click();
+    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    await p.getByRole('link', { name: 'Open Container 200' }).click();
+    await expect(p.getByTestId('guest-status').textContent()).resolves.toBe('stopped');
+
+    await p.getByRole('button', { name: 'Start', exact: true }).click();
+    await p.locator('[data-testid=guest-status]', { hasText: 'running' }).waitFor({ timeout: PATIENCE_MS });
+    expect(data<{ status: string; name: string }>(await api.send('/nodes/host1/lxc/200/status/current'))).toMatchObject({
+      status: 'running',
+      name: 'ct1',
+    });
+    await p.getByRole('button', { name: 'Stop', exact: true }).click();
+    await p.getByRole('dialog').getByRole('button', { name: 'Stop', exact: true }).click();
+    await p.locator('[data-testid=guest-status]', { hasText: 'stopped' }).waitFor({ timeout: PATIENCE_MS });
+    await p.getByRole('button', { name: 'Delete', exact: true }).click();
+    await p.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true }).click();
+    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    expect((await api.send('/nodes/host1/lxc/200/config')).status).toBe(404);
     await p.context().close();
   });
 

@@ -7,6 +7,7 @@ export type Route =
   | { readonly view: 'events' }
   | { readonly view: 'access' }
   | { readonly view: 'create-vm' }
+  | { readonly view: 'create-ct' }
   | { readonly view: 'node'; readonly node: string }
   | { readonly view: 'guest'; readonly vmid: number }
   | { readonly view: 'storage'; readonly node: string; readonly storage: string }
@@ -23,6 +24,8 @@ export function href(route: Route): string {
       return `#/${route.view}`;
     case 'create-vm':
       return '#/create/qemu';
+    case 'create-ct':
+      return '#/create/lxc';
     case 'node':
       return `#/node/${encodeURIComponent(route.node)}`;
     case 'guest':
@@ -39,6 +42,7 @@ export function parseRoute(hash: string): Route {
   if (view === 'tasks') return rest[0] ? { view, upid: rest[0] } : { view };
   if (view === 'events' || view === 'access') return { view };
   if (view === 'create' && rest[0] === 'qemu') return { view: 'create-vm' };
+  if (view === 'create' && rest[0] === 'lxc') return { view: 'create-ct' };
   if (view === 'node' && rest[0]) return { view, node: rest[0] };
   if (view === 'guest' && /^\d+$/.test(rest[0] ?? '')) return { view, vmid: Number(rest[0]) };
   if (view === 'storage' && rest[0] && rest[1]) return { view, node: rest[0], storage: rest[1] };

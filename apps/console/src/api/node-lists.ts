@@ -28,15 +28,15 @@ export function useNodeStorages(node: string, content: string) {
   });
 }
 
-/** The ISO images on every storage of a node that holds them. */
-export function useIsoImages(node: string) {
-  const storages = useNodeStorages(node, 'iso');
+/** The volumes of one content kind (`iso` images, `vztmpl` container templates) on every storage of a node that holds them. */
+export function useContentVolumes(node: string, content: 'iso' | 'vztmpl') {
+  const storages = useNodeStorages(node, content);
   return useQuery({
-    queryKey: ['node', node, 'isos', storages.data?.map((s) => s.storage)],
+    queryKey: ['node', node, content, storages.data?.map((s) => s.storage)],
     queryFn: async () => {
       const lists = await Promise.all(
         (storages.data ?? []).map((s) =>
-          call<Volume[]>('GET', `${nodePath(node)}/storage/${encodeURIComponent(s.storage)}/content`, { content: 'iso' }),
+          call<Volume[]>('GET', `${nodePath(node)}/storage/${encodeURIComponent(s.storage)}/content`, { content }),
         ),
       );
       return lists.flat();

@@ -32,3 +32,8 @@ export function useResources() {
 export function isGuest(resource: Resource): boolean {
   return resource.type === 'qemu' || resource.type === 'lxc';
 }
+
+/** The names of the nodes that are online: where guests can be made, moved or cloned to. */
+export function onlineNodes(resources: readonly Resource[]): string[] {
+  return resources.filter((r) => r.type === 'node' && r.status === 'online').map((r) => r.node ?? '');
+}

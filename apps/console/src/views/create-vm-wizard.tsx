@@ -1,11 +1,9 @@
-import { useEffect } from 'react';
-import { Alert, Checkbox, Form, FormGroup, PageSection, Title, Wizard, WizardStep } from '@patternfly/react-core';
+import { Checkbox, Form, FormGroup, WizardStep } from '@patternfly/react-core';
 import type { Params } from '../api/client';
-import { useBridges, useIsoImages, useNodeStorages } from '../api/node-lists';
-import type { Resource } from '../api/resources';
-import { Facts } from '../components/summary-parts';
+import { useContentVolumes, useNodeStorages } from '../api/node-lists';
+import { onlineNodes, type Resource } from '../api/resources';
 import { ParamHelp, SelectField, TextField } from '../components/form-field';
-import { Creating, useGuestWizard } from '../components/guest-wizard';
+import { BridgeField, Creating, NodeAndId, Review, useFirstChoice, useGuestWizard, WizardFrame } from '../components/guest-wizard';
 
 /** What the wizard asks, as the user typed it. */
 interface Choices {
@@ -86,7 +84,7 @@ function createParams(c: Choices): Params {
  * refusals are shown on the step of the parameter they name, and its task's log, live.
  */
 export function CreateVmWizard({ resources }: { readonly resources: readonly Resource[] }) {
-  const online = resources.filter((r) => r.type === 'node' && r.status === 'online').map((r) => r.node ?? '');
+  const online = onlineNodes(resources);
   const wizard = useGuestWizard<Choices>(
     'qemu',
     {
@@ -112,160 +110,132 @@ export function CreateVmWizard({ resources }: { readonly resources: readonly Res
   );
   const { choices: c, set, error, failure, stepStatus } = wizard;
   const storages = useNodeStorages(c.node, 'images');
-  const isos = useIsoImages(c.node);
-  const bridges = useBridges(c.node);
+  const isos = useContentVolumes(c.node, 'iso');
 
-  useEffect(() => {
-    if (!c.diskStorage && storages.data?.[0]) set('diskStorage')(storages.data[0].storage);
-  }, [storages.data, c.diskStorage]);
+  useFirstChoice(c.diskStorage, storages.data?.[0]?.storage, set('diskStorage'));
 
   if (wizard.upid) return <Creating kind="VM" node={c.node} vmid={c.vmid} upid={wizard.upid} />;
 
   return (
-    <PageSection>
-      <Title headingLevel="h1" className="corral-heading">
-        Create a VM
-      </Title>
-      <Wizard onClose={() => window.history.back()} onSave={() => void wizard.create(createParams(c))} height={560} navAriaLabel="Steps">
-        <WizardStep name="General" id="general" status={stepStatus('general')}>
-          <Form>
-            <SelectField
-              id="node"
-              label="Node"
-              isRequired
-              value={c.node}
-              onChange={set('node')}
-              options={online.map((node) => ({ value: node, label: node }))}
-              error={error('node')}
-            />
-            <TextField id="vmid" label="VM ID" isRequired type="number" value={c.vmid} onChange={set('vmid')} error={error('vmid')} />
-            <TextField id="name" label="Name" value={c.name} onChange={set('name')} error={error('name')} />
-            <SelectField
-              id="ostype"
-              label="Guest OS"
-              value={c.ostype}
-              onChange={set('ostype')}
-              options={OS_TYPES.map(([value, label]) => ({ value, label }))}
-              error={error('ostype')}
-            />
-          </Form>
-        </WizardStep>
-        <WizardStep name="Installation media" id="os" status={stepStatus('os')}>
-          <Form>
-            <SelectField
-              id="iso"
-              label="ISO image"
-              value={c.iso}
-              onChange={set('iso')}
-              options={[{ value: '', label: 'none' }, ...(isos.data ?? []).map((iso) => ({ value: iso.volid, label: iso.volid }))]}
-              error={error('ide2')}
-              hint="Upload images to a storage that holds ISO images first."
-            />
-          </Form>
-        </WizardStep>
-        <WizardStep name="Disk" id="disk" status={stepStatus('disk')}>
-          <Form>
-            <SelectField
-              id="disk-storage"
-              label="Storage"
-              value={c.diskStorage}
-              onChange={set('diskStorage')}
-              options={(storages.data ?? []).map((s) => ({ value: s.storage, label: `${s.storage} (${s.type})` }))}
-            />
-            <TextField
-              id="disk-size"
-              label="Size (GiB)"
-              type="number"
-              value={c.diskGiB}
-              onChange={set('diskGiB')}
-              error={error('scsi0')}
-              hint="0: no disk."
-            />
-          </Form>
-        </WizardStep>
-        <WizardStep name="CPU and memory" id="cpu" status={stepStatus('cpu')}>
-          <Form>
-            <TextField id="sockets" label="Sockets" type="number" value={c.sockets} onChange={set('sockets')} error={error('sockets')} />
-            <TextField id="cores" label="Cores" type="number" value={c.cores} onChange={set('cores')} error={error('cores')} />
-            <TextField id="memory" label="Memory (MiB)" type="number" value={c.memory} onChange={set('memory')} error={error('memory')} />
-            <FormGroup fieldId="kvm">
-              <Checkbox
-                id="kvm"
-                label="KVM hardware virtualization"
-                description="Off: QEMU emulates the CPU (TCG), slowly, for hosts without usable KVM."
-                isChecked={c.kvm}
-                onChange={(_e, checked) => set('kvm')(checked)}
-              />
-              <ParamHelp message={error('kvm')} />
-            </FormGroup>
-          </Form>
-        </WizardStep>
-        <WizardStep name="Network" id="network" status={stepStatus('network')}>
-          <Form>
-            <SelectField
-              id="bridge"
-              label="Bridge"
-              value={c.bridge}
-              onChange={set('bridge')}
-              options={[{ value: '', label: 'no network card' }, ...(bridges.data ?? []).map((b) => ({ value: b.iface, label: b.iface }))]}
-              error={error('net0')}
-              hint="A VirtIO card on the bridge."
-            />
-          </Form>
-        </WizardStep>
-        <WizardStep name="Cloud-init" id="cloudinit" status={stepStatus('cloudinit')}>
-          <Form>
-            <Checkbox
-              id="cloudinit"
-              label="A cloud-init drive on the disk's storage"
-              isChecked={c.cloudinit}
-              onChange={(_e, checked) => set('cloudinit')(checked)}
-            />
-            {c.cloudinit && (
-              <>
-                <TextField id="ciuser" label="User" value={c.ciuser} onChange={set('ciuser')} error={error('ciuser')} />
-                <TextField
-                  id="cipassword"
-                  label="Password"
-                  type="password"
-                  value={c.cipassword}
-                  onChange={set('cipassword')}
-                  error={error('cipassword')}
-                />
-                <TextField id="sshkeys" label="SSH public key" value={c.sshkeys} onChange={set('sshkeys')} error={error('sshkeys')} />
-                <TextField
-                  id="ipconfig0"
-                  label="IP configuration"
-                  value={c.ipconfig0}
-                  onChange={set('ipconfig0')}
-                  error={error('ipconfig0')}
-                  hint="ip=dhcp, or ip=10.0.0.5/24,gw=10.0.0.1"
-                />
-              </>
-            )}
-          </Form>
-        </WizardStep>
-        <WizardStep name="Review" id="review" footer={{ nextButtonText: 'Create' }}>
-          {failure && (
-            <Alert isInline variant="danger" title="The VM was not created" data-testid="create-error">
-              {failure.message}
-            </Alert>
-          )}
-          <Facts
-            facts={[
-              ['Node', c.node],
-              ['VM ID', c.vmid],
-              ['Name', c.name || '-'],
-              ['ISO image', c.iso || 'none'],
-              ['Disk', Number(c.diskGiB) > 0 ? `${c.diskGiB} GiB on ${c.diskStorage}` : 'none'],
-              ['CPU', `${c.sockets} socket(s), ${c.cores} core(s)${c.kvm ? '' : ', emulated (no KVM)'}`],
-              ['Memory', `${c.memory} MiB`],
-              ['Network', c.bridge ? `VirtIO on ${c.bridge}` : 'none'],
-              ['Cloud-init', c.cloudinit ? 'yes' : 'no'],
-            ]}
+    <WizardFrame title="Create a VM" onCreate={() => void wizard.create(createParams(c))}>
+      <WizardStep name="General" id="step-general" status={stepStatus('general')}>
+        <Form>
+          <NodeAndId wizard={wizard} nodes={online} idLabel="VM ID" />
+          <TextField id="name" label="Name" value={c.name} onChange={set('name')} error={error('name')} />
+          <SelectField
+            id="ostype"
+            label="Guest OS"
+            value={c.ostype}
+            onChange={set('ostype')}
+            options={OS_TYPES.map(([value, label]) => ({ value, label }))}
+            error={error('ostype')}
           />
-        </WizardStep>
-      </Wizard>
-    </PageSection>
+        </Form>
+      </WizardStep>
+      <WizardStep name="Installation media" id="step-os" status={stepStatus('os')}>
+        <Form>
+          <SelectField
+            id="iso"
+            label="ISO image"
+            value={c.iso}
+            onChange={set('iso')}
+            options={[{ value: '', label: 'none' }, ...(isos.data ?? []).map((iso) => ({ value: iso.volid, label: iso.volid }))]}
+            error={error('ide2')}
+            hint="Upload images to a storage that holds ISO images first."
+          />
+        </Form>
+      </WizardStep>
+      <WizardStep name="Disk" id="step-disk" status={stepStatus('disk')}>
+        <Form>
+          <SelectField
+            id="disk-storage"
+            label="Storage"
+            value={c.diskStorage}
+            onChange={set('diskStorage')}
+            options={(storages.data ?? []).map((s) => ({ value: s.storage, label: `${s.storage} (${s.type})` }))}
+          />
+          <TextField
+            id="disk-size"
+            label="Size (GiB)"
+            type="number"
+            value={c.diskGiB}
+            onChange={set('diskGiB')}
+            error={error('scsi0')}
+            hint="0: no disk."
+          />
+        </Form>
+      </WizardStep>
+      <WizardStep name="CPU and memory" id="step-cpu" status={stepStatus('cpu')}>
+        <Form>
+          <TextField id="sockets" label="Sockets" type="number" value={c.sockets} onChange={set('sockets')} error={error('sockets')} />
+          <TextField id="cores" label="Cores" type="number" value={c.cores} onChange={set('cores')} error={error('cores')} />
+          <TextField id="memory" label="Memory (MiB)" type="number" value={c.memory} onChange={set('memory')} error={error('memory')} />
+          <FormGroup fieldId="kvm">
+            <Checkbox
+              id="kvm"
+              label="KVM hardware virtualization"
+              description="Off: QEMU emulates the CPU (TCG), slowly, for hosts without usable KVM."
+              isChecked={c.kvm}
+              onChange={(_e, checked) => set('kvm')(checked)}
+            />
+            <ParamHelp message={error('kvm')} />
+          </FormGroup>
+        </Form>
+      </WizardStep>
+      <WizardStep name="Network" id="step-network" status={stepStatus('network')}>
+        <Form>
+          <BridgeField node={c.node} value={c.bridge} onChange={set('bridge')} error={error('net0')} hint="A VirtIO card on the bridge." />
+        </Form>
+      </WizardStep>
+      <WizardStep name="Cloud-init" id="step-cloudinit" status={stepStatus('cloudinit')}>
+        <Form>
+          <Checkbox
+            id="cloudinit"
+            label="A cloud-init drive on the disk's storage"
+            isChecked={c.cloudinit}
+            onChange={(_e, checked) => set('cloudinit')(checked)}
+          />
+          {c.cloudinit && (
+            <>
+              <TextField id="ciuser" label="User" value={c.ciuser} onChange={set('ciuser')} error={error('ciuser')} />
+              <TextField
+                id="cipassword"
+                label="Password"
+                type="password"
+                value={c.cipassword}
+                onChange={set('cipassword')}
+                error={error('cipassword')}
+              />
+              <TextField id="sshkeys" label="SSH public key" value={c.sshkeys} onChange={set('sshkeys')} error={error('sshkeys')} />
+              <TextField
+                id="ipconfig0"
+                label="IP configuration"
+                value={c.ipconfig0}
+                onChange={set('ipconfig0')}
+                error={error('ipconfig0')}
+                hint="ip=dhcp, or ip=10.0.0.5/24,gw=10.0.0.1"
+              />
+            </>
+          )}
+        </Form>
+      </WizardStep>
+      <WizardStep name="Review" id="step-review" footer={{ nextButtonText: 'Create' }}>
+        <Review
+          failure={failure}
+          what="VM"
+          facts={[
+            ['Node', c.node],
+            ['VM ID', c.vmid],
+            ['Name', c.name || '-'],
+            ['ISO image', c.iso || 'none'],
+            ['Disk', Number(c.diskGiB) > 0 ? `${c.diskGiB} GiB on ${c.diskStorage}` : 'none'],
+            ['CPU', `${c.sockets} socket(s), ${c.cores} core(s)${c.kvm ? '' : ', emulated (no KVM)'}`],
+            ['Memory', `${c.memory} MiB`],
+            ['Network', c.bridge ? `VirtIO on ${c.bridge}` : 'none'],
+            ['Cloud-init', c.cloudinit ? 'yes' : 'no'],
+          ]}
+        />
+      </WizardStep>
+    </WizardFrame>
   );
 }

@@ -28,12 +28,13 @@ import MoonIcon from '@patternfly/react-icons/dist/esm/icons/moon-icon';
 import SunIcon from '@patternfly/react-icons/dist/esm/icons/sun-icon';
 import { useLiveEvents } from '../api/live-events';
 import { usePrivileges } from '../api/privileges';
-import { useResources, type Resource } from '../api/resources';
+import { onlineNodes, useResources, type Resource } from '../api/resources';
 import type { Session } from '../api/session';
 import { ResourceTree } from '../components/resource-tree';
 import { href, useRoute, type Route } from '../routing';
 import type { Theme } from '../theme';
 import { AccessView } from './access-view';
+import { CreateCtWizard } from './create-ct-wizard';
 import { CreateVmWizard } from './create-vm-wizard';
 import { Dashboard } from './dashboard';
 import { EventsView } from './events-view';
@@ -102,6 +103,13 @@ export function Shell({
                 <ToolbarItem>
                   <Button variant="primary" component="a" href={href({ view: 'create-vm' })}>
                     Create VM
+                  </Button>
+                </ToolbarItem>
+              )}
+              {mayCreate && (
+                <ToolbarItem>
+                  <Button variant="secondary" component="a" href={href({ view: 'create-ct' })}>
+                    Create CT
                   </Button>
                 </ToolbarItem>
               )}
@@ -197,8 +205,7 @@ function View({
     }
     case 'guest': {
       const guest = resources.find((r) => (r.type === 'qemu' || r.type === 'lxc') && r.vmid === route.vmid);
-      const nodes = resources.filter((r) => r.type === 'node' && r.status === 'online').map((r) => r.node ?? '');
-      return guest ? <GuestView key={guest.vmid} guest={guest} nodes={nodes} /> : <Missing what={`guest ${route.vmid}`} />;
+      return guest ? <GuestView key={guest.vmid} guest={guest} nodes={onlineNodes(resources)} /> : <Missing what={`guest ${route.vmid}`} />;
     }
     case 'storage': {
       const storage = resources.find((r) => r.type === 'storage' && r.node === route.node && r.storage === route.storage);
@@ -214,6 +221,8 @@ function View({
       return <AccessView username={username} />;
     case 'create-vm':
       return <CreateVmWizard resources={resources} />;
+    case 'create-ct':
+      return <CreateCtWizard resources={resources} />;
   }
 }
 
