@@ -83,6 +83,11 @@ describe('the web console', () => {
     await expect(treeItem(p, 'qemu/100').textContent()).resolves.toContain('100 (web1)');
     await p.getByText('1 of 1 nodes online').waitFor();
     await expect(p.getByTestId('guest-counts').textContent()).resolves.toContain('VMs: 0 running, 1 stopped');
+    // The nodes' CPU and memory over the last hour, from their rrddata.
+    await waitFor(async () => (await p.locator('[data-testid=cluster-graphs] .uplot canvas').count()) === 2, {
+      timeoutMs: PATIENCE_MS,
+      what: "the dashboard's two graphs",
+    });
     await screenshot(p, 'dashboard');
     // The console's own files, as sent (gzipped), for the login page and the dashboard after it.
     const consoleBytes = (await Promise.all(sizes)).reduce((sum, size) => sum + size, 0);

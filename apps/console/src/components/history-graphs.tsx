@@ -1,5 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useQueries, useQuery } from '@tanstack/react-query';
 import { Alert, Card, CardBody, CardTitle, Gallery, ToggleGroup, ToggleGroupItem } from '@patternfly/react-core';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -23,7 +23,8 @@ interface GraphSpec {
   readonly format: (value: number) => string;
 }
 
-const COLORS = ['#0066cc', '#ec7a08'];
+/** PatternFly's chart colours: blue, orange, green, purple, cyan, gold, red, black. */
+const COLORS = ['#0066cc', '#ec7a08', '#3e8635', '#5752d1', '#009596', '#f0ab00', '#c9190b', '#151515'];
 const REFRESH_MS = 60_000;
 const rate = (value: number) => `${bytes(value)}/s`;
 
@@ -90,6 +91,56 @@ export function HistoryGraphs({ path, kind }: { readonly path: string; readonly 
         ))}
       </Gallery>
     </div>
+  );
+}
+
+/** The most nodes whose lines share a dashboard graph; beyond them the lines are unreadable. */
+export const MAX_NODE_LINES = COLORS.length;
+
+/**
+ * The dashboard's graphs: each node's CPU and memory in use over the last hour, one line per node
+ * (PVE has no cluster-wide history; each node's `rrddata` is read and the minutes lined up).
+ */
+export function ClusterGraphs({ nodes }: { readonly nodes: readonly string[] }) {
+  const shown = nodes.slice(0, MAX_NODE_LINES);
+  const histories = useQueries({
+    queries: shown.map((node) => ({
+      queryKey: ['rrddata', `/nodes/${encodeURIComponent(node)}`, 'hour'],
+      queryFn: () => call<Point[]>('GET', `/nodes/${encodeURIComponent(node)}/rrddata`, { timeframe: 'hour', cf: 'AVERAGE' }),
+      refetchInterval: REFRESH_MS,
+    })),
+  });
+  const merged = new Map<number, Record<string, number | undefined>>();
+  histories.forEach((history, i) => {
+    for (const point of history.data ?? []) {
+      const row = merged.get(point.time) ?? { time: point.time };
+      row[`cpu:${shown[i]}`] = percentOf(point['cpu']);
+      row[`mem:${shown[i]}`] = point['memused'];
+      merged.set(point.time, row);
+    }
+  });
+  const points = [...merged.values()].sort((a, b) => (a['time'] ?? 0) - (b['time'] ?? 0)) as Point[];
+  const key = shown.join(',');
+  const specs = useMemo(
+    (): GraphSpec[] => [
+      { ...CPU, lines: shown.map((node) => ({ label: node, value: (p: Point) => p[`cpu:${node}`] })) },
+      { title: 'Memory in use', lines: shown.map((node) => ({ label: node, value: (p: Point) => p[`mem:${node}`] })), format: bytes },
+    ],
+    [key],
+  );
+  return (
+    <Gallery hasGutter minWidths={{ default: '320px' }} data-testid="cluster-graphs">
+      {specs.map((spec) => (
+        <Card key={spec.title} isCompact>
+          <CardTitle>
+            {spec.title}, last hour{nodes.length > shown.length ? ` (the first ${shown.length} of ${nodes.length} nodes)` : ''}
+          </CardTitle>
+          <CardBody>
+            <Graph spec={spec} points={points} />
+          </CardBody>
+        </Card>
+      ))}
+    </Gallery>
   );
 }
 

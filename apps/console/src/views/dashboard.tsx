@@ -4,6 +4,7 @@ import { call } from '../api/client';
 import type { ClusterEvent } from '../api/live-events';
 import { isGuest, type Resource } from '../api/resources';
 import { EventList, newestFirst } from '../components/event-list';
+import { ClusterGraphs } from '../components/lazy-graphs';
 import { UsageBar } from '../components/usage-bar';
 import { bytes } from '../format';
 import { href } from '../routing';
@@ -109,6 +110,10 @@ export function Dashboard({ resources, live }: { readonly resources: readonly Re
           </CardBody>
         </Card>
       </Gallery>
+      <Title headingLevel="h2" className="corral-heading">
+        History
+      </Title>
+      <ClusterGraphs nodes={online.map((n) => n.node ?? '').sort()} />
       <Title headingLevel="h2" className="corral-heading">
         Recent events
       </Title>
