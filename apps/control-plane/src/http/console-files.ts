@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -44,15 +44,14 @@ const SECURITY_HEADERS = {
 
 /** The console's files by URL path (`/`, `/favicon.svg`, `/assets/...`), or null when it was not built. */
 export async function loadConsoleFiles(dir: string): Promise<ReadonlyMap<string, ConsoleFile> | null> {
-  const index = await readFile(join(dir, 'index.html')).catch(() => null);
-  if (index === null) return null;
+  if ((await stat(join(dir, 'index.html')).catch(() => null)) === null) return null;
   const files = new Map<string, ConsoleFile>();
-  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    const url = `/${path.slice(dir.length).replace(/^\/+/, '')}`;
+  for (const relative of await readdir(dir, { recursive: true })) {
+    const path = join(dir, relative);
+    if (!(await stat(path)).isFile()) continue;
     const body = await readFile(path);
-    const extension = extname(entry.name);
+    const extension = extname(relative);
+    const url = `/${relative}`;
     files.set(url, {
       body,
       gzip: COMPRESSIBLE.has(extension) ? gzipSync(body, { level: 9 }) : null,
