@@ -25,12 +25,11 @@ const SETTLE_MS = 300;
  * the newest are kept for the dashboard. Each event's `event:` field is its kind, so the stream is
  * followed by listening to every kind.
  */
-export function useLiveEvents(enabled: boolean): { readonly events: readonly ClusterEvent[]; readonly connected: boolean } {
+export function useLiveEvents(): { readonly events: readonly ClusterEvent[]; readonly connected: boolean } {
   const queryClient = useQueryClient();
   const [events, setEvents] = useState<readonly ClusterEvent[]>([]);
   const [connected, setConnected] = useState(false);
   useEffect(() => {
-    if (!enabled) return;
     const source = new EventSource(`${API}/cluster/events`, { withCredentials: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
     source.onopen = () => setConnected(true);
@@ -46,6 +45,6 @@ export function useLiveEvents(enabled: boolean): { readonly events: readonly Clu
       clearTimeout(timer);
       source.close();
     };
-  }, [enabled, queryClient]);
+  }, [queryClient]);
   return { events, connected };
 }

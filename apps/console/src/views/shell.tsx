@@ -65,7 +65,7 @@ export function Shell({
 }) {
   const route = useRoute();
   const resources = useResources();
-  const { events, connected } = useLiveEvents(true);
+  const { events, connected } = useLiveEvents();
   const treeHeight = useSidebarHeight();
   const mayCreate = usePrivileges('/vms').has('VM.Allocate');
   // PatternFly's sidebar sits beside the view on a wide screen and over it on a narrow one ("mobile
