@@ -7,6 +7,7 @@ import { badParam, notFound } from '../errors/resource-errors.js';
 import { NodesService } from '../nodes/nodes.service.js';
 import { TaskEnds } from './task-ends.js';
 import { TaskRunner } from './task-runner.js';
+import { clusterTaskList } from './cluster-task-list.js';
 import type { TaskRow } from './task.entity.js';
 import type { ParamsOf } from '../http/endpoint.js';
 import type { TASKS_ENDPOINTS, TaskEntry, TaskStatus } from './tasks.endpoints.js';
@@ -97,9 +98,7 @@ export class TasksService {
     const owner = (await this.may(caller, '/', 'Sys.Audit')) ? {} : { owner: callerName(caller) };
     const running = await this.tasks.list({ ...owner, running: true, finished: false }, 0, CLUSTER_RUNNING);
     const finished = await this.tasks.list({ ...owner, running: false, finished: true }, 0, CLUSTER_FINISHED);
-    return [...running, ...finished]
-      .sort((a, b) => b.starttime - a.starttime || (a.upid < b.upid ? 1 : -1))
-      .map((task) => entryOf(task, null));
+    return clusterTaskList(running, finished).map((task) => entryOf(task, null));
   }
 
   /** PVE: the task's owner, or Sys.Audit on `/nodes/{node}`. */
