@@ -79,7 +79,7 @@ function GuestConsole({ guest }: { readonly guest: Resource }) {
   );
 }
 
-/** A VM or container: its state, live, its power actions with their task's log, and its console. */
+/** A VM or container: its state, live, and graphs; its power and other actions with their tasks' logs; its config, snapshots, backups and console, each a tab. */
 export function GuestView({ guest, nodes }: { readonly guest: Resource; readonly nodes: readonly string[] }) {
   const queryClient = useQueryClient();
   const privileges = usePrivileges(`/vms/${guest.vmid}`);
