@@ -2,7 +2,8 @@ import { useState, type ReactNode } from 'react';
 import { Alert, Button, Form } from '@patternfly/react-core';
 import { ApiFailure, type Params } from '../api/client';
 import { Dialog } from './confirm';
-import { initialValues, SpecFields, toParams, type FieldSpec, type Values } from './spec-fields';
+import { initialValues, toParams, type FieldSpec, type Values } from './form-values';
+import { SpecFields } from './spec-fields';
 
 /**
  * An action that asks for a few parameters first (clone, migrate): a dialog of fields, whose
@@ -36,7 +37,7 @@ export function ActionModal({
     setBusy(true);
     setFailure(null);
     try {
-      onDone(await submit(toParams(values)));
+      onDone(await submit(toParams(fields, values)));
     } catch (caught) {
       setFailure(caught instanceof Error ? caught : new Error(String(caught)));
     } finally {

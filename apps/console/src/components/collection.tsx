@@ -3,7 +3,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ActionGroup, Alert, Button, ExpandableSection, Form, Stack } from '@patternfly/react-core';
 import { ApiFailure, type Params } from '../api/client';
 import { Confirm } from './confirm';
-import { initialValues, SpecFields, toParams, type FieldSpec } from './spec-fields';
+import { initialValues, toParams, type FieldSpec } from './form-values';
+import { SpecFields } from './spec-fields';
 import { RowList } from './row-list';
 
 /** One kind of thing the API lists, with how it is shown, made and removed. */
@@ -69,7 +70,7 @@ export function Collection<T>({ spec }: { readonly spec: CollectionSpec<T> }) {
             onSubmit={(event) => {
               event.preventDefault();
               void act(
-                () => create.submit(toParams(values)),
+                () => create.submit(toParams(create.fields, values)),
                 (answer) => {
                   setValues(initialValues(create.fields));
                   setFormOpen(false);

@@ -1,26 +1,6 @@
 import { Checkbox } from '@patternfly/react-core';
-import type { Params } from '../api/client';
 import { SelectField, TextField } from './form-field';
-
-/** A field of a form, named as the API parameter it fills. */
-export type FieldSpec =
-  | {
-      readonly param: string;
-      readonly label: string;
-      readonly kind: 'text' | 'password';
-      readonly isRequired?: boolean;
-      readonly hint?: string;
-      readonly initial?: string;
-    }
-  | {
-      readonly param: string;
-      readonly label: string;
-      readonly kind: 'select';
-      readonly options: readonly { value: string; label: string }[];
-    }
-  | { readonly param: string; readonly label: string; readonly kind: 'checkbox'; readonly initial: boolean };
-
-export type Values = Record<string, string | boolean>;
+import type { FieldSpec, Values } from './form-values';
 
 /** A form's fields from their specs, each with the API's message about its parameter. */
 export function SpecFields({
@@ -73,18 +53,4 @@ export function SpecFields({
       />
     );
   });
-}
-
-export function initialValues(fields: readonly FieldSpec[]): Values {
-  return Object.fromEntries(
-    fields.map((field) => [
-      field.param,
-      field.kind === 'checkbox' ? field.initial : field.kind === 'select' ? (field.options[0]?.value ?? '') : (field.initial ?? ''),
-    ]),
-  );
-}
-
-/** Empty text is left out: the API's default applies. */
-export function toParams(values: Values): Params {
-  return Object.fromEntries(Object.entries(values).map(([param, value]) => [param, value === '' ? undefined : value]));
 }
