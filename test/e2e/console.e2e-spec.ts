@@ -224,7 +224,7 @@ describe('the web console', () => {
     await waitFor(async () => (await p.locator('#newid').inputValue()) === '102', { timeoutMs: 10_000, what: 'the next free id' });
     await p.getByRole('dialog').locator('#name').fill('clone1');
     await p.getByRole('dialog').getByRole('button', { name: 'Clone' }).click();
-    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    await p.locator('[data-testid=task][data-status=ok]', { hasText: 'Clone 101: OK' }).waitFor({ timeout: PATIENCE_MS });
     await treeItem(p, 'qemu/102').click();
     await p.getByRole('heading', { name: 'VM 102 (clone1)' }).waitFor();
     await p.getByRole('button', { name: 'Convert to template' }).click();
@@ -255,7 +255,7 @@ describe('the web console', () => {
     await p.getByRole('tab', { name: 'Snapshots' }).click();
     await p.getByLabel('Name').fill('before');
     await p.getByRole('button', { name: 'Take snapshot' }).click();
-    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    await p.locator('[data-testid=task][data-status=ok]', { hasText: 'Snapshot before: OK' }).waitFor({ timeout: PATIENCE_MS });
     await p.getByTestId('snapshots').getByText('before').waitFor();
     expect(data<{ name: string }[]>(await api.send('/nodes/host1/qemu/101/snapshot')).map((s) => s.name)).toContain('before');
     await p.getByRole('tab', { name: 'Summary' }).click();
@@ -302,7 +302,9 @@ describe('the web console', () => {
     await p.locator('[data-testid=guest-status]', { hasText: 'stopped' }).waitFor({ timeout: PATIENCE_MS });
     await p.getByRole('button', { name: 'Delete', exact: true }).click();
     await p.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true }).click();
-    await p.locator('[data-testid=task][data-status=ok]').waitFor({ timeout: PATIENCE_MS });
+    // The deletion is followed in the task list, its log open.
+    await p.getByRole('heading', { name: 'Tasks' }).waitFor();
+    await p.locator('[data-testid=task][data-status=ok]', { hasText: 'vzdestroy 200: OK' }).waitFor({ timeout: PATIENCE_MS });
     expect((await api.send('/nodes/host1/lxc/200/config')).status).toBe(404);
     await p.context().close();
   });
